@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "mockd",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "mockd", targets: ["mockd"]),
+        .library(name: "MockdCore", targets: ["MockdCore"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "CMicroHTTPD", dependencies: ["CLibMicroHTTPD"]),
+        .target(name: "MockdCore", swiftSettings: swiftSettings),
+        .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD"], swiftSettings: swiftSettings),
+        .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
+        .testTarget(name: "MockdCoreTests", dependencies: ["MockdCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MockdServerTests",
+            dependencies: ["MockdServer", "MockdCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "MockdCLITests", dependencies: ["mockd", "MockdCore"], swiftSettings: swiftSettings),
+    ]
+)

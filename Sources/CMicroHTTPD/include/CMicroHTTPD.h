@@ -1,0 +1,39 @@
+#ifndef C_MICRO_HTTPD_H
+#define C_MICRO_HTTPD_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Receives one formatted libmicrohttpd log line (no trailing newline).
+typedef void (*CMicroHTTPD_LogCallback)(void *context, const char *message);
+
+/// Called once per request with the raw request-target as sent (before MHD percent-decodes it).
+/// Its return value becomes the request's `*req_cls`.
+typedef void *(*CMicroHTTPD_URILogCallback)(void *context, const char *uri, struct MHD_Connection *connection);
+
+/// Settings for `CMicroHTTPD_startDaemon`; plain fields so Swift can fill them.
+typedef struct {
+    unsigned int flags;
+    MHD_socket listenSocket;
+    unsigned int threadPoolSize;
+    unsigned int connectionLimit;
+    unsigned int connectionTimeoutSeconds;
+    size_t connectionMemoryLimit;
+    MHD_AccessHandlerCallback accessHandler;
+    void *accessContext;
+    CMicroHTTPD_URILogCallback uriLogger;
+    void *uriLoggerContext;
+    MHD_RequestCompletedCallback completed;
+    void *completedContext;
+    CMicroHTTPD_LogCallback logger;
+    void *loggerContext;
+} CMicroHTTPD_DaemonSettings;
+
+/// Starts a daemon on an already listening socket.
+/// Swift cannot call the variadic `MHD_start_daemon`, so this passes a fixed option list.
+struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *settings);
+
+#endif

@@ -1,0 +1,31 @@
+#include "CMicroHTTPD.h"
+
+#include <stdio.h>
+
+/// Why: MHD's logger receives a `va_list`, which Swift cannot format; format here and pass a plain string.
+static void CMicroHTTPD_forwardLog(void *context, const char *format, va_list arguments) {
+    const CMicroHTTPD_DaemonSettings *settings = context;
+    char line[1024];
+    vsnprintf(line, sizeof line, format, arguments);
+    size_t length = 0;
+    while (line[length] != '\0') length++;
+    while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r')) line[--length] = '\0';
+    settings->logger(settings->loggerContext, line);
+}
+
+/// Why: the option list of `MHD_start_daemon` is variadic and Swift cannot build one.
+/// `settings` must outlive the daemon (the log forwarder keeps a pointer to it).
+struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *settings) {
+    return MHD_start_daemon(
+        settings->flags, 0, NULL, NULL,
+        settings->accessHandler, settings->accessContext,
+        MHD_OPTION_EXTERNAL_LOGGER, CMicroHTTPD_forwardLog, (void *)settings,
+        MHD_OPTION_LISTEN_SOCKET, settings->listenSocket,
+        MHD_OPTION_THREAD_POOL_SIZE, settings->threadPoolSize,
+        MHD_OPTION_CONNECTION_LIMIT, settings->connectionLimit,
+        MHD_OPTION_CONNECTION_TIMEOUT, settings->connectionTimeoutSeconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connectionMemoryLimit,
+        MHD_OPTION_URI_LOG_CALLBACK, settings->uriLogger, settings->uriLoggerContext,
+        MHD_OPTION_NOTIFY_COMPLETED, settings->completed, settings->completedContext,
+        MHD_OPTION_END);
+}

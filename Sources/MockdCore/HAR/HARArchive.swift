@@ -1,0 +1,65 @@
+import Foundation
+
+/// The subset of a HAR 1.2 log (W3C draft "HTTP Archive (HAR) format", version 1.2) that mockd replays.
+///
+/// Built by `HARReader`, which accepts the shapes real producers write (HAR 1.1, missing optional
+/// fields, HTTP/2 pseudo-headers, numbers as strings) and keeps every entry with its index so that
+/// skipped entries can be reported.
+public struct HARArchive: Sendable {
+    public var version: String?
+    /// `log.creator.name` and version, e.g. `WebInspector 537.36`.
+    public var creator: String?
+    public var entries: [HAREntry]
+}
+
+/// One `log.entries[i]`: a request and, when the exchange completed, its response.
+public struct HAREntry: Sendable {
+    /// Position in `log.entries`, used in reports.
+    public var index: Int
+    public var request: HARRequest
+    /// `nil` when the entry has no `response` object.
+    public var response: HARResponse?
+    /// `time`: total elapsed time in ms, when recorded and non-negative.
+    public var time: Double?
+    /// Chrome's `_resourceType` (e.g. `websocket`).
+    public var resourceType: String?
+    /// Whether the entry carries Chrome's `_webSocketMessages`.
+    public var hasWebSocketMessages: Bool
+}
+
+/// `request`: method, URL, headers and body.
+public struct HARRequest: Sendable {
+    public var method: String
+    /// The absolute URL as recorded.
+    public var url: String
+    /// Headers in order; HTTP/2 pseudo-headers (`:authority`) kept so the importer can use them.
+    public var headers: HTTPHeaders
+    public var postData: HARPostData?
+}
+
+/// `request.postData`.
+public struct HARPostData: Sendable {
+    public var mimeType: String?
+    public var text: String?
+    /// `params` as (name, value) pairs, for producers that write only params.
+    public var params: [(name: String, value: String)]
+}
+
+/// `response`: status, headers and content.
+public struct HARResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var content: HARContent
+}
+
+/// `response.content`.
+public struct HARContent: Sendable {
+    public var mimeType: String?
+    public var text: String?
+    /// `encoding`, e.g. `base64`.
+    public var encoding: String?
+    /// Playwright's `_file`: the body kept in a file next to the HAR.
+    public var file: String?
+    /// `size` in bytes as recorded (the decoded length), when given.
+    public var size: Int?
+}

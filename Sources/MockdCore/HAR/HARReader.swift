@@ -1,0 +1,164 @@
+public import Foundation
+
+/// Parses HAR files leniently into `HARArchive`.
+public enum HARReader {
+    /// Reads and parses the HAR file at `url`.
+    ///
+    /// - Parameter displayName: How to name the file in errors (defaults to its path).
+    /// - Throws: `HARImportError` `.fileNotFound`, `.unreadable`, `.notJSON` (with a hint for JSONP wrappers
+    ///   and truncated files) or `.notHAR` (naming the JSON path that is missing or has the wrong type).
+    public static func read(contentsOf url: URL, displayName: String? = nil) throws -> HARArchive {
+        let name = displayName ?? url.path
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) {
+                throw HARImportError(.fileNotFound, file: name, message: "file not found")
+            }
+            throw HARImportError(.unreadable, file: name, message: "cannot read the file (\(error.localizedDescription))")
+        }
+        return try parse(data, fileName: name)
+    }
+
+    /// Parses HAR bytes (a UTF-8 BOM is allowed).
+    /// - Throws: `HARImportError` as for `read(contentsOf:displayName:)`.
+    public static func parse(_ data: Data, fileName: String) throws -> HARArchive {
+        var bytes = data
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: bytes, options: [])
+        } catch {
+            throw HARImportError(.notJSON, file: fileName, message: notJSONMessage(bytes, error: error))
+        }
+        let top = JSONNode(root, path: "")
+        guard top.object != nil else {
+            throw HARImportError(
+                .notHAR, file: fileName, jsonPath: "(top level)",
+                message: "expected an object with a \"log\" field, found \(top.typeName)"
+            )
+        }
+        let log = top["log"]
+        guard log.object != nil else {
+            throw HARImportError(
+                .notHAR, file: fileName, jsonPath: "log",
+                message: log.isMissing ? "missing; this is not a HAR file" : "expected an object, found \(log.typeName)"
+            )
+        }
+        let entriesNode = log["entries"]
+        guard let entries = entriesNode.array else {
+            throw HARImportError(
+                .notHAR, file: fileName, jsonPath: "log.entries",
+                message: entriesNode.isMissing
+                    ? "missing; a HAR log must list its entries"
+                    : "expected an array, found \(entriesNode.typeName)"
+            )
+        }
+        let creator = [log["creator"]["name"].string, log["creator"]["version"].string]
+            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        let version = log["version"].string ?? log["version"].double.map { String($0) }
+        var archive = HARArchive(version: version, creator: creator.isEmpty ? nil : creator, entries: [])
+        archive.entries.reserveCapacity(entries.count)
+        for (index, node) in entries.enumerated() {
+            archive.entries.append(readEntry(node, index: index))
+        }
+        return archive
+    }
+
+    /// Reads one entry; fields that are missing or malformed become empty values that the importer
+    /// reports and skips, so one bad entry never sinks a file.
+    static func readEntry(_ node: JSONNode, index: Int) -> HAREntry {
+        let request = node["request"]
+        let postNode = request["postData"]
+        var postData: HARPostData?
+        if postNode.object != nil {
+            let params = (postNode["params"].array ?? []).map { param -> (name: String, value: String) in
+                (param["name"].string ?? "", stringValue(param["value"]))
+            }
+            postData = HARPostData(mimeType: postNode["mimeType"].string, text: postNode["text"].string, params: params)
+        }
+        let harRequest = HARRequest(
+            method: request["method"].string ?? "",
+            url: request["url"].string ?? "",
+            headers: headers(request["headers"]),
+            postData: postData
+        )
+        var response: HARResponse?
+        let responseNode = node["response"]
+        if responseNode.object != nil {
+            let content = responseNode["content"]
+            response = HARResponse(
+                status: responseNode["status"].int ?? 0,
+                headers: headers(responseNode["headers"]),
+                content: HARContent(
+                    mimeType: content["mimeType"].string,
+                    text: content["text"].string,
+                    encoding: content["encoding"].string,
+                    file: content["_file"].string,
+                    size: content["size"].int
+                )
+            )
+        }
+        let time = node["time"].double.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        return HAREntry(
+            index: index,
+            request: harRequest,
+            response: response,
+            time: time,
+            resourceType: node["_resourceType"].string,
+            hasWebSocketMessages: node["_webSocketMessages"].array != nil
+        )
+    }
+
+    /// `[{name, value}]` header lists; entries without a name are dropped.
+    static func headers(_ node: JSONNode) -> HTTPHeaders {
+        var result = HTTPHeaders()
+        for item in node.array ?? [] {
+            guard let name = item["name"].string, !name.isEmpty else { continue }
+            result.add(name: name, value: stringValue(item["value"]))
+        }
+        return result
+    }
+
+    /// A value that should be a string; numbers and JSON objects (seen in `postData.params`) are written as JSON.
+    static func stringValue(_ node: JSONNode) -> String {
+        if let text = node.string { return text }
+        guard let value = node.value, !(value is NSNull) else { return "" }
+        if let number = value as? NSNumber { return number.stringValue }
+        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return ""
+    }
+
+    /// A one-line explanation of why `bytes` is not JSON, with a hint for the common causes.
+    static func notJSONMessage(_ bytes: Data, error: any Error) -> String {
+        let prefix = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if bytes.isEmpty || prefix.isEmpty { return "not a HAR file: the file is empty" }
+        if let first = prefix.unicodeScalars.first, CharacterSet.letters.contains(first),
+            let paren = prefix.firstIndex(of: "("), prefix[..<paren].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." })
+        {
+            return "not a HAR file: it is wrapped in JSONP (\(prefix[...paren])…); export plain HAR JSON instead"
+        }
+        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+        var location = ""
+        if let offset = firstInvalidOffset(in: bytes, detail: detail) {
+            let before = bytes.prefix(offset)
+            let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+            location = " at line \(line)"
+        }
+        return "not a HAR file: invalid JSON\(location) (\(oneLine(detail)))"
+    }
+
+    /// The byte offset named in a JSON parser message (`… around character 123.` / `… at offset 123`), if any.
+    private static func firstInvalidOffset(in bytes: Data, detail: String) -> Int? {
+        for marker in ["character ", "offset "] {
+            if let range = detail.range(of: marker, options: .backwards) {
+                let digits = detail[range.upperBound...].prefix { $0.isNumber }
+                if let offset = Int(digits), offset <= bytes.count { return offset }
+            }
+        }
+        return nil
+    }
+}

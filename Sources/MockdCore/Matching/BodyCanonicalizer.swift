@@ -1,0 +1,76 @@
+public import Foundation
+
+/// Turns a request body into the canonical bytes that matching compares.
+///
+/// - JSON (`application/json`, `*+json`): parsed and re-serialised with sorted keys and no
+///   insignificant whitespace, so key order and formatting never break a match.
+/// - `application/x-www-form-urlencoded`: pairs sorted like a query string.
+/// - `multipart/form-data`: the random boundary replaced by a fixed one.
+/// - Anything else, or JSON that does not parse: the bytes as they are.
+public enum BodyCanonicalizer {
+    /// - Parameters:
+    ///   - body: The raw body bytes.
+    ///   - contentType: The request's `Content-Type` value, if any.
+    /// - Returns: The canonical bytes.
+    /// - Complexity: O(n) in the body size (plus sorting of JSON keys and form pairs).
+    public static func canonicalize(_ body: Data, contentType: String?) -> Data {
+        if body.isEmpty { return body }
+        let mediaType = MediaType.essence(of: contentType)
+        if MediaType.isJSON(mediaType) {
+            return canonicalJSON(body) ?? body
+        }
+        if mediaType == "application/x-www-form-urlencoded" {
+            return Data(RequestKey.normalizeQuery(String(decoding: body, as: UTF8.self)).utf8)
+        }
+        if mediaType == "multipart/form-data", let boundary = MediaType.parameter("boundary", in: contentType),
+            !boundary.isEmpty
+        {
+            let text = String(decoding: body, as: UTF8.self)
+            return Data(text.replacingOccurrences(of: boundary, with: "mockd-boundary").utf8)
+        }
+        return body
+    }
+
+    /// Compact JSON with sorted keys, or `nil` when `body` is not JSON.
+    public static func canonicalJSON(_ body: Data) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            return nil
+        }
+        return try? JSONSerialization.data(
+            withJSONObject: object,
+            options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]
+        )
+    }
+}
+
+/// Media type helpers (RFC 9110 §8.3.1).
+public enum MediaType {
+    /// The lower-cased `type/subtype` of a `Content-Type` value, without parameters; `""` when absent.
+    public static func essence(of contentType: String?) -> String {
+        guard let contentType else { return "" }
+        let end = contentType.firstIndex(of: ";") ?? contentType.endIndex
+        return contentType[..<end].trimmingCharacters(in: .whitespaces).asciiLowercased
+    }
+
+    /// Whether a media type essence denotes JSON (`application/json` or a `+json` suffix).
+    public static func isJSON(_ essence: String) -> Bool {
+        essence == "application/json" || essence.hasSuffix("+json") || essence == "text/json"
+    }
+
+    /// The value of parameter `name` in a `Content-Type` value, quotes removed.
+    public static func parameter(_ name: String, in contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for part in contentType.split(separator: ";").dropFirst() {
+            let pieces = part.split(separator: "=", maxSplits: 1)
+            guard pieces.count == 2,
+                String(pieces[0]).trimmingCharacters(in: .whitespaces).caseInsensitiveEquals(name)
+            else { continue }
+            var value = pieces[1].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            return value
+        }
+        return nil
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// A stub that almost matched an unmatched request, and how it differed.
+///
+/// Follows WireMock's idea of matching as a distance: each key part contributes a share in 0…1, and
+/// the stubs with the smallest total are reported.
+public struct NearMiss: Sendable, Equatable {
+    /// A part of the request key that did not match.
+    public struct Difference: Sendable, Equatable {
+        /// `method`, `path`, `query`, `header` or `body`.
+        public let part: String
+        /// What the stub expects (for `header`, `Name: value`; for `body`, a description).
+        public let expected: String
+        /// What the request had.
+        public let actual: String
+    }
+
+    public let stubID: String
+    public let setName: String
+    /// 0 means identical; larger is further away.
+    public let distance: Double
+    public let differences: [Difference]
+}
+
+/// Ranks stubs by distance to an unmatched request.
+public enum NearMissCalculator {
+    /// The `limit` closest stubs to `request`, nearest first; ties keep stub order.
+    /// - Complexity: O(n) in the number of stubs; it runs only for requests that matched nothing.
+    public static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int = 3) -> [NearMiss] {
+        let key = RequestKey(request)
+        let requestPairs = RequestKey.queryPairs(request.query).map { "\($0.name)=\($0.value)" }
+        let requestSegments = key.path.split(separator: "/", omittingEmptySubsequences: false)
+        var canonicalBody: Data?
+        var misses: [NearMiss] = []
+        misses.reserveCapacity(min(index.stubs.count, 64))
+        for stub in index.stubs {
+            var distance = 0.0
+            var differences: [NearMiss.Difference] = []
+            if stub.key.method != key.method {
+                distance += 1
+                differences.append(.init(part: "method", expected: stub.key.method, actual: key.method))
+            }
+            if stub.key.path != key.path {
+                let stubSegments = stub.key.path.split(separator: "/", omittingEmptySubsequences: false)
+                distance += 2 * segmentDistance(stubSegments, requestSegments)
+                differences.append(.init(part: "path", expected: stub.key.path, actual: key.path))
+            }
+            if stub.key.query != key.query {
+                let stubPairs = stub.key.query.isEmpty ? [] : stub.key.query.split(separator: "&").map(String.init)
+                distance += 1 - jaccard(stubPairs, requestPairs)
+                differences.append(.init(part: "query", expected: stub.key.query, actual: key.query))
+            }
+            let failed = stub.headerConstraints.filter { !$0.isSatisfied(by: request.headers) }
+            if !failed.isEmpty {
+                distance += 0.5 * Double(failed.count) / Double(stub.headerConstraints.count)
+                for constraint in failed {
+                    differences.append(
+                        .init(
+                            part: "header",
+                            expected: "\(constraint.name): \(constraint.value)",
+                            actual: request.headers[constraint.name].map { "\(constraint.name): \($0)" }
+                                ?? "(no \(constraint.name) header)"
+                        )
+                    )
+                }
+            }
+            if let body = stub.body {
+                let canonical =
+                    canonicalBody
+                    ?? BodyCanonicalizer.canonicalize(request.body, contentType: request.headers["content-type"])
+                canonicalBody = canonical
+                if canonical != body {
+                    distance += 0.5
+                    differences.append(
+                        .init(part: "body", expected: summary(of: body), actual: summary(of: canonical))
+                    )
+                }
+            }
+            misses.append(NearMiss(stubID: stub.id, setName: stub.setName, distance: distance, differences: differences))
+        }
+        // A stable sort keeps stub order among equal distances.
+        let ranked = misses.enumerated().sorted {
+            $0.element.distance != $1.element.distance ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
+        }
+        return ranked.prefix(limit).map(\.element)
+    }
+
+    /// Levenshtein distance over path segments, scaled to 0…1.
+    static func segmentDistance(_ lhs: [Substring], _ rhs: [Substring]) -> Double {
+        let longest = max(lhs.count, rhs.count)
+        if longest == 0 { return 0 }
+        var previous = Array(0...rhs.count)
+        var current = previous
+        for i in 1...max(lhs.count, 1) where !lhs.isEmpty {
+            current[0] = i
+            for j in stride(from: 1, through: rhs.count, by: 1) {
+                let cost = lhs[i - 1] == rhs[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            swap(&previous, &current)
+        }
+        return Double(lhs.isEmpty ? rhs.count : previous[rhs.count]) / Double(longest)
+    }
+
+    static func jaccard(_ lhs: [String], _ rhs: [String]) -> Double {
+        let a = Set(lhs)
+        let b = Set(rhs)
+        if a.isEmpty && b.isEmpty { return 1 }
+        return Double(a.intersection(b).count) / Double(a.union(b).count)
+    }
+
+    /// A short, readable description of a body for near-miss output.
+    static func summary(of body: Data) -> String {
+        if body.isEmpty { return "(empty body)" }
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        return body.count > 200 ? "\(text)… (\(body.count) bytes)" : text
+    }
+}

@@ -1,0 +1,99 @@
+/// The hash-map key of a request: method + normalised path + normalised query.
+///
+/// Both sides of a match (a recorded HAR entry or stub file, and a live request) go through the same
+/// normalisation, in this one place:
+/// - path: RFC 3986 §6.2.2 normalisation without decoding reserved characters — escapes of unreserved
+///   characters are decoded (`%41` → `A`), all other escapes use upper-case hex, and bytes that may not
+///   appear in a path (space, non-ASCII, `{`…) are escaped. `%2F` therefore stays distinct from `/`.
+/// - query: split on `&`, each name and value decoded (`+` and `%20` are both a space), re-encoded with
+///   only unreserved characters literal, then sorted by name and value; repeated names are kept, and
+///   `a` equals `a=`.
+public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
+    public let method: String
+    public let path: String
+    public let query: String
+
+    /// Creates a key from raw (as sent or as recorded) path and query text.
+    public init<P: StringProtocol, Q: StringProtocol>(method: String, rawPath: P, rawQuery: Q) {
+        self.method = method
+        self.path = RequestKey.normalizePath(rawPath)
+        self.query = RequestKey.normalizeQuery(rawQuery)
+    }
+
+    /// Creates the key of a live request.
+    public init(_ request: HTTPRequest) {
+        self.init(method: request.method, rawPath: request.path, rawQuery: request.query)
+    }
+
+    /// The same key for another method (used to answer `HEAD` from a `GET` stub).
+    public func with(method: String) -> RequestKey {
+        RequestKey(method: method, normalizedPath: path, normalizedQuery: query)
+    }
+
+    private init(method: String, normalizedPath: String, normalizedQuery: String) {
+        self.method = method
+        self.path = normalizedPath
+        self.query = normalizedQuery
+    }
+
+    public var description: String {
+        query.isEmpty ? "\(method) \(path)" : "\(method) \(path)?\(query)"
+    }
+
+    /// The canonical form of a raw path; an empty path becomes `/`.
+    public static func normalizePath<P: StringProtocol>(_ rawPath: P) -> String {
+        let bytes = Array(rawPath.utf8)
+        if bytes.isEmpty { return "/" }
+        // Fast path: nothing to rewrite.
+        if !bytes.contains(where: { !(URLEncoding.isUnreserved($0) || URLEncoding.isPathDelimiter($0)) }) {
+            return String(rawPath)
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + 8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = URLEncoding.hexValue(bytes[index + 1]), let low = URLEncoding.hexValue(bytes[index + 2])
+            {
+                let decoded = high << 4 | low
+                if URLEncoding.isUnreserved(decoded) {
+                    output.append(decoded)
+                } else {
+                    URLEncoding.appendEscaped(decoded, to: &output)
+                }
+                index += 3
+                continue
+            }
+            if URLEncoding.isUnreserved(byte) || URLEncoding.isPathDelimiter(byte) {
+                output.append(byte)
+            } else {
+                URLEncoding.appendEscaped(byte, to: &output)
+            }
+            index += 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The canonical form of a raw query string (without the leading `?`).
+    public static func normalizeQuery<Q: StringProtocol>(_ rawQuery: Q) -> String {
+        if rawQuery.isEmpty { return "" }
+        let pairs = queryPairs(rawQuery)
+        return pairs.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(separator: "&")
+    }
+
+    /// The query's pairs, each name and value in canonical encoding, sorted by name then value.
+    public static func queryPairs<Q: StringProtocol>(_ rawQuery: Q) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        for piece in rawQuery.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = piece.firstIndex(of: UInt8(ascii: "="))
+            let rawName = equals.map { piece[..<$0] } ?? piece[...]
+            let rawValue = equals.map { piece[piece.index(after: $0)...] } ?? piece[piece.endIndex...]
+            let name = URLEncoding.encodeComponent(URLEncoding.decode(rawName, plusIsSpace: true))
+            let value = URLEncoding.encodeComponent(URLEncoding.decode(rawValue, plusIsSpace: true))
+            pairs.append((name, value))
+        }
+        pairs.sort { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
+        return pairs
+    }
+}

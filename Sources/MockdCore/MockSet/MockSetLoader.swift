@@ -1,0 +1,227 @@
+import Foundation
+
+/// Reads a mock set folder (`index.json` + body files) into `Stub`s.
+public struct MockSetLoader: Sendable {
+    public let root: MockdRoot
+
+    public init(root: MockdRoot) {
+        self.root = root
+    }
+
+    /// Loads mock set `name` from `mocks/<name>/`.
+    ///
+    /// - Returns: The set's stubs, in file order.
+    /// - Throws: `ConfigError` naming the file and JSON path: `.fileNotFound` when the set or a body file is
+    ///   missing, `.invalidJSON`, `.invalidValue` (bad method, header line, status, duplicate id, a body file
+    ///   outside the set folder…), `.unsupportedVersion`.
+    /// - Complexity: O(stubs + total body bytes).
+    public func load(set name: String) throws -> [Stub] {
+        let folder = root.setURL(name)
+        let indexURL = folder.appendingPathComponent("index.json")
+        let indexName = root.display(indexURL)
+        guard MockdRoot.isValidName(name) else {
+            throw ConfigError(
+                .invalidValue, file: name,
+                message: "not a valid mock set name (use letters, digits, '.', '_' and '-')"
+            )
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: indexURL)
+        } catch {
+            if !FileManager.default.fileExists(atPath: indexURL.path) {
+                throw ConfigError(
+                    .fileNotFound, file: indexName,
+                    message: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
+                )
+            }
+            throw ConfigError(.unreadable, file: indexName, message: "cannot read: \(error.localizedDescription)")
+        }
+        let file: MockSetFile
+        do {
+            file = try JSONDecoder().decode(MockSetFile.self, from: data)
+        } catch let error as DecodingError {
+            throw ConfigError.decoding(error, file: indexName)
+        }
+        return try stubs(from: file, setName: name, folder: folder, indexName: indexName)
+    }
+
+    /// Turns a decoded index into stubs, reading body files from `folder`.
+    func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
+        let matchHeaders = Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased))
+        let bodyReader = BodyFileReader(folder: folder, root: root)
+        var seenIDs: Set<String> = []
+        var stubs: [Stub] = []
+        stubs.reserveCapacity(file.stubs.count)
+        for (index, entry) in file.stubs.enumerated() {
+            let path = "stubs[\(index)]"
+            func fail(_ field: String, _ message: String) -> ConfigError {
+                ConfigError(.invalidValue, file: indexName, jsonPath: "\(path).\(field)", message: message)
+            }
+            let request = entry.request
+            guard HTTPToken.isToken(request.method) else {
+                throw fail("request.method", "'\(request.method)' is not an HTTP method token")
+            }
+            guard request.path.hasPrefix("/") else {
+                throw fail("request.path", "must start with '/' (got '\(request.path)')")
+            }
+            let key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "")
+            let id = entry.id ?? "\(request.method)_\(request.path)"
+            guard seenIDs.insert(id).inserted else { throw fail("id", "duplicate stub id '\(id)'") }
+
+            var constraints: [HeaderConstraint] = []
+            for (headerIndex, line) in (request.headers ?? []).enumerated() {
+                guard let field = HeaderLine.parse(line) else {
+                    throw fail("request.headers[\(headerIndex)]", "expected \"Name: value\", got '\(line)'")
+                }
+                guard matchHeaders.contains(field.name.asciiLowercased) else {
+                    throw fail(
+                        "request.headers[\(headerIndex)]",
+                        "'\(field.name)' is not in matchHeaders \(matchHeaders.sorted()); add it there to match on it"
+                    )
+                }
+                constraints.append(HeaderConstraint(name: field.name, value: field.value))
+            }
+
+            var canonicalBody: Data?
+            if let body = request.body {
+                let contentType = body.contentType ?? constraints.first { $0.name == "content-type" }?.value
+                let raw: Data
+                if let file = body.file {
+                    raw = try bodyReader.read(file, indexName: indexName, jsonPath: "\(path).request.body.file")
+                } else if let text = body.text {
+                    raw = Data(text.utf8)
+                } else if let json = body.json {
+                    raw = try JSONValueEncoding.data(json)
+                } else {
+                    throw fail("request.body", "needs one of \"file\", \"text\" or \"json\"")
+                }
+                let isJSON = body.json != nil || (body.file?.hasSuffix(".json") ?? false)
+                canonicalBody = BodyCanonicalizer.canonicalize(
+                    raw, contentType: contentType ?? (isJSON ? "application/json" : nil)
+                )
+            }
+
+            guard !entry.responses.isEmpty else { throw fail("responses", "needs at least one response") }
+            var responses: [MockResponse] = []
+            for (stepIndex, step) in entry.responses.enumerated() {
+                let stepPath = "\(path).responses[\(stepIndex)]"
+                let status = step.status ?? 200
+                guard (100...999).contains(status) else {
+                    throw ConfigError(
+                        .invalidValue, file: indexName, jsonPath: "\(stepPath).status",
+                        message: "\(status) is not an HTTP status code (100–999)"
+                    )
+                }
+                var headers = HTTPHeaders()
+                for (headerIndex, line) in (step.headers ?? []).enumerated() {
+                    guard let field = HeaderLine.parse(line) else {
+                        throw ConfigError(
+                            .invalidValue, file: indexName, jsonPath: "\(stepPath).headers[\(headerIndex)]",
+                            message: "expected \"Name: value\", got '\(line)'"
+                        )
+                    }
+                    if !ResponseHeaderPolicy.isDropped(field.name) { headers.add(name: field.name, value: field.value) }
+                }
+                let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
+                guard sources <= 1 else {
+                    throw ConfigError(
+                        .invalidValue, file: indexName, jsonPath: stepPath,
+                        message: "give at most one of \"bodyFile\", \"body\" and \"json\""
+                    )
+                }
+                var body = Data()
+                if let file = step.bodyFile {
+                    body = try bodyReader.read(file, indexName: indexName, jsonPath: "\(stepPath).bodyFile")
+                } else if let text = step.body {
+                    body = Data(text.utf8)
+                } else if let json = step.json {
+                    body = try JSONValueEncoding.data(json)
+                }
+                responses.append(MockResponse(status: status, headers: headers, body: body))
+            }
+            stubs.append(
+                Stub(
+                    id: id, setName: setName, key: key, headerConstraints: constraints, body: canonicalBody,
+                    responses: responses, afterLast: entry.afterLast ?? .repeatLast
+                )
+            )
+        }
+        return stubs
+    }
+}
+
+/// Reads body files of one mock set, refusing any path that leaves the set folder.
+struct BodyFileReader {
+    let folder: URL
+    let root: MockdRoot
+    private let resolvedFolder: String
+
+    init(folder: URL, root: MockdRoot) {
+        self.folder = folder
+        self.root = root
+        let resolved = folder.resolvingSymlinksInPath().standardizedFileURL.path
+        self.resolvedFolder = resolved.hasSuffix("/") ? resolved : resolved + "/"
+    }
+
+    func read(_ relativePath: String, indexName: String, jsonPath: String) throws -> Data {
+        let url = folder.appendingPathComponent(relativePath).standardizedFileURL
+        guard !relativePath.hasPrefix("/"),
+            url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder)
+        else {
+            throw ConfigError(
+                .invalidValue, file: indexName, jsonPath: jsonPath,
+                message: "'\(relativePath)' is outside the mock set folder; body files must stay inside it"
+            )
+        }
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            let exists = FileManager.default.fileExists(atPath: url.path)
+            throw ConfigError(
+                exists ? .unreadable : .fileNotFound, file: indexName, jsonPath: jsonPath,
+                message: exists ? "cannot read '\(relativePath)'" : "body file '\(relativePath)' not found"
+            )
+        }
+    }
+}
+
+/// `Name: value` header lines as written in mock set files.
+enum HeaderLine {
+    static func parse(_ line: String) -> HTTPHeaders.Field? {
+        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex || line.hasPrefix(":") else { return nil }
+        // HTTP/2 pseudo-headers (`:status: 200`) start with a colon; split after the name.
+        let nameEnd: String.Index
+        if line.hasPrefix(":") {
+            guard let second = line[line.index(after: line.startIndex)...].firstIndex(of: ":") else { return nil }
+            nameEnd = second
+        } else {
+            nameEnd = colon
+        }
+        let name = line[..<nameEnd].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { return nil }
+        let value = line[line.index(after: nameEnd)...].trimmingCharacters(in: .whitespaces)
+        return HTTPHeaders.Field(name: name, value: value)
+    }
+
+    static func format(_ field: HTTPHeaders.Field) -> String { "\(field.name): \(field.value)" }
+}
+
+/// RFC 9110 §5.6.2 tokens (methods and header names).
+enum HTTPToken {
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                URLEncoding.isUnreserved(byte) || "!#$%&'*+^`|".utf8.contains(byte)
+            }
+    }
+}
+
+/// Compact, key-sorted JSON for inline `json` bodies.
+enum JSONValueEncoding {
+    static func data(_ value: JSONValue) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+}

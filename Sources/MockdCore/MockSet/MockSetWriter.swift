@@ -1,0 +1,68 @@
+import Foundation
+
+/// Writes a `MockSetBuild` to `mocks/<set>/` atomically: the folder appears complete or not at all.
+public struct MockSetWriter: Sendable {
+    public let root: MockdRoot
+
+    public init(root: MockdRoot) {
+        self.root = root
+    }
+
+    /// Writes the set. Files are first written to a hidden sibling folder, which is then renamed into
+    /// place; on any failure the temporary folder is removed and an existing set is left untouched.
+    ///
+    /// The index is pretty-printed JSON with sorted keys, so the same build always gives identical bytes.
+    /// - Parameters:
+    ///   - replace: Replace an existing set of that name (its old folder is removed only after the new one
+    ///     is in place).
+    /// - Throws: `HARImportError` `.setExists` when the set exists and `replace` is false, `.writeFailed`
+    ///   when the disk refuses.
+    public func write(_ build: MockSetBuild, set name: String, replace: Bool, source: String) throws {
+        let fileManager = FileManager.default
+        let destination = root.setURL(name)
+        let display = root.display(destination) + "/"
+        if fileManager.fileExists(atPath: destination.path), !replace {
+            throw HARImportError(
+                .setExists, file: display,
+                message: "mock set '\(name)' already exists; pass --force to replace it (hand edits there would be lost)"
+            )
+        }
+        let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+        let staging = root.mocksURL.appendingPathComponent(".\(name).importing-\(unique)", isDirectory: true)
+        let retired = root.mocksURL.appendingPathComponent(".\(name).replaced-\(unique)", isDirectory: true)
+        do {
+            try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            var index = try encoder.encode(build.file)
+            index.append(0x0A)
+            try index.write(to: staging.appendingPathComponent("index.json"), options: .atomic)
+            for (path, data) in build.files.sorted(by: { $0.key < $1.key }) {
+                let url = staging.appendingPathComponent(path)
+                try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: url)
+            }
+            if fileManager.fileExists(atPath: destination.path) {
+                try fileManager.moveItem(at: destination, to: retired)
+                do {
+                    try fileManager.moveItem(at: staging, to: destination)
+                } catch {
+                    try? fileManager.moveItem(at: retired, to: destination)
+                    throw error
+                }
+                try? fileManager.removeItem(at: retired)
+            } else {
+                try fileManager.moveItem(at: staging, to: destination)
+            }
+        } catch let error as HARImportError {
+            try? fileManager.removeItem(at: staging)
+            throw error
+        } catch {
+            try? fileManager.removeItem(at: staging)
+            throw HARImportError(
+                .writeFailed, file: display,
+                message: "could not write the mock set (\(oneLine(error.localizedDescription))); nothing was changed"
+            )
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// A bound, listening TCP socket that mockd creates itself and hands to libmicrohttpd
+/// (`MHD_OPTION_LISTEN_SOCKET`), so bind errors can be reported precisely and port 0 resolved.
+struct ListeningSocket {
+    let descriptor: Int32
+    /// The numeric address actually bound.
+    let address: String
+    let port: Int
+    let isIPv6: Bool
+
+    /// Binds `host:port` (port 0 picks a free port) and starts listening.
+    /// - Throws: `ServerError` `.invalidAddress`, `.portInUse`, `.permissionDenied` or `.socketFailed`.
+    static func bind(host: String, port: Int, backlog: Int32 = 1024) throws -> ListeningSocket {
+        guard (0...65535).contains(port) else {
+            throw ServerError(.invalidAddress, "--port \(port) is out of range (0–65535)")
+        }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var results: UnsafeMutablePointer<addrinfo>?
+        let lookup = getaddrinfo(host, String(port), &hints, &results)
+        guard lookup == 0, let first = results else {
+            throw ServerError(
+                .invalidAddress,
+                "--host \(host) is not an address of this machine (\(String(cString: gai_strerror(lookup))))"
+            )
+        }
+        defer { freeaddrinfo(results) }
+
+        let family = first.pointee.ai_family
+        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else {
+            throw ServerError(.socketFailed, "cannot create a socket: \(String(cString: strerror(errno)))")
+        }
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if Foundation.bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
+            let code = errno
+            close(descriptor)
+            switch code {
+            case EADDRINUSE:
+                throw ServerError(
+                    .portInUse,
+                    "port \(port) on \(host) is already in use (another mockd?); pick another --port or --port 0 for a free one"
+                )
+            case EACCES:
+                throw ServerError(.permissionDenied, "permission denied binding port \(port) on \(host); use a port above 1023")
+            case EADDRNOTAVAIL:
+                throw ServerError(.invalidAddress, "--host \(host) is not an address of this machine")
+            default:
+                throw ServerError(.socketFailed, "cannot bind \(host):\(port): \(String(cString: strerror(code)))")
+            }
+        }
+        guard listen(descriptor, backlog) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw ServerError(.socketFailed, "cannot listen on \(host):\(port): \(String(cString: strerror(code)))")
+        }
+
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let boundPort: Int = withUnsafeMutablePointer(to: &storage) { pointer in
+            _ = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+        let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return ListeningSocket(descriptor: descriptor, address: address, port: boundPort, isIPv6: family == AF_INET6)
+    }
+
+    /// `http://127.0.0.1:8080` or `http://[::1]:8080`.
+    var baseURL: String {
+        isIPv6 ? "http://[\(address)]:\(port)" : "http://\(address):\(port)"
+    }
+}

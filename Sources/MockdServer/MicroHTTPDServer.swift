@@ -1,0 +1,143 @@
+import CMicroHTTPD
+import Foundation
+public import MockdCore
+import Synchronization
+
+/// An HTTP server on libmicrohttpd that answers every request from a `MockEngine`.
+///
+/// libmicrohttpd parses HTTP on its own pool of epoll threads (one per core by default); the engine is
+/// called on those threads.
+/// - Important: Lifecycle is idle → running → stopped; `start()` may be called once, `stop()` any time.
+public final class MicroHTTPDServer: Sendable {
+    /// How the server listens and what it accepts.
+    public struct Configuration: Sendable {
+        /// Address to bind; `127.0.0.1` by default. `0.0.0.0` or `::` to accept other machines.
+        public var host: String
+        /// TCP port; 0 picks a free one.
+        public var port: Int
+        /// Worker threads (`MHD_OPTION_THREAD_POOL_SIZE`); defaults to the number of cores.
+        public var threads: Int
+        /// Simultaneous connections (`MHD_OPTION_CONNECTION_LIMIT`).
+        public var connectionLimit: Int
+        /// Idle connection timeout in seconds (`MHD_OPTION_CONNECTION_TIMEOUT`).
+        public var connectionTimeoutSeconds: Int
+        /// Largest accepted request body in bytes; bigger requests get 413.
+        public var maxBodyBytes: Int
+
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            threads: Int = MicroHTTPDServer.defaultThreadCount,
+            connectionLimit: Int = 10_000,
+            connectionTimeoutSeconds: Int = 60,
+            maxBodyBytes: Int = 32 * 1024 * 1024
+        ) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.connectionLimit = connectionLimit
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+
+    /// The daemon handle and the settings block libmicrohttpd keeps a pointer to.
+    private struct Running: @unchecked Sendable {
+        let daemon: OpaquePointer
+        let settings: UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>
+    }
+
+    private enum State: @unchecked Sendable {
+        case idle
+        case running(Running)
+        case stopped
+    }
+
+    /// One worker thread per core.
+    public static var defaultThreadCount: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    public let configuration: Configuration
+    private let bridge: ConnectionBridge
+    private let state = Mutex<State>(.idle)
+
+    public init(configuration: Configuration, engine: MockEngine, logger: Logger) {
+        self.configuration = configuration
+        self.bridge = ConnectionBridge(engine: engine, logger: logger, maxBodyBytes: configuration.maxBodyBytes)
+    }
+
+    /// Binds the socket and starts the daemon.
+    /// - Returns: The base URL clients use, e.g. `http://127.0.0.1:8080`.
+    /// - Throws: `ServerError` (`.portInUse`, `.permissionDenied`, `.invalidAddress`, `.socketFailed`,
+    ///   `.daemonFailed`).
+    public func start() throws -> String {
+        try state.withLock { state in
+            guard case .idle = state else { preconditionFailure("MicroHTTPDServer.start() called twice") }
+            let socket = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
+            ResourceLimits.raiseOpenFileLimit()
+            var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+            let settings = UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>.allocate(capacity: 1)
+            let bridgePointer = Unmanaged.passUnretained(bridge).toOpaque()
+            settings.initialize(
+                to: CMicroHTTPD_DaemonSettings(
+                    flags: UInt32(flags),
+                    listenSocket: socket.descriptor,
+                    threadPoolSize: UInt32(max(1, configuration.threads)),
+                    connectionLimit: UInt32(configuration.connectionLimit),
+                    connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
+                    connectionMemoryLimit: 64 * 1024,
+                    accessHandler: { cls, connection, _, method, _, uploadData, uploadDataSize, slot in
+                        guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
+                        return Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().handle(
+                            connection: connection, method: method, uploadData: uploadData,
+                            uploadDataSize: uploadDataSize, slot: slot
+                        )
+                    },
+                    accessContext: bridgePointer,
+                    uriLogger: { cls, uri, _ in
+                        Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().beginRequest(target: uri)
+                    },
+                    uriLoggerContext: bridgePointer,
+                    completed: { cls, _, slot, _ in
+                        Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().endRequest(slot)
+                    },
+                    completedContext: bridgePointer,
+                    logger: { cls, message in
+                        Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().log(message)
+                    },
+                    loggerContext: bridgePointer
+                )
+            )
+            guard let daemon = CMicroHTTPD_startDaemon(settings) else {
+                settings.deallocate()
+                close(socket.descriptor)
+                throw ServerError(.daemonFailed, "libmicrohttpd could not start on \(socket.baseURL) (see the log above)")
+            }
+            state = .running(Running(daemon: daemon, settings: settings))
+            return socket.baseURL
+        }
+    }
+
+    /// Stops accepting connections, closes open ones and joins the worker threads.
+    public func stop() {
+        let running: Running? = state.withLock { state in
+            defer { state = .stopped }
+            if case .running(let running) = state { return running }
+            return nil
+        }
+        guard let running else { return }
+        MHD_stop_daemon(running.daemon)
+        running.settings.deallocate()
+    }
+}
+
+/// Connection limits need file descriptors.
+enum ResourceLimits {
+    /// Raises the soft open-file limit to the hard limit.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import MockdCore
+import MockdServer
+
+/// The executable: parse → load → start → wait for a signal → stop → exit code.
+@main
+struct Mockd {
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let command: Command
+        do {
+            command = try Options.parse(arguments)
+        } catch {
+            Output.error("mockd: \(error) (see mockd --help)")
+            exit(ExitCode.usage.rawValue)
+        }
+        switch command {
+        case .help(let text):
+            Output.standard(text)
+            exit(ExitCode.success.rawValue)
+        case .version:
+            Output.standard(Options.version)
+            exit(ExitCode.success.rawValue)
+        case .importHAR(let options):
+            exit(ImportHARCommand.run(options).rawValue)
+        case .serve(let options):
+            exit(ServeCommand.run(options).rawValue)
+        }
+    }
+}
+
+/// Unbuffered writes to stdout and stderr, one call per line.
+enum Output {
+    static func standard(_ line: String) { write(line + "\n", to: 1) }
+    static func error(_ line: String) { write(line + "\n", to: 2) }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}

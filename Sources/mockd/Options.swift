@@ -1,0 +1,186 @@
+/// What the command line asks for.
+enum Command: Equatable {
+    case serve(ServeOptions)
+    case importHAR(ImportHAROptions)
+    /// Print this help text and exit 0.
+    case help(String)
+    case version
+}
+
+/// `mockd --config NAME | --set NAME [...]`
+struct ServeOptions: Equatable {
+    var config: String?
+    var set: String?
+    var root: String?
+    var port = 8080
+    var host = "127.0.0.1"
+    var threads: Int?
+    var quiet = false
+}
+
+/// `mockd import-har FILE --set NAME [...]`
+struct ImportHAROptions: Equatable {
+    var file: String
+    var set: String
+    var root: String?
+    var hosts: [String] = []
+    var matchHeaders: [String]?
+    var force = false
+}
+
+/// Parses `mockd`'s arguments (without the program name).
+enum Options {
+    static let version = "0.1.0"
+
+    static let help = """
+        OVERVIEW: mockd — a local mock HTTP server that replays recorded traffic (HAR) for a named scenario.
+
+        USAGE: mockd --config <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]
+               mockd --set <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]
+               mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
+
+        COMMANDS:
+          import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
+
+        OPTIONS:
+          --config <name>         Scenario to serve: configs/<name>.json under the root, or a path to a .json file.
+          --set <name>            Serve the mock set mocks/<name>/ alone, without a scenario file.
+          --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
+          --port <n>              TCP port to listen on; 0 picks a free port. (default: 8080)
+          --host <addr>           Address to bind; 0.0.0.0 accepts other machines. (default: 127.0.0.1)
+          --threads <n>           Worker threads. (default: one per core)
+          --quiet                 Do not log a line per request.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        Once listening, mockd prints exactly one line to stdout, `listening on http://ADDR:PORT`; logs go to
+        stderr, one line per request: method, target, status, stub id or "unmatched", duration in ms.
+        Exit codes: 0 success, 1 runtime failure, 64 usage error.
+        """
+
+    static let importHelp = """
+        OVERVIEW: Compile a HAR file into the mock set mocks/<name>/ (an index.json and a bodies/ folder).
+
+        Repeated requests with the same key become one stub with a response sequence, in HAR order. Failed
+        entries (status 0 or -1) and WebSocket handshakes are skipped and reported. Nothing is written when
+        the file is not a HAR.
+
+        USAGE: mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
+
+        ARGUMENTS:
+          <file.har>              The HAR 1.1/1.2 file (Chrome, Firefox, Safari, Charles, Proxyman, mitmproxy…).
+
+        OPTIONS:
+          --set <name>            Name of the mock set to write (letters, digits, '.', '_', '-').
+          --root <dir>            Folder holding mocks/. (default: $MOCKD_ROOT, else the current directory)
+          --host <host>           Keep only entries for this host (or host:port); repeat for several. (default: all)
+          --match-header <name>   Request header recorded as a match constraint; repeat for several.
+                                  (default: Accept and Content-Type)
+          --force                 Replace the mock set if it exists.
+          -h, --help              Show help information.
+        """
+
+    /// - Throws: `UsageError` for unknown flags, missing values and contradictions.
+    static func parse(_ arguments: [String]) throws -> Command {
+        if arguments.first == "import-har" { return try parseImport(Array(arguments.dropFirst())) }
+        if arguments.first == "serve" { return try parseServe(Array(arguments.dropFirst())) }
+        return try parseServe(arguments)
+    }
+
+    private static func parseServe(_ arguments: [String]) throws -> Command {
+        var options = ServeOptions()
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            switch argument {
+            case "-h", "--help": return .help(help)
+            case "--version": return .version
+            case "--config": options.config = try reader.value(for: argument)
+            case "--set": options.set = try reader.value(for: argument)
+            case "--root": options.root = try reader.value(for: argument)
+            case "--port": options.port = try reader.integer(for: argument, in: 0...65535)
+            case "--host": options.host = try reader.value(for: argument)
+            case "--threads": options.threads = try reader.integer(for: argument, in: 1...1024)
+            case "--quiet": options.quiet = true
+            default: throw unknown(argument)
+            }
+        }
+        switch (options.config, options.set) {
+        case (nil, nil): throw UsageError("say what to serve: --config <name> or --set <name>")
+        case (.some, .some): throw UsageError("--config and --set cannot be used together")
+        default: return .serve(options)
+        }
+    }
+
+    private static func parseImport(_ arguments: [String]) throws -> Command {
+        var file: String?
+        var set: String?
+        var options = ImportHAROptions(file: "", set: "")
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            switch argument {
+            case "-h", "--help": return .help(importHelp)
+            case "--set": set = try reader.value(for: argument)
+            case "--root": options.root = try reader.value(for: argument)
+            case "--host": options.hosts.append(try reader.value(for: argument))
+            case "--match-header": options.matchHeaders = (options.matchHeaders ?? []) + [try reader.value(for: argument)]
+            case "--force": options.force = true
+            default:
+                if argument.hasPrefix("-") { throw unknown(argument) }
+                guard file == nil else { throw UsageError("import-har takes one HAR file; got '\(file!)' and '\(argument)'") }
+                file = argument
+            }
+        }
+        guard let file else { throw UsageError("import-har needs a HAR file: mockd import-har <file.har> --set <name>") }
+        guard let set else { throw UsageError("import-har needs --set <name> to name the mock set to write") }
+        options.file = file
+        options.set = set
+        return .importHAR(options)
+    }
+
+    private static func unknown(_ argument: String) -> UsageError {
+        argument.hasPrefix("-") ? UsageError("unknown option '\(argument)'") : UsageError("unexpected argument '\(argument)'")
+    }
+}
+
+/// Walks an argument list, handling `--name value` and `--name=value`.
+private struct ArgumentReader {
+    private var arguments: [String]
+    private var position = 0
+    private var pendingValue: String?
+
+    init(_ arguments: [String]) {
+        self.arguments = arguments
+    }
+
+    mutating func next() -> String? {
+        guard position < arguments.count else { return nil }
+        let argument = arguments[position]
+        position += 1
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            pendingValue = String(argument[argument.index(after: equals)...])
+            return String(argument[..<equals])
+        }
+        pendingValue = nil
+        return argument
+    }
+
+    mutating func value(for option: String) throws -> String {
+        if let pendingValue {
+            self.pendingValue = nil
+            return pendingValue
+        }
+        guard position < arguments.count, !arguments[position].hasPrefix("--") || arguments[position] == "--" else {
+            throw UsageError("\(option) needs a value")
+        }
+        position += 1
+        return arguments[position - 1]
+    }
+
+    mutating func integer(for option: String, in range: ClosedRange<Int>) throws -> Int {
+        let text = try value(for: option)
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("\(option) expects a whole number in \(range.lowerBound)–\(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
+}

@@ -1,0 +1,80 @@
+import Dispatch
+import Foundation
+import MockdCore
+import MockdServer
+
+/// `mockd --config NAME` / `mockd --set NAME`: serve until SIGINT or SIGTERM.
+enum ServeCommand {
+    static func run(_ options: ServeOptions) -> ExitCode {
+        let logger = Logger(level: options.quiet ? .warning : .info)
+        let root = MockdRoot.resolve(option: options.root)
+        let scenario: Scenario
+        do {
+            if let config = options.config {
+                scenario = try Scenario.load(named: config, root: root)
+            } else {
+                scenario = try Scenario.single(set: options.set!, root: root)
+            }
+        } catch {
+            Output.error("mockd: \(error)")
+            return .failure
+        }
+
+        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
+        var configuration = MicroHTTPDServer.Configuration(host: options.host, port: options.port)
+        if let threads = options.threads { configuration.threads = threads }
+        let server = MicroHTTPDServer(configuration: configuration, engine: MockEngine(scenario: scenario), logger: logger)
+        let baseURL: String
+        do {
+            baseURL = try server.start()
+        } catch {
+            Output.error("mockd: \(error)")
+            return .failure
+        }
+        if !isLoopback(options.host) {
+            Output.error("mockd: warning: listening on \(options.host), reachable from other machines")
+        }
+        Output.standard("listening on \(baseURL)")
+        let stubCount = scenario.index.stubs.count
+        Output.error(
+            "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubCount) stub\(stubCount == 1 ? "" : "s"); Ctrl-C to stop"
+        )
+        let received = signals.wait()
+        Output.error("mockd: \(received == SIGINT ? "SIGINT" : "SIGTERM") received, stopping")
+        server.stop()
+        return .success
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+/// Blocks until one of the given signals arrives; installed before the server starts.
+final class SignalWaiter: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var sources: [any DispatchSourceSignal] = []
+    private var received: Int32 = 0
+    private let queue = DispatchQueue(label: "mockd.signals")
+
+    init(signals: [Int32]) {
+        signal(SIGPIPE, SIG_IGN)
+        for number in signals {
+            // The default action would kill the process before the dispatch source sees the signal.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [unowned self] in
+                self.received = number
+                self.semaphore.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// The signal that ended the wait.
+    func wait() -> Int32 {
+        semaphore.wait()
+        return queue.sync { received }
+    }
+}

@@ -1,0 +1,136 @@
+/*
+ * raw_mhd.c - minimal libmicrohttpd server: the throughput ceiling of mockd's stack.
+ *
+ * Serves one pre-built 1024-byte application/json response for every request.
+ * Usage: raw_mhd [PORT]   (0 or absent = pick a free port)
+ * Prints "listening on http://127.0.0.1:PORT" once bound, runs until SIGINT/SIGTERM.
+ *
+ * Build: cc -O2 -o raw_mhd raw_mhd.c $(pkg-config --cflags --libs libmicrohttpd)
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <microhttpd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_RESULT_T;
+#else
+typedef enum MHD_Result MHD_RESULT_T;
+#endif
+
+#define BODY_SIZE 1024
+
+static char body[BODY_SIZE];
+static struct MHD_Response *response;
+static volatile sig_atomic_t stop_requested;
+static int first_call_marker;
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop_requested = 1;
+}
+
+static MHD_RESULT_T handler(void *cls, struct MHD_Connection *conn, const char *url,
+                            const char *method, const char *version,
+                            const char *upload_data, size_t *upload_data_size,
+                            void **req_cls) {
+    (void)cls; (void)url; (void)method; (void)version; (void)upload_data;
+    /* libmicrohttpd 0.9.75: queueing on the first call (headers only, *req_cls == NULL)
+     * makes MHD answer "Connection: close". Mark the request and answer on the next call. */
+    if (*req_cls == NULL) {
+        *req_cls = &first_call_marker;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) { /* discard any request body */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return MHD_queue_response(conn, MHD_HTTP_OK, response);
+}
+
+static void build_body(void) {
+    /* A valid 1024-byte JSON document: {"data":"xxxx...x"} */
+    const char *head = "{\"data\":\"";
+    const char *tail = "\"}";
+    size_t hl = strlen(head), tl = strlen(tail);
+    memcpy(body, head, hl);
+    memset(body + hl, 'x', BODY_SIZE - hl - tl);
+    memcpy(body + BODY_SIZE - tl, tail, tl);
+}
+
+int main(int argc, char **argv) {
+    unsigned int port = 0;
+    if (argc > 1) {
+        char *end = NULL;
+        long p = strtol(argv[1], &end, 10);
+        if (end == argv[1] || *end != '\0' || p < 0 || p > 65535) {
+            fprintf(stderr, "usage: %s [PORT]\n", argv[0]);
+            return 2;
+        }
+        port = (unsigned int)p;
+    }
+
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1) ncpu = 1;
+
+    build_body();
+    response = MHD_create_response_from_buffer(BODY_SIZE, body, MHD_RESPMEM_PERSISTENT);
+    if (response == NULL) {
+        fprintf(stderr, "raw_mhd: cannot create response\n");
+        return 1;
+    }
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+        (uint16_t)port, NULL, NULL, &handler, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)10000,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+        MHD_OPTION_END);
+    if (d == NULL) {
+        fprintf(stderr, "raw_mhd: MHD_start_daemon failed\n");
+        MHD_destroy_response(response);
+        return 1;
+    }
+
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    if (info == NULL || info->port == 0) {
+        fprintf(stderr, "raw_mhd: cannot determine bound port\n");
+        MHD_stop_daemon(d);
+        MHD_destroy_response(response);
+        return 1;
+    }
+    printf("listening on http://127.0.0.1:%u\n", (unsigned int)info->port);
+    fflush(stdout);
+
+    while (!stop_requested)
+        pause();
+
+    MHD_stop_daemon(d);
+    MHD_destroy_response(response);
+    return 0;
+}
