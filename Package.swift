@@ -24,12 +24,14 @@ let package = Package(
         .target(name: "MockdCore", swiftSettings: swiftSettings),
         .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD"], swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
-        .testTarget(name: "MockdCoreTests", dependencies: ["MockdCore"], swiftSettings: swiftSettings),
+        // Shared by the test targets: the built binary, a curl client, the corpus location.
+        .target(name: "MockdTestSupport", dependencies: ["MockdCore"], path: "Tests/MockdTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "MockdCoreTests", dependencies: ["MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MockdServerTests",
-            dependencies: ["MockdServer", "MockdCore"],
+            dependencies: ["MockdServer", "MockdCore", "MockdTestSupport"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "MockdCLITests", dependencies: ["mockd", "MockdCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "MockdCLITests", dependencies: ["MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
     ]
 )

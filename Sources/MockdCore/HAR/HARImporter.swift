@@ -140,9 +140,14 @@ public enum HARImporter {
                     + "); requests with the same path on different hosts share one stub; pick one with --host"
             )
         }
-        for (name, count) in droppedHeaders.sorted(by: { $0.key < $1.key }) {
-            let why = name == "content-encoding" ? "bodies are stored decoded" : name == "content-length" ? "recomputed when served" : "hop-by-hop"
-            report.warnings.append("dropped \(name) from \(count) response\(count == 1 ? "" : "s") (\(why))")
+        if !droppedHeaders.isEmpty {
+            let parts = droppedHeaders.sorted { $0.key < $1.key }.map { name, count in
+                let why =
+                    name == "content-encoding"
+                    ? "bodies are stored decoded" : name == "content-length" ? "recomputed when served" : "hop-by-hop"
+                return "\(name) ×\(count) (\(why))"
+            }
+            report.warnings.append("response headers not stored: " + parts.joined(separator: ", "))
         }
         if missingBodies > 0 {
             report.warnings.append(

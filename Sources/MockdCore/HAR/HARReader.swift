@@ -139,7 +139,7 @@ public enum HARReader {
         if let first = prefix.unicodeScalars.first, CharacterSet.letters.contains(first),
             let paren = prefix.firstIndex(of: "("), prefix[..<paren].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." })
         {
-            return "not a HAR file: it is wrapped in JSONP (\(prefix[...paren])…); export plain HAR JSON instead"
+            return "not a HAR file: it is wrapped in JSONP `\(prefix[...paren])…)`; export plain HAR JSON instead"
         }
         let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
         var location = ""

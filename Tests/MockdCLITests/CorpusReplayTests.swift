@@ -1,0 +1,164 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+@testable import MockdCore
+
+/// Every HAR of the shared corpus: import it with the real binary, serve it on a loopback port, replay the
+/// most frequent host's entries in HAR order with curl, and compare status and exact body bytes.
+@Suite(.serialized)
+struct CorpusReplayTests {
+    /// Files that are not HAR logs; import must fail with one line and write nothing.
+    static let invalidFiles: Set<String> = [
+        "mitmproxy__brokenfile.har", "harviewer__jsonp.har", "harviewer__not-valid.har",
+        "har-validator__invalid-date.har", "har-validator__invalid-version.har",
+    ]
+
+    static let validFiles = Paths.corpusHARFiles(for: "CorpusReplayTests").filter {
+        !invalidFiles.contains($0.lastPathComponent)
+    }
+
+    @Test(arguments: validFiles)
+    func replaysRecordedStatusAndBodyBytes(_ harURL: URL) throws {
+        let name = harURL.lastPathComponent
+        let archive = try HARReader.read(contentsOf: harURL)
+        let replayable = archive.entries.compactMap(ReplayEntry.init)
+        guard let host = ReplayEntry.mostFrequentHost(replayable) else {
+            // Only WebSocket handshakes or data: URLs: import refuses with a one-line reason.
+            let root = Paths.makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: root) }
+            let result = try ProcessRunner.mockd(["import-har", harURL.path, "--set", "replay", "--root", root.path])
+            #expect(result.status == 1, "\(name): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/replay").path))
+            print("replay \(name): 0/0 (no replayable HTTP entry; import exits 1: \(result.stderr.split(separator: "\n").last ?? ""))")
+            return
+        }
+        let entries = replayable.filter { $0.host == host }
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let imported = try ProcessRunner.mockd([
+            "import-har", harURL.path, "--set", "replay", "--root", root.path, "--host", host,
+        ])
+        try #require(imported.status == 0, "\(name): import failed: \(imported.stderr)")
+
+        let daemon = try RunningDaemon(["--set", "replay", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let responses = try Curl.batch(entries.map { $0.curlRequest(baseURL: daemon.baseURL) })
+
+        var failures: [String] = []
+        for (entry, response) in zip(entries, responses) {
+            if response.status != entry.status {
+                failures.append("entry \(entry.index) \(entry.method) \(entry.target): status \(response.status), recorded \(entry.status)")
+            } else if response.body != entry.body {
+                failures.append(
+                    "entry \(entry.index) \(entry.method) \(entry.target): body \(response.body.count) bytes, recorded \(entry.body.count)"
+                )
+            }
+        }
+        print("replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(host) byte-exact")
+        #expect(failures.isEmpty, "\(name): \(failures.prefix(10).joined(separator: "; "))")
+    }
+
+    @Test(arguments: Paths.corpusHARFiles(for: "CorpusReplayTests.invalid").filter {
+        invalidFiles.contains($0.lastPathComponent)
+    })
+    func invalidFileFailsWithOneLineAndWritesNothing(_ harURL: URL) throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try ProcessRunner.mockd(["import-har", harURL.path, "--set", "broken", "--root", root.path])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        let errorLine = try #require(lines.last { $0.hasPrefix("mockd: ") })
+        #expect(errorLine.hasPrefix("mockd: \(harURL.path): "))
+        let mocks = root.appendingPathComponent("mocks")
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: mocks.path)) ?? []
+        #expect(leftovers.isEmpty, "left behind: \(leftovers)")
+        print("invalid \(harURL.lastPathComponent): \(errorLine)")
+    }
+}
+
+/// A HAR entry the replay expects mockd to answer, with the recorded outcome.
+struct ReplayEntry {
+    let index: Int
+    let method: String
+    let host: String
+    /// Raw path and query as recorded.
+    let target: String
+    let headers: [(String, String)]
+    let requestBody: Data?
+    let status: Int
+    let body: Data
+
+    /// `nil` for entries mockd skips by design: failed (status 0/-1), WebSocket, non-HTTP URLs.
+    init?(_ entry: HAREntry) {
+        guard let response = entry.response, (100...999).contains(response.status), response.status != 101,
+            entry.resourceType != "websocket", !entry.hasWebSocketMessages,
+            let components = URLComponents(string: entry.request.url)
+                ?? URLComponents(string: RecordedURL.escapingInvalid(entry.request.url)),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            !entry.request.method.isEmpty
+        else { return nil }
+        index = entry.index
+        method = entry.request.method
+        let hostName = (components.host ?? "").lowercased()
+        host = components.port.map { "\(hostName):\($0)" } ?? hostName
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        target = components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+        let skipped: Set<String> = [
+            "host", "content-length", "connection", "keep-alive", "transfer-encoding", "accept-encoding", "expect",
+            "upgrade", "te", "proxy-connection",
+        ]
+        var headers = entry.request.headers.fields
+            .filter { !$0.name.hasPrefix(":") && !skipped.contains($0.name.lowercased()) }
+            .map { ($0.name, $0.value) }
+        // curl adds its own Accept (and a form Content-Type for bodies); the recording had none.
+        if entry.request.headers["accept"] == nil { headers.append(("Accept", "")) }
+        if let post = entry.request.postData, post.text != nil || !post.params.isEmpty {
+            if let text = post.text {
+                requestBody = Data(text.utf8)
+            } else {
+                requestBody = Data(
+                    post.params.map {
+                        URLEncoding.encodeComponent(Array($0.name.utf8)) + "=" + URLEncoding.encodeComponent(Array($0.value.utf8))
+                    }.joined(separator: "&").utf8
+                )
+            }
+            if entry.request.headers["content-type"] == nil { headers.append(("Content-Type", "")) }
+        } else {
+            requestBody = nil
+        }
+        self.headers = headers
+        status = response.status
+        // RFC 9110 §6.4.1: HEAD answers, 1xx, 204 and 304 carry no content, even where a browser recorded
+        // the cached body of a 304 in the HAR.
+        if method == "HEAD" || response.status < 200 || response.status == 204 || response.status == 304 {
+            body = Data()
+        } else if let text = response.content.text {
+            if response.content.encoding?.lowercased() == "base64",
+                let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+            {
+                body = data
+            } else {
+                body = Data(text.utf8)
+            }
+        } else {
+            body = Data()
+        }
+    }
+
+    func curlRequest(baseURL: String) -> CurlRequest {
+        CurlRequest(method: method, url: baseURL + target, headers: headers, body: requestBody)
+    }
+
+    static func mostFrequentHost(_ entries: [ReplayEntry]) -> String? {
+        var counts: [String: Int] = [:]
+        var firstSeen: [String: Int] = [:]
+        for entry in entries {
+            counts[entry.host, default: 0] += 1
+            if firstSeen[entry.host] == nil { firstSeen[entry.host] = entry.index }
+        }
+        return counts.max { lhs, rhs in
+            lhs.value != rhs.value ? lhs.value < rhs.value : firstSeen[lhs.key]! > firstSeen[rhs.key]!
+        }?.key
+    }
+}

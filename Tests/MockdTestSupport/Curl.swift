@@ -1,0 +1,112 @@
+public import Foundation
+
+/// One request for curl.
+public struct CurlRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: Data?
+
+    public init(method: String = "GET", url: String, headers: [(String, String)] = [], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What curl received.
+public struct CurlResponse: Sendable {
+    /// 0 when the transfer failed (reset, empty reply…).
+    public let status: Int
+    /// Response header fields in order (of the final response when there were 1xx interim ones).
+    public let headers: [(name: String, value: String)]
+    public let body: Data
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public func headers(named name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A real HTTP client for tests: the curl command line tool, byte-exact, never following redirects.
+public enum Curl {
+    /// Sends one request.
+    public static func send(_ request: CurlRequest) throws -> CurlResponse {
+        try batch([request])[0]
+    }
+
+    /// Sends requests in order over one curl process (connections are reused, as an app would).
+    public static func batch(_ requests: [CurlRequest]) throws -> [CurlResponse] {
+        if requests.isEmpty { return [] }
+        let folder = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var config = ""
+        for (index, request) in requests.enumerated() {
+            if index > 0 { config += "next\n" }
+            config += "url = \(quote(request.url))\n"
+            config += "silent\ngloboff\npath-as-is\n"
+            if request.method == "HEAD" {
+                config += "head\n"
+            } else if request.method != "GET" || request.body != nil {
+                config += "request = \(quote(request.method))\n"
+            }
+            for (name, value) in request.headers where !name.contains("\n") && !value.contains("\n") && !value.contains("\r") {
+                config += value.isEmpty ? "header = \(quote(name + ";"))\n" : "header = \(quote("\(name): \(value)"))\n"
+            }
+            if let body = request.body {
+                let bodyURL = folder.appendingPathComponent("request-\(index)")
+                try body.write(to: bodyURL)
+                config += "data-binary = \(quote("@" + bodyURL.path))\n"
+            }
+            config += "output = \(quote(folder.appendingPathComponent("body-\(index)").path))\n"
+            config += "dump-header = \(quote(folder.appendingPathComponent("headers-\(index)").path))\n"
+            config += "write-out = \"%{http_code}\\n\"\n"
+        }
+        let configURL = folder.appendingPathComponent("curl.config")
+        try config.write(to: configURL, atomically: true, encoding: .utf8)
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["--config", configURL.path])
+        let codes = result.stdout.split(separator: "\n").map { Int($0) ?? 0 }
+        return requests.indices.map { index in
+            // With `--head` curl writes the headers to the output file; a HEAD answer has no body to read.
+            let body =
+                requests[index].method == "HEAD"
+                ? Data() : (try? Data(contentsOf: folder.appendingPathComponent("body-\(index)"))) ?? Data()
+            let rawHeaders = (try? String(contentsOf: folder.appendingPathComponent("headers-\(index)"), encoding: .utf8)) ?? ""
+            return CurlResponse(
+                status: index < codes.count ? codes[index] : 0,
+                headers: parseHeaders(rawHeaders),
+                body: body
+            )
+        }
+    }
+
+    /// Header fields of the last response block in a `--dump-header` file.
+    static func parseHeaders(_ text: String) -> [(name: String, value: String)] {
+        let blocks = text.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
+        guard let last = blocks.last else { return [] }
+        return last.components(separatedBy: "\r\n").dropFirst().compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// A double-quoted curl config string.
+    static func quote(_ text: String) -> String {
+        var output = "\""
+        for character in text {
+            switch character {
+            case "\\": output += "\\\\"
+            case "\"": output += "\\\""
+            case "\t": output += "\\t"
+            default: output.append(character)
+            }
+        }
+        return output + "\""
+    }
+}

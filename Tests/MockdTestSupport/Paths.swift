@@ -1,0 +1,43 @@
+public import Foundation
+
+/// Where tests find the package, the built `mockd` binary and the shared HAR/WireMock corpus.
+public enum Paths {
+    /// The package root (the folder holding Package.swift).
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `mockd` executable: `$MOCKD_BIN`, else next to the running test bundle, else `.build/debug/mockd`.
+    public static var mockdBinary: URL {
+        if let path = ProcessInfo.processInfo.environment["MOCKD_BIN"] { return URL(fileURLWithPath: path) }
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("mockd")
+        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
+        return packageRoot.appendingPathComponent(".build/debug/mockd")
+    }
+
+    /// The corpus folder: `$MOCKD_CORPUS`, else `../shared/corpus` beside the package; `nil` when absent.
+    public static var corpus: URL? {
+        let url =
+            ProcessInfo.processInfo.environment["MOCKD_CORPUS"].map { URL(fileURLWithPath: $0) }
+            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    /// The corpus HAR files, sorted by name; prints a visible skip message and returns `[]` when absent.
+    public static func corpusHARFiles(for test: String) -> [URL] {
+        guard let corpus else {
+            print("SKIPPED \(test): HAR corpus not found (set MOCKD_CORPUS or place it at ../shared/corpus)")
+            return []
+        }
+        let folder = corpus.appendingPathComponent("har")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".har") }.sorted().map { folder.appendingPathComponent($0) }
+    }
+
+    /// A fresh temporary folder, removed by the caller with `removeTemporary(_:)`.
+    public static func makeTemporaryDirectory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("mockd-test-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

@@ -1,0 +1,87 @@
+public import Foundation
+
+/// A `mockd` daemon started as a real process on a free loopback port.
+public final class RunningDaemon: @unchecked Sendable {
+    public let process: Process
+    /// `http://127.0.0.1:PORT`
+    public let baseURL: String
+    public let port: Int
+    /// The exact first line printed on stdout.
+    public let listeningLine: String
+    private let errors: Pipe
+    private let collected = LockedData()
+
+    /// Starts `mockd` with `arguments` (add `--port 0`) and waits up to `timeout` seconds for the
+    /// `listening on` line.
+    /// - Throws: `DaemonStartError` with the daemon's stderr when it exits or stays silent.
+    public init(_ arguments: [String], timeout: TimeInterval = 20) throws {
+        let process = Process()
+        process.executableURL = Paths.mockdBinary
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        self.errors = errors
+        let lineSlot = LockedData()
+        let reader = Thread {
+            var buffer = Data()
+            while !buffer.contains(0x0A) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+            lineSlot.set(buffer)
+        }
+        reader.start()
+        let collected = self.collected
+        Thread {
+            collected.set(errors.fileHandleForReading.readDataToEndOfFile())
+        }.start()
+        let deadline = Date().addingTimeInterval(timeout)
+        while !lineSlot.isSet && Date() < deadline { usleep(2000) }
+        let text = String(decoding: lineSlot.value, as: UTF8.self)
+        guard let line = text.split(separator: "\n").first.map(String.init), line.hasPrefix("listening on ") else {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            var waited = 0
+            while !collected.isSet && waited < 2000 {
+                usleep(1000)
+                waited += 1
+            }
+            throw DaemonStartError(stdout: text, stderr: String(decoding: collected.value, as: UTF8.self))
+        }
+        listeningLine = line
+        baseURL = String(line.dropFirst("listening on ".count))
+        port = Int(baseURL.split(separator: ":").last ?? "") ?? 0
+    }
+
+    /// Sends SIGTERM and waits for exit; returns the exit status and everything written to stderr.
+    @discardableResult
+    public func stop() -> (status: Int32, stderr: String) {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        var waited = 0
+        while !collected.isSet && waited < 5000 {
+            usleep(1000)
+            waited += 1
+        }
+        return (process.terminationStatus, String(decoding: collected.value, as: UTF8.self))
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+public struct DaemonStartError: Error, CustomStringConvertible {
+    public let stdout: String
+    public let stderr: String
+    public var description: String { "mockd did not start. stdout: \(stdout) stderr: \(stderr)" }
+}
