@@ -43,10 +43,19 @@ public enum Curl {
 
     /// Sends requests in order over one curl process (connections are reused, as an app would).
     public static func batch(_ requests: [CurlRequest]) throws -> [CurlResponse] {
+        try run(requests, parallel: false)
+    }
+
+    /// Sends all requests at once, each on its own connection (`curl --parallel`).
+    public static func parallel(_ requests: [CurlRequest]) throws -> [CurlResponse] {
+        try run(requests, parallel: true)
+    }
+
+    private static func run(_ requests: [CurlRequest], parallel: Bool) throws -> [CurlResponse] {
         if requests.isEmpty { return [] }
         let folder = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var config = ""
+        var config = parallel ? "parallel\nparallel-max = \(min(requests.count, 300))\nparallel-immediate\n" : ""
         for (index, request) in requests.enumerated() {
             if index > 0 { config += "next\n" }
             config += "url = \(quote(request.url))\n"
@@ -66,24 +75,26 @@ public enum Curl {
             }
             config += "output = \(quote(folder.appendingPathComponent("body-\(index)").path))\n"
             config += "dump-header = \(quote(folder.appendingPathComponent("headers-\(index)").path))\n"
-            config += "write-out = \"%{http_code}\\n\"\n"
         }
         let configURL = folder.appendingPathComponent("curl.config")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
-        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["--config", configURL.path])
-        let codes = result.stdout.split(separator: "\n").map { Int($0) ?? 0 }
+        _ = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["--config", configURL.path])
         return requests.indices.map { index in
             // With `--head` curl writes the headers to the output file; a HEAD answer has no body to read.
             let body =
                 requests[index].method == "HEAD"
                 ? Data() : (try? Data(contentsOf: folder.appendingPathComponent("body-\(index)"))) ?? Data()
             let rawHeaders = (try? String(contentsOf: folder.appendingPathComponent("headers-\(index)"), encoding: .utf8)) ?? ""
-            return CurlResponse(
-                status: index < codes.count ? codes[index] : 0,
-                headers: parseHeaders(rawHeaders),
-                body: body
-            )
+            return CurlResponse(status: parseStatus(rawHeaders), headers: parseHeaders(rawHeaders), body: body)
         }
+    }
+
+    /// The status code of the last response block (`HTTP/1.1 200 OK`), or 0 when there was no response.
+    static func parseStatus(_ text: String) -> Int {
+        let blocks = text.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
+        guard let statusLine = blocks.last?.components(separatedBy: "\r\n").first else { return 0 }
+        let parts = statusLine.split(separator: " ")
+        return parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
     }
 
     /// Header fields of the last response block in a `--dump-header` file.

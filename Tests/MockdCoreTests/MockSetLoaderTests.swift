@@ -1,0 +1,124 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+@testable import MockdCore
+
+/// Mock set and scenario files on disk: valid ones load, broken ones fail with `file: JSON path: message`.
+struct MockSetLoaderTests {
+    /// Writes `index.json` (and optional extra files) for set `s` under a fresh root.
+    private func root(index: String, files: [String: String] = [:]) throws -> MockdRoot {
+        let url = Paths.makeTemporaryDirectory()
+        let set = url.appendingPathComponent("mocks/s")
+        try FileManager.default.createDirectory(at: set.appendingPathComponent("bodies"), withIntermediateDirectories: true)
+        try index.write(to: set.appendingPathComponent("index.json"), atomically: true, encoding: .utf8)
+        for (path, text) in files {
+            let file = url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        return MockdRoot(url: url)
+    }
+
+    private func loadError(_ index: String, files: [String: String] = [:]) throws -> String {
+        let root = try root(index: index, files: files)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        do {
+            _ = try MockSetLoader(root: root).load(set: "s")
+            return "loaded"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func loadsInlineAndFileBodies() throws {
+        let root = try root(
+            index: #"""
+                {"stubs": [
+                  {"id": "me", "request": {"method": "GET", "path": "/me"},
+                   "responses": [{"headers": ["Content-Type: application/json", "Connection: close"], "json": {"b": 1, "a": "/"}}]},
+                  {"request": {"method": "POST", "path": "/echo", "query": "z=1&a=2", "headers": ["content-type: application/json"], "body": {"json": {"k": 1}}},
+                   "responses": [{"status": 201, "bodyFile": "bodies/echo.txt"}, {"status": 409, "body": "again"}], "afterLast": "cycle"}
+                ]}
+                """#,
+            files: ["mocks/s/bodies/echo.txt": "created\n"]
+        )
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let stubs = try MockSetLoader(root: root).load(set: "s")
+        #expect(stubs.map(\.id) == ["me", "POST_/echo"])
+        #expect(stubs[0].responses[0].status == 200)
+        #expect(stubs[0].responses[0].headers.fields.map(\.name) == ["Content-Type"])
+        #expect(String(decoding: stubs[0].responses[0].body, as: UTF8.self) == #"{"a":"/","b":1}"#)
+        #expect(stubs[1].key.query == "a=2&z=1")
+        #expect(stubs[1].body.map { String(decoding: $0, as: UTF8.self) } == #"{"k":1}"#)
+        #expect(stubs[1].responses.map { String(decoding: $0.body, as: UTF8.self) } == ["created\n", "again"])
+        #expect(stubs[1].afterLast == .cycle)
+    }
+
+    @Test(arguments: [
+        (#"{"stubs": [{"request": {"method": "GET"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.path: required field is missing"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": "ok"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: expected a number"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 42}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: 42 is not an HTTP status code (100–999)"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": []}]}"#, "mocks/s/index.json: stubs[0].responses: needs at least one response"),
+        (#"{"stubs": [{"request": {"method": "G T", "path": "/x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.method: 'G T' is not an HTTP method token"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.path: must start with '/' (got 'x')"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"headers": ["nocolon"]}]}]}"#, #"mocks/s/index.json: stubs[0].responses[0].headers[0]: expected "Name: value", got 'nocolon'"#),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x", "headers": ["X-Api: 1"]}, "responses": [{}]}]}"#, #"mocks/s/index.json: stubs[0].request.headers[0]: 'X-Api' is not in matchHeaders ["accept", "content-type"]; add it there to match on it"#),
+        (#"{"stubs": [{"id": "a", "request": {"method": "GET", "path": "/x"}, "responses": [{}]}, {"id": "a", "request": {"method": "GET", "path": "/y"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[1].id: duplicate stub id 'a'"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "../../../etc/passwd"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].bodyFile: '../../../etc/passwd' is outside the mock set folder; body files must stay inside it"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "bodies/missing.json"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/missing.json' not found"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"body": "a", "json": 1}]}]}"#, #"mocks/s/index.json: stubs[0].responses[0]: give at most one of "bodyFile", "body" and "json""#),
+        (#"{"version": 7, "stubs": []}"#, "mocks/s/index.json: version: version 7 is newer than this mockd supports (up to 1)"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{}], "afterLast": "forever"}]}"#, "mocks/s/index.json: stubs[0].afterLast: Cannot initialize ExhaustionPolicy from invalid String value forever"),
+    ])
+    func brokenIndexFailsWithFileAndJSONPath(_ index: String, _ expected: String) throws {
+        #expect(try loadError(index) == expected)
+    }
+
+    @Test func truncatedIndexIsNamedAsInvalidJSON() throws {
+        let message = try loadError(#"{"stubs": [{"request": "#)
+        #expect(message.hasPrefix("mocks/s/index.json: not valid JSON ("))
+        #expect(!message.contains("\n"))
+    }
+
+    @Test func missingSetExplainsHowToCreateIt() throws {
+        let root = MockdRoot(url: Paths.makeTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect(throws: ConfigError.self) { try MockSetLoader(root: root).load(set: "nope") }
+        do {
+            _ = try MockSetLoader(root: root).load(set: "nope")
+        } catch {
+            #expect("\(error)" == "mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)")
+        }
+    }
+
+    @Test func scenarioLayersSetsLaterWins() throws {
+        let root = try root(
+            index: #"{"stubs": [{"id": "base-me", "request": {"method": "GET", "path": "/me"}, "responses": [{"body": "base"}]}, {"request": {"method": "GET", "path": "/only-base"}, "responses": [{}]}]}"#,
+            files: [
+                "mocks/over/index.json": #"{"stubs": [{"id": "over-me", "request": {"method": "GET", "path": "/me"}, "responses": [{"body": "override"}]}]}"#,
+                "configs/layered.json": #"{"description": "two layers", "sets": ["s", "over"]}"#,
+                "configs/bad.json": #"{"sets": ["s", "../etc"]}"#,
+                "configs/empty.json": #"{"sets": []}"#,
+            ]
+        )
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let scenario = try Scenario.load(named: "layered", root: root)
+        #expect(scenario.index.stubs.map(\.id) == ["over-me", "GET_/only-base"])
+        let engine = MockEngine(scenario: scenario)
+        #expect(String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/me")).body, as: UTF8.self) == "override")
+        #expect(throws: ConfigError.self) { try Scenario.load(named: "bad", root: root) }
+        do { _ = try Scenario.load(named: "bad", root: root) } catch { #expect("\(error)" == "configs/bad.json: sets[1]: '../etc' is not a valid mock set name") }
+        do { _ = try Scenario.load(named: "empty", root: root) } catch { #expect("\(error)" == "configs/empty.json: sets: name at least one mock set") }
+    }
+
+    @Test func bundledScenariosAndSetsLoad() throws {
+        let root = MockdRoot(url: Paths.packageRoot)
+        let configs = try FileManager.default.contentsOfDirectory(atPath: root.configsURL.path).filter { $0.hasSuffix(".json") }
+        #expect(!configs.isEmpty)
+        for config in configs {
+            let scenario = try Scenario.load(named: String(config.dropLast(5)), root: root)
+            #expect(!scenario.index.stubs.isEmpty)
+        }
+    }
+}
