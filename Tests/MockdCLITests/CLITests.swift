@@ -1,0 +1,157 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// The built `mockd` binary: help, usage errors, exit codes, the listening line, import errors.
+struct CLITests {
+    @Test func helpIsACleanExitWithOverviewUsageAndOptions() throws {
+        let result = try ProcessRunner.mockd(["--help"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == "OVERVIEW: mockd — a local mock HTTP server that replays recorded traffic (HAR) for a named scenario.")
+        #expect(lines[2] == "USAGE: mockd --config <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]")
+        #expect(lines.contains("  --port <n>              TCP port to listen on; 0 picks a free port. (default: 8080)"))
+        #expect(lines.contains("  --host <addr>           Address to bind; 0.0.0.0 accepts other machines. (default: 127.0.0.1)"))
+        #expect(try ProcessRunner.mockd(["import-har", "--help"]).stdout.hasPrefix("OVERVIEW: Compile a HAR file into the mock set"))
+    }
+
+    @Test func versionIsACleanExit() throws {
+        let result = try ProcessRunner.mockd(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "0.1.0\n")
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "mockd: unknown option '--bogus' (see mockd --help)\n"),
+        ([], "mockd: say what to serve: --config <name> or --set <name> (see mockd --help)\n"),
+        (["--config", "a", "--set", "b"], "mockd: --config and --set cannot be used together (see mockd --help)\n"),
+        (["--config", "a", "--port", "70000"], "mockd: --port expects a whole number in 0–65535, got '70000' (see mockd --help)\n"),
+        (["--config"], "mockd: --config needs a value (see mockd --help)\n"),
+        (["import-har", "x.har"], "mockd: import-har needs --set <name> to name the mock set to write (see mockd --help)\n"),
+        (["import-har", "--set", "s"], "mockd: import-har needs a HAR file: mockd import-har <file.har> --set <name> (see mockd --help)\n"),
+        (["import-har", "x.har", "--set", "s", "--frobnicate"], "mockd: unknown option '--frobnicate' (see mockd --help)\n"),
+    ])
+    func usageErrorsExit64WithOneLine(_ arguments: [String], _ expected: String) throws {
+        let result = try ProcessRunner.mockd(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr == expected)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func portZeroPrintsExactlyOneListeningLine() throws {
+        let daemon = try RunningDaemon(["--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0"])
+        #expect(daemon.listeningLine.wholeMatch(of: /listening on http:\/\/127\.0\.0\.1:[1-9][0-9]{0,4}/) != nil)
+        let me = try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me"))
+        #expect(me.status == 200)
+        let stopped = daemon.stop()
+        #expect(stopped.status == 0)
+        #expect(stopped.stderr.contains(" info GET /v1/me 200 GET_v1_me "))
+        #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping"))
+    }
+
+    @Test func portInUseExits1WithAClearMessage() throws {
+        let first = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        defer { first.stop() }
+        let second = try ProcessRunner.mockd(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "\(first.port)"])
+        #expect(second.status == 1)
+        #expect(
+            second.stderr
+                == "mockd: port \(first.port) on 127.0.0.1 is already in use (another mockd?); pick another --port or --port 0 for a free one\n"
+        )
+        #expect(second.stdout.isEmpty)
+    }
+
+    @Test func missingScenarioOrSetExits1NamingTheFile() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let scenario = try ProcessRunner.mockd(["--config", "nope", "--root", root.path, "--port", "0"])
+        #expect(scenario.status == 1)
+        #expect(scenario.stderr == "mockd: configs/nope.json: scenario 'nope' not found (looked for \(root.path)/configs/nope.json)\n")
+        let set = try ProcessRunner.mockd(["--set", "nope", "--root", root.path, "--port", "0"])
+        #expect(set.status == 1)
+        #expect(set.stderr == "mockd: mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)\n")
+    }
+
+    @Test func badHostIsAClearError() throws {
+        let result = try ProcessRunner.mockd(["--set", "chat", "--root", Paths.packageRoot.path, "--host", "203.0.113.7", "--port", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: --host 203.0.113.7 is not an address of this machine\n")
+    }
+}
+
+/// `mockd import-har` on small hand-made files: reports, refusal to overwrite, byte-identical re-import.
+struct ImportCommandTests {
+    static let har = """
+        {"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [
+          {"request": {"method": "GET", "url": "https://api.example.com/v1/poll?b=2&a=1", "headers": [{"name": "Accept", "value": "application/json"}]},
+           "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "application/json"}], "content": {"text": "{\\"n\\": 1}"}}, "time": 10},
+          {"request": {"method": "GET", "url": "https://api.example.com/v1/poll?a=1&b=2", "headers": [{"name": "Accept", "value": "application/json"}]},
+           "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "application/json"}], "content": {"text": "{\\"n\\": 2}"}}, "time": 11},
+          {"request": {"method": "GET", "url": "https://api.example.com/gone"}, "response": {"status": 0, "headers": [], "content": {}}}
+        ]}}
+        """
+
+    private func withHAR(_ body: (URL, URL) throws -> Void) throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("recorded.har")
+        try Self.har.write(to: file, atomically: true, encoding: .utf8)
+        try body(root, file)
+    }
+
+    @Test func importPrintsAReportAndServesTheSequence() throws {
+        try withHAR { root, file in
+            let result = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
+            #expect(result.status == 0)
+            #expect(
+                result.stdout == """
+                    imported \(file.path) into mocks/api/
+                      entries read:   3
+                      stubs written:  1 (2 responses, 1 sequence)
+                      skipped:        1
+                        failed request (status 0): entry 2
+
+                    """
+            )
+            let daemon = try RunningDaemon(["--set", "api", "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            let accept = [("Accept", "application/json")]
+            let bodies = try Curl.batch(
+                (0..<3).map { _ in CurlRequest(url: daemon.baseURL + "/v1/poll?a=1&b=2", headers: accept) }
+            ).map(\.text)
+            #expect(bodies == [#"{"n": 1}"#, #"{"n": 2}"#, #"{"n": 2}"#])
+        }
+    }
+
+    @Test func reimportIsByteIdenticalAndNeedsForce() throws {
+        try withHAR { root, file in
+            _ = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
+            let index = root.appendingPathComponent("mocks/api/index.json")
+            let first = try Data(contentsOf: index)
+            let refused = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
+            #expect(refused.status == 1)
+            #expect(refused.stderr == "mockd: mocks/api/: mock set 'api' already exists; pass --force to replace it (hand edits there would be lost)\n")
+            let forced = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path, "--force"])
+            #expect(forced.status == 0)
+            #expect(try Data(contentsOf: index) == first)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("mocks").path)
+            #expect(leftovers == ["api"])
+        }
+    }
+
+    @Test func missingHARExits1() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try ProcessRunner.mockd(["import-har", "/nonexistent/x.har", "--set", "s", "--root", root.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: /nonexistent/x.har: file not found\n")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks").path))
+    }
+
+    @Test func unsafeSetNameIsAUsageError() throws {
+        let result = try ProcessRunner.mockd(["import-har", "x.har", "--set", "../escape"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "mockd: --set '../escape' is not a valid mock set name (use letters, digits, '.', '_' and '-')\n")
+    }
+}
