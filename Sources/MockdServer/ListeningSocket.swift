@@ -11,7 +11,7 @@ struct ListeningSocket {
 
     /// Binds `host:port` (port 0 picks a free port) and starts listening.
     /// - Throws: `ServerError` `.invalidAddress`, `.portInUse`, `.permissionDenied` or `.socketFailed`.
-    static func bind(host: String, port: Int, backlog: Int32 = 1024) throws -> ListeningSocket {
+    static func bind(host: String, port: Int, backlog: Int32 = SOMAXCONN) throws -> ListeningSocket {
         guard (0...65535).contains(port) else {
             throw ServerError(.invalidAddress, "--port \(port) is out of range (0–65535)")
         }
@@ -30,7 +30,11 @@ struct ListeningSocket {
         defer { freeaddrinfo(results) }
 
         let family = first.pointee.ai_family
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Non-blocking: every pool thread polls the listening socket, and a thread that loses the race for a
+        // new connection must not sit in accept() until the next one arrives.
+        let descriptor = socket(
+            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0
+        )
         guard descriptor >= 0 else {
             throw ServerError(.socketFailed, "cannot create a socket: \(String(cString: strerror(errno)))")
         }

@@ -85,7 +85,9 @@ public final class MicroHTTPDServer: Sendable {
                     threadPoolSize: UInt32(max(1, configuration.threads)),
                     connectionLimit: UInt32(configuration.connectionLimit),
                     connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
-                    connectionMemoryLimit: 64 * 1024,
+                    // libmicrohttpd's default; a larger pool is mmap'ed per connection, and the page faults and
+                    // TLB shootdowns of that halved throughput with a new connection per request.
+                    connectionMemoryLimit: 32 * 1024,
                     accessHandler: { cls, connection, _, method, _, uploadData, uploadDataSize, slot in
                         guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
                         return Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().handle(
