@@ -29,3 +29,9 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
         MHD_OPTION_NOTIFY_COMPLETED, settings->completed, settings->completedContext,
         MHD_OPTION_END);
 }
+
+/// Why: `MHD_get_connection_info` returns a union, which Swift cannot read field by field.
+int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}

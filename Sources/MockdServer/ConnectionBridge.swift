@@ -13,6 +13,8 @@ final class RequestContext {
     var headers = HTTPHeaders()
     var body = Data()
     var bodyTooLarge = false
+    /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
+    var plan: PlannedResponse?
 
     init(target: String) {
         self.target = target
@@ -27,11 +29,15 @@ final class ConnectionBridge: @unchecked Sendable {
     let engine: MockEngine
     let logger: Logger
     let maxBodyBytes: Int
+    let suspensions = Suspensions()
+    /// How long a `noResponse` fault holds a connection before closing it, in ms.
+    let noResponseHoldMilliseconds: Double
 
-    init(engine: MockEngine, logger: Logger, maxBodyBytes: Int) {
+    init(engine: MockEngine, logger: Logger, maxBodyBytes: Int, noResponseHoldMilliseconds: Double = 600_000) {
         self.engine = engine
         self.logger = logger
         self.maxBodyBytes = maxBodyBytes
+        self.noResponseHoldMilliseconds = noResponseHoldMilliseconds
     }
 
     /// `MHD_OPTION_URI_LOG_CALLBACK`: the first sight of a request, with its raw target.
@@ -80,31 +86,69 @@ final class ConnectionBridge: @unchecked Sendable {
             uploadDataSize.pointee = 0
             return .YES
         }
-        let response: MockResponse
+        if suspensions.isStopping { return .NO }
+        if let plan = context.plan {
+            // Resumed after the planned delay (or after a `noResponse` hold, which ends by closing).
+            if plan.fault == .noResponse { return .NO }
+            return deliver(plan, context: context, connection: connection)
+        }
+        let plan: PlannedResponse
         if context.bodyTooLarge {
-            response = MockResponse(
-                status: 413,
-                headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
-                body: Data("{\"error\":\"payload_too_large\",\"message\":\"request body exceeds \(maxBodyBytes) bytes\"}\n".utf8)
+            plan = PlannedResponse(
+                response: MockResponse(
+                    status: 413,
+                    headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
+                    body: Data("{\"error\":\"payload_too_large\",\"message\":\"request body exceeds \(maxBodyBytes) bytes\"}\n".utf8)
+                )
             )
         } else {
             let request = HTTPRequest(method: context.method, target: context.target, headers: context.headers, body: context.body)
-            response = engine.respond(to: request)
+            plan = engine.plan(request)
         }
-        let result = ResponseWriter.queue(response, on: connection, logger: logger)
-        if logger.isEnabled(.info) {
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.startNanoseconds) / 1_000_000
-            logger.info(
-                "\(context.method) \(context.target) \(response.status) \(response.stubID ?? "unmatched") \(String(format: "%.2f", elapsed))ms"
-            )
+        context.plan = plan
+        if plan.fault == .noResponse {
+            log(context, status: nil, plan: plan)
+            return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds) ? .YES : .NO
         }
+        if plan.delayMs > 0 {
+            return suspensions.suspend(connection, resumeAfter: plan.delayMs) ? .YES : .NO
+        }
+        return deliver(plan, context: context, connection: connection)
+    }
+
+    /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response.
+    private func deliver(_ plan: PlannedResponse, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        if let fault = plan.fault {
+            FaultInjector.inject(fault, response: plan.response, connection: connection)
+            log(context, status: nil, plan: plan)
+            return .NO
+        }
+        let result: MHD_Result
+        if let rate = plan.throttleBytesPerSecond, !plan.response.body.isEmpty, context.method != "HEAD" {
+            result = ResponseWriter.queueThrottled(plan.response, bytesPerSecond: rate, on: connection, suspensions: suspensions, logger: logger)
+        } else {
+            result = ResponseWriter.queue(plan.response, on: connection, logger: logger)
+        }
+        log(context, status: plan.response.status, plan: plan)
         return result
+    }
+
+    private func log(_ context: RequestContext, status: Int?, plan: PlannedResponse) {
+        guard logger.isEnabled(.info) else { return }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.startNanoseconds) / 1_000_000
+        let outcome = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)
+        logger.info(
+            "\(context.method) \(context.target) \(outcome) \(plan.response.stubID ?? "unmatched") \(String(format: "%.2f", elapsed))ms"
+        )
     }
 
     /// Forwards libmicrohttpd's own error messages to the log.
     func log(_ message: UnsafePointer<CChar>?) {
         guard let message else { return }
-        logger.warning("libmicrohttpd: \(String(cString: message))")
+        let text = String(cString: message)
+        // Faults and shutdown end connections on purpose by returning MHD_NO; MHD calls that an internal error.
+        let level: Logger.Level = text.hasPrefix("Application reported internal error") ? .debug : .warning
+        logger.log(level, "libmicrohttpd: \(text)")
     }
 }
 
@@ -132,6 +176,33 @@ enum ResponseWriter {
             MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let mhdResponse = created else { return .NO }
+        return queue(mhdResponse, response, on: connection, logger: logger)
+    }
+
+    /// Queues a response whose body is read at `bytesPerSecond` (see `ThrottledBody`).
+    static func queueThrottled(
+        _ response: MockResponse, bytesPerSecond: Int, on connection: OpaquePointer, suspensions: Suspensions, logger: Logger
+    ) -> MHD_Result {
+        let body = ThrottledBody(body: response.body, bytesPerSecond: bytesPerSecond, connection: connection, suspensions: suspensions)
+        let created = MHD_create_response_from_callback(
+            UInt64(response.body.count), body.chunkSize,
+            { cls, position, buffer, capacity in
+                guard let cls, let buffer else { return -2 }
+                return Unmanaged<ThrottledBody>.fromOpaque(cls).takeUnretainedValue().read(position: position, into: buffer, capacity: capacity)
+            },
+            Unmanaged.passRetained(body).toOpaque(),
+            { cls in
+                guard let cls else { return }
+                Unmanaged<ThrottledBody>.fromOpaque(cls).release()
+            }
+        )
+        guard let mhdResponse = created else { return .NO }
+        return queue(mhdResponse, response, on: connection, logger: logger)
+    }
+
+    private static func queue(_ mhdResponse: OpaquePointer, _ response: MockResponse, on connection: OpaquePointer, logger: Logger)
+        -> MHD_Result
+    {
         defer { MHD_destroy_response(mhdResponse) }
         for field in response.headers where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
             logger.warning("header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent")

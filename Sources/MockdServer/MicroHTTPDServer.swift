@@ -23,6 +23,8 @@ public final class MicroHTTPDServer: Sendable {
         public var connectionTimeoutSeconds: Int
         /// Largest accepted request body in bytes; bigger requests get 413.
         public var maxBodyBytes: Int
+        /// How long a `noResponse` fault keeps a connection open before closing it, in ms.
+        public var noResponseHoldMilliseconds: Double = 600_000
 
         public init(
             host: String = "127.0.0.1",
@@ -58,11 +60,17 @@ public final class MicroHTTPDServer: Sendable {
 
     public let configuration: Configuration
     private let bridge: ConnectionBridge
+
+    /// Connections suspended right now (delayed, throttled or held by a fault); for tests and benchmarks.
+    public var suspendedConnections: Int { bridge.suspensions.count }
     private let state = Mutex<State>(.idle)
 
     public init(configuration: Configuration, engine: MockEngine, logger: Logger) {
         self.configuration = configuration
-        self.bridge = ConnectionBridge(engine: engine, logger: logger, maxBodyBytes: configuration.maxBodyBytes)
+        self.bridge = ConnectionBridge(
+            engine: engine, logger: logger, maxBodyBytes: configuration.maxBodyBytes,
+            noResponseHoldMilliseconds: configuration.noResponseHoldMilliseconds
+        )
     }
 
     /// Binds the socket and starts the daemon.
@@ -74,7 +82,11 @@ public final class MicroHTTPDServer: Sendable {
             guard case .idle = state else { preconditionFailure("MicroHTTPDServer.start() called twice") }
             let socket = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
             ResourceLimits.raiseOpenFileLimit()
-            var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            // Suspend/resume carries latency and throttling; TURBO skips the shutdown() before close, so a
+            // connection-reset fault really resets.
+            var flags =
+                MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
             if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
             let settings = UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>.allocate(capacity: 1)
             let bridgePointer = Unmanaged.passUnretained(bridge).toOpaque()
@@ -128,6 +140,8 @@ public final class MicroHTTPDServer: Sendable {
             return nil
         }
         guard let running else { return }
+        // Suspended connections would make MHD_stop_daemon wait forever.
+        bridge.suspensions.resumeAll()
         MHD_stop_daemon(running.daemon)
         running.settings.deallocate()
     }

@@ -21,6 +21,8 @@ struct Mockd {
         case .version:
             Output.standard(Options.version)
             exit(ExitCode.success.rawValue)
+        case .validate(let options):
+            exit(ValidateCommand.run(options).rawValue)
         case .importHAR(let options):
             exit(ImportHARCommand.run(options).rawValue)
         case .serve(let options):
@@ -34,6 +36,11 @@ enum Output {
     static func standard(_ line: String) { write(line + "\n", to: 1) }
     static func error(_ line: String) { write(line + "\n", to: 2) }
 
+    /// An error's description, one `mockd: ` line per problem.
+    static func errorLines(_ error: any Error) {
+        error.localizedLines.forEach { Output.error("mockd: \($0)") }
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
@@ -41,5 +48,12 @@ enum Output {
             if written <= 0 { return }
             bytes = bytes.dropFirst(written)
         }
+    }
+}
+
+extension Error {
+    /// The error's description split into lines (`ConfigErrors` lists one problem per line).
+    var localizedLines: [String] {
+        String(describing: self).split(separator: "\n").map(String.init)
     }
 }

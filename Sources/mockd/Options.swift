@@ -2,6 +2,7 @@
 enum Command: Equatable {
     case serve(ServeOptions)
     case importHAR(ImportHAROptions)
+    case validate(ValidateOptions)
     /// Print this help text and exit 0.
     case help(String)
     case version
@@ -16,6 +17,13 @@ struct ServeOptions: Equatable {
     var host = "127.0.0.1"
     var threads: Int?
     var quiet = false
+}
+
+/// `mockd validate --config NAME | --set NAME [--root DIR]`
+struct ValidateOptions: Equatable {
+    var config: String?
+    var set: String?
+    var root: String?
 }
 
 /// `mockd import-har FILE --set NAME [...]`
@@ -38,9 +46,11 @@ enum Options {
         USAGE: mockd --config <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]
                mockd --set <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
+               mockd validate --config <name> [--root <dir>]
 
         COMMANDS:
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
+          validate                Check a scenario and the files it names (see `mockd validate --help`).
 
         OPTIONS:
           --config <name>         Scenario to serve: configs/<name>.json under the root, or a path to a .json file.
@@ -53,9 +63,25 @@ enum Options {
           --version               Show the version.
           -h, --help              Show help information.
 
+        SIGHUP reloads the scenario and its mock sets; a broken file leaves the previous version serving.
         Once listening, mockd prints exactly one line to stdout, `listening on http://ADDR:PORT`; logs go to
         stderr, one line per request: method, target, status, stub id or "unmatched", duration in ms.
         Exit codes: 0 success, 1 runtime failure, 64 usage error.
+        """
+
+    static let validateHelp = """
+        OVERVIEW: Check a scenario (or one mock set) and every file it names, reporting every problem.
+
+        Each problem is one line, `file: JSON path: message`; the exit code is 1 when there is any.
+
+        USAGE: mockd validate --config <name> [--root <dir>]
+               mockd validate --set <name> [--root <dir>]
+
+        OPTIONS:
+          --config <name>         Scenario to check: configs/<name>.json, its includes and its mock sets.
+          --set <name>            Mock set to check: mocks/<name>/index.json and its body files.
+          --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
+          -h, --help              Show help information.
         """
 
     static let importHelp = """
@@ -84,6 +110,7 @@ enum Options {
     static func parse(_ arguments: [String]) throws -> Command {
         if arguments.first == "import-har" { return try parseImport(Array(arguments.dropFirst())) }
         if arguments.first == "serve" { return try parseServe(Array(arguments.dropFirst())) }
+        if arguments.first == "validate" { return try parseValidate(Array(arguments.dropFirst())) }
         return try parseServe(arguments)
     }
 
@@ -109,6 +136,24 @@ enum Options {
         case (.some, .some): throw UsageError("--config and --set cannot be used together")
         default: return .serve(options)
         }
+    }
+
+    private static func parseValidate(_ arguments: [String]) throws -> Command {
+        var options = ValidateOptions()
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            switch argument {
+            case "-h", "--help": return .help(validateHelp)
+            case "--config": options.config = try reader.value(for: argument)
+            case "--set": options.set = try reader.value(for: argument)
+            case "--root": options.root = try reader.value(for: argument)
+            default: throw unknown(argument)
+            }
+        }
+        guard (options.config == nil) != (options.set == nil) else {
+            throw UsageError("validate needs exactly one of --config <name> or --set <name>")
+        }
+        return .validate(options)
     }
 
     private static func parseImport(_ arguments: [String]) throws -> Command {

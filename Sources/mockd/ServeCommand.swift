@@ -10,20 +10,28 @@ enum ServeCommand {
         let root = MockdRoot.resolve(option: options.root)
         let scenario: Scenario
         do {
-            if let config = options.config {
-                scenario = try Scenario.load(named: config, root: root)
-            } else {
-                scenario = try Scenario.single(set: options.set!, root: root)
-            }
+            scenario = try load(options, root: root)
         } catch {
-            Output.error("mockd: \(error)")
+            Output.errorLines(error)
             return .failure
         }
 
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
         var configuration = MicroHTTPDServer.Configuration(host: options.host, port: options.port)
         if let threads = options.threads { configuration.threads = threads }
-        let server = MicroHTTPDServer(configuration: configuration, engine: MockEngine(scenario: scenario), logger: logger)
+        let engine = MockEngine(scenario: scenario)
+        let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger)
+        // SIGHUP reloads the scenario and its sets atomically; a broken file leaves the previous version serving.
+        let reloader = SignalHandler(signal: SIGHUP) {
+            do {
+                let fresh = try load(options, root: root)
+                engine.reload(fresh)
+                Output.error("mockd: SIGHUP: reloaded scenario '\(fresh.name)', \(fresh.index.stubs.count) stubs, \(fresh.overrides.count) overrides")
+            } catch {
+                Output.error("mockd: SIGHUP: reload failed, still serving the previous version:")
+                Output.errorLines(error)
+            }
+        }
         let baseURL: String
         do {
             baseURL = try server.start()
@@ -40,9 +48,15 @@ enum ServeCommand {
             "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubCount) stub\(stubCount == 1 ? "" : "s"); Ctrl-C to stop"
         )
         let received = signals.wait()
+        reloader.cancel()
         Output.error("mockd: \(received == SIGINT ? "SIGINT" : "SIGTERM") received, stopping")
         server.stop()
         return .success
+    }
+
+    static func load(_ options: ServeOptions, root: MockdRoot) throws -> Scenario {
+        if let config = options.config { return try Scenario.load(named: config, root: root) }
+        return try Scenario.single(set: options.set!, root: root)
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -77,4 +91,18 @@ final class SignalWaiter: @unchecked Sendable {
         semaphore.wait()
         return queue.sync { received }
     }
+}
+
+/// Runs `action` on a private queue each time `signal` arrives, until cancelled.
+final class SignalHandler: @unchecked Sendable {
+    private let source: any DispatchSourceSignal
+
+    init(signal number: Int32, action: @escaping @Sendable () -> Void) {
+        signal(number, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: number, queue: DispatchQueue(label: "mockd.signal.\(number)"))
+        source.setEventHandler(handler: action)
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
 }

@@ -92,6 +92,14 @@ struct HARImporterTests {
         #expect(report.warnings.contains("response headers not stored: connection ×1 (hop-by-hop), content-encoding ×1 (bodies are stored decoded), content-length ×1 (recomputed when served)"))
     }
 
+    @Test func recordedBodiesWithBracesAreMarkedLiteral() throws {
+        let (build, _) = try build([
+            HARReaderTests.entry(url: "https://a.example/app.js", content: #"{"text": "render('{{name}}')"}"#),
+            HARReaderTests.entry(url: "https://a.example/plain", content: #"{"text": "{}"}"#),
+        ])
+        #expect(build.file.stubs.map { $0.responses[0].templated } == [false, nil])
+    }
+
     @Test func hostFilterKeepsOnlyNamedHosts() throws {
         let (build, report) = try build(
             [

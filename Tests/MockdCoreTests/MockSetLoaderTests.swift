@@ -107,9 +107,9 @@ struct MockSetLoaderTests {
         #expect(scenario.index.stubs.map(\.id) == ["over-me", "GET_/only-base"])
         let engine = MockEngine(scenario: scenario)
         #expect(String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/me")).body, as: UTF8.self) == "override")
-        #expect(throws: ConfigError.self) { try Scenario.load(named: "bad", root: root) }
+        #expect(throws: ConfigErrors.self) { try Scenario.load(named: "bad", root: root) }
         do { _ = try Scenario.load(named: "bad", root: root) } catch { #expect("\(error)" == "configs/bad.json: sets[1]: '../etc' is not a valid mock set name") }
-        do { _ = try Scenario.load(named: "empty", root: root) } catch { #expect("\(error)" == "configs/empty.json: sets: name at least one mock set") }
+        do { _ = try Scenario.load(named: "empty", root: root) } catch { #expect("\(error)" == "configs/empty.json: sets: name at least one mock set (directly or through include)") }
     }
 
     @Test func bundledScenariosAndSetsLoad() throws {

@@ -36,4 +36,8 @@ typedef struct {
 /// Swift cannot call the variadic `MHD_start_daemon`, so this passes a fixed option list.
 struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *settings);
 
+/// The socket of a connection, or -1.
+/// Why: `MHD_get_connection_info` returns a union, which Swift cannot read field by field.
+int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection);
+
 #endif

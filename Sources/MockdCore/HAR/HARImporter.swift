@@ -179,6 +179,10 @@ public enum HARImporter {
                         headers: recorded.headers.isEmpty ? nil : recorded.headers,
                         recordedTimeMs: recorded.time.map { $0.rounded() }
                     )
+                    // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
+                    if recorded.body.firstRange(of: [0x7B, 0x7B]) != nil || recorded.headers.contains(where: { $0.contains("{{") }) {
+                        entry.templated = false
+                    }
                     if !recorded.body.isEmpty {
                         let base = step == 0 ? id : "\(id)_\(step + 1)"
                         let path = namer.uniqueFile(base, mimeType: recorded.mimeType, body: recorded.body)

@@ -8,13 +8,64 @@ public struct MockResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: Data
-    /// The id of the stub that produced this response, or `nil` when the request matched nothing.
+    /// The id of the stub or override that produced this response, or `nil` when the request matched nothing.
     public var stubID: String?
+    /// The recorded HAR entry's total time in ms, for `"latency": "recorded"`; never sent.
+    public var recordedTimeMs: Double?
+    /// Placeholders in the body or headers, parsed at load; `nil` for plain responses.
+    var template: ResponseTemplate?
 
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), stubID: String? = nil) {
+    public init(
+        status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), stubID: String? = nil,
+        recordedTimeMs: Double? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.stubID = stubID
+        self.recordedTimeMs = recordedTimeMs
+        self.template = ResponseTemplate(body: body, headers: headers)
+    }
+
+    /// Replaces the body and re-parses its placeholders.
+    mutating func replaceBody(_ newBody: Data) {
+        body = newBody
+        template = ResponseTemplate(body: body, headers: headers)
+    }
+
+    /// Marks the response as literal: `{{…}}` in it is sent as is (recorded bodies).
+    mutating func disableTemplate() {
+        template = nil
+    }
+
+    /// Re-checks headers for placeholders after an edit.
+    mutating func headersChanged() {
+        template = ResponseTemplate(body: body, headers: headers)
+    }
+
+    /// The response with every placeholder rendered; itself when it has none.
+    func rendered(_ context: @autoclosure () -> TemplateContext) -> MockResponse {
+        guard let template else { return self }
+        let context = context()
+        var copy = self
+        if let body = template.body { copy.body = body.render(context) }
+        if template.hasHeaderPlaceholders {
+            copy.headers = HTTPHeaders(headers.fields.map { .init(name: $0.name, value: Template.renderText($0.value, context)) })
+        }
+        copy.template = nil
+        return copy
+    }
+}
+
+/// The placeholders of one response.
+struct ResponseTemplate: Sendable {
+    let body: Template?
+    let hasHeaderPlaceholders: Bool
+
+    /// `nil` when neither the body nor any header value contains `{{`.
+    init?(body: Data, headers: HTTPHeaders) {
+        self.body = Template.parse(body)
+        self.hasHeaderPlaceholders = headers.contains { $0.value.contains("{{") }
+        if self.body == nil && !hasHeaderPlaceholders { return nil }
     }
 }

@@ -15,15 +15,38 @@ public struct NearMiss: Sendable, Equatable {
         public let actual: String
     }
 
+    /// The stub's or override's id.
     public let stubID: String
+    /// The stub's mock set, or `override` for a scenario override.
     public let setName: String
     /// 0 means identical; larger is further away.
     public let distance: Double
     public let differences: [Difference]
+    /// An override's priority (overrides are tried first, highest priority first, ties to the later one).
+    public var priority: Int?
 }
 
 /// Ranks stubs by distance to an unmatched request.
 public enum NearMissCalculator {
+    /// The `limit` closest stubs and overrides of `scenario` to `request`, nearest first.
+    public static func nearest(to request: HTTPRequest, in scenario: Scenario, limit: Int = 3) -> [NearMiss] {
+        let key = RequestKey(request)
+        var misses = nearest(to: request, in: scenario.index, limit: limit)
+        for override in scenario.overrides {
+            let differences = override.pattern.differences(request, key: key)
+            let distance = differences.reduce(0.0) { total, difference in
+                total + (difference.part == "method" ? 1 : difference.part == "path" ? 2 : 0.5)
+            }
+            misses.append(
+                NearMiss(stubID: override.id, setName: "override", distance: distance, differences: differences, priority: override.priority)
+            )
+        }
+        let ranked = misses.enumerated().sorted {
+            $0.element.distance != $1.element.distance ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
+        }
+        return ranked.prefix(limit).map(\.element)
+    }
+
     /// The `limit` closest stubs to `request`, nearest first; ties keep stub order.
     /// - Complexity: O(n) in the number of stubs; it runs only for requests that matched nothing.
     public static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int = 3) -> [NearMiss] {

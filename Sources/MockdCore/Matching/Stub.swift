@@ -42,8 +42,8 @@ public final class Stub: Sendable {
         }
     }
 
-    /// Whether the answer never depends on how often the stub was hit.
-    var isStatic: Bool { responses.count == 1 && afterLast != .notFound }
+    /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`).
+    var isStatic: Bool { responses.count == 1 && afterLast != .notFound && responses[0].template == nil }
 
     /// How many constraints beyond the key this stub imposes; more specific stubs win.
     var specificity: Int { headerConstraints.count + (body == nil ? 0 : 1) }

@@ -99,6 +99,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var json: JSONValue?
         /// The recorded HAR entry's total time in ms.
         public var recordedTimeMs: Double?
+        /// `false` sends `{{…}}` in the body and headers literally; default `true` (placeholders render).
+        /// The importer writes `false` for recorded bodies that happen to contain `{{`.
+        public var templated: Bool?
 
         public init(
             status: Int? = nil,
@@ -106,7 +109,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             bodyFile: String? = nil,
             body: String? = nil,
             json: JSONValue? = nil,
-            recordedTimeMs: Double? = nil
+            recordedTimeMs: Double? = nil,
+            templated: Bool? = nil
         ) {
             self.status = status
             self.headers = headers
@@ -114,6 +118,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             self.body = body
             self.json = json
             self.recordedTimeMs = recordedTimeMs
+            self.templated = templated
         }
     }
 }

@@ -138,7 +138,9 @@ public struct MockSetLoader: Sendable {
                 } else if let json = step.json {
                     body = try JSONValueEncoding.data(json)
                 }
-                responses.append(MockResponse(status: status, headers: headers, body: body))
+                var response = MockResponse(status: status, headers: headers, body: body, recordedTimeMs: step.recordedTimeMs)
+                if step.templated == false { response.disableTemplate() }
+                responses.append(response)
             }
             stubs.append(
                 Stub(

@@ -1,0 +1,18 @@
+/// A response plus how to deliver it: what the engine decides, as data, for the server bridge to carry out
+/// without blocking a worker thread.
+public struct PlannedResponse: Sendable {
+    public var response: MockResponse
+    /// Hold the response this long before sending it, in ms (0 = at once).
+    public var delayMs: Double
+    /// Deliver the body at this rate in bytes per second; `nil` = as fast as possible.
+    public var throttleBytesPerSecond: Int?
+    /// Break the exchange at the socket instead of answering normally.
+    public var fault: Fault?
+
+    public init(response: MockResponse, delayMs: Double = 0, throttleBytesPerSecond: Int? = nil, fault: Fault? = nil) {
+        self.response = response
+        self.delayMs = delayMs
+        self.throttleBytesPerSecond = throttleBytesPerSecond
+        self.fault = fault
+    }
+}

@@ -1,0 +1,194 @@
+public import Foundation
+
+/// A body or header value with `{{placeholder}}`s, parsed once at load and rendered per request.
+///
+/// Placeholders (unknown names are left as written):
+/// - `{{now}}` RFC 3339 UTC (`2026-11-29T20:00:00Z`), `{{now.http}}` HTTP-date (RFC 9110 §5.6.7),
+///   `{{now.epoch}}` seconds, `{{now.epochMs}}` milliseconds
+/// - `{{uuid}}` a random UUID (lower case)
+/// - `{{counter}}` how many times this stub or override has answered in the session, 1-based
+/// - `{{request.method}}`, `{{request.path}}`, `{{request.body}}`, `{{request.query.NAME}}` (decoded),
+///   `{{request.header.NAME}}`, `{{request.json.PATH}}` (dot path with `[i]`, e.g. `items[0].id`)
+/// - fixed fake values for redacted secrets and personal data: see `FakeValues`.
+public struct Template: Sendable {
+    enum Segment: Sendable {
+        case literal(Data)
+        /// A placeholder name and the exact bytes it was written as (sent back unchanged when unknown).
+        case placeholder(String, raw: Data)
+    }
+
+    let segments: [Segment]
+
+    /// Parses `data`; `nil` when it holds no placeholder, so plain bodies cost nothing at serve time.
+    ///
+    /// A placeholder is `{{name}}` where the name (spaces around it allowed) is letters, digits and `._-[]`;
+    /// anything else between braces stays text. Bodies that are not UTF-8 (images, fonts) are never templates.
+    public static func parse(_ data: Data) -> Template? {
+        let open: [UInt8] = [0x7B, 0x7B]
+        guard data.firstRange(of: open) != nil, String(data: data, encoding: .utf8) != nil else { return nil }
+        var segments: [Segment] = []
+        var literalStart = data.startIndex
+        var searchFrom = data.startIndex
+        while let start = data[searchFrom...].firstRange(of: open) {
+            let afterOpen = data[start.upperBound...]
+            guard let end = afterOpen.firstRange(of: [0x7D, 0x7D]) else { break }
+            let inner = afterOpen[..<end.lowerBound]
+            let name = String(decoding: inner, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            guard isPlaceholderName(name) else {
+                searchFrom = start.upperBound
+                continue
+            }
+            if start.lowerBound > literalStart { segments.append(.literal(Data(data[literalStart..<start.lowerBound]))) }
+            segments.append(.placeholder(name, raw: Data(data[start.lowerBound..<end.upperBound])))
+            literalStart = end.upperBound
+            searchFrom = end.upperBound
+        }
+        guard segments.contains(where: { if case .placeholder = $0 { return true } else { return false } }) else { return nil }
+        if literalStart < data.endIndex { segments.append(.literal(Data(data[literalStart...]))) }
+        return Template(segments: segments)
+    }
+
+    static func isPlaceholderName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 200
+            && name.utf8.allSatisfy { URLEncoding.isUnreserved($0) || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }
+    }
+
+    /// The text with every known placeholder replaced.
+    public func render(_ context: TemplateContext) -> Data {
+        var output = Data()
+        for segment in segments {
+            switch segment {
+            case .literal(let data): output.append(data)
+            case .placeholder(let name, let raw):
+                if let value = context.value(for: name) {
+                    output.append(contentsOf: value.utf8)
+                } else {
+                    output.append(raw)
+                }
+            }
+        }
+        return output
+    }
+
+    /// Renders a header value (only when it contains `{{`).
+    static func renderText(_ text: String, _ context: TemplateContext) -> String {
+        guard text.contains("{{"), let template = parse(Data(text.utf8)) else { return text }
+        return String(decoding: template.render(context), as: UTF8.self)
+    }
+}
+
+/// What placeholders can refer to while one response is rendered.
+public final class TemplateContext {
+    let request: HTTPRequest
+    /// 1-based call number of the answering stub or override in the session.
+    let call: Int
+    let now: Date
+    private lazy var json: Any? = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
+    private lazy var query = RequestPattern.decodedQuery(request.query)
+
+    public init(request: HTTPRequest, call: Int, now: Date = Date()) {
+        self.request = request
+        self.call = call
+        self.now = now
+    }
+
+    func value(for name: String) -> String? {
+        switch name {
+        case "now", "now.iso": return TemplateContext.rfc3339(now)
+        case "now.http": return TemplateContext.httpDate(now)
+        case "now.epoch": return String(Int(now.timeIntervalSince1970))
+        case "now.epochMs": return String(Int(now.timeIntervalSince1970 * 1000))
+        case "uuid": return UUID().uuidString.lowercased()
+        case "counter": return String(call)
+        case "request.method": return request.method
+        case "request.path": return String(request.path)
+        case "request.body": return String(decoding: request.body, as: UTF8.self)
+        default: break
+        }
+        if let fake = FakeValues.value(for: name) { return fake }
+        if name.hasPrefix("request.query.") {
+            let key = String(name.dropFirst("request.query.".count))
+            return query.first { $0.name == key }?.value ?? ""
+        }
+        if name.hasPrefix("request.header.") {
+            return request.headers[String(name.dropFirst("request.header.".count))] ?? ""
+        }
+        if name.hasPrefix("request.json.") {
+            return TemplateContext.lookup(json, path: String(name.dropFirst("request.json.".count))).map(TemplateContext.text) ?? ""
+        }
+        return nil
+    }
+
+    /// Follows `a.b[0].c` through parsed JSON.
+    static func lookup(_ root: Any?, path: String) -> Any? {
+        var current = root
+        for part in path.split(separator: ".") {
+            var name = Substring(part)
+            var indexes: [Int] = []
+            while let open = name.lastIndex(of: "["), name.hasSuffix("]") {
+                guard let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]) else { return nil }
+                indexes.insert(index, at: 0)
+                name = name[..<open]
+            }
+            if !name.isEmpty { current = (current as? [String: Any])?[String(name)] }
+            for index in indexes {
+                guard let array = current as? [Any], array.indices.contains(index) else { return nil }
+                current = array[index]
+            }
+        }
+        return current
+    }
+
+    /// A JSON value as text: strings without quotes, everything else as JSON.
+    static func text(_ value: Any) -> String {
+        if let string = value as? String { return string }
+        if value is NSNull { return "null" }
+        if let number = value as? NSNumber { return number.stringValue }
+        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return ""
+    }
+
+    static func rfc3339(_ date: Date) -> String {
+        var time = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
+            parts.tm_min, parts.tm_sec
+        )
+    }
+
+    /// IMF-fixdate, e.g. `Sun, 29 Nov 2026 20:00:00 GMT`.
+    static func httpDate(_ date: Date) -> String {
+        var time = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return String(
+            format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", days[Int(parts.tm_wday)], parts.tm_mday, months[Int(parts.tm_mon)],
+            parts.tm_year + 1900, parts.tm_hour, parts.tm_min, parts.tm_sec
+        )
+    }
+}
+
+/// Fixed, valid-looking fake values that placeholders for redacted secrets render to, so a redacted mock
+/// set still serves well-formed data and matches consistently.
+public enum FakeValues {
+    public static let values: [String: String] = [
+        "token": "mockd-token-0000000000000000",
+        "accessToken": "mockd-access-token-0000000000",
+        "refreshToken": "mockd-refresh-token-000000000",
+        "apiKey": "mockd-api-key-00000000",
+        "cookie": "mockd-cookie-value",
+        // An unsigned JWT ({"alg":"none"}) whose payload is {"sub":"mockd-user"}.
+        "jwt": "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJtb2NrZC11c2VyIn0.",
+        "email": "user@example.com",
+        "phone": "+15555550100",
+        "name": "Alex Example",
+    ]
+
+    public static func value(for name: String) -> String? { values[name] }
+}

@@ -1,0 +1,36 @@
+/// A scenario override: a request pattern with a priority and the response steps it gives.
+///
+/// Overrides are tried before the mock sets, highest `priority` first; among equal priorities the one
+/// listed later (in include order, then file order) wins.
+public final class Override: Sendable {
+    public let id: String
+    public let priority: Int
+    /// Position in the scenario after includes are resolved; breaks priority ties (later wins).
+    public let position: Int
+    public let pattern: RequestPattern
+    let steps: [ResponseRecipe]
+    public let afterLast: ExhaustionPolicy
+    let rateLimit: RateLimitRule?
+
+    init(
+        id: String, priority: Int, position: Int, pattern: RequestPattern, steps: [ResponseRecipe],
+        afterLast: ExhaustionPolicy, rateLimit: RateLimitRule?
+    ) {
+        precondition(!steps.isEmpty, "an override needs at least one step")
+        self.id = id
+        self.priority = priority
+        self.position = position
+        self.pattern = pattern
+        self.steps = steps
+        self.afterLast = afterLast
+        self.rateLimit = rateLimit
+    }
+
+}
+
+/// `rateLimit`: `limit` calls per `windowMs`, then 429 with `Retry-After`.
+struct RateLimitRule: Sendable {
+    let limit: Int
+    let windowMs: Double
+    let retryAfter: Int?
+}

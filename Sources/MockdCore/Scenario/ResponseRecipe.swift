@@ -1,0 +1,86 @@
+import Foundation
+
+/// One compiled response step of an override or of scenario `defaults`: edits applied on top of the
+/// response the mock sets give (or an empty 200 when no stub matches).
+struct ResponseRecipe: Sendable {
+    var status: Int?
+    /// Headers to set (`value`) or remove (`nil`), in order.
+    var headerEdits: [(name: String, value: String?)] = []
+    var addHeaders: [HTTPHeaders.Field] = []
+    var body: Data?
+    /// Content type to send with `body` when it replaces the stub's body.
+    var bodyContentType: String?
+    var bodyPatch: JSONValue?
+    var latency: LatencyModel?
+    var throttle: Int?
+    var fault: Fault?
+    /// `Retry-After` seconds of a `serverUnavailable` 503.
+    var serverUnavailableRetryAfter: Int?
+
+    /// Whether this step is a whole response rather than an edit of the stub's.
+    var replacesResponse: Bool { body != nil || serverUnavailableRetryAfter != nil }
+
+    /// Whether this step can answer without a matching stub.
+    var standsAlone: Bool { body != nil || status != nil || serverUnavailableRetryAfter != nil || fault != nil }
+
+    /// A step's fields, falling back to `defaults` for behaviour (latency, throttle, fault) it does not set.
+    func withDefaults(_ defaults: ResponseRecipe?) -> ResponseRecipe {
+        guard let defaults else { return self }
+        var merged = self
+        merged.latency = latency ?? defaults.latency
+        merged.throttle = throttle ?? defaults.throttle
+        merged.fault = fault ?? defaults.fault
+        merged.headerEdits = defaults.headerEdits + headerEdits
+        merged.addHeaders = defaults.addHeaders + addHeaders
+        return merged
+    }
+
+    /// The response this step gives over `base`.
+    /// - Throws: `RecipeError` when `bodyPatch` meets a body that is not JSON.
+    func apply(to base: MockResponse?) throws(RecipeError) -> MockResponse {
+        var response = base ?? MockResponse(status: 200)
+        if let retryAfter = serverUnavailableRetryAfter {
+            response.status = 503
+            response.headers.remove(name: "Retry-After")
+            response.headers.add(name: "Retry-After", value: String(retryAfter))
+            if body == nil {
+                response.headers.remove(name: "Content-Type")
+                response.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+                response.replaceBody(
+                    Data(#"{"error":"service_unavailable","message":"The service is temporarily unavailable; retry after \#(retryAfter) s."}"#.utf8)
+                )
+            }
+        }
+        if let status { response.status = status }
+        if let body {
+            response.replaceBody(body)
+            if let bodyContentType {
+                response.headers.remove(name: "Content-Type")
+                response.headers.add(name: "Content-Type", value: bodyContentType)
+            }
+        }
+        if let bodyPatch {
+            guard let json = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
+                throw RecipeError(message: "bodyPatch needs a JSON body to patch, but the response body is not JSON")
+            }
+            let encoder = JSONEncoder()
+            let pretty = response.body.contains(0x0A)
+            encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+            var patched = (try? encoder.encode(MergePatch.apply(bodyPatch, to: json))) ?? response.body
+            if pretty { patched.append(0x0A) }
+            response.replaceBody(patched)
+        }
+        for edit in headerEdits {
+            response.headers.remove(name: edit.name)
+            if let value = edit.value { response.headers.add(name: edit.name, value: value) }
+        }
+        for field in addHeaders { response.headers.add(name: field.name, value: field.value) }
+        if !headerEdits.isEmpty || !addHeaders.isEmpty { response.headersChanged() }
+        return response
+    }
+}
+
+/// Why a recipe could not be applied to a stub's response at serve time.
+struct RecipeError: Error {
+    let message: String
+}

@@ -1,0 +1,311 @@
+import Foundation
+
+/// A loaded scenario: mock sets layered into one `StubIndex`, plus overrides and defaults.
+public struct Scenario: Sendable {
+    public let name: String
+    public let description: String?
+    public let sets: [String]
+    public let index: StubIndex
+    /// Sorted for matching: highest priority first, then later position first.
+    public let overrides: [Override]
+    let defaults: ResponseRecipe?
+    public let conditionalRequests: Bool
+
+    public init(name: String, description: String? = nil, sets: [String], index: StubIndex) {
+        self.init(name: name, description: description, sets: sets, index: index, overrides: [], defaults: nil, conditionalRequests: false)
+    }
+
+    init(
+        name: String, description: String?, sets: [String], index: StubIndex, overrides: [Override],
+        defaults: ResponseRecipe?, conditionalRequests: Bool
+    ) {
+        self.name = name
+        self.description = description
+        self.sets = sets
+        self.index = index
+        self.overrides = overrides.sorted {
+            $0.priority != $1.priority ? $0.priority > $1.priority : $0.position > $1.position
+        }
+        self.defaults = defaults
+        self.conditionalRequests = conditionalRequests
+    }
+
+    /// Loads `configs/<name>.json` (or a `.json` path), its includes and every mock set it names.
+    ///
+    /// - Throws: `ConfigErrors` listing every problem found, each as `file: JSON path: message` — a missing
+    ///   or malformed scenario, an include cycle, an unknown set, a bad override.
+    public static func load(named name: String, root: MockdRoot) throws -> Scenario {
+        var problems: [ConfigError] = []
+        let resolved = ScenarioResolver(root: root).resolve(name, chain: [], problems: &problems)
+        guard let resolved else { throw ConfigErrors(problems) }
+        if resolved.sets.isEmpty {
+            problems.append(ConfigError(.invalidValue, file: resolved.display, jsonPath: "sets", message: "name at least one mock set (directly or through include)"))
+        }
+        let loader = MockSetLoader(root: root)
+        var layers: [[Stub]] = []
+        for set in resolved.sets {
+            do {
+                layers.append(try loader.load(set: set.name))
+            } catch let error as ConfigError {
+                problems.append(error)
+            }
+        }
+        let compiler = RecipeCompiler(root: root)
+        var defaults: ResponseRecipe?
+        if let entry = resolved.defaults {
+            defaults = compiler.compile(entry.value, file: entry.display, path: "defaults", problems: &problems)
+        }
+        var overrides: [Override] = []
+        for (position, source) in resolved.overrides.enumerated() {
+            if let override = compiler.compileOverride(source.entry, file: source.display, path: "overrides[\(source.index)]", position: position, problems: &problems) {
+                overrides.append(override)
+            }
+        }
+        guard problems.isEmpty else { throw ConfigErrors(problems) }
+        return Scenario(
+            name: resolved.name, description: resolved.description, sets: resolved.sets.map(\.name),
+            index: StubIndex(layers: layers), overrides: overrides, defaults: defaults,
+            conditionalRequests: resolved.conditionalRequests ?? false
+        )
+    }
+
+    /// A scenario serving one mock set, for `mockd --set NAME`.
+    public static func single(set name: String, root: MockdRoot) throws -> Scenario {
+        let stubs = try MockSetLoader(root: root).load(set: name)
+        return Scenario(name: name, sets: [name], index: StubIndex(layers: [stubs]))
+    }
+}
+
+/// Several problems found in one load, printed one per line.
+public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
+    public let errors: [ConfigError]
+
+    public init(_ errors: [ConfigError]) {
+        self.errors = errors
+    }
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}
+
+/// Follows `include` chains and merges scenario files: included content first, the including file last.
+struct ScenarioResolver {
+    let root: MockdRoot
+
+    struct SetReference {
+        let name: String
+    }
+
+    struct OverrideSource {
+        let entry: ScenarioFile.OverrideEntry
+        let display: String
+        let index: Int
+    }
+
+    struct Resolved {
+        var name: String
+        var display: String
+        var description: String?
+        var sets: [SetReference] = []
+        var defaults: (value: ResponseStepEntry, display: String)?
+        var conditionalRequests: Bool?
+        var overrides: [OverrideSource] = []
+    }
+
+    func resolve(_ name: String, chain: [String], problems: inout [ConfigError]) -> Resolved? {
+        let url = root.configURL(name)
+        let display = root.display(url)
+        if chain.contains(url.path) {
+            problems.append(
+                ConfigError(.invalidValue, file: display, jsonPath: "include", message: "include cycle: \((chain + [url.path]).map { root.display(URL(fileURLWithPath: $0)) }.joined(separator: " → "))")
+            )
+            return nil
+        }
+        let file: ScenarioFile
+        do {
+            file = try ScenarioResolver.read(url, display: display, name: name)
+        } catch let error as ConfigError {
+            problems.append(error)
+            return nil
+        } catch {
+            problems.append(ConfigError(.unreadable, file: display, message: "\(error)"))
+            return nil
+        }
+        var resolved = Resolved(name: url.deletingPathExtension().lastPathComponent, display: display, description: file.description)
+        for (position, included) in (file.include ?? []).enumerated() {
+            guard MockdRoot.isValidName(included) else {
+                problems.append(ConfigError(.invalidValue, file: display, jsonPath: "include[\(position)]", message: "'\(included)' is not a valid scenario name"))
+                continue
+            }
+            guard let base = resolve(included, chain: chain + [url.path], problems: &problems) else { continue }
+            for set in base.sets where !resolved.sets.contains(where: { $0.name == set.name }) { resolved.sets.append(set) }
+            if let defaults = base.defaults { resolved.defaults = defaults }
+            resolved.conditionalRequests = base.conditionalRequests ?? resolved.conditionalRequests
+            resolved.overrides += base.overrides
+            resolved.description = resolved.description ?? base.description
+        }
+        for (position, set) in (file.sets ?? []).enumerated() {
+            guard MockdRoot.isValidName(set) else {
+                problems.append(ConfigError(.invalidValue, file: display, jsonPath: "sets[\(position)]", message: "'\(set)' is not a valid mock set name"))
+                continue
+            }
+            // A set named again moves to the later position, so it wins over the sets before it.
+            resolved.sets.removeAll { $0.name == set }
+            resolved.sets.append(SetReference(name: set))
+        }
+        if let defaults = file.defaults {
+            resolved.defaults = (ResponseStepEntry.merging(defaults, over: resolved.defaults?.value), display)
+        }
+        if let conditional = file.conditionalRequests { resolved.conditionalRequests = conditional }
+        for (index, entry) in (file.overrides ?? []).enumerated() {
+            resolved.overrides.append(OverrideSource(entry: entry, display: display, index: index))
+        }
+        return resolved
+    }
+
+    static func read(_ url: URL, display: String, name: String) throws -> ScenarioFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) {
+                throw ConfigError(.fileNotFound, file: display, message: "scenario '\(name)' not found (looked for \(url.path))")
+            }
+            throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode(ScenarioFile.self, from: data)
+        } catch let error as DecodingError {
+            throw ConfigError.decoding(error, file: display)
+        }
+    }
+}
+
+extension ResponseStepEntry {
+    /// `own` fields where set, else `base` fields.
+    static func merging(_ own: ResponseStepEntry, over base: ResponseStepEntry?) -> ResponseStepEntry {
+        guard let base else { return own }
+        var headers = base.headers ?? [:]
+        for (name, value) in own.headers ?? [:] { headers[name] = value }
+        return ResponseStepEntry(
+            status: own.status ?? base.status, headers: headers.isEmpty ? nil : headers,
+            addHeaders: (base.addHeaders ?? []) + (own.addHeaders ?? []), body: own.body ?? base.body,
+            bodyFile: own.bodyFile ?? base.bodyFile, bodyPatch: own.bodyPatch ?? base.bodyPatch,
+            latency: own.latency ?? base.latency, throttle: own.throttle ?? base.throttle, fault: own.fault ?? base.fault,
+            serverUnavailable: own.serverUnavailable ?? base.serverUnavailable
+        )
+    }
+}
+
+/// Compiles override and defaults entries into `Override`s and `ResponseRecipe`s, reporting problems.
+struct RecipeCompiler {
+    let root: MockdRoot
+
+    func compileOverride(
+        _ entry: ScenarioFile.OverrideEntry, file: String, path: String, position: Int, problems: inout [ConfigError]
+    ) -> Override? {
+        let before = problems.count
+        let match = entry.match
+        if let method = match.method, !HTTPToken.isToken(method) {
+            problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.method", message: "'\(method)' is not an HTTP method token"))
+        }
+        if let matchPath = match.path, !matchPath.hasPrefix("/") {
+            problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.path", message: "must start with '/' (got '\(matchPath)')"))
+        }
+        var bodyCondition: RequestPattern.BodyCondition?
+        if let body = match.body {
+            let given = [body.json != nil, body.text != nil, body.contains != nil].filter { $0 }.count
+            if given != 1 {
+                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.body", message: #"give exactly one of "json", "text", "contains""#))
+            } else if let json = body.json {
+                bodyCondition = .json(json)
+            } else if let text = body.text {
+                bodyCondition = .text(text)
+            } else if let contains = body.contains {
+                bodyCondition = .contains(contains)
+            }
+        }
+        let pattern = RequestPattern(
+            method: match.method, path: match.path, query: match.query ?? [:], headers: match.headers ?? [:], body: bodyCondition
+        )
+        var steps: [ResponseRecipe] = []
+        if let responses = entry.responses {
+            if responses.isEmpty {
+                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).responses", message: "needs at least one response"))
+            }
+            for (index, step) in responses.enumerated() {
+                if let recipe = compile(step, file: file, path: "\(path).responses[\(index)]", problems: &problems) { steps.append(recipe) }
+            }
+        } else if let recipe = compile(entry.step, file: file, path: path, problems: &problems) {
+            steps.append(recipe)
+        }
+        var rateLimit: RateLimitRule?
+        if let rule = entry.rateLimit {
+            if rule.limit < 0 || (rule.windowMs ?? 1) <= 0 {
+                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).rateLimit", message: "limit must be ≥ 0 and windowMs > 0"))
+            }
+            rateLimit = RateLimitRule(limit: rule.limit, windowMs: Double(rule.windowMs ?? 60_000), retryAfter: rule.retryAfter)
+        }
+        guard problems.count == before, !steps.isEmpty else { return nil }
+        return Override(
+            id: entry.id ?? "override-\(position + 1)", priority: entry.priority ?? 0, position: position, pattern: pattern,
+            steps: steps, afterLast: entry.afterLast ?? .repeatLast, rateLimit: rateLimit
+        )
+    }
+
+    func compile(_ entry: ResponseStepEntry, file: String, path: String, problems: inout [ConfigError]) -> ResponseRecipe? {
+        let before = problems.count
+        func fail(_ field: String, _ message: String) {
+            problems.append(ConfigError(.invalidValue, file: file, jsonPath: field.isEmpty ? path : "\(path).\(field)", message: message))
+        }
+        var recipe = ResponseRecipe()
+        if let status = entry.status {
+            if (100...999).contains(status) { recipe.status = status } else { fail("status", "\(status) is not an HTTP status code (100–999)") }
+        }
+        for (name, value) in (entry.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if !HTTPToken.isToken(name) { fail("headers", "'\(name)' is not a header name") }
+            recipe.headerEdits.append((name, value))
+        }
+        for (index, line) in (entry.addHeaders ?? []).enumerated() {
+            guard let field = HeaderLine.parse(line) else {
+                fail("addHeaders[\(index)]", "expected \"Name: value\", got '\(line)'")
+                continue
+            }
+            recipe.addHeaders.append(field)
+        }
+        if entry.body != nil && entry.bodyFile != nil { fail("", #"give "body" or "bodyFile", not both"#) }
+        if let body = entry.body {
+            if case .string(let text) = body {
+                recipe.body = Data(text.utf8)
+                recipe.bodyContentType = "text/plain; charset=utf-8"
+            } else {
+                recipe.body = try? JSONValueEncoding.data(body)
+                recipe.bodyContentType = "application/json; charset=utf-8"
+            }
+        }
+        if let bodyFile = entry.bodyFile {
+            let reader = BodyFileReader(folder: root.mocksURL, root: root)
+            do {
+                recipe.body = try reader.read(bodyFile, indexName: file, jsonPath: "\(path).bodyFile")
+                if bodyFile.hasSuffix(".json") { recipe.bodyContentType = "application/json; charset=utf-8" }
+            } catch let error as ConfigError {
+                problems.append(
+                    ConfigError(error.code, file: file, jsonPath: error.jsonPath, message: error.message.replacingOccurrences(of: "mock set folder", with: "mocks/ folder"))
+                )
+            } catch {}
+        }
+        if let patch = entry.bodyPatch {
+            if case .object = patch { recipe.bodyPatch = patch } else { fail("bodyPatch", "must be a JSON object (RFC 7386 merge patch)") }
+        }
+        if let latency = entry.latency {
+            switch latency {
+            case .uniform(let low, let high, _) where low > high: fail("latency", "min (\(low)) must not exceed max (\(high))")
+            case .fixed(let value) where value < 0: fail("latency", "must be ≥ 0 ms")
+            default: recipe.latency = LatencyModel(latency)
+            }
+        }
+        recipe.throttle = entry.throttle?.bytesPerSecond
+        recipe.fault = entry.fault
+        recipe.serverUnavailableRetryAfter = entry.serverUnavailable?.retryAfter
+        return problems.count == before ? recipe : nil
+    }
+}

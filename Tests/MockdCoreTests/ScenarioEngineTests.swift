@@ -1,0 +1,319 @@
+import Foundation
+import MockdTestSupport
+import Synchronization
+import Testing
+
+@testable import MockdCore
+
+/// Scenario files through the engine, in process: overrides, priorities, edits, sequences, placeholders.
+struct ScenarioEngineTests {
+    /// A root with set `base` (three stubs) and the given scenario files.
+    static func makeRoot(_ configs: [String: String]) throws -> MockdRoot {
+        let url = Paths.makeTemporaryDirectory()
+        let files: [String: String] = [
+            "mocks/base/index.json": #"""
+                {"stubs": [
+                  {"id": "order", "request": {"method": "GET", "path": "/v1/orders/4521"},
+                   "responses": [{"headers": ["Content-Type: application/json", "ETag: \"v7\"", "X-Trace: abc"], "bodyFile": "bodies/order.json", "recordedTimeMs": 120}]},
+                  {"id": "poll", "request": {"method": "GET", "path": "/poll"}, "responses": [{"body": "one"}, {"body": "two"}]},
+                  {"id": "avatar", "request": {"method": "GET", "path": "/avatar.png"}, "responses": [{"headers": ["Content-Type: image/png"], "body": "PNG"}]}
+                ]}
+                """#,
+            "mocks/base/bodies/order.json": "{\n  \"id\": \"4521\",\n  \"status\": \"shipped\",\n  \"items\": [1, 2],\n  \"note\": \"keep\"\n}\n",
+        ]
+        for (path, text) in files.merging(configs.map { ("configs/\($0.key).json", $0.value) }, uniquingKeysWith: { $1 }) {
+            let file = url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        return MockdRoot(url: url)
+    }
+
+    static func engine(_ scenario: String, clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds) throws -> MockEngine {
+        let root = try makeRoot(["s": scenario])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        return MockEngine(scenario: try Scenario.load(named: "s", root: root), clock: clock)
+    }
+
+    static func get(_ target: String, headers: [(String, String)] = [], method: String = "GET", body: String = "") -> HTTPRequest {
+        HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers), body: Data(body.utf8))
+    }
+
+    static func json(_ response: MockResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+    }
+
+    @Test func highestPriorityWinsAndTiesGoToTheLaterOverride() throws {
+        let engine = try Self.engine(#"""
+            {"sets": ["base"], "overrides": [
+              {"id": "low", "match": {"path": "/v1/orders/{id}"}, "status": 500},
+              {"id": "high", "priority": 5, "match": {"path": "/v1/orders/{id}"}, "status": 502},
+              {"id": "tie-first", "priority": 1, "match": {"path": "/poll"}, "status": 401},
+              {"id": "tie-later", "priority": 1, "match": {"path": "/poll"}, "status": 403}
+            ]}
+            """#)
+        let order = engine.respond(to: Self.get("/v1/orders/4521"))
+        #expect(order.status == 502)
+        #expect(order.stubID == "high")
+        #expect(engine.respond(to: Self.get("/poll")).stubID == "tie-later")
+        #expect(engine.respond(to: Self.get("/poll")).status == 403)
+    }
+
+    @Test func overrideWithoutBodyEditsTheStubResponse() throws {
+        let engine = try Self.engine(#"""
+            {"sets": ["base"], "overrides": [
+              {"match": {"method": "GET", "path": "/v1/orders/{id}"}, "status": 200,
+               "headers": {"X-Trace": null, "Cache-Control": "no-store"}, "addHeaders": ["Set-Cookie: a=1", "Set-Cookie: b=2"],
+               "bodyPatch": {"status": "delivered", "note": null, "items": [3], "extra": {"k": true}}}
+            ]}
+            """#)
+        let response = engine.respond(to: Self.get("/v1/orders/4521"))
+        #expect(String(decoding: response.body, as: UTF8.self) == """
+            {
+              "extra" : {
+                "k" : true
+              },
+              "id" : "4521",
+              "items" : [
+                3
+              ],
+              "status" : "delivered"
+            }
+
+            """)
+        #expect(response.headers.fields.map(\.name) == ["Content-Type", "ETag", "Cache-Control", "Set-Cookie", "Set-Cookie"])
+        #expect(response.headers.values(named: "set-cookie") == ["a=1", "b=2"])
+    }
+
+    @Test func mergePatchFollowsRFC7386Examples() throws {
+        // RFC 7386 Appendix A, a selection.
+        let cases: [(String, String, String)] = [
+            (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"b"}"#, #"{"b":"c"}"#, #"{"a":"b","b":"c"}"#),
+            (#"{"a":"b"}"#, #"{"a":null}"#, #"{}"#),
+            (#"{"a":["b"]}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
+            (#"["a","b"]"#, #"{"a":"b","c":null}"#, #"{"a":"b"}"#),
+            (#"{"e":null}"#, #"{"a":1}"#, #"{"a":1,"e":null}"#),
+        ]
+        for (target, patch, expected) in cases {
+            let decode = { (text: String) in try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
+            let result = MergePatch.apply(try decode(patch), to: try decode(target))
+            #expect(result == (try decode(expected)), "\(target) + \(patch)")
+        }
+    }
+
+    @Test func responsesFormASequenceWithExhaustionPolicy() throws {
+        let engine = try Self.engine(#"""
+            {"sets": ["base"], "overrides": [
+              {"id": "flaky", "match": {"path": "/v1/orders/4521"}, "afterLast": "notFound",
+               "responses": [{"serverUnavailable": true}, {"serverUnavailable": {"retryAfter": 120}}, {}]}
+            ]}
+            """#)
+        let first = engine.respond(to: Self.get("/v1/orders/4521"))
+        #expect(first.status == 503)
+        #expect(first.headers["Retry-After"] == "30")
+        #expect(Self.json(first)["error"] as? String == "service_unavailable")
+        #expect(engine.respond(to: Self.get("/v1/orders/4521")).headers["Retry-After"] == "120")
+        let third = engine.respond(to: Self.get("/v1/orders/4521"))
+        #expect(third.status == 200)
+        #expect(Self.json(third)["status"] as? String == "shipped")
+        #expect(engine.respond(to: Self.get("/v1/orders/4521")).status == 404)
+        engine.resetSequences()
+        #expect(engine.respond(to: Self.get("/v1/orders/4521")).status == 503)
+    }
+
+    @Test func rateLimitAnswers429UntilTheWindowEndsAndResetsWithSequences() throws {
+        let now = Mutex(0.0)
+        let engine = try Self.engine(
+            #"{"sets": ["base"], "overrides": [{"id": "limited", "match": {"path": "/avatar.png"}, "rateLimit": {"limit": 2, "windowMs": 10000}}]}"#,
+            clock: { now.withLock { $0 } }
+        )
+        #expect(engine.respond(to: Self.get("/avatar.png")).status == 200)
+        now.withLock { $0 = 4000 }
+        #expect(engine.respond(to: Self.get("/avatar.png")).status == 200)
+        let limited = engine.respond(to: Self.get("/avatar.png"))
+        #expect(limited.status == 429)
+        #expect(limited.headers["Retry-After"] == "6")
+        #expect(Self.json(limited)["error"] as? String == "rate_limited")
+        now.withLock { $0 = 10_000 }
+        #expect(engine.respond(to: Self.get("/avatar.png")).status == 200)
+        #expect(engine.respond(to: Self.get("/avatar.png")).status == 200)
+        #expect(engine.respond(to: Self.get("/avatar.png")).status == 429)
+        engine.resetSequences()
+        #expect(engine.respond(to: Self.get("/avatar.png")).status == 200)
+    }
+
+    @Test func conditionalRequestsAnswer304WhenEnabled() throws {
+        let enabled = try Self.engine(#"{"sets": ["base"], "conditionalRequests": true}"#)
+        let notModified = enabled.respond(to: Self.get("/v1/orders/4521", headers: [("If-None-Match", "W/\"v7\", \"other\"")]))
+        #expect(notModified.status == 304)
+        #expect(notModified.body.isEmpty)
+        #expect(notModified.headers.fields.map(\.name) == ["ETag"])
+        #expect(enabled.respond(to: Self.get("/v1/orders/4521", headers: [("If-None-Match", "\"v6\"")])).status == 200)
+        let disabled = try Self.engine(#"{"sets": ["base"]}"#)
+        #expect(disabled.respond(to: Self.get("/v1/orders/4521", headers: [("If-None-Match", "\"v7\"")])).status == 200)
+    }
+
+    @Test func matchOnQueryHeadersAndJSONBodySubset() throws {
+        let engine = try Self.engine(#"""
+            {"sets": ["base"], "overrides": [
+              {"id": "vip", "match": {"method": "POST", "path": "/checkout", "query": {"coupon": "a b"}, "headers": {"x-client": "ios"},
+                                       "body": {"json": {"cart": {"total": 10}}}},
+               "status": 201, "body": {"ok": true}}
+            ]}
+            """#)
+        let hit = engine.respond(
+            to: Self.get("/checkout?x=1&coupon=a+b", headers: [("X-Client", "ios")], method: "POST", body: #"{"cart": {"total": 10.0, "items": 3}, "u": 1}"#)
+        )
+        #expect(hit.status == 201)
+        #expect(hit.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(String(decoding: hit.body, as: UTF8.self) == #"{"ok":true}"#)
+        let miss = engine.respond(to: Self.get("/checkout?coupon=a+b", headers: [("X-Client", "ios")], method: "POST", body: #"{"cart": {"total": 11}}"#))
+        #expect(miss.status == 404)
+        let nearest = try #require((Self.json(miss)["nearMisses"] as? [[String: Any]])?.first)
+        #expect(nearest["stub"] as? String == "vip")
+        #expect(nearest["priority"] as? Int == 0)
+        #expect((nearest["differs"] as? [[String: String]])?.first?["part"] == "body")
+    }
+
+    @Test func placeholdersRenderAtServeTime() throws {
+        let engine = try Self.engine(#"""
+            {"sets": ["base"], "overrides": [
+              {"id": "echo", "match": {"path": "/echo/{id}"},
+               "headers": {"X-Request-Path": "{{request.path}}"},
+               "body": {"path": "{{request.path}}", "q": "{{request.query.q}}", "h": "{{request.header.X-Device}}",
+                        "name": "{{request.json.user.names[1]}}", "n": "{{counter}}", "token": "{{token}}", "email": "{{email}}",
+                        "unknown": "{{nope}}", "id": "{{uuid}}", "at": "{{now}}", "date": "{{now.http}}"}}
+            ]}
+            """#)
+        let request = Self.get("/echo/7?q=a+b%21", headers: [("X-Device", "iPhone")], method: "POST", body: #"{"user": {"names": ["A", "Zoë"]}}"#)
+        let first = Self.json(engine.respond(to: request))
+        #expect(first["path"] as? String == "/echo/7")
+        #expect(first["q"] as? String == "a b!")
+        #expect(first["h"] as? String == "iPhone")
+        #expect(first["name"] as? String == "Zoë")
+        #expect(first["n"] as? String == "1")
+        #expect(first["token"] as? String == "mockd-token-0000000000000000")
+        #expect(first["email"] as? String == "user@example.com")
+        #expect(first["unknown"] as? String == "{{nope}}")
+        #expect((first["id"] as? String)?.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) != nil)
+        #expect((first["at"] as? String)?.wholeMatch(of: /20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil)
+        #expect((first["date"] as? String)?.wholeMatch(of: /(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) 20\d\d \d\d:\d\d:\d\d GMT/) != nil)
+        #expect(engine.respond(to: request).headers["X-Request-Path"] == "/echo/7")
+        #expect(Self.json(engine.respond(to: request))["n"] as? String == "3")
+    }
+
+    @Test func dateFormatsAreExact() {
+        let date = Date(timeIntervalSince1970: 1_795_636_800)  // 2026-11-25T20:00:00Z, a Wednesday
+        #expect(TemplateContext.rfc3339(date) == "2026-11-25T20:00:00Z")
+        #expect(TemplateContext.httpDate(date) == "Wed, 25 Nov 2026 20:00:00 GMT")
+    }
+
+    @Test func unknownPlaceholdersAndNonUTF8BodiesStayByteExact() {
+        let text = Data("a {{ nope }} b {{x y}} c {{{token}}} {{ token }}".utf8)
+        let rendered = Template.parse(text)!.render(TemplateContext(request: HTTPRequest(method: "GET", target: "/"), call: 1))
+        #expect(String(decoding: rendered, as: UTF8.self) == "a {{ nope }} b {{x y}} c {{{token}}} mockd-token-0000000000000000")
+        #expect(Template.parse(Data([0xFF, 0xD8, 0x7B, 0x7B]) + Data("token}}".utf8)) == nil)
+    }
+
+    @Test func plainBodiesCarryNoTemplate() {
+        #expect(MockResponse(status: 200, body: Data("{\"a\": \"{ not a placeholder }\"}".utf8)).template == nil)
+        #expect(MockResponse(status: 200, body: Data("{{token}}".utf8)).template != nil)
+        #expect(MockResponse(status: 200, headers: HTTPHeaders([("X-Id", "{{uuid}}")])).template != nil)
+    }
+
+    @Test func latencyModels() throws {
+        #expect(LatencyModel(.fixed(250)).delay(call: 0, recordedTimeMs: nil) == 250)
+        #expect(LatencyModel(.recorded(factor: 0.5)).delay(call: 3, recordedTimeMs: 120) == 60)
+        let uniform = LatencyModel(.uniform(min: 100, max: 200, seed: 1))
+        for call in 0..<200 { #expect((100...200).contains(uniform.delay(call: call, recordedTimeMs: nil))) }
+        let seeded = LatencyModel(.logNormal(median: 1000, sigma: 0.5, seed: 42))
+        let first = (0..<1000).map { seeded.delay(call: $0, recordedTimeMs: nil) }
+        #expect(first == (0..<1000).map { seeded.delay(call: $0, recordedTimeMs: nil) })
+        let median = first.sorted()[500]
+        #expect(median > 900 && median < 1100)
+        let other = LatencyModel(.logNormal(median: 1000, sigma: 0.5, seed: 43))
+        #expect(first != (0..<1000).map { other.delay(call: $0, recordedTimeMs: nil) })
+    }
+
+    @Test func planCarriesLatencyThrottleAndFault() throws {
+        let engine = try Self.engine(#"""
+            {"sets": ["base"], "defaults": {"latency": 40},
+             "overrides": [
+               {"match": {"path": "/avatar.png"}, "throttle": "3g"},
+               {"match": {"path": "/poll"}, "latency": {"recorded": 2}, "fault": "truncatedBody"},
+               {"match": {"path": "/v1/orders/4521"}, "latency": {"recorded": 2}}
+             ]}
+            """#)
+        let avatar = engine.plan(Self.get("/avatar.png"))
+        #expect(avatar.throttleBytesPerSecond == 97_500)
+        #expect(avatar.delayMs == 40)
+        let poll = engine.plan(Self.get("/poll"))
+        #expect(poll.fault == .truncatedBody)
+        #expect(engine.plan(Self.get("/v1/orders/4521")).delayMs == 240)
+    }
+
+    @Test func includeExtendsAnotherScenario() throws {
+        let root = try Self.makeRoot([
+            "base": #"{"description": "base", "sets": ["base"], "conditionalRequests": true, "overrides": [{"id": "a", "match": {"path": "/poll"}, "status": 418}]}"#,
+            "child": #"{"include": ["base"], "overrides": [{"id": "b", "match": {"path": "/poll"}, "status": 451}]}"#,
+            "loop1": #"{"include": ["loop2"], "sets": ["base"]}"#,
+            "loop2": #"{"include": ["loop1"]}"#,
+        ])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let child = try Scenario.load(named: "child", root: root)
+        #expect(child.sets == ["base"])
+        #expect(child.conditionalRequests)
+        #expect(child.description == "base")
+        #expect(MockEngine(scenario: child).respond(to: Self.get("/poll")).status == 451)
+        #expect {
+            try Scenario.load(named: "loop1", root: root)
+        } throws: { error in
+            "\(error)" == "configs/loop1.json: include: include cycle: configs/loop1.json → configs/loop2.json → configs/loop1.json"
+        }
+    }
+
+    @Test func everyProblemIsReportedWithFileAndJSONPath() throws {
+        let root = try Self.makeRoot([
+            "broken": #"""
+                {"sets": ["base", "missing"], "defaults": {"latency": -5},
+                 "overrides": [
+                   {"match": {"path": "orders"}, "status": 42},
+                   {"match": {"method": "G T", "body": {"json": 1, "text": "x"}}, "responses": []},
+                   {"match": {}, "bodyFile": "../../etc/passwd", "bodyPatch": [1], "addHeaders": ["nocolon"]}
+                 ]}
+                """#
+        ])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect {
+            try Scenario.load(named: "broken", root: root)
+        } throws: { error in
+            "\(error)" == """
+                mocks/missing/index.json: mock set 'missing' not found (create it with `mockd import-har FILE --set missing`)
+                configs/broken.json: defaults.latency: must be ≥ 0 ms
+                configs/broken.json: overrides[0].match.path: must start with '/' (got 'orders')
+                configs/broken.json: overrides[0].status: 42 is not an HTTP status code (100–999)
+                configs/broken.json: overrides[1].match.method: 'G T' is not an HTTP method token
+                configs/broken.json: overrides[1].match.body: give exactly one of "json", "text", "contains"
+                configs/broken.json: overrides[1].responses: needs at least one response
+                configs/broken.json: overrides[2].addHeaders[0]: expected "Name: value", got 'nocolon'
+                configs/broken.json: overrides[2].bodyFile: '../../etc/passwd' is outside the mocks/ folder; body files must stay inside it
+                configs/broken.json: overrides[2].bodyPatch: must be a JSON object (RFC 7386 merge patch)
+                """
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "latency": "soon"}]}"#, #"configs/s.json: overrides[0].latency: expected a number of ms, "recorded" or an object, got "soon""#),
+        (#"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "throttle": "5g"}]}"#, #"configs/s.json: overrides[0].throttle: unknown throttle profile "5g" (known: 3g, edge, lte)"#),
+        (#"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "fault": "explode"}]}"#, "configs/s.json: overrides[0].fault: Cannot initialize Fault from invalid String value explode"),
+        (#"{"sets": ["base"], "overrides": [{"path": "/x"}]}"#, "configs/s.json: overrides[0].match: required field is missing"),
+        (#"{"version": 2, "sets": ["base"]}"#, "configs/s.json: version: version 2 is newer than this mockd supports (up to 1)"),
+    ])
+    func malformedValuesNameTheirPath(_ scenario: String, _ expected: String) throws {
+        let root = try Self.makeRoot(["s": scenario])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect { try Scenario.load(named: "s", root: root) } throws: { "\($0)" == expected }
+    }
+}
