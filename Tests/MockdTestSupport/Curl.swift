@@ -121,3 +121,11 @@ public enum Curl {
         return output + "\""
     }
 }
+
+extension Curl {
+    /// Runs curl with `arguments` as given (plus `--silent --show-error`) and returns its exit status, stdout and
+    /// stderr: for faults, where curl's exit code is the observation (52 empty reply, 56 reset, 18 partial…).
+    public static func run(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["--silent", "--show-error"] + arguments)
+    }
+}

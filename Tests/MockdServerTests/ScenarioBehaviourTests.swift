@@ -1,0 +1,142 @@
+import Foundation
+import MockdCore
+import MockdServer
+import MockdTestSupport
+import Testing
+
+/// Scenario behaviour at the socket, against the live bridge with real clients.
+@Suite
+struct ScenarioBehaviourTests {
+    /// A server over `scenario` (a scenario file's JSON) with set `base` holding `/ok` and a 1 MB `/big`.
+    final class Harness {
+        let server: MicroHTTPDServer
+        let baseURL: String
+        let root: URL
+
+        init(_ scenario: String) throws {
+            root = Paths.makeTemporaryDirectory()
+            let big = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let files: [(String, Data)] = [
+                ("mocks/base/index.json", Data(#"""
+                    {"stubs": [
+                      {"id": "ok", "request": {"method": "GET", "path": "/ok"}, "responses": [{"headers": ["Content-Type: text/plain"], "body": "ok"}]},
+                      {"id": "big", "request": {"method": "GET", "path": "/big"}, "responses": [{"headers": ["Content-Type: application/octet-stream"], "bodyFile": "bodies/big.bin"}]}
+                    ]}
+                    """#.utf8)),
+                ("mocks/base/bodies/big.bin", big),
+                ("configs/s.json", Data(scenario.utf8)),
+            ]
+            for (path, data) in files {
+                let url = root.appendingPathComponent(path)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: url)
+            }
+            let loaded = try Scenario.load(named: "s", root: MockdRoot(url: root))
+            var configuration = MicroHTTPDServer.Configuration()
+            configuration.noResponseHoldMilliseconds = 3_000
+            server = MicroHTTPDServer(configuration: configuration, engine: MockEngine(scenario: loaded), logger: Logger(level: .error, sink: InMemoryLogSink()))
+            baseURL = try server.start()
+        }
+
+        deinit {
+            server.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+    }
+
+    @Test func latencyNeverBlocksAWorkerThread() throws {
+        let harness = try Harness(#"{"sets": ["base"], "overrides": [{"match": {"path": "/slow"}, "status": 200, "body": "slow", "latency": 1000}]}"#)
+        // 200 delayed requests at once on a server with one worker thread per core: if latency blocked a
+        // worker, they would take 100 s; the fast requests sent after them are answered at once. (The daemon's
+        // thread count is checked on the real process in BundledScenarioTests.)
+        let started = Date()
+        let slowURL = harness.baseURL + "/slow"
+        let slow = Thread.detached { try? Curl.parallel(Array(repeating: CurlRequest(url: slowURL), count: 200)) }
+        var suspendedSeen = 0
+        for _ in 0..<100 where suspendedSeen < 150 {
+            usleep(10_000)
+            suspendedSeen = max(suspendedSeen, harness.server.suspendedConnections)
+        }
+        let fast = try Curl.batch((0..<20).map { _ in CurlRequest(url: harness.baseURL + "/ok") })
+        let fastDone = Date()
+        let slowResponses = try #require(slow.value())
+        let slowDone = Date()
+        #expect(fast.map(\.text) == Array(repeating: "ok", count: 20))
+        #expect(suspendedSeen >= 150, "suspended connections seen: \(suspendedSeen)")
+        #expect(fastDone < slowDone)
+        #expect(slowResponses.map(\.text) == Array(repeating: "slow", count: 200))
+        #expect(slowDone.timeIntervalSince(started) >= 1.0)
+        #expect(harness.server.suspendedConnections == 0)
+    }
+
+    @Test func throttledMegabyteAt100KBpsTakesTenSeconds() throws {
+        let harness = try Harness(#"{"sets": ["base"], "overrides": [{"match": {"path": "/big"}, "throttle": 100000}]}"#)
+        let output = Paths.makeTemporaryDirectory().appendingPathComponent("big.bin")
+        defer { try? FileManager.default.removeItem(at: output.deletingLastPathComponent()) }
+        let result = try Curl.run([
+            "--output", output.path, "--dump-header", "-",
+            "--write-out", "TIMINGS %{time_starttransfer} %{time_total} %{size_download}", harness.baseURL + "/big",
+        ])
+        try #require(result.status == 0, "curl: \(result.stderr)")
+        #expect(result.stdout.contains("Content-Length: 1000000\r\n"))
+        let timings = result.stdout.components(separatedBy: "TIMINGS ").last?.split(separator: " ").compactMap { Double($0) } ?? []
+        try #require(timings.count == 3, "curl printed: \(result.stdout.debugDescription)")
+        #expect(timings[2] == 1_000_000)
+        #expect(timings[0] < 1.0, "first byte after \(timings[0]) s: the body must arrive in chunks, not at the end")
+        #expect(abs(timings[1] - 10.0) <= 1.0, "1 MB at 100 KB/s took \(timings[1]) s")
+        #expect(try Data(contentsOf: output) == Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+    }
+
+    @Test func faultsAreRealAtTheSocketAndTheServerKeepsServing() throws {
+        let harness = try Harness(#"""
+            {"sets": ["base"], "overrides": [
+              {"match": {"path": "/reset"}, "fault": "connectionReset"},
+              {"match": {"path": "/empty"}, "fault": "emptyResponse"},
+              {"match": {"path": "/truncated"}, "body": "0123456789abcdefghij", "fault": "truncatedBody"},
+              {"match": {"path": "/chunk"}, "body": "0123456789abcdefghij", "fault": "malformedChunk"},
+              {"match": {"path": "/hang"}, "fault": "noResponse"}
+            ]}
+            """#)
+        let base = harness.baseURL
+        let reset = try Curl.run([base + "/reset"])
+        #expect(reset.status == 56)
+        #expect(reset.stderr.contains("Connection reset by peer"))
+        let empty = try Curl.run([base + "/empty"])
+        #expect(empty.status == 52)
+        #expect(empty.stderr.contains("Empty reply from server"))
+        let truncated = try Curl.run(["--dump-header", "-", base + "/truncated"])
+        #expect(truncated.status == 18)
+        #expect(truncated.stdout.contains("Content-Length: 20\r\n"))
+        #expect(truncated.stdout.hasSuffix("\r\n\r\n0123456789"))
+        let chunk = try Curl.run([base + "/chunk"])
+        #expect(chunk.status == 56)
+        #expect(chunk.stderr.contains("chunk"))
+        // While one request hangs, others are served.
+        let hanging = Thread.detached { try? Curl.run(["--max-time", "2", base + "/hang"]) }
+        usleep(200_000)
+        #expect(try Curl.send(CurlRequest(url: base + "/ok")).text == "ok")
+        let hung = try #require(hanging.value())
+        #expect(hung.status == 28)
+        #expect(try Curl.send(CurlRequest(url: base + "/ok")).text == "ok")
+    }
+}
+
+/// A thread whose result can be awaited; for driving blocking clients alongside the test.
+final class Thread<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Value?
+
+    static func detached(_ body: @escaping @Sendable () -> Value) -> Thread<Value> {
+        let thread = Thread<Value>()
+        Foundation.Thread {
+            thread.result = body()
+            thread.done.signal()
+        }.start()
+        return thread
+    }
+
+    func value() -> Value {
+        done.wait()
+        return result!
+    }
+}
