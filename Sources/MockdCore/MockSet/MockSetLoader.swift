@@ -43,6 +43,7 @@ public struct MockSetLoader: Sendable {
         } catch let error as DecodingError {
             throw ConfigError.decoding(error, file: indexName)
         }
+        if let unknown = KnownFields.check(data, shape: KnownFields.mockSet, file: indexName).first { throw unknown }
         return try stubs(from: file, setName: name, folder: folder, indexName: indexName)
     }
 

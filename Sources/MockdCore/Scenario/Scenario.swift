@@ -122,7 +122,7 @@ struct ScenarioResolver {
         }
         let file: ScenarioFile
         do {
-            file = try ScenarioResolver.read(url, display: display, name: name)
+            file = try ScenarioResolver.read(url, display: display, name: name, problems: &problems)
         } catch let error as ConfigError {
             problems.append(error)
             return nil
@@ -162,7 +162,7 @@ struct ScenarioResolver {
         return resolved
     }
 
-    static func read(_ url: URL, display: String, name: String) throws -> ScenarioFile {
+    static func read(_ url: URL, display: String, name: String, problems: inout [ConfigError]) throws -> ScenarioFile {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -172,11 +172,14 @@ struct ScenarioResolver {
             }
             throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
         }
+        let file: ScenarioFile
         do {
-            return try JSONDecoder().decode(ScenarioFile.self, from: data)
+            file = try JSONDecoder().decode(ScenarioFile.self, from: data)
         } catch let error as DecodingError {
             throw ConfigError.decoding(error, file: display)
         }
+        problems += KnownFields.check(data, shape: KnownFields.scenario, file: display)
+        return file
     }
 }
 
