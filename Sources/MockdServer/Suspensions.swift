@@ -2,10 +2,10 @@ import CMicroHTTPD
 import Dispatch
 import Synchronization
 
-/// Suspended connections and the timers that resume them.
+/// Suspended connections and the timer that resumes them.
 ///
 /// Latency and throttling never sleep on a libmicrohttpd worker: the connection is suspended
-/// (`MHD_suspend_connection`), a timer on one dispatch queue resumes it, and the worker serves others
+/// (`MHD_suspend_connection`), one timer thread resumes it, and the worker serves others
 /// meanwhile. Suspended connections neither time out nor notice a client leaving, so every suspension is
 /// registered here and `resumeAll()` wakes them before the daemon stops (otherwise `MHD_stop_daemon` hangs).
 final class Suspensions: @unchecked Sendable {
@@ -21,7 +21,15 @@ final class Suspensions: @unchecked Sendable {
     }
 
     private let state = Mutex(State())
-    private let timers = DispatchQueue(label: "mockd.timers")
+    private var timer: ResumeTimer!
+
+    init() {
+        timer = ResumeTimer { [weak self] token in self?.resume(token) }
+    }
+
+    deinit {
+        timer.stop()
+    }
 
     /// Whether the daemon is stopping; handlers then end their connections.
     var isStopping: Bool { state.withLock { $0.stopping } }
@@ -42,11 +50,7 @@ final class Suspensions: @unchecked Sendable {
         }
         guard let token else { return false }
         MHD_suspend_connection(connection)
-        if let milliseconds {
-            timers.asyncAfter(deadline: .now() + .microseconds(Int(max(0, milliseconds) * 1000))) { [self] in
-                resume(token)
-            }
-        }
+        if let milliseconds { timer.schedule(token, afterMilliseconds: milliseconds) }
         return true
     }
 
@@ -56,8 +60,9 @@ final class Suspensions: @unchecked Sendable {
         MHD_resume_connection(handle.connection)
     }
 
-    /// Marks the daemon as stopping and resumes every suspended connection.
+    /// Marks the daemon as stopping, ends the timer thread and resumes every suspended connection.
     func resumeAll() {
+        timer.stop()
         let connections = state.withLock { state in
             state.stopping = true
             defer { state.suspended.removeAll() }
