@@ -25,7 +25,7 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
         MHD_OPTION_CONNECTION_LIMIT, settings->connectionLimit,
         MHD_OPTION_CONNECTION_TIMEOUT, settings->connectionTimeoutSeconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connectionMemoryLimit,
-        MHD_OPTION_URI_LOG_CALLBACK, settings->uriLogger, settings->uriLoggerContext,
+        MHD_OPTION_UNESCAPE_CALLBACK, settings->unescape, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, settings->completed, settings->completedContext,
         MHD_OPTION_END);
 }

@@ -2,10 +2,12 @@ import CMicroHTTPD
 import Foundation
 import MockdCore
 
-/// Per-request state, created when libmicrohttpd has read the request line and released when it reports
-/// the request complete. Only the connection's own MHD thread touches it.
+/// Per-request state, created on the first access-handler call and released when libmicrohttpd reports
+/// the request complete (which it does for every request the handler has seen). Only the connection's own
+/// MHD thread touches it.
 final class RequestContext {
-    /// The raw request-target as sent (MHD hands the handler a percent-decoded path; matching needs the raw one).
+    /// The request-target as sent: path and query are kept percent-encoded (the daemon's unescape callback
+    /// is the identity), so `%2F` stays distinct from `/`.
     let target: String
     let startNanoseconds: UInt64
     var headersRead = false
@@ -14,7 +16,7 @@ final class RequestContext {
     var body = Data()
     var bodyTooLarge = false
     /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
-    var plan: PlannedResponse?
+    var outcome: EngineOutcome?
 
     init(target: String) {
         self.target = target
@@ -40,11 +42,6 @@ final class ConnectionBridge: @unchecked Sendable {
         self.noResponseHoldMilliseconds = noResponseHoldMilliseconds
     }
 
-    /// `MHD_OPTION_URI_LOG_CALLBACK`: the first sight of a request, with its raw target.
-    func beginRequest(target: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
-        let context = RequestContext(target: target.map { String(cString: $0) } ?? "/")
-        return Unmanaged.passRetained(context).toOpaque()
-    }
 
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the one place a request context is released.
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
@@ -58,22 +55,24 @@ final class ConnectionBridge: @unchecked Sendable {
     /// first makes libmicrohttpd 0.9.75 close the connection, which kills keep-alive.
     func handle(
         connection: OpaquePointer,
+        url: UnsafePointer<CChar>?,
         method: UnsafePointer<CChar>?,
         uploadData: UnsafePointer<CChar>?,
         uploadDataSize: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        guard let pointer = slot.pointee else { return .NO }
-        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
-        if !context.headersRead {
-            context.headersRead = true
+        guard let pointer = slot.pointee else {
+            // First call: headers are complete. Queueing a response now would make MHD close the connection.
+            let context = RequestContext(target: RequestReader.target(of: connection, url: url))
             context.method = method.map { String(cString: $0) } ?? "GET"
             RequestReader.readHeaders(of: connection, into: context)
             if let length = context.headers["content-length"].flatMap(Int.init), length > maxBodyBytes {
                 context.bodyTooLarge = true
             }
+            slot.pointee = Unmanaged.passRetained(context).toOpaque()
             return .YES
         }
+        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
         if uploadDataSize.pointee > 0 {
             if !context.bodyTooLarge, let uploadData {
                 if context.body.count + uploadDataSize.pointee > maxBodyBytes {
@@ -87,40 +86,43 @@ final class ConnectionBridge: @unchecked Sendable {
             return .YES
         }
         if suspensions.isStopping { return .NO }
-        if let plan = context.plan {
+        if let outcome = context.outcome {
             // Resumed after the planned delay (or after a `noResponse` hold, which ends by closing).
-            if plan.fault == .noResponse { return .NO }
-            return deliver(plan, context: context, connection: connection)
+            if outcome.plan.fault == .noResponse { return .NO }
+            return deliver(outcome, context: context, connection: connection)
         }
-        let plan: PlannedResponse
+        let outcome: EngineOutcome
+        let request = HTTPRequest(method: context.method, target: context.target, headers: context.headers, body: context.body)
         if context.bodyTooLarge {
-            plan = PlannedResponse(
-                response: MockResponse(
+            outcome = engine.outcome(
+                request,
+                answer: MockResponse(
                     status: 413,
                     headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
                     body: Data("{\"error\":\"payload_too_large\",\"message\":\"request body exceeds \(maxBodyBytes) bytes\"}\n".utf8)
                 )
             )
         } else {
-            let request = HTTPRequest(method: context.method, target: context.target, headers: context.headers, body: context.body)
-            plan = engine.plan(request)
+            outcome = engine.handle(request)
         }
-        context.plan = plan
-        if plan.fault == .noResponse {
-            log(context, status: nil, plan: plan)
+        context.outcome = outcome
+        if outcome.plan.fault == .noResponse {
+            finish(outcome, context: context, status: nil)
             return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds) ? .YES : .NO
         }
-        if plan.delayMs > 0 {
-            return suspensions.suspend(connection, resumeAfter: plan.delayMs) ? .YES : .NO
+        if outcome.plan.delayMs > 0 {
+            return suspensions.suspend(connection, resumeAfter: outcome.plan.delayMs) ? .YES : .NO
         }
-        return deliver(plan, context: context, connection: connection)
+        return deliver(outcome, context: context, connection: connection)
     }
 
-    /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response.
-    private func deliver(_ plan: PlannedResponse, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+    /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response; then
+    /// journals and logs the exchange.
+    private func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        let plan = outcome.plan
         if let fault = plan.fault {
             FaultInjector.inject(fault, response: plan.response, connection: connection)
-            log(context, status: nil, plan: plan)
+            finish(outcome, context: context, status: nil)
             return .NO
         }
         let result: MHD_Result
@@ -129,16 +131,19 @@ final class ConnectionBridge: @unchecked Sendable {
         } else {
             result = ResponseWriter.queue(plan.response, on: connection, logger: logger)
         }
-        log(context, status: plan.response.status, plan: plan)
+        finish(outcome, context: context, status: plan.response.status)
         return result
     }
 
-    private func log(_ context: RequestContext, status: Int?, plan: PlannedResponse) {
-        guard logger.isEnabled(.info) else { return }
+    /// Journals the exchange in its session and writes the request log line.
+    private func finish(_ outcome: EngineOutcome, context: RequestContext, status: Int?) {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.startNanoseconds) / 1_000_000
-        let outcome = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)
+        engine.record(outcome, durationMs: elapsed)
+        guard logger.isEnabled(.info) else { return }
+        let plan = outcome.plan
+        let result = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)
         logger.info(
-            "\(context.method) \(context.target) \(outcome) \(plan.response.stubID ?? "unmatched") \(String(format: "%.2f", elapsed))ms"
+            "\(context.method) \(context.target) \(result) \(plan.response.stubID ?? "unmatched") \(String(format: "%.2f", elapsed))ms"
         )
     }
 
@@ -154,6 +159,31 @@ final class ConnectionBridge: @unchecked Sendable {
 
 /// Converts libmicrohttpd's request data to Swift values, once, at the edge.
 enum RequestReader {
+    /// The raw request-target: MHD's (not unescaped) path, an absolute-form target reduced to its path
+    /// (RFC 9112 §3.2.2), and the query rebuilt from MHD's argument list in order.
+    static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?) -> String {
+        var path = url.map { String(cString: $0) } ?? "/"
+        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+            let afterScheme = path[path.index(path.firstIndex(of: ":")!, offsetBy: 3)...]
+            path = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
+        }
+        var pairs: [String] = []
+        _ = withUnsafeMutablePointer(to: &pairs) { pointer in
+            MHD_get_connection_values(
+                connection, .GET_ARGUMENT_KIND,
+                { cls, _, key, value in
+                    guard let cls, let key else { return .YES }
+                    let pairs = cls.assumingMemoryBound(to: [String].self)
+                    let name = String(cString: key)
+                    pairs.pointee.append(value.map { "\(name)=\(String(cString: $0))" } ?? name)
+                    return .YES
+                },
+                pointer
+            )
+        }
+        return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
+    }
+
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
         _ = MHD_get_connection_values(

@@ -25,6 +25,11 @@ public final class MicroHTTPDServer: Sendable {
         public var maxBodyBytes: Int
         /// How long a `noResponse` fault keeps a connection open before closing it, in ms.
         public var noResponseHoldMilliseconds: Double = 600_000
+        /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`), in bytes. The
+        /// default 32 KiB is the largest pool libmicrohttpd 0.9.75 takes from malloc; larger pools are
+        /// mmap'ed per connection, and the page faults and TLB shootdowns of that halved throughput with a
+        /// new connection per request. Query strings beyond ~450 parameters need more.
+        public var connectionMemoryBytes: Int = 32 * 1024
 
         public init(
             host: String = "127.0.0.1",
@@ -97,21 +102,17 @@ public final class MicroHTTPDServer: Sendable {
                     threadPoolSize: UInt32(max(1, configuration.threads)),
                     connectionLimit: UInt32(configuration.connectionLimit),
                     connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
-                    // libmicrohttpd's default; a larger pool is mmap'ed per connection, and the page faults and
-                    // TLB shootdowns of that halved throughput with a new connection per request.
-                    connectionMemoryLimit: 32 * 1024,
-                    accessHandler: { cls, connection, _, method, _, uploadData, uploadDataSize, slot in
+                    connectionMemoryLimit: configuration.connectionMemoryBytes,
+                    accessHandler: { cls, connection, url, method, _, uploadData, uploadDataSize, slot in
                         guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
                         return Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().handle(
-                            connection: connection, method: method, uploadData: uploadData,
+                            connection: connection, url: url, method: method, uploadData: uploadData,
                             uploadDataSize: uploadDataSize, slot: slot
                         )
                     },
                     accessContext: bridgePointer,
-                    uriLogger: { cls, uri, _ in
-                        Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().beginRequest(target: uri)
-                    },
-                    uriLoggerContext: bridgePointer,
+                    // Keep URLs as sent: matching needs `%2F` distinct from `/` and normalises in one place.
+                    unescape: { _, _, text in text.map { strlen($0) } ?? 0 },
                     completed: { cls, _, slot, _ in
                         Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().endRequest(slot)
                     },

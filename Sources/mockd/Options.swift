@@ -1,3 +1,5 @@
+import MockdCore
+
 /// What the command line asks for.
 enum Command: Equatable {
     case serve(ServeOptions)
@@ -17,6 +19,11 @@ struct ServeOptions: Equatable {
     var host = "127.0.0.1"
     var threads: Int?
     var quiet = false
+    var controlToken: String?
+    var maxSessions = 1000
+    var sessionTimeoutSeconds = 1800
+    var journalLimit = 50_000
+    var connectionMemory = 32 * 1024
 }
 
 /// `mockd validate --config NAME | --set NAME [--root DIR]`
@@ -38,13 +45,14 @@ struct ImportHAROptions: Equatable {
 
 /// Parses `mockd`'s arguments (without the program name).
 enum Options {
-    static let version = "0.1.0"
+    static var version: String { MockdVersion.current }
 
     static let help = """
         OVERVIEW: mockd — a local mock HTTP server that replays recorded traffic (HAR) for a named scenario.
 
         USAGE: mockd --config <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]
-               mockd --set <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]
+                     [--control-token <t>] [--max-sessions <n>] [--session-timeout <s>] [--journal-limit <n>]
+               mockd --set <name> [same options]
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
                mockd validate --config <name> [--root <dir>]
 
@@ -60,6 +68,12 @@ enum Options {
           --host <addr>           Address to bind; 0.0.0.0 accepts other machines. (default: 127.0.0.1)
           --threads <n>           Worker threads. (default: one per core)
           --quiet                 Do not log a line per request.
+          --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*). (default: none)
+          --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
+          --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
+          --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 50000)
+          --connection-memory <b> libmicrohttpd memory per connection in bytes; raise it for very long query
+                                  strings (over ~450 parameters), at some cost per new connection. (default: 32768)
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -128,6 +142,11 @@ enum Options {
             case "--host": options.host = try reader.value(for: argument)
             case "--threads": options.threads = try reader.integer(for: argument, in: 1...1024)
             case "--quiet": options.quiet = true
+            case "--control-token": options.controlToken = try reader.value(for: argument)
+            case "--max-sessions": options.maxSessions = try reader.integer(for: argument, in: 1...1_000_000)
+            case "--session-timeout": options.sessionTimeoutSeconds = try reader.integer(for: argument, in: 1...31_536_000)
+            case "--journal-limit": options.journalLimit = try reader.integer(for: argument, in: 1...10_000_000)
+            case "--connection-memory": options.connectionMemory = try reader.integer(for: argument, in: 8192...16_777_216)
             default: throw unknown(argument)
             }
         }

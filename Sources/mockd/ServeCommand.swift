@@ -19,7 +19,14 @@ enum ServeCommand {
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
         var configuration = MicroHTTPDServer.Configuration(host: options.host, port: options.port)
         if let threads = options.threads { configuration.threads = threads }
-        let engine = MockEngine(scenario: scenario)
+        configuration.connectionMemoryBytes = options.connectionMemory
+        let engine = MockEngine(
+            scenario: scenario, root: root,
+            options: EngineOptions(
+                maxSessions: options.maxSessions, sessionIdleTimeoutMs: Double(options.sessionTimeoutSeconds) * 1000,
+                journalLimit: options.journalLimit, controlToken: options.controlToken
+            )
+        )
         let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger)
         // SIGHUP reloads the scenario and its sets atomically; a broken file leaves the previous version serving.
         let reloader = SignalHandler(signal: SIGHUP) {
@@ -40,7 +47,11 @@ enum ServeCommand {
             return .failure
         }
         if !isLoopback(options.host) {
-            Output.error("mockd: warning: listening on \(options.host), reachable from other machines")
+            Output.error(
+                options.controlToken == nil
+                    ? "mockd: warning: listening on \(options.host), reachable from other machines, and the control API (/__mockd/) has no --control-token"
+                    : "mockd: warning: listening on \(options.host), reachable from other machines"
+            )
         }
         Output.standard("listening on \(baseURL)")
         let stubCount = scenario.index.stubs.count

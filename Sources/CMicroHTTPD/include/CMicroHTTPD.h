@@ -10,9 +10,8 @@
 /// Receives one formatted libmicrohttpd log line (no trailing newline).
 typedef void (*CMicroHTTPD_LogCallback)(void *context, const char *message);
 
-/// Called once per request with the raw request-target as sent (before MHD percent-decodes it).
-/// Its return value becomes the request's `*req_cls`.
-typedef void *(*CMicroHTTPD_URILogCallback)(void *context, const char *uri, struct MHD_Connection *connection);
+/// Decodes a URL component in place and returns its new length (`MHD_OPTION_UNESCAPE_CALLBACK`).
+typedef size_t (*CMicroHTTPD_UnescapeCallback)(void *context, struct MHD_Connection *connection, char *text);
 
 /// Settings for `CMicroHTTPD_startDaemon`; plain fields so Swift can fill them.
 typedef struct {
@@ -24,8 +23,7 @@ typedef struct {
     size_t connectionMemoryLimit;
     MHD_AccessHandlerCallback accessHandler;
     void *accessContext;
-    CMicroHTTPD_URILogCallback uriLogger;
-    void *uriLoggerContext;
+    CMicroHTTPD_UnescapeCallback unescape;
     MHD_RequestCompletedCallback completed;
     void *completedContext;
     CMicroHTTPD_LogCallback logger;

@@ -17,25 +17,25 @@ enum KnownFields {
         "throttle": .object(["bytesPerSecond": .any]), "fault": .any, "serverUnavailable": .object(["retryAfter": .any]),
     ]
 
+    /// One override (also the body of `POST /__mockd/stubs`).
+    static let overrideShape: Shape = .object(
+        responseStep.merging(
+            [
+                "id": .any, "priority": .any, "afterLast": .any,
+                "match": .object([
+                    "method": .any, "path": .any, "query": .any, "headers": .any,
+                    "body": .object(["json": .any, "text": .any, "contains": .any]),
+                ]),
+                "responses": .array(.object(responseStep)),
+                "rateLimit": .object(["limit": .any, "windowMs": .any, "retryAfter": .any]),
+            ],
+            uniquingKeysWith: { $1 }
+        )
+    )
+
     static let scenario: Shape = .object([
         "$schema": .any, "version": .any, "description": .any, "include": .any, "sets": .any,
-        "defaults": .object(responseStep), "conditionalRequests": .any,
-        "overrides": .array(
-            .object(
-                responseStep.merging(
-                    [
-                        "id": .any, "priority": .any, "afterLast": .any,
-                        "match": .object([
-                            "method": .any, "path": .any, "query": .any, "headers": .any,
-                            "body": .object(["json": .any, "text": .any, "contains": .any]),
-                        ]),
-                        "responses": .array(.object(responseStep)),
-                        "rateLimit": .object(["limit": .any, "windowMs": .any, "retryAfter": .any]),
-                    ],
-                    uniquingKeysWith: { $1 }
-                )
-            )
-        ),
+        "defaults": .object(responseStep), "conditionalRequests": .any, "overrides": .array(overrideShape),
     ])
 
     static let mockSet: Shape = .object([

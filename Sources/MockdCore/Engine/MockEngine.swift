@@ -1,98 +1,182 @@
-import Foundation
+public import Foundation
 import Synchronization
+
+/// Limits and switches of the engine.
+public struct EngineOptions: Sendable {
+    /// Sessions besides the default one kept at most (least recently used removed first).
+    public var maxSessions: Int
+    /// A session unused this long (ms) is removed when another is created.
+    public var sessionIdleTimeoutMs: Double
+    /// Journal entries kept per session; older ones are dropped and counted.
+    public var journalLimit: Int
+    /// When set, `/__mockd/*` requires `Authorization: Bearer <token>`.
+    public var controlToken: String?
+
+    public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 50_000, controlToken: String? = nil) {
+        self.maxSessions = maxSessions
+        self.sessionIdleTimeoutMs = sessionIdleTimeoutMs
+        self.journalLimit = journalLimit
+        self.controlToken = controlToken
+    }
+}
+
+/// What the engine decided for one request, with what the bridge needs to journal it afterwards.
+public struct EngineOutcome: Sendable {
+    public let plan: PlannedResponse
+    /// The request as matched (a `/__session/ID` prefix removed).
+    public let request: HTTPRequest
+    /// `nil` for control API requests, which are not journaled.
+    let session: Session?
+    let arrival: Date
+    let nearMisses: [NearMiss]
+}
 
 /// The front door of the core: turns a request into a planned response, as data.
 ///
-/// Thread-safe: the scenario is immutable, sequence cursors are atomic and rate-limit windows sit behind a
-/// lock, so libmicrohttpd's worker threads call `plan(_:)` concurrently. `reload(_:)` swaps the scenario
-/// atomically (a request sees the old or the new one, never a mix).
+/// Thread-safe: scenarios are immutable, cursors and sessions sit behind small locks, so libmicrohttpd's
+/// worker threads call `handle(_:)` concurrently. Control API requests (`/__mockd/…`) are answered here too.
 public final class MockEngine: Sendable {
-    private struct Active: Sendable {
-        let scenario: Scenario
-        let session: SessionState
-    }
-
-    private let active: Mutex<Active>
+    let sessions: SessionRegistry
+    let catalog: ScenarioCatalog
+    public let options: EngineOptions
+    let startedAt = DispatchTime.now().uptimeNanoseconds
     /// Monotonic milliseconds, injectable for tests.
     private let clock: @Sendable () -> Double
 
-    public init(scenario: Scenario, clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds) {
-        active = Mutex(Active(scenario: scenario, session: SessionState(stubCount: scenario.index.stubs.count, overrideCount: scenario.overrides.count)))
+    public init(
+        scenario: Scenario, root: MockdRoot? = nil, options: EngineOptions = EngineOptions(),
+        clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds
+    ) {
+        self.options = options
+        self.catalog = ScenarioCatalog(initial: scenario, root: root)
+        self.sessions = SessionRegistry(
+            scenario: scenario, maxSessions: options.maxSessions, idleTimeoutMs: options.sessionIdleTimeoutMs,
+            journalLimit: options.journalLimit
+        )
         self.clock = clock
     }
 
-    /// The scenario being served.
-    public var scenario: Scenario { active.withLock { $0.scenario } }
+    /// The default session's scenario.
+    public var scenario: Scenario { sessions.defaultSession.scenario }
 
-    /// Replaces the scenario; sequences and rate limits start over.
+    /// Replaces the startup scenario (SIGHUP): every session switches to the fresh copy of its scenario, or to
+    /// the new startup one when its own no longer loads; sequences start over, journals are kept.
     public func reload(_ scenario: Scenario) {
-        let session = SessionState(stubCount: scenario.index.stubs.count, overrideCount: scenario.overrides.count)
-        active.withLock { $0 = Active(scenario: scenario, session: session) }
+        catalog.reload(startup: scenario)
+        for session in sessions.all {
+            let name = session.scenario.name
+            session.use((try? catalog.scenario(named: name)) ?? scenario)
+        }
     }
 
-    /// Sets every sequence and rate-limit window back to the start.
+    /// Sets every sequence and rate-limit window of the default session back to the start.
     public func resetSequences() {
-        active.withLock { $0 }.session.reset()
+        sessions.defaultSession.core.withLock { $0.state = SessionState() }
     }
 
-    /// The response for `request` without delivery details (see `plan(_:)`).
+    /// The default session's response for `request`, without delivery details.
     public func respond(to request: HTTPRequest) -> MockResponse {
-        plan(request).response
+        handle(request).plan.response
     }
 
-    /// What to answer `request` with, and how to deliver it.
-    ///
-    /// Order: overrides (highest priority first, ties to the later one), then the mock sets' stubs. A `HEAD`
-    /// request without its own stub is answered by the `GET` stub (RFC 9110 §9.3.2). An override without
-    /// its own body edits the response the stub would give. With `conditionalRequests`, a response with an
-    /// `ETag` answers a matching `If-None-Match` with 304. Placeholders are rendered last.
-    /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
+    /// The default session's plan for `request` (sessions and the control API aside).
     public func plan(_ request: HTTPRequest) -> PlannedResponse {
-        let (scenario, session) = active.withLock { ($0.scenario, $0.session) }
+        plan(request, in: sessions.defaultSession).plan
+    }
+
+    /// Routes `request` to the control API or to its session, and plans the answer.
+    public func handle(_ request: HTTPRequest) -> EngineOutcome {
+        let arrival = Date()
+        if request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
+            return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: nil, arrival: arrival, nearMisses: [])
+        }
+        switch SessionRouting.route(request) {
+        case .failure(let error):
+            let response = ControlAPI.error(400, "invalid_session", "session id '\(error.id)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
+            return EngineOutcome(plan: PlannedResponse(response: response), request: request, session: nil, arrival: arrival, nearMisses: [])
+        case .success(let routed):
+            let session = sessions.session(routed.id) { catalog.startup }
+            session.touch()
+            let (plan, misses) = plan(routed.request, in: session)
+            return EngineOutcome(plan: plan, request: routed.request, session: session, arrival: arrival, nearMisses: misses)
+        }
+    }
+
+    /// An outcome with a fixed answer (e.g. 413 from the bridge), journaled in the request's session.
+    public func outcome(_ request: HTTPRequest, answer: MockResponse) -> EngineOutcome {
+        let routed = (try? SessionRouting.route(request).get()) ?? (id: nil, request: request)
+        let session = sessions.session(routed.id) { catalog.startup }
+        return EngineOutcome(plan: PlannedResponse(response: answer), request: routed.request, session: session, arrival: Date(), nearMisses: [])
+    }
+
+    /// Writes the exchange to its session's journal (control requests are not journaled).
+    public func record(_ outcome: EngineOutcome, durationMs: Double) {
+        guard let session = outcome.session else { return }
+        let response = outcome.plan.response
+        session.journal.append(
+            time: outcome.arrival, request: outcome.request, stubID: response.stubID,
+            status: outcome.plan.fault == nil ? response.status : nil, fault: outcome.plan.fault, durationMs: durationMs,
+            response: response, nearMisses: outcome.nearMisses
+        )
+    }
+
+    /// What to answer `request` with in `session`, and how to deliver it.
+    ///
+    /// Order: the session's runtime stubs (latest first), the scenario's overrides (highest priority first,
+    /// ties to the later one), then the mock sets' stubs. A `HEAD` request without its own stub is answered by
+    /// the `GET` stub (RFC 9110 §9.3.2). An override without its own body edits the response the stub would
+    /// give. With `conditionalRequests`, a response with an `ETag` answers a matching `If-None-Match` with 304.
+    /// Placeholders are rendered last.
+    /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
+    func plan(_ request: HTTPRequest, in session: Session) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
+        let core = session.core.withLock { $0 }
+        let scenario = core.scenario
+        let state = core.state
         let key = RequestKey(request)
         var baseOrdinal = scenario.index.match(request, key: key)
         if baseOrdinal == nil, request.method == "HEAD" {
             baseOrdinal = scenario.index.match(request, key: key.with(method: "GET"))
         }
-        let matchedOverride = scenario.overrides.indices.first { scenario.overrides[$0].pattern.matches(request, key: key) }
+        let runtime = core.runtime.reversed().map(\.override).sorted { $0.priority > $1.priority }
+        let matchedOverride =
+            runtime.first { $0.pattern.matches(request, key: key) }
+            ?? scenario.overrides.first { $0.pattern.matches(request, key: key) }
 
         var call = 0
         var response: MockResponse
         var recipe: ResponseRecipe?
-        if let ordinal = matchedOverride {
-            let override = scenario.overrides[ordinal]
-            if let rule = override.rateLimit, let retryAfter = session.rateLimited(ordinal, rule: rule, nowMs: clock()) {
-                return PlannedResponse(response: rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter))
+        if let override = matchedOverride {
+            if let rule = override.rateLimit, let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock()) {
+                return (PlannedResponse(response: rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), [])
             }
-            call = session.overrideCursors.take(ordinal)
+            call = state.overrideCursors.take(override.serial)
             guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
-                return PlannedResponse(
-                    response: unmatched(request, scenario: scenario, reason: "override '\(override.id)' answered all \(override.steps.count) responses of its sequence (afterLast: notFound)")
+                return unmatched(
+                    request, scenario: scenario, runtime: runtime,
+                    reason: "override '\(override.id)' answered all \(override.steps.count) responses of its sequence (afterLast: notFound)"
                 )
             }
             recipe = override.steps[step].withDefaults(scenario.defaults)
             // A step with its own body is a whole response: the stub's sequence does not advance under it.
             let base =
                 recipe!.replacesResponse
-                ? nil : baseOrdinal.flatMap { stubResponse(scenario.index.stubs[$0], ordinal: $0, session: session).response }
+                ? nil : baseOrdinal.flatMap { stubResponse(scenario.index.stubs[$0], ordinal: $0, state: state).response }
             if base == nil && !recipe!.standsAlone {
-                return PlannedResponse(response: unmatched(request, scenario: scenario, reason: nil))
+                return unmatched(request, scenario: scenario, runtime: runtime, reason: nil)
             }
             do {
                 response = try recipe!.apply(to: base)
             } catch {
-                response = MockResponse(
-                    status: 500, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
-                    body: Data("{\"error\":\"override_failed\",\"message\":\"override '\(override.id)': \(error.message)\"}\n".utf8)
-                )
+                response = ControlAPI.error(500, "override_failed", "override '\(override.id)': \(error.message)")
             }
             response.stubID = override.id
         } else if let baseOrdinal {
             let stub = scenario.index.stubs[baseOrdinal]
-            let taken = stubResponse(stub, ordinal: baseOrdinal, session: session)
+            let taken = stubResponse(stub, ordinal: baseOrdinal, state: state)
             guard let stubResponse = taken.response else {
-                return PlannedResponse(
-                    response: unmatched(request, scenario: scenario, reason: "stub '\(stub.id)' answered all \(stub.responses.count) responses of its sequence (afterLast: notFound)")
+                return unmatched(
+                    request, scenario: scenario, runtime: runtime,
+                    reason: "stub '\(stub.id)' answered all \(stub.responses.count) responses of its sequence (afterLast: notFound)"
                 )
             }
             call = taken.call
@@ -105,7 +189,7 @@ public final class MockEngine: Sendable {
                 }
             }
         } else {
-            return PlannedResponse(response: unmatched(request, scenario: scenario, reason: nil))
+            return unmatched(request, scenario: scenario, runtime: runtime, reason: nil)
         }
 
         if scenario.conditionalRequests, let etag = response.headers["etag"],
@@ -114,18 +198,19 @@ public final class MockEngine: Sendable {
             response = ConditionalRequest.notModified(response)
         }
         let context = TemplateContext(request: request, call: call + 1)
-        return PlannedResponse(
+        let plan = PlannedResponse(
             response: response.rendered(context),
             delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
             throttleBytesPerSecond: recipe?.throttle,
             fault: recipe?.fault
         )
+        return (plan, [])
     }
 
     /// The stub's next sequence step (nil when exhausted with `notFound`) and the 0-based call number.
-    private func stubResponse(_ stub: Stub, ordinal: Int, session: SessionState) -> (response: MockResponse?, call: Int) {
+    private func stubResponse(_ stub: Stub, ordinal: Int, state: SessionState) -> (response: MockResponse?, call: Int) {
         if stub.isStatic { return (stub.responses[0], 0) }
-        let call = session.stubCursors.take(ordinal)
+        let call = state.stubCursors.take(ordinal)
         return (stub.afterLast.step(forCall: call, count: stub.responses.count).map { stub.responses[$0] }, call)
     }
 
@@ -138,15 +223,18 @@ public final class MockEngine: Sendable {
         )
     }
 
-    private func unmatched(_ request: HTTPRequest, scenario: Scenario, reason: String?) -> MockResponse {
-        let misses = reason == nil ? NearMissCalculator.nearest(to: request, in: scenario) : []
+    private func unmatched(_ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?)
+        -> (plan: PlannedResponse, nearMisses: [NearMiss])
+    {
+        let misses = reason == nil ? NearMissCalculator.nearest(to: request, in: scenario, runtime: runtime) : []
         let body = UnmatchedReport(request: request, reason: reason, nearMisses: misses).jsonData()
-        return MockResponse(
+        let response = MockResponse(
             status: 404,
             headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
             body: body,
             stubID: nil
         )
+        return (PlannedResponse(response: response), misses)
     }
 
     public static let monotonicMilliseconds: @Sendable () -> Double = {
@@ -192,18 +280,7 @@ struct UnmatchedReport {
             "error": "unmatched",
             "message": reason ?? "No stub matches \(request.method) \(request.target)",
             "request": ["method": request.method, "path": key.path, "query": key.query],
-            "nearMisses": nearMisses.map { miss in
-                var entry: [String: Any] = [
-                    "stub": miss.stubID,
-                    "set": miss.setName,
-                    "distance": (miss.distance * 1000).rounded() / 1000,
-                    "differs": miss.differences.map { difference in
-                        ["part": difference.part, "expected": difference.expected, "actual": difference.actual]
-                    },
-                ]
-                if let priority = miss.priority { entry["priority"] = priority }
-                return entry
-            },
+            "nearMisses": nearMisses.map(JournalJSON.nearMiss),
         ]
         let data = try? JSONSerialization.data(
             withJSONObject: object,

@@ -29,10 +29,10 @@ public struct NearMiss: Sendable, Equatable {
 /// Ranks stubs by distance to an unmatched request.
 public enum NearMissCalculator {
     /// The `limit` closest stubs and overrides of `scenario` to `request`, nearest first.
-    public static func nearest(to request: HTTPRequest, in scenario: Scenario, limit: Int = 3) -> [NearMiss] {
+    public static func nearest(to request: HTTPRequest, in scenario: Scenario, runtime: [Override] = [], limit: Int = 3) -> [NearMiss] {
         let key = RequestKey(request)
         var misses = nearest(to: request, in: scenario.index, limit: limit)
-        for override in scenario.overrides {
+        for override in runtime + scenario.overrides {
             let differences = override.pattern.differences(request, key: key)
             let distance = differences.reduce(0.0) { total, difference in
                 total + (difference.part == "method" ? 1 : difference.part == "path" ? 2 : 0.5)

@@ -1,28 +1,31 @@
 import Synchronization
 
-/// The position of every stub in its response sequence.
+/// How many times each stub or override has answered in one session.
 ///
-/// Each stub has its own atomic counter, so concurrent requests to one stub each get a distinct step
-/// (none twice, none skipped) without a lock.
-public final class SequenceCursors: Sendable {
-    private final class Counter: Sendable {
-        let value = Atomic<Int>(0)
-    }
+/// Counters are created on first use (a new session costs one small allocation, whatever the number of
+/// stubs) and advanced under a lock, so concurrent requests to one stub each get a distinct step — none
+/// twice, none skipped.
+public final class SequenceCursors<Key: Hashable & Sendable>: Sendable {
+    private let counts = Mutex<[Key: Int]>([:])
 
-    private let counters: [Counter]
+    public init() {}
 
-    /// - Parameter count: The number of stubs (ordinals `0..<count`).
-    public init(count: Int) {
-        counters = (0..<count).map { _ in Counter() }
-    }
-
-    /// Returns how many times stub `ordinal` was taken before this call, and counts this one.
-    func take(_ ordinal: Int) -> Int {
-        counters[ordinal].value.wrappingAdd(1, ordering: .relaxed).oldValue
+    /// Returns how many times `key` was taken before this call, and counts this one.
+    func take(_ key: Key) -> Int {
+        counts.withLock { counts in
+            let previous = counts[key, default: 0]
+            counts[key] = previous + 1
+            return previous
+        }
     }
 
     /// Sets every cursor back to the first step.
     public func reset() {
-        for counter in counters { counter.value.store(0, ordering: .relaxed) }
+        counts.withLock { $0.removeAll() }
+    }
+
+    /// Forgets one key (a removed runtime stub).
+    func remove(_ key: Key) {
+        _ = counts.withLock { $0.removeValue(forKey: key) }
     }
 }

@@ -1,8 +1,14 @@
+import Synchronization
+
 /// A scenario override: a request pattern with a priority and the response steps it gives.
 ///
 /// Overrides are tried before the mock sets, highest `priority` first; among equal priorities the one
 /// listed later (in include order, then file order) wins.
 public final class Override: Sendable {
+    private static let serials = Atomic<UInt64>(0)
+
+    /// Unique in the process; keys the override's sequence cursor and rate-limit window.
+    let serial: UInt64
     public let id: String
     public let priority: Int
     /// Position in the scenario after includes are resolved; breaks priority ties (later wins).
@@ -17,6 +23,7 @@ public final class Override: Sendable {
         afterLast: ExhaustionPolicy, rateLimit: RateLimitRule?
     ) {
         precondition(!steps.isEmpty, "an override needs at least one step")
+        self.serial = Override.serials.wrappingAdd(1, ordering: .relaxed).newValue
         self.id = id
         self.priority = priority
         self.position = position

@@ -1,0 +1,311 @@
+import Foundation
+
+/// The control API under `/__mockd/`: one route table, JSON in and out, session from `X-Mockd-Session`
+/// or `?session=`. Answers every mistake with a JSON error (`{"error": code, "message": …}`, 4xx) and never
+/// throws.
+struct ControlAPI {
+    static let prefix = "/__mockd/"
+
+    let engine: MockEngine
+
+    private struct Route: Sendable {
+        let method: String
+        /// Path after the prefix; a trailing `*` segment captures one segment.
+        let path: String
+        let handler: @Sendable (ControlAPI, Call) -> MockResponse
+    }
+
+    /// One control request, parsed.
+    struct Call {
+        let request: HTTPRequest
+        let query: [(name: String, value: String)]
+        let session: Session
+        /// The segment captured by a `*` route.
+        var captured: String = ""
+
+        func query(_ name: String) -> String? { query.first { $0.name == name }?.value }
+    }
+
+    private static let routes: [Route] = [
+        Route(method: "GET", path: "health") { api, call in api.health(call) },
+        Route(method: "GET", path: "scenarios") { api, call in api.scenarios(call) },
+        Route(method: "GET", path: "scenario") { api, call in api.currentScenario(call) },
+        Route(method: "PUT", path: "scenario") { api, call in api.useScenario(call) },
+        Route(method: "GET", path: "stubs") { api, call in api.listStubs(call) },
+        Route(method: "POST", path: "stubs") { api, call in api.addStub(call) },
+        Route(method: "DELETE", path: "stubs") { api, call in api.removeStubs(call) },
+        Route(method: "GET", path: "stubs/*") { api, call in api.getStub(call) },
+        Route(method: "DELETE", path: "stubs/*") { api, call in api.removeStub(call) },
+        Route(method: "POST", path: "reset") { api, call in api.reset(call) },
+        Route(method: "GET", path: "journal") { api, call in api.journal(call) },
+        Route(method: "GET", path: "journal.har") { api, call in api.journalHAR(call) },
+        Route(method: "GET", path: "unmatched") { api, call in api.unmatched(call) },
+        Route(method: "POST", path: "verify") { api, call in api.verify(call) },
+        Route(method: "GET", path: "sessions") { api, call in api.listSessions(call) },
+    ]
+
+    func handle(_ request: HTTPRequest) -> MockResponse {
+        if let token = engine.options.controlToken, request.headers["authorization"] != "Bearer \(token)" {
+            return ControlAPI.error(401, "unauthorized", "the control API needs the header Authorization: Bearer <token> (--control-token)")
+        }
+        let path = String(request.path.dropFirst(min(request.path.count, ControlAPI.prefix.count)))
+        let query = RequestPattern.decodedQuery(request.query)
+        let sessionID = request.headers[SessionRouting.header] ?? query.first { $0.name == "session" }?.value
+        if let sessionID, !SessionRouting.isValidID(sessionID) {
+            return ControlAPI.error(400, "invalid_session", "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
+        }
+        let session = engine.sessions.session(sessionID) { engine.catalog.startup }
+        var call = Call(request: request, query: query, session: session)
+        var allowed: [String] = []
+        for route in ControlAPI.routes {
+            guard let captured = ControlAPI.match(route.path, path) else { continue }
+            allowed.append(route.method)
+            guard route.method == request.method else { continue }
+            call.captured = captured
+            return route.handler(self, call)
+        }
+        if allowed.isEmpty {
+            return ControlAPI.error(404, "not_found", "no control route \(request.method) /__mockd/\(path); see the README for the routes")
+        }
+        var response = ControlAPI.error(405, "method_not_allowed", "/__mockd/\(path) accepts \(allowed.joined(separator: ", "))")
+        response.headers.add(name: "Allow", value: allowed.joined(separator: ", "))
+        return response
+    }
+
+    /// The captured segment ("" for none) when `path` fits `pattern`.
+    private static func match(_ pattern: String, _ path: String) -> String? {
+        if pattern == path { return "" }
+        guard pattern.hasSuffix("/*") else { return nil }
+        let base = pattern.dropLast(1)
+        guard path.hasPrefix(base) else { return nil }
+        let rest = path.dropFirst(base.count)
+        guard !rest.isEmpty, !rest.contains("/") else { return nil }
+        return String(decoding: URLEncoding.decode(rest.utf8, plusIsSpace: false), as: UTF8.self)
+    }
+
+    // MARK: - Routes
+
+    private func health(_ call: Call) -> MockResponse {
+        let uptime = Double(DispatchTime.now().uptimeNanoseconds - engine.startedAt) / 1_000_000_000
+        return ControlAPI.json(200, [
+            "status": "ok", "version": MockdVersion.current, "uptimeSeconds": (uptime * 1000).rounded() / 1000,
+            "scenario": engine.catalog.startup.name, "sessions": engine.sessions.all.count,
+        ])
+    }
+
+    private func scenarios(_ call: Call) -> MockResponse {
+        let active = call.session.scenario.name
+        let list: [[String: Any]] = engine.catalog.list().map { entry in
+            var item: [String: Any] = ["name": entry.name, "active": entry.name == active]
+            if let description = entry.description { item["description"] = description }
+            if let problem = entry.problem { item["problem"] = problem }
+            return item
+        }
+        return ControlAPI.json(200, ["session": call.session.id, "active": active, "scenarios": list])
+    }
+
+    private func currentScenario(_ call: Call) -> MockResponse {
+        let scenario = call.session.scenario
+        return ControlAPI.json(200, ["session": call.session.id, "name": scenario.name, "sets": scenario.sets, "description": scenario.description ?? NSNull()])
+    }
+
+    private func useScenario(_ call: Call) -> MockResponse {
+        guard let body = ControlAPI.object(call.request.body), let name = body["name"] as? String else {
+            return ControlAPI.error(400, "bad_request", #"send {"name": "<scenario>"}"#)
+        }
+        do {
+            let scenario = try engine.catalog.scenario(named: name)
+            call.session.use(scenario)
+            return ControlAPI.json(200, ["session": call.session.id, "name": scenario.name, "sets": scenario.sets])
+        } catch let error as ConfigError where error.code == .fileNotFound && error.file.hasSuffix("\(name).json") {
+            return ControlAPI.error(404, "unknown_scenario", "no scenario '\(name)' (GET /__mockd/scenarios lists them)")
+        } catch {
+            return ControlAPI.error(422, "invalid_scenario", String(describing: error))
+        }
+    }
+
+    private func listStubs(_ call: Call) -> MockResponse {
+        let stubs = call.session.runtimeStubs.map { stub -> [String: Any] in
+            ["id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition)]
+        }
+        return ControlAPI.json(200, ["session": call.session.id, "stubs": stubs])
+    }
+
+    private func getStub(_ call: Call) -> MockResponse {
+        guard let stub = call.session.runtimeStubs.first(where: { $0.override.id == call.captured }) else {
+            return ControlAPI.error(404, "unknown_stub", "session '\(call.session.id)' has no runtime stub '\(call.captured)'")
+        }
+        return ControlAPI.json(200, ["id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition)])
+    }
+
+    private func addStub(_ call: Call) -> MockResponse {
+        let data = call.request.body
+        let definition: JSONValue
+        let entry: ScenarioFile.OverrideEntry
+        do {
+            definition = try JSONDecoder().decode(JSONValue.self, from: data)
+            entry = try JSONDecoder().decode(ScenarioFile.OverrideEntry.self, from: data)
+        } catch let error as DecodingError {
+            return ControlAPI.error(400, "invalid_stub", ConfigError.decoding(error, file: "stub").description)
+        } catch {
+            return ControlAPI.error(400, "invalid_stub", "the body must be a JSON stub in the scenario override format")
+        }
+        var problems = KnownFields.check(data, shape: KnownFields.overrideShape, file: "stub")
+        let existing = call.session.runtimeStubs
+        var id = entry.id ?? ""
+        if id.isEmpty {
+            var counter = existing.count + 1
+            repeat {
+                id = "runtime-\(counter)"
+                counter += 1
+            } while existing.contains { $0.override.id == id }
+        }
+        var named = entry
+        named.id = id
+        let root = engine.catalog.root ?? MockdRoot(url: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        let override = RecipeCompiler(root: root).compileOverride(named, file: "stub", path: "", position: existing.count, problems: &problems)
+        guard let override, problems.isEmpty else {
+            let message = problems.map { $0.description.replacingOccurrences(of: "stub: .", with: "stub: ") }.joined(separator: "\n")
+            return ControlAPI.error(400, "invalid_stub", message)
+        }
+        _ = call.session.removeRuntimeStub(id: id)
+        call.session.addRuntimeStub(Session.RuntimeStub(override: override, definition: definition))
+        return ControlAPI.json(201, ["id": id, "session": call.session.id])
+    }
+
+    private func removeStub(_ call: Call) -> MockResponse {
+        guard call.session.removeRuntimeStub(id: call.captured) else {
+            return ControlAPI.error(404, "unknown_stub", "session '\(call.session.id)' has no runtime stub '\(call.captured)'")
+        }
+        return MockResponse(status: 204)
+    }
+
+    private func removeStubs(_ call: Call) -> MockResponse {
+        call.session.removeAllRuntimeStubs()
+        return MockResponse(status: 204)
+    }
+
+    private func reset(_ call: Call) -> MockResponse {
+        if call.query("all") == "true" {
+            engine.sessions.defaultSession.reset()
+            engine.sessions.removeAll()
+            return ControlAPI.json(200, ["reset": "all"])
+        }
+        call.session.reset()
+        return ControlAPI.json(200, ["reset": call.session.id])
+    }
+
+    /// Journal entries filtered by `method`, `path` (raw path, no query) and `unmatched=true`.
+    private func filteredJournal(_ call: Call) -> (entries: [JournalEntry], dropped: Int) {
+        let (entries, dropped) = call.session.journal.snapshot()
+        let method = call.query("method")
+        let path = call.query("path").map(RequestKey.normalizePath)
+        let onlyUnmatched = call.query("unmatched") == "true"
+        let filtered = entries.filter { entry in
+            (method == nil || entry.method == method)
+                && (path == nil || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
+                && (!onlyUnmatched || !entry.matched)
+        }
+        return (filtered, dropped)
+    }
+
+    private func journal(_ call: Call) -> MockResponse {
+        let (entries, dropped) = filteredJournal(call)
+        return ControlAPI.json(200, [
+            "session": call.session.id, "count": entries.count, "dropped": dropped,
+            "entries": entries.map(JournalJSON.entry),
+        ])
+    }
+
+    private func journalHAR(_ call: Call) -> MockResponse {
+        let (entries, _) = filteredJournal(call)
+        var response = ControlAPI.json(200, JournalJSON.har(entries))
+        response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"mockd-\(call.session.id).har\"")
+        return response
+    }
+
+    private func unmatched(_ call: Call) -> MockResponse {
+        let entries = call.session.journal.snapshot().entries.filter { !$0.matched && $0.fault == nil }
+        return ControlAPI.json(200, [
+            "session": call.session.id, "count": entries.count,
+            "requests": entries.map { entry -> [String: Any] in
+                var item = JournalJSON.entry(entry)
+                item["nearMisses"] = entry.nearMisses.map(JournalJSON.nearMiss)
+                return item
+            },
+        ])
+    }
+
+    private func verify(_ call: Call) -> MockResponse {
+        guard let body = ControlAPI.object(call.request.body) else {
+            return ControlAPI.error(400, "bad_request", #"send {"method": "POST", "path": "/v1/x", "count": 1}"#)
+        }
+        let method = body["method"] as? String
+        guard let path = body["path"] as? String, path.hasPrefix("/") else {
+            return ControlAPI.error(400, "bad_request", #""path" is required and must start with '/'"#)
+        }
+        let expected = (body["count"] as? NSNumber)?.intValue
+        let atLeast = (body["atLeast"] as? NSNumber)?.intValue
+        guard expected != nil || atLeast != nil else {
+            return ControlAPI.error(400, "bad_request", #"give "count" (exactly) or "atLeast""#)
+        }
+        let normalized = RequestKey.normalizePath(path)
+        let entries = call.session.journal.snapshot().entries
+        let matching = entries.filter {
+            (method == nil || $0.method == method)
+                && RequestKey.normalizePath(HTTPRequest(method: $0.method, target: $0.target).path) == normalized
+        }
+        let ok = expected.map { matching.count == $0 } ?? (matching.count >= atLeast!)
+        let what = "\(method ?? "any method") \(path)"
+        if ok { return ControlAPI.json(200, ["ok": true, "count": matching.count]) }
+        let wanted = expected.map { "exactly \($0)" } ?? "at least \(atLeast!)"
+        return ControlAPI.json(409, [
+            "error": "verification_failed",
+            "message": "expected \(wanted) \(what), journal has \(matching.count)",
+            "expected": expected ?? atLeast!, "actual": matching.count,
+            "requests": matching.map(JournalJSON.entry),
+            "journalCount": entries.count,
+        ])
+    }
+
+    private func listSessions(_ call: Call) -> MockResponse {
+        let sessions = engine.sessions.all.map { session -> [String: Any] in
+            ["id": session.id, "scenario": session.scenario.name, "journalCount": session.journal.snapshot().entries.count,
+             "runtimeStubs": session.runtimeStubs.count]
+        }
+        return ControlAPI.json(200, ["sessions": sessions])
+    }
+
+    // MARK: - JSON helpers
+
+    static func json(_ status: Int, _ object: [String: Any]) -> MockResponse {
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return MockResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")]),
+            body: data + Data("\n".utf8)
+        )
+    }
+
+    /// `{"error": code, "message": message}` with `status`.
+    static func error(_ status: Int, _ code: String, _ message: String) -> MockResponse {
+        json(status, ["error": code, "message": message])
+    }
+
+    static func object(_ data: Data) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+
+    static func foundationValue(_ value: JSONValue) -> Any {
+        switch value {
+        case .null: return NSNull()
+        case .bool(let flag): return flag
+        case .int(let number): return number
+        case .double(let number): return number
+        case .string(let text): return text
+        case .array(let items): return items.map(foundationValue)
+        case .object(let members): return members.mapValues(foundationValue)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// JSON shapes of journal entries, near misses and the HAR 1.2 export of a journal.
+enum JournalJSON {
+    static func entry(_ entry: JournalEntry) -> [String: Any] {
+        var item: [String: Any] = [
+            "sequence": entry.sequence,
+            "time": timestamp(entry.time),
+            "method": entry.method,
+            "target": entry.target,
+            "headers": entry.headers.map { "\($0.name): \($0.value)" },
+            "bodySize": entry.bodySize,
+            "matched": entry.matched,
+            "stub": entry.stubID ?? NSNull(),
+            "status": entry.status.map { $0 as Any } ?? NSNull(),
+            "durationMs": (entry.durationMs * 1000).rounded() / 1000,
+        ]
+        if let fault = entry.fault { item["fault"] = fault.rawValue }
+        if !entry.body.isEmpty {
+            if let text = String(data: entry.body, encoding: .utf8) {
+                item["body"] = text
+            } else {
+                item["bodyBase64"] = entry.body.base64EncodedString()
+            }
+        }
+        return item
+    }
+
+    static func nearMiss(_ miss: NearMiss) -> [String: Any] {
+        var item: [String: Any] = [
+            "stub": miss.stubID,
+            "set": miss.setName,
+            "distance": (miss.distance * 1000).rounded() / 1000,
+            "differs": miss.differences.map { ["part": $0.part, "expected": $0.expected, "actual": $0.actual] },
+        ]
+        if let priority = miss.priority { item["priority"] = priority }
+        return item
+    }
+
+    /// The journal as a HAR 1.2 log: what the app actually sent and received, openable in browser dev tools.
+    static func har(_ entries: [JournalEntry]) -> [String: Any] {
+        [
+            "log": [
+                "version": "1.2",
+                "creator": ["name": "mockd", "version": MockdVersion.current],
+                "pages": [],
+                "entries": entries.map(harEntry),
+            ] as [String: Any]
+        ]
+    }
+
+    private static func harEntry(_ entry: JournalEntry) -> [String: Any] {
+        let host = entry.headers["host"] ?? "mockd"
+        let request = HTTPRequest(method: entry.method, target: entry.target)
+        var harRequest: [String: Any] = [
+            "method": entry.method,
+            "url": "http://\(host)\(entry.target)",
+            "httpVersion": "HTTP/1.1",
+            "headers": entry.headers.map { ["name": $0.name, "value": $0.value] },
+            "queryString": RequestPattern.decodedQuery(request.query).map { ["name": $0.name, "value": $0.value] },
+            "cookies": [],
+            "headersSize": -1,
+            "bodySize": entry.bodySize,
+        ]
+        if !entry.body.isEmpty {
+            harRequest["postData"] = [
+                "mimeType": entry.headers["content-type"] ?? "",
+                "text": String(data: entry.body, encoding: .utf8) ?? entry.body.base64EncodedString(),
+            ]
+        }
+        let response = entry.response
+        var content: [String: Any] = ["size": response.body.count, "mimeType": response.headers["content-type"] ?? ""]
+        if !response.body.isEmpty {
+            if let text = String(data: response.body, encoding: .utf8) {
+                content["text"] = text
+            } else {
+                content["text"] = response.body.base64EncodedString()
+                content["encoding"] = "base64"
+            }
+        }
+        let status = entry.status ?? 0
+        return [
+            "startedDateTime": timestamp(entry.time),
+            "time": (entry.durationMs * 1000).rounded() / 1000,
+            "request": harRequest,
+            "response": [
+                "status": status,
+                "statusText": entry.fault.map { "fault: \($0.rawValue)" } ?? reasonPhrase(status),
+                "httpVersion": "HTTP/1.1",
+                "headers": response.headers.map { ["name": $0.name, "value": $0.value] },
+                "cookies": [],
+                "content": content,
+                "redirectURL": response.headers["location"] ?? "",
+                "headersSize": -1,
+                "bodySize": entry.fault == nil ? response.body.count : -1,
+            ] as [String: Any],
+            "cache": [:] as [String: Any],
+            "timings": ["send": 0, "wait": (entry.durationMs * 1000).rounded() / 1000, "receive": 0],
+            "_mockdStub": entry.stubID ?? NSNull(),
+        ]
+    }
+
+    /// RFC 3339 UTC with milliseconds.
+    static func timestamp(_ date: Date) -> String {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let base = TemplateContext.rfc3339(Date(timeIntervalSince1970: Double(milliseconds / 1000)))
+        return base.dropLast() + String(format: ".%03dZ", milliseconds % 1000)
+    }
+
+    static func reasonPhrase(_ status: Int) -> String {
+        let phrases = [
+            200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 301: "Moved Permanently", 302: "Found",
+            304: "Not Modified", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+            409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content", 429: "Too Many Requests",
+            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+        ]
+        return phrases[status] ?? ""
+    }
+}

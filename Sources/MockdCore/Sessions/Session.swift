@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+
+/// One test's isolated view of the daemon: its active scenario, runtime stubs, sequence cursors,
+/// rate-limit windows and journal. Requests pick a session with `X-Mockd-Session`, the `mockd_session`
+/// cookie or a `/__session/ID/` path prefix; without one they use the default session.
+public final class Session: Sendable {
+    /// A stub added through the control API: compiled, plus the definition as posted (for listing).
+    struct RuntimeStub: Sendable {
+        let override: Override
+        let definition: JSONValue
+    }
+
+    struct Core: Sendable {
+        var scenario: Scenario
+        var state: SessionState
+        /// Runtime stubs in the order added; tried before the scenario's overrides.
+        var runtime: [RuntimeStub]
+    }
+
+    public let id: String
+    let core: Mutex<Core>
+    public let journal: RequestJournal
+    /// Uptime in ns of the last request, for idle expiry.
+    let lastUsed: Atomic<UInt64>
+
+    init(id: String, scenario: Scenario, journalLimit: Int) {
+        self.id = id
+        self.core = Mutex(Core(scenario: scenario, state: SessionState(), runtime: []))
+        self.journal = RequestJournal(limit: journalLimit)
+        self.lastUsed = Atomic(DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// The session's active scenario.
+    public var scenario: Scenario { core.withLock { $0.scenario } }
+
+    func touch() {
+        lastUsed.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+    }
+
+    /// Switches the scenario; cursors, rate limits and runtime stubs start over, the journal is kept.
+    func use(_ scenario: Scenario) {
+        core.withLock { $0 = Core(scenario: scenario, state: SessionState(), runtime: []) }
+    }
+
+    /// Back to the scenario's start: cursors, rate limits, runtime stubs and journal.
+    func reset() {
+        core.withLock { core in
+            core.state = SessionState()
+            core.runtime = []
+        }
+        journal.clear()
+    }
+
+    func addRuntimeStub(_ stub: RuntimeStub) {
+        core.withLock { $0.runtime.append(stub) }
+    }
+
+    /// - Returns: whether a stub with that id existed.
+    func removeRuntimeStub(id: String) -> Bool {
+        core.withLock { core in
+            let before = core.runtime.count
+            core.runtime.removeAll { $0.override.id == id }
+            return core.runtime.count != before
+        }
+    }
+
+    func removeAllRuntimeStubs() {
+        core.withLock { $0.runtime.removeAll() }
+    }
+
+    var runtimeStubs: [RuntimeStub] { core.withLock { $0.runtime } }
+}

@@ -1,0 +1,117 @@
+import Dispatch
+import Synchronization
+
+/// The sessions of the daemon: the default one plus those created on first use.
+///
+/// Creating a session is one small allocation. Sessions idle longer than `idleTimeoutMs` are removed when
+/// a new one is created; beyond `maxSessions` the least recently used one is removed. The default session
+/// is never removed.
+final class SessionRegistry: Sendable {
+    static let defaultID = "default"
+
+    let defaultSession: Session
+    private let sessions = Mutex<[String: Session]>([:])
+    let maxSessions: Int
+    let idleTimeoutMs: Double
+    let journalLimit: Int
+
+    init(scenario: Scenario, maxSessions: Int, idleTimeoutMs: Double, journalLimit: Int) {
+        defaultSession = Session(id: SessionRegistry.defaultID, scenario: scenario, journalLimit: journalLimit)
+        self.maxSessions = max(1, maxSessions)
+        self.idleTimeoutMs = idleTimeoutMs
+        self.journalLimit = journalLimit
+    }
+
+    /// The session `id` (the default one for `nil`), created with `scenario()` when new.
+    func session(_ id: String?, create scenario: () -> Scenario) -> Session {
+        guard let id, id != SessionRegistry.defaultID else { return defaultSession }
+        return sessions.withLock { sessions in
+            if let existing = sessions[id] { return existing }
+            expire(&sessions)
+            if sessions.count >= maxSessions - 1,
+                let oldest = sessions.values.min(by: { $0.lastUsed.load(ordering: .relaxed) < $1.lastUsed.load(ordering: .relaxed) })
+            {
+                sessions.removeValue(forKey: oldest.id)
+            }
+            let session = Session(id: id, scenario: scenario(), journalLimit: journalLimit)
+            sessions[id] = session
+            return session
+        }
+    }
+
+    /// An existing session, without creating one.
+    func existing(_ id: String?) -> Session? {
+        guard let id, id != SessionRegistry.defaultID else { return defaultSession }
+        return sessions.withLock { $0[id] }
+    }
+
+    /// Every session, the default one first.
+    var all: [Session] {
+        [defaultSession] + sessions.withLock { $0.values.sorted { $0.id < $1.id } }
+    }
+
+    /// Removes every session but the default one.
+    func removeAll() {
+        sessions.withLock { $0.removeAll() }
+    }
+
+    private func expire(_ sessions: inout [String: Session]) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let limit = UInt64(idleTimeoutMs * 1_000_000)
+        sessions = sessions.filter { now - min(now, $0.value.lastUsed.load(ordering: .relaxed)) < limit }
+    }
+}
+
+/// Finds a request's session and strips a `/__session/ID` prefix.
+enum SessionRouting {
+    static let header = "X-Mockd-Session"
+    static let cookie = "mockd_session"
+    static let pathPrefix = "/__session/"
+
+    /// The session id and the request as it should be matched (prefix removed).
+    /// - Returns: `nil` id for the default session; `.failure` when an id is not a valid session name.
+    static func route(_ request: HTTPRequest) -> Result<(id: String?, request: HTTPRequest), RoutingError> {
+        var request = request
+        var id: String?
+        if request.target.hasPrefix(pathPrefix) {
+            let rest = request.target.dropFirst(pathPrefix.count)
+            let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            id = String(rest[..<end])
+            let remainder = rest[end...]
+            request.target = remainder.hasPrefix("/") ? String(remainder) : "/" + remainder
+        } else if let header = request.headers[header] {
+            id = header.trimming([" ", "\t"])
+        } else if let cookieHeader = request.headers["cookie"] {
+            id = cookieValue(cookieHeader, named: cookie)
+        }
+        if let id, !isValidID(id) { return .failure(RoutingError(id: id)) }
+        return .success((id, request))
+    }
+
+    static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy { URLEncoding.isUnreserved($0) }
+    }
+
+    static func cookieValue(_ header: String, named name: String) -> String? {
+        for pair in header.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, String(parts[0]).trimming([" "]) == name {
+                return String(parts[1]).trimming([" ", "\""])
+            }
+        }
+        return nil
+    }
+
+    struct RoutingError: Error {
+        let id: String
+    }
+}
+
+extension String {
+    func trimming(_ characters: Set<Character>) -> String {
+        var result = Substring(self)
+        while let first = result.first, characters.contains(first) { result = result.dropFirst() }
+        while let last = result.last, characters.contains(last) { result = result.dropLast() }
+        return String(result)
+    }
+}
