@@ -1,4 +1,5 @@
 import Foundation
+import MockdTestSupport
 import Testing
 
 @testable import MockdCore
@@ -98,6 +99,50 @@ struct HARImporterTests {
             HARReaderTests.entry(url: "https://a.example/plain", content: #"{"text": "{}"}"#),
         ])
         #expect(build.file.stubs.map { $0.responses[0].templated } == [false, nil])
+    }
+
+    @Test func hostileEntriesAreSkippedOrCleanedNeverWrittenUnloadable() throws {
+        let (build, report) = try build([
+            HARReaderTests.entry(url: "http:foo"),
+            HARReaderTests.entry(url: "https://a.example/ok", requestHeaders: #"[{"name": "Content-Type", "value": null}, {"name": "Accept", "value": " "}]"#,
+                                 responseHeaders: #"[{"name": " ", "value": "v"}, {"name": "X:Colon", "value": "c"}, {"name": "X-Fine", "value": "1"}]"#),
+            HARReaderTests.entry(url: "https://a.example/early", status: "103"),
+        ])
+        #expect(report.skipped.map(\.reason) == ["request.url is not an absolute http(s) URL", "interim response (103) without a final one"])
+        #expect(build.file.stubs.count == 1)
+        #expect(build.file.stubs[0].request.headers == nil)
+        #expect(build.file.stubs[0].responses[0].headers == ["X-Fine: 1"])
+        #expect(report.warnings.first { $0.hasPrefix("response headers not stored:") }?.contains("(invalid name ' ') ×1 (not an HTTP field name)") == true)
+    }
+
+    @Test func manyIDsSharingATruncatedPrefixGetLinearSuffixes() throws {
+        let long = String(repeating: "a", count: 100)
+        let (build, _) = try build((0..<300).map { HARReaderTests.entry(url: "https://a.example/\(long)\($0)") })
+        let ids = build.file.stubs.map { $0.id ?? "" }
+        #expect(Set(ids).count == 300)
+        #expect(ids[0] == "GET_" + String(repeating: "a", count: 92))
+        #expect(ids[1] == ids[0] + "-2")
+        #expect(ids[299] == ids[0] + "-300")
+    }
+
+    @Test func sideFileSymlinkOutsideTheHARFolderIsRefused() throws {
+        let folder = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outside = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try "secret".write(to: outside.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("leak"), withDestinationURL: outside.appendingPathComponent("secret.txt"))
+        try "inside".write(to: folder.appendingPathComponent("body.txt"), atomically: true, encoding: .utf8)
+        let archive = try HARReader.parse(
+            HARReaderTests.har([
+                HARReaderTests.entry(url: "https://a.example/leak", content: #"{"_file": "leak"}"#),
+                HARReaderTests.entry(url: "https://a.example/fine", content: #"{"_file": "body.txt"}"#),
+            ].joined(separator: ",")),
+            fileName: "t.har"
+        )
+        let (build, report) = HARImporter.build(archive, harDirectory: folder)
+        #expect(build.files.values.map { String(decoding: $0, as: UTF8.self) } == ["inside"])
+        #expect(report.warnings.contains("entry 0: content._file 'leak' points outside the HAR's folder; served empty"))
     }
 
     @Test func hostFilterKeepsOnlyNamedHosts() throws {

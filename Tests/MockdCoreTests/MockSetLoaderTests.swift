@@ -60,6 +60,8 @@ struct MockSetLoaderTests {
         (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": "ok"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: expected a number"),
         (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 42}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: 42 is not an HTTP status code (100–999)"),
         (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": []}]}"#, "mocks/s/index.json: stubs[0].responses: needs at least one response"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 103}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: 103 is an interim (1xx) status; a stub needs a final one (200–999)"),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x", "quary": "a=1"}, "responses": [{}]}]}"#, #"mocks/s/index.json: stubs[0].request.quary: unknown field (did you mean "query"?)"#),
         (#"{"stubs": [{"request": {"method": "G T", "path": "/x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.method: 'G T' is not an HTTP method token"),
         (#"{"stubs": [{"request": {"method": "GET", "path": "x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.path: must start with '/' (got 'x')"),
         (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"headers": ["nocolon"]}]}]}"#, #"mocks/s/index.json: stubs[0].responses[0].headers[0]: expected "Name: value", got 'nocolon'"#),

@@ -69,6 +69,16 @@ struct RequestKeyTests {
         #expect(first == second)
     }
 
+    @Test func multipartBoundaryIsReadFromTheBodyWhenTheHeaderLostIt() {
+        let recorded = BodyCanonicalizer.canonicalize(
+            Data("--AAA111\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nx\r\n--AAA111--\r\n".utf8), contentType: "multipart/form-data"
+        )
+        let live = BodyCanonicalizer.canonicalize(
+            Data("--ZZ9\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nx\r\n--ZZ9--\r\n".utf8), contentType: "multipart/form-data; boundary=ZZ9"
+        )
+        #expect(recorded == live)
+    }
+
     @Test func jsonBodiesCompareIgnoringKeyOrderAndWhitespace() {
         let first = BodyCanonicalizer.canonicalize(Data(#"{"b": [1, 2], "a": {"y": 1, "x": "/"}}"#.utf8), contentType: "application/json")
         let second = BodyCanonicalizer.canonicalize(Data(#"{"a":{"x":"/","y":1},"b":[1,2]}"#.utf8), contentType: "application/vnd.api+json")

@@ -72,6 +72,10 @@ public enum HARImporter {
                 skip("not an HTTP URL (\(url.scheme):)")
                 continue
             }
+            guard !url.host.isEmpty, url.rawPath.hasPrefix("/") else {
+                skip("request.url is not an absolute http(s) URL")
+                continue
+            }
             if !hostFilter.isEmpty, !hostFilter.contains(url.host), !hostFilter.contains(url.hostAndPort) {
                 report.otherHosts[url.hostAndPort, default: 0] += 1
                 continue
@@ -88,13 +92,19 @@ public enum HARImporter {
                 skip("invalid status \(response.status)")
                 continue
             }
+            guard response.status >= 200 else {
+                skip("interim response (\(response.status)) without a final one")
+                continue
+            }
             report.keptHosts[url.hostAndPort, default: 0] += 1
 
             let key = RequestKey(method: request.method, rawPath: url.rawPath, rawQuery: url.rawQuery)
             var constraints: [HeaderConstraint] = []
             var constraintLines: [String] = []
             for name in options.matchHeaders {
-                guard let field = request.headers.first(where: { $0.name.caseInsensitiveEquals(name) }) else { continue }
+                guard let field = request.headers.first(where: { $0.name.caseInsensitiveEquals(name) }),
+                    !field.value.trimmingCharacters(in: .whitespaces).isEmpty
+                else { continue }
                 constraints.append(HeaderConstraint(name: name, value: field.value))
                 constraintLines.append("\(canonicalHeaderName(name)): \(field.value)")
             }
@@ -102,6 +112,10 @@ public enum HARImporter {
 
             var headers: [String] = []
             for field in response.headers {
+                guard HTTPToken.isToken(field.name) || field.name.hasPrefix(":") else {
+                    droppedHeaders["(invalid name '\(field.name)')", default: 0] += 1
+                    continue
+                }
                 if ResponseHeaderPolicy.isDropped(field.name) {
                     if !field.name.hasPrefix(":") { droppedHeaders[field.name.asciiLowercased, default: 0] += 1 }
                     continue
@@ -144,7 +158,8 @@ public enum HARImporter {
             let parts = droppedHeaders.sorted { $0.key < $1.key }.map { name, count in
                 let why =
                     name == "content-encoding"
-                    ? "bodies are stored decoded" : name == "content-length" ? "recomputed when served" : "hop-by-hop"
+                    ? "bodies are stored decoded"
+                    : name == "content-length" ? "recomputed when served" : name.hasPrefix("(") ? "not an HTTP field name" : "hop-by-hop"
                 return "\(name) ×\(count) (\(why))"
             }
             report.warnings.append("response headers not stored: " + parts.joined(separator: ", "))
@@ -218,8 +233,9 @@ public enum HARImporter {
                 warnings.append("content._file '\(file)' cannot be resolved; served empty")
                 return Data()
             }
-            let base = harDirectory.standardizedFileURL.path
-            let url = harDirectory.appendingPathComponent(file).standardizedFileURL
+            // Resolve symlinks on both sides: a side file must really live inside the HAR's folder.
+            let base = harDirectory.resolvingSymlinksInPath().standardizedFileURL.path
+            let url = harDirectory.appendingPathComponent(file).standardizedFileURL.resolvingSymlinksInPath()
             guard !file.hasPrefix("/"), url.path.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
                 warnings.append("content._file '\(file)' points outside the HAR's folder; served empty")
                 return Data()
@@ -344,6 +360,8 @@ struct RecordedURL {
 private struct FileNamer {
     private var usedIDs: Set<String> = []
     private var usedFiles: Set<String> = []
+    /// The next suffix to try per base name, so many ids sharing a truncated prefix stay linear.
+    private var nextSuffix: [String: Int] = [:]
 
     /// `GET_v1_messages__limit-20`; a repeat gets `-2`, `-3` in order of appearance.
     mutating func uniqueID(for key: RequestKey) -> String {
@@ -355,11 +373,12 @@ private struct FileNamer {
         }
         base = FileNamer.truncate(base, to: 96)
         var candidate = base
-        var counter = 2
+        var counter = nextSuffix[base.asciiLowercased, default: 2]
         while !usedIDs.insert(candidate.asciiLowercased).inserted {
             candidate = "\(base)-\(counter)"
             counter += 1
         }
+        nextSuffix[base.asciiLowercased] = counter
         return candidate
     }
 
@@ -367,11 +386,13 @@ private struct FileNamer {
     mutating func uniqueFile(_ base: String, mimeType: String?, body: Data) -> String {
         let ext = FileNamer.fileExtension(mimeType: mimeType, body: body)
         var candidate = "bodies/\(base).\(ext)"
-        var counter = 2
+        let key = candidate.asciiLowercased
+        var counter = nextSuffix[key, default: 2]
         while !usedFiles.insert(candidate.asciiLowercased).inserted {
             candidate = "bodies/\(base)-\(counter).\(ext)"
             counter += 1
         }
+        nextSuffix[key] = counter
         return candidate
     }
 

@@ -22,13 +22,24 @@ public enum BodyCanonicalizer {
         if mediaType == "application/x-www-form-urlencoded" {
             return Data(RequestKey.normalizeQuery(String(decoding: body, as: UTF8.self)).utf8)
         }
-        if mediaType == "multipart/form-data", let boundary = MediaType.parameter("boundary", in: contentType),
+        if mediaType.hasPrefix("multipart/"), let boundary = multipartBoundary(body) ?? MediaType.parameter("boundary", in: contentType),
             !boundary.isEmpty
         {
             let text = String(decoding: body, as: UTF8.self)
             return Data(text.replacingOccurrences(of: boundary, with: "mockd-boundary").utf8)
         }
         return body
+    }
+
+    /// The boundary a multipart body actually uses: its first line is `--boundary` (RFC 2046 §5.1.1). Taken
+    /// from the body rather than the `Content-Type` parameter, so a recorded body whose header lost the
+    /// parameter still compares equal.
+    static func multipartBoundary(_ body: Data) -> String? {
+        guard body.starts(with: [0x2D, 0x2D]) else { return nil }
+        let lineEnd = body.firstIndex(where: { $0 == 0x0D || $0 == 0x0A }) ?? body.endIndex
+        let boundary = body[body.index(body.startIndex, offsetBy: 2)..<lineEnd]
+        guard !boundary.isEmpty, boundary.count <= 200 else { return nil }
+        return String(data: Data(boundary), encoding: .utf8)
     }
 
     /// Compact JSON with sorted keys, or `nil` when `body` is not JSON.

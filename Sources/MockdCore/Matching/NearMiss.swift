@@ -51,8 +51,10 @@ public enum NearMissCalculator {
     /// - Complexity: O(n) in the number of stubs; it runs only for requests that matched nothing.
     public static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int = 3) -> [NearMiss] {
         let key = RequestKey(request)
-        let requestPairs = RequestKey.queryPairs(request.query).map { "\($0.name)=\($0.value)" }
-        let requestSegments = key.path.split(separator: "/", omittingEmptySubsequences: false)
+        // Bounded work per stub, so a hostile 10,000-segment path or query cannot stall the daemon: distances
+        // look at the first 64 segments and pairs (equality still compares everything).
+        let requestPairs = Set(RequestKey.queryPairs(request.query).prefix(64).map { "\($0.name)=\($0.value)" })
+        let requestSegments = Array(key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
         var canonicalBody: Data?
         var misses: [NearMiss] = []
         misses.reserveCapacity(min(index.stubs.count, 64))
@@ -64,12 +66,12 @@ public enum NearMissCalculator {
                 differences.append(.init(part: "method", expected: stub.key.method, actual: key.method))
             }
             if stub.key.path != key.path {
-                let stubSegments = stub.key.path.split(separator: "/", omittingEmptySubsequences: false)
+                let stubSegments = Array(stub.key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
                 distance += 2 * segmentDistance(stubSegments, requestSegments)
                 differences.append(.init(part: "path", expected: stub.key.path, actual: key.path))
             }
             if stub.key.query != key.query {
-                let stubPairs = stub.key.query.isEmpty ? [] : stub.key.query.split(separator: "&").map(String.init)
+                let stubPairs = stub.key.query.isEmpty ? [] : Set(stub.key.query.split(separator: "&").prefix(64).map(String.init))
                 distance += 1 - jaccard(stubPairs, requestPairs)
                 differences.append(.init(part: "query", expected: stub.key.query, actual: key.query))
             }
@@ -125,9 +127,7 @@ public enum NearMissCalculator {
         return Double(lhs.isEmpty ? rhs.count : previous[rhs.count]) / Double(longest)
     }
 
-    static func jaccard(_ lhs: [String], _ rhs: [String]) -> Double {
-        let a = Set(lhs)
-        let b = Set(rhs)
+    static func jaccard(_ a: Set<String>, _ b: Set<String>) -> Double {
         if a.isEmpty && b.isEmpty { return 1 }
         return Double(a.intersection(b).count) / Double(a.union(b).count)
     }

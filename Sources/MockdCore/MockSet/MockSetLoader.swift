@@ -114,6 +114,12 @@ public struct MockSetLoader: Sendable {
                         message: "\(status) is not an HTTP status code (100–999)"
                     )
                 }
+                guard status >= 200 else {
+                    throw ConfigError(
+                        .invalidValue, file: indexName, jsonPath: "\(stepPath).status",
+                        message: "\(status) is an interim (1xx) status; a stub needs a final one (200–999)"
+                    )
+                }
                 var headers = HTTPHeaders()
                 for (headerIndex, line) in (step.headers ?? []).enumerated() {
                     guard let field = HeaderLine.parse(line) else {
