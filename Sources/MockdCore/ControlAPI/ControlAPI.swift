@@ -117,9 +117,11 @@ struct ControlAPI {
             let scenario = try engine.catalog.scenario(named: name)
             call.session.use(scenario)
             return ControlAPI.json(200, ["session": call.session.id, "name": scenario.name, "sets": scenario.sets])
-        } catch let error as ConfigError where error.code == .fileNotFound && error.file.hasSuffix("\(name).json") {
-            return ControlAPI.error(404, "unknown_scenario", "no scenario '\(name)' (GET /__mockd/scenarios lists them)")
         } catch {
+            let problems = (error as? ConfigErrors)?.errors ?? [error as? ConfigError].compactMap { $0 }
+            if problems.count == 1, problems[0].code == .fileNotFound, problems[0].file.hasSuffix("configs/\(name).json") || problems[0].file == name {
+                return ControlAPI.error(404, "unknown_scenario", "no scenario '\(name)' (GET /__mockd/scenarios lists them)")
+            }
             return ControlAPI.error(422, "invalid_scenario", String(describing: error))
         }
     }
