@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .executable(name: "mockd", targets: ["mockd"]),
         .library(name: "MockdCore", targets: ["MockdCore"]),
+        // What an XCUITest (or Linux XCTest) target links to steer a running mockd: Foundation only.
+        .library(name: "MockdClient", targets: ["MockdClient"]),
     ],
     targets: [
         .systemLibrary(
@@ -23,6 +25,7 @@ let package = Package(
         .target(name: "CMicroHTTPD", dependencies: ["CLibMicroHTTPD"]),
         .target(name: "MockdCore", swiftSettings: swiftSettings),
         .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD"], swiftSettings: swiftSettings),
+        .target(name: "MockdClient", swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
         // Shared by the test targets: the built binary, a curl client, the corpus location.
         .target(name: "MockdTestSupport", dependencies: ["MockdCore"], path: "Tests/MockdTestSupport", swiftSettings: swiftSettings),
@@ -33,5 +36,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MockdCLITests", dependencies: ["MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MockdClientTests",
+            dependencies: ["MockdClient", "MockdTestSupport"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -137,7 +137,7 @@ public final class MockEngine: Sendable {
         if baseOrdinal == nil, request.method == "HEAD" {
             baseOrdinal = scenario.index.match(request, key: key.with(method: "GET"))
         }
-        let runtime = core.runtime.reversed().map(\.override).sorted { $0.priority > $1.priority }
+        let runtime = core.runtime.isEmpty ? [] : core.runtime.reversed().map(\.override).sorted { $0.priority > $1.priority }
         let matchedOverride =
             runtime.first { $0.pattern.matches(request, key: key) }
             ?? scenario.overrides.first { $0.pattern.matches(request, key: key) }
