@@ -25,7 +25,8 @@ enum ServeCommand {
             options: EngineOptions(
                 maxSessions: options.maxSessions, sessionIdleTimeoutMs: Double(options.sessionTimeoutSeconds) * 1000,
                 journalLimit: options.journalLimit, controlToken: options.controlToken
-            )
+            ),
+            loader: { try load(options, root: root) }
         )
         let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger)
         // SIGHUP reloads the scenario and its sets atomically; a broken file leaves the previous version serving.

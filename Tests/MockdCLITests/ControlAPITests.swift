@@ -227,3 +227,31 @@ struct ControlAPITests {
         #expect(stopped.stderr.contains("mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token"))
     }
 }
+
+/// Routes that change or list daemon-wide state.
+struct ControlAPIStateTests {
+    @Test func currentScenarioSessionsAndReloadOverHTTP() throws {
+        let root = try ScenarioFileErrorTests.root(#"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 418}]}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let current = ControlAPITests.json(try ControlAPITests.control(daemon, "GET", "scenario", session: "x"))
+        #expect(current["name"] as? String == "s")
+        #expect(current["session"] as? String == "x")
+        let sessions = ControlAPITests.json(try ControlAPITests.control(daemon, "GET", "sessions"))
+        #expect(((sessions["sessions"] as? [[String: Any]]) ?? []).map { $0["id"] as? String } == ["default", "x"])
+
+        try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 451}]}"#
+            .write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
+        let reloaded = try ControlAPITests.control(daemon, "POST", "reload")
+        #expect(reloaded.status == 200)
+        #expect(ControlAPITests.json(reloaded)["overrides"] as? Int == 1)
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 451)
+
+        try ScenarioFileErrorTests.broken.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
+        let refused = try ControlAPITests.control(daemon, "POST", "reload")
+        #expect(refused.status == 422)
+        #expect((ControlAPITests.json(refused)["message"] as? String)?.contains("overrides[0].match.path: must start with '/' (got 'x')") == true)
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 451)
+    }
+}

@@ -69,6 +69,37 @@ struct ScenarioBehaviourTests {
         #expect(harness.server.suspendedConnections == 0)
     }
 
+    @Test func overridesPriorityEditsConditionalAndPlaceholdersOverTheWire() throws {
+        let harness = try Harness(#"""
+            {"sets": ["base"], "conditionalRequests": true,
+             "defaults": {"headers": {"X-Env": "test"}},
+             "overrides": [
+               {"id": "low", "match": {"path": "/ok"}, "status": 500},
+               {"id": "high", "priority": 2, "match": {"method": "GET", "path": "/ok"},
+                "headers": {"Content-Type": null, "ETag": "\"v1\""}, "addHeaders": ["Set-Cookie: a=1", "Set-Cookie: b=2"]},
+               {"id": "echo", "match": {"path": "/items/{id}", "query": {"q": "a b"}},
+                "body": {"path": "{{request.path}}", "n": "{{counter}}", "id": "{{request.json.id}}"}}
+             ]}
+            """#)
+        let ok = try Curl.send(CurlRequest(url: harness.baseURL + "/ok"))
+        #expect(ok.status == 200)
+        #expect(ok.text == "ok")
+        #expect(ok.header("Content-Type") == nil)
+        #expect(ok.header("ETag") == "\"v1\"")
+        #expect(ok.header("X-Env") == "test")
+        #expect(ok.headers(named: "Set-Cookie") == ["a=1", "b=2"])
+        let notModified = try Curl.send(CurlRequest(url: harness.baseURL + "/ok", headers: [("If-None-Match", "W/\"v1\"")]))
+        #expect(notModified.status == 304)
+        #expect(notModified.body.isEmpty)
+        let echo = { try Curl.send(CurlRequest(method: "POST", url: harness.baseURL + "/items/7?q=a+b", headers: [("Content-Type", "application/json")], body: Data(#"{"id": 42}"#.utf8))) }
+        #expect(try echo().text == #"{"id":"42","n":"1","path":"/items/7"}"#)
+        #expect(try echo().text == #"{"id":"42","n":"2","path":"/items/7"}"#)
+        let miss = try Curl.send(CurlRequest(url: harness.baseURL + "/items/7?q=zzz"))
+        #expect(miss.status == 404)
+        #expect(miss.text.contains(#""priority" : 0"#))
+        #expect(miss.text.contains(#""stub" : "echo""#))
+    }
+
     @Test func throttledMegabyteAt100KBpsTakesTenSeconds() throws {
         let harness = try Harness(#"{"sets": ["base"], "overrides": [{"match": {"path": "/big"}, "throttle": 100000}]}"#)
         let output = Paths.makeTemporaryDirectory().appendingPathComponent("big.bin")

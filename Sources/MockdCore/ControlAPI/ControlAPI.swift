@@ -42,6 +42,7 @@ struct ControlAPI {
         Route(method: "GET", path: "unmatched") { api, call in api.unmatched(call) },
         Route(method: "POST", path: "verify") { api, call in api.verify(call) },
         Route(method: "GET", path: "sessions") { api, call in api.listSessions(call) },
+        Route(method: "POST", path: "reload") { api, call in api.reload(call) },
     ]
 
     func handle(_ request: HTTPRequest) -> MockResponse {
@@ -268,6 +269,20 @@ struct ControlAPI {
             "requests": matching.map(JournalJSON.entry),
             "journalCount": entries.count,
         ])
+    }
+
+    /// Reloads configs and sets from disk atomically, as SIGHUP does; a broken file keeps the old version.
+    private func reload(_ call: Call) -> MockResponse {
+        guard let loader = engine.loader else {
+            return ControlAPI.error(501, "reload_unavailable", "this daemon was started without files to reload")
+        }
+        do {
+            let scenario = try loader()
+            engine.reload(scenario)
+            return ControlAPI.json(200, ["reloaded": scenario.name, "stubs": scenario.index.stubs.count, "overrides": scenario.overrides.count])
+        } catch {
+            return ControlAPI.error(422, "invalid_scenario", "reload failed, still serving the previous version:\n\(error)")
+        }
     }
 
     private func listSessions(_ call: Call) -> MockResponse {

@@ -42,12 +42,19 @@ public final class MockEngine: Sendable {
     let startedAt = DispatchTime.now().uptimeNanoseconds
     /// Monotonic milliseconds, injectable for tests.
     private let clock: @Sendable () -> Double
+    /// Loads the startup scenario afresh from disk, for `POST /__mockd/reload` (as SIGHUP does).
+    let loader: (@Sendable () throws -> Scenario)?
 
+    /// - Parameters:
+    ///   - root: Where `configs/` and `mocks/` live, for switching scenarios and runtime stubs' `bodyFile`.
+    ///   - loader: Reloads the startup scenario from disk; `nil` disables `POST /__mockd/reload`.
     public init(
         scenario: Scenario, root: MockdRoot? = nil, options: EngineOptions = EngineOptions(),
+        loader: (@Sendable () throws -> Scenario)? = nil,
         clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds
     ) {
         self.options = options
+        self.loader = loader
         self.catalog = ScenarioCatalog(initial: scenario, root: root)
         self.sessions = SessionRegistry(
             scenario: scenario, maxSessions: options.maxSessions, idleTimeoutMs: options.sessionIdleTimeoutMs,

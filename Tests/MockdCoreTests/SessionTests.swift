@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable import MockdCore
+
+/// Session routing, isolation, eviction and expiry, in process.
+struct SessionTests {
+    static let scenario = Scenario(
+        name: "t", sets: ["t"],
+        index: StubIndex(layers: [[Stub(id: "poll", setName: "t", key: RequestKey(method: "GET", rawPath: "/poll", rawQuery: ""),
+                                        responses: [MockResponse(status: 200, body: Data("1".utf8)), MockResponse(status: 200, body: Data("2".utf8))])]])
+    )
+
+    @Test(arguments: [
+        (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("X-Mockd-Session", " a1 ")])), "a1", "/poll"),
+        (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("Cookie", "x=1; mockd_session=\"c-2\"; y=2")])), "c-2", "/poll"),
+        (HTTPRequest(method: "GET", target: "/__session/p.3/poll?x=1"), "p.3", "/poll?x=1"),
+        (HTTPRequest(method: "GET", target: "/__session/p4"), "p4", "/"),
+        (HTTPRequest(method: "GET", target: "/poll"), nil, "/poll"),
+    ])
+    func routesBySessionHeaderCookieOrPathPrefix(_ request: HTTPRequest, _ id: String?, _ target: String) throws {
+        let routed = try SessionRouting.route(request).get()
+        #expect(routed.id == id)
+        #expect(routed.request.target == target)
+    }
+
+    @Test func sessionsKeepSeparateCursors() {
+        let engine = MockEngine(scenario: Self.scenario)
+        let poll = { (session: String) in
+            String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("X-Mockd-Session", session)]))).body, as: UTF8.self)
+        }
+        #expect([poll("a"), poll("a"), poll("b"), poll("a"), poll("b")] == ["1", "2", "1", "2", "2"])
+    }
+
+    @Test func leastRecentlyUsedSessionIsEvictedBeyondTheLimit() {
+        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 3, idleTimeoutMs: 60_000, journalLimit: 10)
+        let a = registry.session("a") { Self.scenario }
+        usleep(2000)
+        _ = registry.session("b") { Self.scenario }
+        usleep(2000)
+        a.touch()
+        _ = registry.session("c") { Self.scenario }
+        #expect(registry.all.map(\.id) == ["default", "a", "c"])
+        #expect(registry.existing("b") == nil)
+    }
+
+    @Test func idleSessionsExpireWhenAnotherIsCreated() {
+        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 100, idleTimeoutMs: 20, journalLimit: 10)
+        _ = registry.session("old") { Self.scenario }
+        usleep(40_000)
+        _ = registry.session("new") { Self.scenario }
+        #expect(registry.all.map(\.id) == ["default", "new"])
+    }
+
+    @Test func journalDropsTheOldestBeyondItsLimitAndCountsThem() {
+        let journal = RequestJournal(limit: 3)
+        for index in 0..<5 {
+            journal.append(
+                time: Date(), request: HTTPRequest(method: "GET", target: "/\(index)"), stubID: nil, status: 404, fault: nil,
+                durationMs: 1, response: MockResponse(status: 404), nearMisses: []
+            )
+        }
+        let (entries, dropped) = journal.snapshot()
+        #expect(entries.map(\.target) == ["/2", "/3", "/4"])
+        #expect(entries.map(\.sequence) == [3, 4, 5])
+        #expect(dropped == 2)
+    }
+}
