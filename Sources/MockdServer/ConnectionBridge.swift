@@ -128,6 +128,8 @@ final class ConnectionBridge: @unchecked Sendable {
         let result: MHD_Result
         if let rate = plan.throttleBytesPerSecond, !plan.response.body.isEmpty, context.method != "HEAD" {
             result = ResponseWriter.queueThrottled(plan.response, bytesPerSecond: rate, on: connection, suspensions: suspensions, logger: logger)
+        } else if let slot = plan.nativeSlot {
+            result = ResponseWriter.queueShared(plan.response, slot: slot, on: connection, logger: logger)
         } else {
             result = ResponseWriter.queue(plan.response, on: connection, logger: logger)
         }
@@ -207,6 +209,24 @@ enum ResponseWriter {
         }
         guard let mhdResponse = created else { return .NO }
         return queue(mhdResponse, response, on: connection, logger: logger)
+    }
+
+    /// Queues a static stub response through one native response built on first use and kept in `slot`:
+    /// libmicrohttpd reference-counts responses, so every connection can queue the same one.
+    static func queueShared(_ response: MockResponse, slot: NativeResponseSlot, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
+        if let cached = slot.load() {
+            return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(cached))
+        }
+        let created = response.body.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse = created else { return .NO }
+        for field in response.headers where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+            logger.warning("header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent")
+        }
+        let kept = slot.store(UnsafeMutableRawPointer(mhdResponse))
+        if kept != UnsafeMutableRawPointer(mhdResponse) { MHD_destroy_response(mhdResponse) }
+        return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(kept))
     }
 
     /// Queues a response whose body is read at `bytesPerSecond` (see `ThrottledBody`).

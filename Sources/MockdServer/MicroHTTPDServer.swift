@@ -86,6 +86,7 @@ public final class MicroHTTPDServer: Sendable {
         try state.withLock { state in
             guard case .idle = state else { preconditionFailure("MicroHTTPDServer.start() called twice") }
             let socket = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
+            NativeResponseSlot.release = { MHD_destroy_response(OpaquePointer($0)) }
             ResourceLimits.raiseOpenFileLimit()
             // Suspend/resume carries latency and throttling; TURBO skips the shutdown() before close, so a
             // connection-reset fault really resets.

@@ -152,6 +152,8 @@ public final class MockEngine: Sendable {
         var call = 0
         var response: MockResponse
         var recipe: ResponseRecipe?
+        // Stays set only while the response is a stub's step exactly as loaded.
+        var slot: NativeResponseSlot?
         if let override = matchedOverride {
             if let rule = override.rateLimit, let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock()) {
                 return (PlannedResponse(response: rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), [])
@@ -188,11 +190,13 @@ public final class MockEngine: Sendable {
             }
             call = taken.call
             response = stubResponse
+            slot = response.template == nil ? taken.slot : nil
             if let defaults = scenario.defaults {
                 recipe = defaults
                 if !defaults.headerEdits.isEmpty || !defaults.addHeaders.isEmpty || defaults.status != nil {
                     response = (try? defaults.apply(to: response)) ?? response
                     response.stubID = stub.id
+                    slot = nil
                 }
             }
         } else {
@@ -203,22 +207,28 @@ public final class MockEngine: Sendable {
             let condition = request.headers["if-none-match"], ConditionalRequest.matches(etag: etag, ifNoneMatch: condition)
         {
             response = ConditionalRequest.notModified(response)
+            slot = nil
         }
         let context = TemplateContext(request: request, call: call + 1)
-        let plan = PlannedResponse(
+        var plan = PlannedResponse(
             response: response.rendered(context),
             delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
             throttleBytesPerSecond: recipe?.throttle,
             fault: recipe?.fault
         )
+        plan.nativeSlot = slot
         return (plan, [])
     }
 
-    /// The stub's next sequence step (nil when exhausted with `notFound`) and the 0-based call number.
-    private func stubResponse(_ stub: Stub, ordinal: Int, state: SessionState) -> (response: MockResponse?, call: Int) {
-        if stub.isStatic { return (stub.responses[0], 0) }
+    /// The stub's next sequence step (nil when exhausted with `notFound`), the 0-based call number, and the
+    /// step's native-response slot.
+    private func stubResponse(_ stub: Stub, ordinal: Int, state: SessionState)
+        -> (response: MockResponse?, call: Int, slot: NativeResponseSlot?)
+    {
+        if stub.isStatic { return (stub.responses[0], 0, stub.nativeSlots[0]) }
         let call = state.stubCursors.take(ordinal)
-        return (stub.afterLast.step(forCall: call, count: stub.responses.count).map { stub.responses[$0] }, call)
+        guard let step = stub.afterLast.step(forCall: call, count: stub.responses.count) else { return (nil, call, nil) }
+        return (stub.responses[step], call, stub.nativeSlots[step])
     }
 
     private func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {

@@ -8,6 +8,9 @@ public struct PlannedResponse: Sendable {
     public var throttleBytesPerSecond: Int?
     /// Break the exchange at the socket instead of answering normally.
     public var fault: Fault?
+    /// Set when `response` is a stub's response exactly as loaded: the bridge may reuse a native response
+    /// kept in this slot.
+    public var nativeSlot: NativeResponseSlot?
 
     public init(response: MockResponse, delayMs: Double = 0, throttleBytesPerSecond: Int? = nil, fault: Fault? = nil) {
         self.response = response

@@ -16,6 +16,8 @@ public final class Stub: Sendable {
     public let body: Data?
     /// The response sequence; never empty.
     public let responses: [MockResponse]
+    /// One native-response slot per step, for steps served unchanged.
+    let nativeSlots: [NativeResponseSlot]
     public let afterLast: ExhaustionPolicy
 
     /// - Precondition: `responses` is not empty (the loaders report an empty list as a file error).
@@ -40,6 +42,7 @@ public final class Stub: Sendable {
             response.stubID = id
             return response
         }
+        self.nativeSlots = responses.map { _ in NativeResponseSlot() }
     }
 
     /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`).
