@@ -42,12 +42,12 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The canonical form of a raw path; an empty path becomes `/`.
     public static func normalizePath<P: StringProtocol>(_ rawPath: P) -> String {
-        let bytes = Array(rawPath.utf8)
-        if bytes.isEmpty { return "/" }
-        // Fast path: nothing to rewrite.
-        if !bytes.contains(where: { !(URLEncoding.isUnreserved($0) || URLEncoding.isPathDelimiter($0)) }) {
+        if rawPath.isEmpty { return "/" }
+        // Fast path (almost every request): nothing to rewrite, no byte array needed.
+        if rawPath.utf8.allSatisfy({ URLEncoding.isUnreserved($0) || URLEncoding.isPathDelimiter($0) }) {
             return String(rawPath)
         }
+        let bytes = Array(rawPath.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 8)
         var index = 0
