@@ -23,8 +23,12 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "CMicroHTTPD", dependencies: ["CLibMicroHTTPD"]),
+        // SHA-1 for the WebSocket handshake only; a well-kept library rather than our own hash.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // epoll and eventfd headers (the NIO CNIOLinux pattern), for the WebSocket reactor.
+        .systemLibrary(name: "CLinux"),
         .target(name: "MockdCore", swiftSettings: swiftSettings),
-        .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD"], swiftSettings: swiftSettings),
+        .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux"], swiftSettings: swiftSettings),
         .target(name: "MockdClient", swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
         // Shared by the test targets: the built binary, a curl client, the corpus location.

@@ -35,3 +35,8 @@ int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
 }
+
+/// Why: `MHD_upgrade_action` is variadic, which Swift cannot call.
+enum MHD_Result CMicroHTTPD_upgradeClose(struct MHD_UpgradeResponseHandle *handle) {
+    return MHD_upgrade_action(handle, MHD_UPGRADE_ACTION_CLOSE);
+}

@@ -17,6 +17,8 @@ final class RequestContext {
     var bodyTooLarge = false
     /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
     var outcome: EngineOutcome?
+    /// Set when the answer is a WebSocket upgrade: what the reactor runs once the 101 is sent.
+    var webSocket: (script: WebSocketScript, session: String, path: String, stubID: String?, number: Int)?
 
     init(target: String) {
         self.target = target
@@ -32,6 +34,8 @@ final class ConnectionBridge: @unchecked Sendable {
     let logger: Logger
     let maxBodyBytes: Int
     let suspensions = Suspensions()
+    /// Runs upgraded WebSocket connections; set by the server before the daemon starts.
+    var webSockets: WebSocketReactor?
     /// How long a `noResponse` fault holds a connection before closing it, in ms.
     let noResponseHoldMilliseconds: Double
 
@@ -120,6 +124,11 @@ final class ConnectionBridge: @unchecked Sendable {
     /// journals and logs the exchange.
     private func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         let plan = outcome.plan
+        if let script = plan.response.webSocket, plan.fault == nil {
+            let result = upgrade(outcome, script: script, context: context, connection: connection)
+            finish(outcome, context: context, status: result.status)
+            return result.result
+        }
         if let fault = plan.fault {
             FaultInjector.inject(fault, response: plan.response, connection: connection)
             finish(outcome, context: context, status: nil)
@@ -135,6 +144,52 @@ final class ConnectionBridge: @unchecked Sendable {
         }
         finish(outcome, context: context, status: plan.response.status)
         return result
+    }
+
+    /// Answers a WebSocket handshake (RFC 6455 §4.2.2) with 101, or 426 when the request is not a valid
+    /// upgrade; the reactor takes the socket over in `upgraded(…)`.
+    private func upgrade(_ outcome: EngineOutcome, script: WebSocketScript, context: RequestContext, connection: OpaquePointer)
+        -> (result: MHD_Result, status: Int)
+    {
+        let request = outcome.request
+        if let problem = WebSocketHandshake.problem(request) {
+            let response = MockResponse(
+                status: 426,
+                headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]),
+                body: Data("{\"error\":\"upgrade_required\",\"message\":\"\(problem)\"}\n".utf8)
+            )
+            return (ResponseWriter.queue(response, on: connection, logger: logger), 426)
+        }
+        let path = String(request.path)
+        context.webSocket = (script, outcome.sessionID ?? "default", path, outcome.plan.response.stubID, engine.openWebSocket(outcome, path: path))
+        guard
+            let response = MHD_create_response_for_upgrade(
+                { cls, _, requestContext, extra, extraSize, socket, handle in
+                    guard let cls, let requestContext, let handle else { return }
+                    Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().upgraded(
+                        Unmanaged<RequestContext>.fromOpaque(requestContext).takeUnretainedValue(),
+                        extra: extra.map { Data(bytes: $0, count: extraSize) } ?? Data(), socket: socket, handle: handle
+                    )
+                },
+                Unmanaged.passUnretained(self).toOpaque()
+            )
+        else { return (.NO, 500) }
+        defer { MHD_destroy_response(response) }
+        MHD_add_response_header(response, "Upgrade", "websocket")
+        MHD_add_response_header(response, "Sec-WebSocket-Accept", WebSocketHandshake.accept(key: request.headers["sec-websocket-key"] ?? ""))
+        return (MHD_queue_response(connection, 101, response), 101)
+    }
+
+    /// libmicrohttpd sent the 101 and hands over the socket.
+    func upgraded(_ context: RequestContext, extra: Data, socket: Int32, handle: OpaquePointer) {
+        guard let webSocket = context.webSocket, let reactor = webSockets else {
+            _ = CMicroHTTPD_upgradeClose(handle)
+            return
+        }
+        reactor.adopt(
+            socket: socket, handle: handle, extra: extra, session: webSocket.session, path: webSocket.path, stubID: webSocket.stubID,
+            script: webSocket.script, number: webSocket.number
+        )
     }
 
     /// Journals the exchange in its session and writes the request log line.

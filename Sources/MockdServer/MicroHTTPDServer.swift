@@ -65,6 +65,8 @@ public final class MicroHTTPDServer: Sendable {
 
     public let configuration: Configuration
     private let bridge: ConnectionBridge
+    private let engine: MockEngine
+    private let logger: Logger
 
     /// Connections suspended right now (delayed, throttled or held by a fault); for tests and benchmarks.
     public var suspendedConnections: Int { bridge.suspensions.count }
@@ -72,6 +74,8 @@ public final class MicroHTTPDServer: Sendable {
 
     public init(configuration: Configuration, engine: MockEngine, logger: Logger) {
         self.configuration = configuration
+        self.engine = engine
+        self.logger = logger
         self.bridge = ConnectionBridge(
             engine: engine, logger: logger, maxBodyBytes: configuration.maxBodyBytes,
             noResponseHoldMilliseconds: configuration.noResponseHoldMilliseconds
@@ -87,12 +91,15 @@ public final class MicroHTTPDServer: Sendable {
             guard case .idle = state else { preconditionFailure("MicroHTTPDServer.start() called twice") }
             let socket = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
             NativeResponseSlot.release = { MHD_destroy_response(OpaquePointer($0)) }
+            let reactor = WebSocketReactor(engine: engine, logger: logger)
+            bridge.webSockets = reactor
+            engine.attach(reactor)
             ResourceLimits.raiseOpenFileLimit()
             // Suspend/resume carries latency and throttling; TURBO skips the shutdown() before close, so a
             // connection-reset fault really resets.
             var flags =
                 MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
-                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
+                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_ALLOW_UPGRADE.rawValue
             if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
             let settings = UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>.allocate(capacity: 1)
             let bridgePointer = Unmanaged.passUnretained(bridge).toOpaque()
@@ -142,7 +149,8 @@ public final class MicroHTTPDServer: Sendable {
             return nil
         }
         guard let running else { return }
-        // Suspended connections would make MHD_stop_daemon wait forever.
+        // Suspended and upgraded connections would make MHD_stop_daemon wait forever.
+        bridge.webSockets?.stop()
         bridge.suspensions.resumeAll()
         MHD_stop_daemon(running.daemon)
         running.settings.deallocate()

@@ -38,4 +38,8 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
 /// Why: `MHD_get_connection_info` returns a union, which Swift cannot read field by field.
 int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection);
 
+/// Closes an upgraded (WebSocket) connection's socket.
+/// Why: `MHD_upgrade_action` is variadic, which Swift cannot call.
+enum MHD_Result CMicroHTTPD_upgradeClose(struct MHD_UpgradeResponseHandle *handle);
+
 #endif

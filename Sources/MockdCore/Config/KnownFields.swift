@@ -15,7 +15,15 @@ enum KnownFields {
         "status": .any, "headers": .any, "addHeaders": .any, "body": .any, "bodyFile": .any, "bodyPatch": .any,
         "latency": .object(["fixed": .any, "min": .any, "max": .any, "median": .any, "sigma": .any, "seed": .any, "recorded": .any]),
         "throttle": .object(["bytesPerSecond": .any]), "fault": .any, "serverUnavailable": .object(["retryAfter": .any]),
+        "websocket": webSocket,
     ]
+
+    static let webSocketStep: Shape = .object(["after": .any, "send": .any, "close": .object(["code": .any, "reason": .any]), "drop": .any])
+    static let webSocket: Shape = .object([
+        "steps": .array(webSocketStep),
+        "replies": .array(.object(["when": .object(["text": .any, "json": .any, "regex": .any, "any": .any]), "then": .array(webSocketStep), "once": .any])),
+        "connections": .any,
+    ])
 
     /// One override (also the body of `POST /__mockd/stubs`).
     static let overrideShape: Shape = .object(
@@ -50,7 +58,7 @@ enum KnownFields {
                 "responses": .array(
                     .object([
                         "status": .any, "headers": .any, "bodyFile": .any, "body": .any, "json": .any, "recordedTimeMs": .any,
-                        "templated": .any,
+                        "templated": .any, "websocket": webSocket,
                     ])
                 ),
             ])

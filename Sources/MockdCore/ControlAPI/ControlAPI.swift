@@ -43,6 +43,9 @@ struct ControlAPI {
         Route(method: "POST", path: "verify") { api, call in api.verify(call) },
         Route(method: "GET", path: "sessions") { api, call in api.listSessions(call) },
         Route(method: "POST", path: "reload") { api, call in api.reload(call) },
+        Route(method: "GET", path: "ws") { api, call in api.listWebSockets(call) },
+        Route(method: "POST", path: "ws/send") { api, call in api.sendWebSocket(call) },
+        Route(method: "POST", path: "ws/close") { api, call in api.closeWebSockets(call) },
     ]
 
     func handle(_ request: HTTPRequest) -> MockResponse {
@@ -269,6 +272,49 @@ struct ControlAPI {
             "requests": matching.map(JournalJSON.entry),
             "journalCount": entries.count,
         ])
+    }
+
+    private func listWebSockets(_ call: Call) -> MockResponse {
+        let all = call.query("all") == "true"
+        let connections = engine.webSocketHub?.connections(session: all ? nil : call.session.id) ?? []
+        return ControlAPI.json(200, [
+            "session": call.session.id,
+            "connections": connections.map { info -> [String: Any] in
+                ["id": info.id, "session": info.session, "path": info.path, "connection": info.connectionNumber,
+                 "openedAt": JournalJSON.timestamp(info.openedAt), "framesIn": info.framesIn, "framesOut": info.framesOut]
+            },
+        ])
+    }
+
+    /// `{"path"?: "/chat", "text": "…"}` | `{"json": …}` | `{"binary": "<base64>"}` to every open WebSocket of
+    /// the session.
+    private func sendWebSocket(_ call: Call) -> MockResponse {
+        guard let body = ControlAPI.object(call.request.body) else {
+            return ControlAPI.error(400, "bad_request", #"send {"text": "…"}, {"json": …} or {"binary": "<base64>"}, optionally with "path""#)
+        }
+        let message: WebSocketMessage
+        if let text = body["text"] as? String {
+            message = .text(text)
+        } else if let base64 = body["binary"] as? String, let data = Data(base64Encoded: base64) {
+            message = .binary(data)
+        } else if let json = body["json"], let data = try? JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) {
+            message = .text(String(decoding: data, as: UTF8.self))
+        } else {
+            return ControlAPI.error(400, "bad_request", #"give one of "text", "json" or "binary" (base64)"#)
+        }
+        let delivered = engine.webSocketHub?.send(message, session: call.session.id, path: body["path"] as? String) ?? 0
+        return ControlAPI.json(200, ["session": call.session.id, "delivered": delivered])
+    }
+
+    /// `{"code": 1001, "reason": "…", "path"?: "/chat"}` closes the session's open WebSockets.
+    private func closeWebSockets(_ call: Call) -> MockResponse {
+        let body = ControlAPI.object(call.request.body) ?? [:]
+        let code = (body["code"] as? NSNumber)?.intValue ?? 1000
+        guard (1000...4999).contains(code), ![1004, 1005, 1006, 1015].contains(code) else {
+            return ControlAPI.error(400, "bad_request", "close code \(code) cannot be sent in a close frame (RFC 6455 §7.4)")
+        }
+        let closed = engine.webSocketHub?.close(code: code, reason: body["reason"] as? String ?? "", session: call.session.id, path: body["path"] as? String) ?? 0
+        return ControlAPI.json(200, ["session": call.session.id, "closed": closed])
     }
 
     /// Reloads configs and sets from disk atomically, as SIGHUP does; a broken file keeps the old version.

@@ -27,6 +27,9 @@ public struct EngineOutcome: Sendable {
     public let request: HTTPRequest
     /// `nil` for control API requests, which are not journaled.
     let session: Session?
+
+    /// The session's id (`default` for the default session); `nil` for control requests.
+    public var sessionID: String? { session?.id }
     let arrival: Date
     let nearMisses: [NearMiss]
 }
@@ -44,6 +47,8 @@ public final class MockEngine: Sendable {
     private let clock: @Sendable () -> Double
     /// Loads the startup scenario afresh from disk, for `POST /__mockd/reload` (as SIGHUP does).
     let loader: (@Sendable () throws -> Scenario)?
+    /// Open WebSockets, provided by the server bridge once it runs.
+    private let hub = Mutex<(any WebSocketHub)?>(nil)
 
     /// - Parameters:
     ///   - root: Where `configs/` and `mocks/` live, for switching scenarios and runtime stubs' `bodyFile`.
@@ -108,6 +113,30 @@ public final class MockEngine: Sendable {
             let (plan, misses) = plan(routed.request, in: session)
             return EngineOutcome(plan: plan, request: routed.request, session: session, arrival: arrival, nearMisses: misses)
         }
+    }
+
+    /// Lets the control API reach open WebSockets (`/__mockd/ws…`).
+    public func attach(_ webSockets: any WebSocketHub) {
+        hub.withLock { $0 = webSockets }
+    }
+
+    var webSocketHub: (any WebSocketHub)? { hub.withLock { $0 } }
+
+    /// Counts a new WebSocket connection to `path` in the outcome's session.
+    /// - Returns: its 1-based number among the session's connections to that path (reset with the session).
+    public func openWebSocket(_ outcome: EngineOutcome, path: String) -> Int {
+        guard let session = outcome.session else { return 1 }
+        return session.core.withLock { $0.state }.webSocketConnections.take(path) + 1
+    }
+
+    /// Journals one WebSocket frame of `session`: method `WS-IN` (from the client) or `WS-OUT`, the endpoint
+    /// path as target, the payload as body, and `Opcode: text|binary|close` as a header.
+    public func recordWebSocketFrame(session id: String, path: String, incoming: Bool, opcode: String, payload: Data, stubID: String?) {
+        guard let session = sessions.existing(id) else { return }
+        session.journal.append(
+            time: Date(), request: HTTPRequest(method: incoming ? "WS-IN" : "WS-OUT", target: path, headers: HTTPHeaders([("Opcode", opcode)]), body: payload),
+            stubID: stubID, status: nil, fault: nil, durationMs: 0, response: MockResponse(status: 101), nearMisses: []
+        )
     }
 
     /// An outcome with a fixed answer (e.g. 413 from the bridge), journaled in the request's session.

@@ -14,6 +14,8 @@ public struct MockResponse: Sendable {
     public var recordedTimeMs: Double?
     /// Placeholders in the body or headers, parsed at load; `nil` for plain responses.
     var template: ResponseTemplate?
+    /// For a WebSocket endpoint: what to do after the handshake (the status is then 101).
+    public var webSocket: WebSocketScript?
 
     public init(
         status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), stubID: String? = nil,

@@ -102,6 +102,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         /// `false` sends `{{…}}` in the body and headers literally; default `true` (placeholders render).
         /// The importer writes `false` for recorded bodies that happen to contain `{{`.
         public var templated: Bool?
+        /// A WebSocket endpoint: the script run after the handshake (status 101).
+        public var websocket: WebSocketScript?
 
         public init(
             status: Int? = nil,
@@ -110,7 +112,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             body: String? = nil,
             json: JSONValue? = nil,
             recordedTimeMs: Double? = nil,
-            templated: Bool? = nil
+            templated: Bool? = nil,
+            websocket: WebSocketScript? = nil
         ) {
             self.status = status
             self.headers = headers
@@ -119,6 +122,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             self.json = json
             self.recordedTimeMs = recordedTimeMs
             self.templated = templated
+            self.websocket = websocket
         }
     }
 }

@@ -114,7 +114,7 @@ public struct MockSetLoader: Sendable {
                         message: "\(status) is not an HTTP status code (100–999)"
                     )
                 }
-                guard status >= 200 else {
+                guard status >= 200 || (status == 101 && step.websocket != nil) else {
                     throw ConfigError(
                         .invalidValue, file: indexName, jsonPath: "\(stepPath).status",
                         message: "\(status) is an interim (1xx) status; a stub needs a final one (200–999)"
@@ -147,6 +147,13 @@ public struct MockSetLoader: Sendable {
                 }
                 var response = MockResponse(status: status, headers: headers, body: body, recordedTimeMs: step.recordedTimeMs)
                 if step.templated == false { response.disableTemplate() }
+                if let script = step.websocket {
+                    if let problem = WebSocketScriptCheck.problems(script).first {
+                        throw ConfigError(.invalidValue, file: indexName, jsonPath: "\(stepPath).websocket", message: problem)
+                    }
+                    response.status = 101
+                    response.webSocket = script
+                }
                 responses.append(response)
             }
             stubs.append(

@@ -16,12 +16,14 @@ struct ResponseRecipe: Sendable {
     var fault: Fault?
     /// `Retry-After` seconds of a `serverUnavailable` 503.
     var serverUnavailableRetryAfter: Int?
+    /// A WebSocket endpoint's script.
+    var webSocket: WebSocketScript?
 
     /// Whether this step is a whole response rather than an edit of the stub's.
-    var replacesResponse: Bool { body != nil || serverUnavailableRetryAfter != nil }
+    var replacesResponse: Bool { body != nil || serverUnavailableRetryAfter != nil || webSocket != nil }
 
     /// Whether this step can answer without a matching stub.
-    var standsAlone: Bool { body != nil || status != nil || serverUnavailableRetryAfter != nil || fault != nil }
+    var standsAlone: Bool { body != nil || status != nil || serverUnavailableRetryAfter != nil || fault != nil || webSocket != nil }
 
     /// A step's fields, falling back to `defaults` for behaviour (latency, throttle, fault) it does not set.
     func withDefaults(_ defaults: ResponseRecipe?) -> ResponseRecipe {
@@ -50,6 +52,10 @@ struct ResponseRecipe: Sendable {
                     Data(#"{"error":"service_unavailable","message":"The service is temporarily unavailable; retry after \#(retryAfter) s."}"#.utf8)
                 )
             }
+        }
+        if let webSocket {
+            response.status = 101
+            response.webSocket = webSocket
         }
         if let status { response.status = status }
         if let body {

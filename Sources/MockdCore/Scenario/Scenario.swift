@@ -194,7 +194,7 @@ extension ResponseStepEntry {
             addHeaders: (base.addHeaders ?? []) + (own.addHeaders ?? []), body: own.body ?? base.body,
             bodyFile: own.bodyFile ?? base.bodyFile, bodyPatch: own.bodyPatch ?? base.bodyPatch,
             latency: own.latency ?? base.latency, throttle: own.throttle ?? base.throttle, fault: own.fault ?? base.fault,
-            serverUnavailable: own.serverUnavailable ?? base.serverUnavailable
+            serverUnavailable: own.serverUnavailable ?? base.serverUnavailable, websocket: own.websocket ?? base.websocket
         )
     }
 }
@@ -309,6 +309,10 @@ struct RecipeCompiler {
         recipe.throttle = entry.throttle?.bytesPerSecond
         recipe.fault = entry.fault
         recipe.serverUnavailableRetryAfter = entry.serverUnavailable?.retryAfter
+        if let script = entry.websocket {
+            for problem in WebSocketScriptCheck.problems(script) { fail("websocket", problem) }
+            recipe.webSocket = script
+        }
         return problems.count == before ? recipe : nil
     }
 }

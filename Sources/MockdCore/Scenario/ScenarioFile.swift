@@ -161,11 +161,14 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
     public var fault: Fault?
     /// 503 with `Retry-After` (seconds, default 30): `true` or `{"retryAfter": 120}`.
     public var serverUnavailable: ServerUnavailableEntry?
+    /// A WebSocket endpoint: the script to run after the handshake.
+    public var websocket: WebSocketScript?
 
     public init(
         status: Int? = nil, headers: [String: String?]? = nil, addHeaders: [String]? = nil, body: JSONValue? = nil,
         bodyFile: String? = nil, bodyPatch: JSONValue? = nil, latency: LatencyEntry? = nil,
-        throttle: ThrottleEntry? = nil, fault: Fault? = nil, serverUnavailable: ServerUnavailableEntry? = nil
+        throttle: ThrottleEntry? = nil, fault: Fault? = nil, serverUnavailable: ServerUnavailableEntry? = nil,
+        websocket: WebSocketScript? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -177,6 +180,7 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
         self.throttle = throttle
         self.fault = fault
         self.serverUnavailable = serverUnavailable
+        self.websocket = websocket
     }
 
     /// Whether the step replaces the response outright rather than editing the stub's.

@@ -5,6 +5,8 @@ import Synchronization
 final class SessionState: Sendable {
     let stubCursors = SequenceCursors<Int>()
     let overrideCursors = SequenceCursors<UInt64>()
+    /// WebSocket connections opened per endpoint path, for per-connection scripts.
+    let webSocketConnections = SequenceCursors<String>()
     private let windows = Mutex<[UInt64: (start: Double, count: Int)]>([:])
 
     init() {}
@@ -26,6 +28,7 @@ final class SessionState: Sendable {
     func reset() {
         stubCursors.reset()
         overrideCursors.reset()
+        webSocketConnections.reset()
         windows.withLock { $0.removeAll() }
     }
 }

@@ -1,0 +1,192 @@
+public import Foundation
+
+/// What a WebSocket stub does once the handshake (RFC 6455 §4) is done: timed steps from the moment the
+/// connection opens, replies to client messages, and optionally a different script per connection of
+/// the session (for reconnect tests).
+///
+/// ```json
+/// "websocket": {
+///   "steps":   [{"send": {"type": "greeting"}}, {"after": 500, "send": "typing"}, {"after": 2000, "close": {"code": 1001}}],
+///   "replies": [{"when": {"json": {"type": "message"}}, "then": [{"after": 500, "send": {"type": "reply"}}]}],
+///   "connections": [{…script for the first connection…}, {…for the second and later…}]
+/// }
+/// ```
+public struct WebSocketScript: Codable, Sendable, Equatable {
+    /// Steps after the connection opens; each `after` counts from the previous step.
+    public var steps: [WebSocketStep]?
+    /// Replies to client messages, tried in order; every matching reply runs.
+    public var replies: [WebSocketReply]?
+    /// Per-connection scripts: the n-th connection of the session to this endpoint uses the n-th entry (the
+    /// last one repeats). When given, `steps` and `replies` of this level are ignored.
+    public var connections: [WebSocketScript]?
+
+    public init(steps: [WebSocketStep]? = nil, replies: [WebSocketReply]? = nil, connections: [WebSocketScript]? = nil) {
+        self.steps = steps
+        self.replies = replies
+        self.connections = connections
+    }
+
+    /// The script for the `number`-th (1-based) connection of a session.
+    public func script(forConnection number: Int) -> WebSocketScript {
+        guard let connections, !connections.isEmpty else { return self }
+        return connections[min(max(number, 1), connections.count) - 1].script(forConnection: number)
+    }
+}
+
+/// One scripted action.
+public struct WebSocketStep: Codable, Sendable, Equatable {
+    /// Wait this long first, in ms (from the previous step, or from the open / the triggering message).
+    public var after: Double?
+    /// A message to send.
+    public var send: WebSocketPayload?
+    /// Close with a close frame: `{"code": 1000, "reason": "bye"}` (RFC 6455 §7.4).
+    public var close: WebSocketClose?
+    /// Drop the TCP connection without a close frame: the client sees 1006.
+    public var drop: Bool?
+
+    public init(after: Double? = nil, send: WebSocketPayload? = nil, close: WebSocketClose? = nil, drop: Bool? = nil) {
+        self.after = after
+        self.send = send
+        self.close = close
+        self.drop = drop
+    }
+}
+
+/// A close frame's code and reason.
+public struct WebSocketClose: Codable, Sendable, Equatable {
+    /// RFC 6455 §7.4.1 status code; default 1000.
+    public var code: Int?
+    public var reason: String?
+
+    public init(code: Int? = nil, reason: String? = nil) {
+        self.code = code
+        self.reason = reason
+    }
+}
+
+/// A reply rule: when a client message matches, run `then`.
+public struct WebSocketReply: Codable, Sendable, Equatable {
+    public var when: WebSocketMatch
+    public var then: [WebSocketStep]
+    /// Answer only the first matching message.
+    public var once: Bool?
+
+    public init(when: WebSocketMatch, then: [WebSocketStep], once: Bool? = nil) {
+        self.when = when
+        self.then = then
+        self.once = once
+    }
+}
+
+/// A condition on a client message: exactly one of `text` (equal), `json` (the message is JSON containing
+/// these fields), `regex` (matches somewhere in the text), or `any: true`.
+public struct WebSocketMatch: Codable, Sendable, Equatable {
+    public var text: String?
+    public var json: JSONValue?
+    public var regex: String?
+    public var any: Bool?
+
+    public init(text: String? = nil, json: JSONValue? = nil, regex: String? = nil, any: Bool? = nil) {
+        self.text = text
+        self.json = json
+        self.regex = regex
+        self.any = any
+    }
+
+    /// Whether a client message matches.
+    public func matches(_ message: WebSocketMessage) -> Bool {
+        if any == true { return true }
+        guard case .text(let text) = message else { return false }
+        if let expected = self.text { return text == expected }
+        if let json {
+            guard let actual = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return false }
+            return RequestPattern.jsonContains(actual, json)
+        }
+        if let regex, let expression = try? NSRegularExpression(pattern: regex) {
+            return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        return false
+    }
+}
+
+/// A message payload in a script: a string is sent as a text frame, `{"binary": "<base64>"}` as a binary
+/// frame, anything else as a text frame holding compact JSON.
+public enum WebSocketPayload: Codable, Sendable, Equatable {
+    case text(String)
+    case json(JSONValue)
+    case binary(Data)
+
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        switch value {
+        case .string(let text):
+            self = .text(text)
+        case .object(let members) where members.count == 1:
+            if case .string(let base64)? = members["binary"] {
+                guard let data = Data(base64Encoded: base64) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "binary must be base64"))
+                }
+                self = .binary(data)
+            } else {
+                self = .json(value)
+            }
+        default:
+            self = .json(value)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .text(let text): try JSONValue.string(text).encode(to: encoder)
+        case .json(let value): try value.encode(to: encoder)
+        case .binary(let data): try JSONValue.object(["binary": .string(data.base64EncodedString())]).encode(to: encoder)
+        }
+    }
+
+    /// The frame to send.
+    public var message: WebSocketMessage {
+        switch self {
+        case .text(let text): return .text(text)
+        case .json(let value): return .text((try? String(decoding: JSONValueEncoding.data(value), as: UTF8.self)) ?? "null")
+        case .binary(let data): return .binary(data)
+        }
+    }
+}
+
+/// A complete WebSocket data message.
+public enum WebSocketMessage: Sendable, Equatable {
+    case text(String)
+    case binary(Data)
+}
+
+/// Open WebSockets, as the control API sees them; implemented by the server bridge.
+public protocol WebSocketHub: Sendable {
+    /// Connections of `session` (all sessions when `nil`).
+    func connections(session: String?) -> [WebSocketConnectionInfo]
+    /// Sends `message` to every open WebSocket of `session` (on `path` when given). Returns how many got it.
+    func send(_ message: WebSocketMessage, session: String, path: String?) -> Int
+    /// Closes every open WebSocket of `session` (on `path` when given) with `code`. Returns how many.
+    func close(code: Int, reason: String, session: String, path: String?) -> Int
+}
+
+/// One open WebSocket.
+public struct WebSocketConnectionInfo: Sendable {
+    public let id: Int
+    public let session: String
+    public let path: String
+    /// 1-based number of this connection among the session's connections to `path`.
+    public let connectionNumber: Int
+    public let openedAt: Date
+    public let framesIn: Int
+    public let framesOut: Int
+
+    public init(id: Int, session: String, path: String, connectionNumber: Int, openedAt: Date, framesIn: Int, framesOut: Int) {
+        self.id = id
+        self.session = session
+        self.path = path
+        self.connectionNumber = connectionNumber
+        self.openedAt = openedAt
+        self.framesIn = framesIn
+        self.framesOut = framesOut
+    }
+}

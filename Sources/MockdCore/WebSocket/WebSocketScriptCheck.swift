@@ -1,0 +1,31 @@
+import Foundation
+
+/// Checks a WebSocket script for mistakes the decoder cannot see (close codes, regexes, empty matches).
+enum WebSocketScriptCheck {
+    static func problems(_ script: WebSocketScript) -> [String] {
+        var problems: [String] = []
+        func check(_ steps: [WebSocketStep]?, _ path: String) {
+            for (index, step) in (steps ?? []).enumerated() {
+                let actions = [step.send != nil, step.close != nil, step.drop == true].filter { $0 }.count
+                if actions != 1 { problems.append("\(path)[\(index)]: give exactly one of send, close, drop") }
+                if let after = step.after, after < 0 { problems.append("\(path)[\(index)].after: must be ≥ 0 ms") }
+                if let code = step.close?.code, !(1000...4999).contains(code) || [1004, 1005, 1006, 1015].contains(code) {
+                    problems.append("\(path)[\(index)].close.code: \(code) cannot be sent in a close frame (RFC 6455 §7.4)")
+                }
+            }
+        }
+        check(script.steps, "steps")
+        for (index, reply) in (script.replies ?? []).enumerated() {
+            let conditions = [reply.when.text != nil, reply.when.json != nil, reply.when.regex != nil, reply.when.any == true].filter { $0 }.count
+            if conditions != 1 { problems.append("replies[\(index)].when: give exactly one of text, json, regex, any") }
+            if let regex = reply.when.regex, (try? NSRegularExpression(pattern: regex)) == nil {
+                problems.append("replies[\(index)].when.regex: not a valid regular expression")
+            }
+            check(reply.then, "replies[\(index)].then")
+        }
+        for (index, connection) in (script.connections ?? []).enumerated() {
+            problems += self.problems(connection).map { "connections[\(index)].\($0)" }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,378 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import MockdCore
+import CLinux
+import Glibc
+import Synchronization
+
+/// Runs every open WebSocket on one thread: an epoll loop over the upgraded sockets, a timer heap for
+/// scripted steps, and a command queue for pushes from the control API.
+///
+/// No WebSocket holds a libmicrohttpd worker: after the handshake the socket is handed over here, and
+/// 1,000 idle connections cost 1,000 epoll registrations, not threads.
+final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
+    /// One upgraded connection; touched only on the reactor thread.
+    private final class Connection {
+        let id: Int
+        let socket: Int32
+        let handle: OpaquePointer
+        let session: String
+        let path: String
+        let stubID: String?
+        let script: WebSocketScript
+        let connectionNumber: Int
+        var parser: WebSocketFrameParser
+        var outbox: [UInt8] = []
+        var wantsWrite = false
+        /// Set once a close frame was sent: the connection ends when the client answers or after a grace period.
+        var closeSent = false
+        /// Tear down once the outbox is flushed.
+        var closeAfterFlush = false
+        var firedOnce: Set<Int> = []
+
+        init(id: Int, socket: Int32, handle: OpaquePointer, session: String, path: String, stubID: String?, script: WebSocketScript,
+             connectionNumber: Int, maxMessageBytes: Int) {
+            self.id = id
+            self.socket = socket
+            self.handle = handle
+            self.session = session
+            self.path = path
+            self.stubID = stubID
+            self.script = script
+            self.connectionNumber = connectionNumber
+            self.parser = WebSocketFrameParser(maxMessageBytes: maxMessageBytes)
+        }
+    }
+
+    /// Posted from other threads; the connection handle inside is only used on the reactor thread.
+    private enum Command: @unchecked Sendable {
+        case adopt(socket: Int32, handle: OpaquePointer, extra: Data, session: String, path: String, stubID: String?, script: WebSocketScript, number: Int)
+        case send(WebSocketMessage, session: String, path: String?)
+        case close(code: Int, reason: String, session: String, path: String?)
+        case stop
+    }
+
+    private struct Timer {
+        let deadline: UInt64
+        let connection: Int
+        let step: WebSocketStep
+    }
+
+    private let engine: MockEngine
+    private let logger: Logger
+    private let maxMessageBytes: Int
+    private let epoll: Int32
+    private let wakeup: Int32
+    private let commands = Mutex<[Command]>([])
+    /// What the control API can see, mirrored from the reactor thread.
+    private let published = Mutex<[Int: (info: WebSocketConnectionInfo, framesIn: Int, framesOut: Int)]>([:])
+    private let stopped = DispatchSemaphore(value: 0)
+    private var connections: [Int: Connection] = [:]
+    private var bySocket: [Int32: Int] = [:]
+    private var timers: [Timer] = []
+    private var nextID = 0
+    private var running = true
+
+    init(engine: MockEngine, logger: Logger, maxMessageBytes: Int = 1 << 20) {
+        self.engine = engine
+        self.logger = logger
+        self.maxMessageBytes = maxMessageBytes
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeup = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeup))
+        epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event)
+        let thread = Thread { self.run() }
+        thread.name = "mockd-websocket"
+        thread.start()
+    }
+
+    // MARK: - Called from other threads
+
+    /// Takes over an upgraded socket (called from the libmicrohttpd upgrade callback).
+    func adopt(socket: Int32, handle: OpaquePointer, extra: Data, session: String, path: String, stubID: String?, script: WebSocketScript, number: Int) {
+        post(.adopt(socket: socket, handle: handle, extra: extra, session: session, path: path, stubID: stubID, script: script, number: number))
+    }
+
+    /// Closes every WebSocket with 1001 and ends the thread; returns once all sockets are released.
+    func stop() {
+        post(.stop)
+        stopped.wait()
+    }
+
+    func connections(session: String?) -> [WebSocketConnectionInfo] {
+        published.withLock { entries in
+            entries.values.filter { session == nil || $0.info.session == session }.sorted { $0.info.id < $1.info.id }.map {
+                WebSocketConnectionInfo(
+                    id: $0.info.id, session: $0.info.session, path: $0.info.path, connectionNumber: $0.info.connectionNumber,
+                    openedAt: $0.info.openedAt, framesIn: $0.framesIn, framesOut: $0.framesOut
+                )
+            }
+        }
+    }
+
+    func send(_ message: WebSocketMessage, session: String, path: String?) -> Int {
+        let count = matching(session: session, path: path)
+        post(.send(message, session: session, path: path))
+        return count
+    }
+
+    func close(code: Int, reason: String, session: String, path: String?) -> Int {
+        let count = matching(session: session, path: path)
+        post(.close(code: code, reason: reason, session: session, path: path))
+        return count
+    }
+
+    private func matching(session: String, path: String?) -> Int {
+        published.withLock { $0.values.filter { $0.info.session == session && (path == nil || $0.info.path == path) }.count }
+    }
+
+    private func post(_ command: Command) {
+        commands.withLock { $0.append(command) }
+        var one: UInt64 = 1
+        _ = Foundation.write(wakeup, &one, 8)
+    }
+
+    // MARK: - Reactor thread
+
+    private func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        while running {
+            let timeout = timers.first.map { Int32(clamping: max(0, Int64($0.deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000 + 1) } ?? -1
+            let count = epoll_wait(epoll, &events, Int32(events.count), timeout)
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let fd = events[index].data.fd
+                    if fd == wakeup {
+                        var value: UInt64 = 0
+                        _ = Foundation.read(wakeup, &value, 8)
+                        for command in commands.withLock({ commands in defer { commands.removeAll() }; return commands }) { execute(command) }
+                    } else if let id = bySocket[fd], let connection = connections[id] {
+                        let flags = events[index].events
+                        if flags & EPOLLOUT.rawValue != 0 { flush(connection) }
+                        if flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { receive(connection) }
+                    }
+                }
+            }
+            fireDueTimers()
+        }
+        for connection in Array(connections.values) { teardown(connection) }
+        stopped.signal()
+    }
+
+    private func execute(_ command: Command) {
+        switch command {
+        case .adopt(let socket, let handle, let extra, let session, let path, let stubID, let script, let number):
+            nextID += 1
+            let connection = Connection(
+                id: nextID, socket: socket, handle: handle, session: session, path: path, stubID: stubID,
+                script: script.script(forConnection: number), connectionNumber: number, maxMessageBytes: maxMessageBytes
+            )
+            let flags = fcntl(socket, F_GETFL)
+            _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
+            connections[connection.id] = connection
+            bySocket[socket] = connection.id
+            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: socket))
+            epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event)
+            published.withLock {
+                $0[connection.id] = (
+                    WebSocketConnectionInfo(id: connection.id, session: session, path: path, connectionNumber: number, openedAt: Date(), framesIn: 0, framesOut: 0), 0, 0
+                )
+            }
+            schedule(connection.script.steps ?? [], for: connection)
+            if !extra.isEmpty { extra.withUnsafeBytes { process(connection, connection.parser.feed($0)) } }
+        case .send(let message, let session, let path):
+            for connection in connections.values where connection.session == session && (path == nil || connection.path == path) && !connection.closeSent {
+                sendMessage(message, on: connection)
+            }
+        case .close(let code, let reason, let session, let path):
+            for connection in connections.values where connection.session == session && (path == nil || connection.path == path) {
+                sendClose(code: code, reason: reason, on: connection)
+            }
+        case .stop:
+            for connection in Array(connections.values) where !connection.closeSent {
+                sendClose(code: 1001, reason: "mockd is stopping", on: connection)
+            }
+            running = false
+        }
+    }
+
+    private func receive(_ connection: Connection) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while connections[connection.id] != nil {
+            let count = Foundation.recv(connection.socket, &buffer, buffer.count, 0)
+            if count > 0 {
+                let events = buffer.withUnsafeBytes { connection.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                process(connection, events)
+            } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                // The client went away (without a close frame, or after ours).
+                teardown(connection)
+                return
+            } else {
+                return
+            }
+        }
+    }
+
+    private func process(_ connection: Connection, _ events: [WebSocketFrameParser.Event]) {
+        for event in events {
+            guard connections[connection.id] != nil else { return }
+            switch event {
+            case .message(let message):
+                journal(connection, incoming: true, message: message)
+                for (index, reply) in (connection.script.replies ?? []).enumerated() where reply.when.matches(message) {
+                    if reply.once == true {
+                        guard connection.firedOnce.insert(index).inserted else { continue }
+                    }
+                    schedule(reply.then, for: connection)
+                }
+            case .ping(let payload):
+                queue(WebSocketFrame.encode(opcode: 0xA, payload: payload), on: connection)
+            case .pong:
+                break
+            case .close(let code, let reason):
+                engine.recordWebSocketFrame(
+                    session: connection.session, path: connection.path, incoming: true, opcode: "close",
+                    payload: Data("\(code.map(String.init) ?? "") \(reason)".utf8), stubID: connection.stubID
+                )
+                if connection.closeSent {
+                    teardown(connection)
+                } else {
+                    // Echo the code (RFC 6455 §5.5.1), then end the connection once the frame is out.
+                    let echo = code.map { [1005, 1006, 1015].contains($0) ? 1000 : $0 } ?? 1000
+                    sendClose(code: echo, reason: "", on: connection)
+                    connection.closeAfterFlush = true
+                    flush(connection)
+                }
+            case .failure(let code, let reason):
+                logger.debug("websocket \(connection.path): closing with \(code): \(reason)")
+                sendClose(code: code, reason: reason, on: connection)
+                connection.closeAfterFlush = true
+                flush(connection)
+            }
+        }
+    }
+
+    /// Schedules `steps` one after another, each `after` ms after the previous one, from now.
+    private func schedule(_ steps: [WebSocketStep], for connection: Connection) {
+        var offset = 0.0
+        let now = DispatchTime.now().uptimeNanoseconds
+        for step in steps {
+            offset += step.after ?? 0
+            push(Timer(deadline: now + UInt64(offset * 1_000_000), connection: connection.id, step: step))
+        }
+    }
+
+    private func fireDueTimers() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        while let first = timers.first, first.deadline <= now {
+            let timer = pop()
+            guard let connection = connections[timer.connection], !connection.closeSent else { continue }
+            let step = timer.step
+            if let payload = step.send {
+                sendMessage(payload.message, on: connection)
+            } else if let close = step.close {
+                sendClose(code: close.code ?? 1000, reason: close.reason ?? "", on: connection)
+            } else if step.drop == true {
+                engine.recordWebSocketFrame(session: connection.session, path: connection.path, incoming: false, opcode: "drop", payload: Data(), stubID: connection.stubID)
+                teardown(connection)
+            }
+        }
+    }
+
+    private func sendMessage(_ message: WebSocketMessage, on connection: Connection) {
+        journal(connection, incoming: false, message: message)
+        queue(WebSocketFrame.message(message), on: connection)
+    }
+
+    private func sendClose(code: Int, reason: String, on connection: Connection) {
+        guard !connection.closeSent else { return }
+        connection.closeSent = true
+        engine.recordWebSocketFrame(
+            session: connection.session, path: connection.path, incoming: false, opcode: "close", payload: Data("\(code) \(reason)".utf8),
+            stubID: connection.stubID
+        )
+        queue(WebSocketFrame.close(code: code, reason: reason), on: connection)
+        // The client should answer with its close frame; do not wait for it forever.
+        push(Timer(deadline: DispatchTime.now().uptimeNanoseconds + 2_000_000_000, connection: connection.id, step: WebSocketStep(drop: true)))
+    }
+
+    private func journal(_ connection: Connection, incoming: Bool, message: WebSocketMessage) {
+        let (opcode, payload): (String, Data)
+        switch message {
+        case .text(let text): (opcode, payload) = ("text", Data(text.utf8))
+        case .binary(let data): (opcode, payload) = ("binary", data)
+        }
+        engine.recordWebSocketFrame(session: connection.session, path: connection.path, incoming: incoming, opcode: opcode, payload: payload, stubID: connection.stubID)
+        published.withLock { entries in
+            if incoming { entries[connection.id]?.framesIn += 1 } else { entries[connection.id]?.framesOut += 1 }
+        }
+    }
+
+    private func queue(_ bytes: [UInt8], on connection: Connection) {
+        connection.outbox += bytes
+        flush(connection)
+    }
+
+    private func flush(_ connection: Connection) {
+        while !connection.outbox.isEmpty {
+            let written = connection.outbox.withUnsafeBytes { Foundation.send(connection.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 {
+                connection.outbox.removeFirst(written)
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                setWriteInterest(true, on: connection)
+                return
+            } else {
+                teardown(connection)
+                return
+            }
+        }
+        setWriteInterest(false, on: connection)
+        if connection.closeAfterFlush { teardown(connection) }
+    }
+
+    private func setWriteInterest(_ wanted: Bool, on connection: Connection) {
+        guard connection.wantsWrite != wanted else { return }
+        connection.wantsWrite = wanted
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (wanted ? EPOLLOUT.rawValue : 0), data: epoll_data_t(fd: connection.socket))
+        epoll_ctl(epoll, EPOLL_CTL_MOD, connection.socket, &event)
+    }
+
+    /// Ends a connection: unregisters it and lets libmicrohttpd close the socket (never `close()` directly).
+    private func teardown(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        bySocket.removeValue(forKey: connection.socket)
+        epoll_ctl(epoll, EPOLL_CTL_DEL, connection.socket, nil)
+        _ = published.withLock { $0.removeValue(forKey: connection.id) }
+        _ = CMicroHTTPD_upgradeClose(connection.handle)
+    }
+
+    private func push(_ timer: Timer) {
+        timers.append(timer)
+        var child = timers.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard timers[child].deadline < timers[parent].deadline else { break }
+            timers.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func pop() -> Timer {
+        let top = timers[0]
+        timers[0] = timers[timers.count - 1]
+        timers.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < timers.count, timers[left].deadline < timers[smallest].deadline { smallest = left }
+            if right < timers.count, timers[right].deadline < timers[smallest].deadline { smallest = right }
+            if smallest == parent { break }
+            timers.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}
