@@ -55,8 +55,14 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
 
     private struct Timer {
         let deadline: UInt64
+        /// Scheduling order: steps due at the same moment run in the order they were scheduled.
+        var sequence: UInt64 = 0
         let connection: Int
         let step: WebSocketStep
+
+        func precedes(_ other: Timer) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+        }
     }
 
     private let engine: MockEngine
@@ -72,6 +78,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private var bySocket: [Int32: Int] = [:]
     private var timers: [Timer] = []
     private var nextID = 0
+    private var timerSequence: UInt64 = 0
     private var running = true
 
     init(engine: MockEngine, logger: Logger, maxMessageBytes: Int = 1 << 20) {
@@ -348,11 +355,14 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     }
 
     private func push(_ timer: Timer) {
+        var timer = timer
+        timerSequence += 1
+        timer.sequence = timerSequence
         timers.append(timer)
         var child = timers.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard timers[child].deadline < timers[parent].deadline else { break }
+            guard timers[child].precedes(timers[parent]) else { break }
             timers.swapAt(child, parent)
             child = parent
         }
@@ -367,8 +377,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             let left = 2 * parent + 1
             let right = left + 1
             var smallest = parent
-            if left < timers.count, timers[left].deadline < timers[smallest].deadline { smallest = left }
-            if right < timers.count, timers[right].deadline < timers[smallest].deadline { smallest = right }
+            if left < timers.count, timers[left].precedes(timers[smallest]) { smallest = left }
+            if right < timers.count, timers[right].precedes(timers[smallest]) { smallest = right }
             if smallest == parent { break }
             timers.swapAt(parent, smallest)
             parent = smallest
