@@ -114,6 +114,11 @@ final class ConnectionBridge: @unchecked Sendable {
             finish(outcome, context: context, status: nil)
             return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds) ? .YES : .NO
         }
+        if let hold = outcome.plan.holdMs {
+            // Long-poll: answered when the hold ends or the control API releases it.
+            let heldFor = (outcome.sessionID ?? "default", String(outcome.request.path))
+            return suspensions.suspend(connection, resumeAfter: hold, heldFor: heldFor) ? .YES : .NO
+        }
         if outcome.plan.delayMs > 0 {
             return suspensions.suspend(connection, resumeAfter: outcome.plan.delayMs) ? .YES : .NO
         }
@@ -135,7 +140,13 @@ final class ConnectionBridge: @unchecked Sendable {
             return .NO
         }
         let result: MHD_Result
-        if let rate = plan.throttleBytesPerSecond, !plan.response.body.isEmpty, context.method != "HEAD" {
+        if let stream = plan.response.eventStream, context.method != "HEAD" {
+            let events = stream.events(after: outcome.request.headers["last-event-id"])
+            result = ResponseWriter.queueEventStream(
+                plan.response, events: Array(events), keepOpen: stream.keepOpen == true,
+                holdMilliseconds: noResponseHoldMilliseconds, on: connection, suspensions: suspensions, logger: logger
+            )
+        } else if let rate = plan.throttleBytesPerSecond, !plan.response.body.isEmpty, context.method != "HEAD" {
             result = ResponseWriter.queueThrottled(plan.response, bytesPerSecond: rate, on: connection, suspensions: suspensions, logger: logger)
         } else if let slot = plan.nativeSlot {
             result = ResponseWriter.queueShared(plan.response, slot: slot, on: connection, logger: logger)
@@ -200,7 +211,7 @@ final class ConnectionBridge: @unchecked Sendable {
         let plan = outcome.plan
         let result = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)
         logger.info(
-            "\(context.method) \(context.target) \(result) \(plan.response.stubID ?? "unmatched") \(String(format: "%.2f", elapsed))ms"
+            "\(context.method) \(context.target) \(result) \(plan.response.stubID ?? (outcome.sessionID == nil ? "control" : "unmatched")) \(String(format: "%.2f", elapsed))ms"
         )
     }
 
@@ -282,6 +293,29 @@ enum ResponseWriter {
         let kept = slot.store(UnsafeMutableRawPointer(mhdResponse))
         if kept != UnsafeMutableRawPointer(mhdResponse) { MHD_destroy_response(mhdResponse) }
         return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(kept))
+    }
+
+    /// Queues a Server-Sent Events stream (chunked; see `EventStreamBody`).
+    static func queueEventStream(
+        _ response: MockResponse, events: [ServerSentEvent], keepOpen: Bool, holdMilliseconds: Double, on connection: OpaquePointer,
+        suspensions: Suspensions, logger: Logger
+    ) -> MHD_Result {
+        let body = EventStreamBody(events: events, keepOpen: keepOpen, holdMilliseconds: holdMilliseconds, connection: connection, suspensions: suspensions)
+        let created = MHD_create_response_from_callback(
+            UInt64.max,  // MHD_SIZE_UNKNOWN: chunked transfer coding
+            4096,
+            { cls, position, buffer, capacity in
+                guard let cls, let buffer else { return -2 }
+                return Unmanaged<EventStreamBody>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, capacity: capacity)
+            },
+            Unmanaged.passRetained(body).toOpaque(),
+            { cls in
+                guard let cls else { return }
+                Unmanaged<EventStreamBody>.fromOpaque(cls).release()
+            }
+        )
+        guard let mhdResponse = created else { return .NO }
+        return queue(mhdResponse, response, on: connection, logger: logger)
     }
 
     /// Queues a response whose body is read at `bytesPerSecond` (see `ThrottledBody`).

@@ -94,6 +94,7 @@ public final class MicroHTTPDServer: Sendable {
             let reactor = WebSocketReactor(engine: engine, logger: logger)
             bridge.webSockets = reactor
             engine.attach(reactor)
+            engine.attach(bridge.suspensions)
             ResourceLimits.raiseOpenFileLimit()
             // Suspend/resume carries latency and throttling; TURBO skips the shutdown() before close, so a
             // connection-reset fault really resets.

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Dispatch
+import MockdCore
 import Synchronization
 
 /// Suspended connections and the timer that resumes them.
@@ -8,7 +9,7 @@ import Synchronization
 /// (`MHD_suspend_connection`), one timer thread resumes it, and the worker serves others
 /// meanwhile. Suspended connections neither time out nor notice a client leaving, so every suspension is
 /// registered here and `resumeAll()` wakes them before the daemon stops (otherwise `MHD_stop_daemon` hangs).
-final class Suspensions: @unchecked Sendable {
+final class Suspensions: HeldRequestHub, @unchecked Sendable {
     /// A libmicrohttpd connection handle; only resumed through `MHD_resume_connection`, which is thread-safe.
     private struct Handle: @unchecked Sendable {
         let connection: OpaquePointer
@@ -17,6 +18,8 @@ final class Suspensions: @unchecked Sendable {
     private struct State {
         var nextToken: UInt64 = 0
         var suspended: [UInt64: Handle] = [:]
+        /// Long-poll holds that the control API may release early: token → (session, path).
+        var held: [UInt64: (session: String, path: String)] = [:]
         var stopping = false
     }
 
@@ -40,12 +43,14 @@ final class Suspensions: @unchecked Sendable {
     /// Suspends `connection` (call on its worker thread) and resumes it after `milliseconds`;
     /// `nil` keeps it suspended until `resumeAll()`.
     /// - Returns: `false` when the daemon is stopping and the connection was not suspended.
-    func suspend(_ connection: OpaquePointer, resumeAfter milliseconds: Double?) -> Bool {
+    /// - Parameter heldFor: The session and path of a long-poll hold, releasable with `release(session:path:)`.
+    func suspend(_ connection: OpaquePointer, resumeAfter milliseconds: Double?, heldFor: (session: String, path: String)? = nil) -> Bool {
         let handle = Handle(connection: connection)
         let token: UInt64? = state.withLock { state in
             guard !state.stopping else { return nil }
             state.nextToken += 1
             state.suspended[state.nextToken] = handle
+            if let heldFor { state.held[state.nextToken] = heldFor }
             return state.nextToken
         }
         guard let token else { return false }
@@ -56,8 +61,23 @@ final class Suspensions: @unchecked Sendable {
 
     /// Resumes one suspension, once: a timer and `resumeAll()` may race, only the first one resumes.
     private func resume(_ token: UInt64) {
-        guard let handle = state.withLock({ $0.suspended.removeValue(forKey: token) }) else { return }
+        guard let handle = state.withLock({ state in
+            state.held.removeValue(forKey: token)
+            return state.suspended.removeValue(forKey: token)
+        }) else { return }
         MHD_resume_connection(handle.connection)
+    }
+
+    func release(session: String, path: String?) -> Int {
+        let tokens = state.withLock { state in
+            state.held.filter { $0.value.session == session && (path == nil || $0.value.path == path) }.map(\.key)
+        }
+        for token in tokens { resume(token) }
+        return tokens.count
+    }
+
+    func held(session: String) -> [String] {
+        state.withLock { $0.held.values.filter { $0.session == session }.map(\.path).sorted() }
     }
 
     /// Marks the daemon as stopping, ends the timer thread and resumes every suspended connection.
@@ -65,6 +85,7 @@ final class Suspensions: @unchecked Sendable {
         timer.stop()
         let connections = state.withLock { state in
             state.stopping = true
+            state.held.removeAll()
             defer { state.suspended.removeAll() }
             return Array(state.suspended.values)
         }

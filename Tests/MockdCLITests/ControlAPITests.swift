@@ -36,7 +36,7 @@ struct ControlAPITests {
         #expect((body["uptimeSeconds"] as? Double).map { $0 >= 0 } == true)
         let scenarios = Self.json(try Self.control(daemon, "GET", "scenarios"))
         let list = try #require(scenarios["scenarios"] as? [[String: Any]])
-        #expect(list.map { $0["name"] as? String } == ["auth_sms_code", "chat_happy_path", "chat_operator_slow", "chat_send_fails", "order_status_error_500"])
+        #expect(list.map { $0["name"] as? String } == ["auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_operator_slow", "chat_send_fails", "order_status_error_500"])
         #expect(list.filter { $0["active"] as? Bool == true }.map { $0["name"] as? String } == ["chat_happy_path"])
     }
 

@@ -216,3 +216,116 @@ struct WebSocketTests {
         }
     }
 }
+
+/// The bundled chat scenarios' WebSocket and SSE endpoints, and long-poll, on the real daemon.
+struct StreamingScenarioTests {
+    @Test func chatHappyPathSocketGreetsTypesAndAnswers500msAfterTheFirstMessage() throws {
+        let daemon = try BundledScenarioTests.daemon("chat_happy_path")
+        defer { daemon.stop() }
+        let result = try WebSocketTests.python(daemon, """
+            async with websockets.connect(URL + "/v1/conversations/c_1001/socket") as ws:
+                greeting = json.loads(await ws.recv())
+                await ws.send(json.dumps({"type": "message", "text": "Hi, my order #4521 has not arrived yet"}))
+                sent = time.monotonic()
+                typing = json.loads(await ws.recv()); typed = time.monotonic() - sent
+                reply = json.loads(await ws.recv()); replied = time.monotonic() - sent
+                return {"greeting": greeting["type"], "typing": [typing["type"], typed], "reply": [reply["text"], replied]}
+            """)
+        #expect(result["greeting"] as? String == "greeting")
+        let typing = try #require(result["typing"] as? [Any])
+        #expect(typing[0] as? String == "typing")
+        #expect(abs((typing[1] as? Double ?? 9) - 0.2) <= 0.05)
+        let reply = try #require(result["reply"] as? [Any])
+        #expect(reply[0] as? String == "Sorry about that! Order #4521 is with DHL and arrives tomorrow.")
+        #expect(abs((reply[1] as? Double ?? 9) - 0.5) <= 0.05, "reply after \(reply[1])")
+    }
+
+    @Test func chatConnectionDropsThenReconnects() throws {
+        let daemon = try BundledScenarioTests.daemon("chat_connection_drops")
+        defer { daemon.stop() }
+        let result = try WebSocketTests.python(daemon, """
+            out = {}
+            headers = {"X-Mockd-Session": "drops"}
+            async with websockets.connect(URL + "/v1/conversations/c_1001/socket", extra_headers=headers) as ws:
+                out["first"] = json.loads(await ws.recv())["text"]
+                try:
+                    await ws.recv()
+                except websockets.ConnectionClosed as closed:
+                    out["code"] = closed.code
+            async with websockets.connect(URL + "/v1/conversations/c_1001/socket", extra_headers=headers) as ws:
+                out["second"] = json.loads(await ws.recv())["text"]
+                await ws.send(json.dumps({"type": "message", "text": "still there?"}))
+                out["reply"] = json.loads(await ws.recv())["text"]
+            return out
+            """)
+        #expect(result["first"] as? String == "Hi Anna!")
+        #expect(result["code"] as? Int == 1006)
+        #expect(result["second"] as? String == "Welcome back, Anna.")
+        #expect(result["reply"] as? String == "Got it, checking now.")
+    }
+
+    @Test func serverSentEventsStreamWithDelaysAndResumeAfterLastEventID() throws {
+        let daemon = try BundledScenarioTests.daemon("chat_happy_path")
+        defer { daemon.stop() }
+        let url = daemon.baseURL + "/v1/conversations/c_1001/events"
+        let full = try Curl.run(["--no-buffer", "--max-time", "3", "--dump-header", "-", "--write-out", "TIMINGS %{time_total}", url])
+        #expect(full.status == 28)  // keepOpen: the stream stays open until the client gives up
+        #expect(full.stdout.contains("Content-Type: text/event-stream; charset=utf-8\r\n"))
+        #expect(full.stdout.contains("Transfer-Encoding: chunked\r\n"))
+        let body = full.stdout.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n").components(separatedBy: "TIMINGS ")[0]
+        #expect(body == """
+            event: presence
+            id: e1
+            data: {"online":true,"operator":"Olga"}
+
+            event: typing
+            id: e2
+            data: {"author":"Olga"}
+
+            event: message
+            id: e3
+            data: {"author":"Olga","id":"m_1004","text":"Sorry about that! Order #4521 is with DHL and arrives tomorrow."}
+
+
+            """)
+        let resumed = try Curl.run(["--no-buffer", "--max-time", "1", "-H", "Last-Event-ID: e2", url])
+        #expect(resumed.stdout.hasPrefix("event: message\nid: e3\n"))
+        // The delays are real: e2 comes 1 s after e1 and e3 0.5 s after e2.
+        let timed = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import sys, time, urllib.request
+            start = time.monotonic(); times = []
+            with urllib.request.urlopen(sys.argv[1], timeout=5) as response:
+                for line in response:
+                    if line.startswith(b"id: "):
+                        times.append(round(time.monotonic() - start, 2))
+                        if len(times) == 3: break
+            print(times)
+            """, url])
+        let times = timed.stdout.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst().dropLast().split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        try #require(times.count == 3, "\(timed.stdout) \(timed.stderr)")
+        #expect(times[0] < 0.1)
+        #expect(abs(times[1] - 1.0) <= 0.1)
+        #expect(abs(times[2] - 1.5) <= 0.1)
+    }
+
+    @Test func longPollHoldsUntilTheTestReleasesItOrTheTimeout() throws {
+        let root = try ScenarioFileErrorTests.root(#"{"sets": ["chat"], "overrides": [{"id": "poll", "match": {"path": "/v1/poll"}, "hold": {"timeoutMs": 1500}, "status": 200, "body": {"messages": []}}]}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let pollURL = daemon.baseURL + "/v1/poll"
+        let held = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: lp", pollURL]) }
+        let otherJob = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: other", pollURL]) }
+        usleep(300_000)
+        let release = try Curl.send(CurlRequest(method: "POST", url: daemon.baseURL + "/__mockd/release", headers: [("X-Mockd-Session", "lp")], body: Data("{}".utf8)))
+        #expect(BundledScenarioTests.json(release)["released"] as? Int == 1)
+        let released = try #require(held.value())
+        #expect(released.stdout.hasPrefix(#"{"messages":[]}"#))
+        let releasedAfter = Double(released.stdout.components(separatedBy: "TIMINGS ").last ?? "") ?? 0
+        #expect(releasedAfter < 1.4, "released after \(releasedAfter) s")
+        // The other session was not released: it waited for its own timeout.
+        let other = try #require(otherJob.value())
+        let timedOutAfter = Double(other.stdout.components(separatedBy: "TIMINGS ").last ?? "") ?? 0
+        #expect(abs(timedOutAfter - 1.5) <= 0.15, "timed out after \(timedOutAfter) s")
+    }
+}

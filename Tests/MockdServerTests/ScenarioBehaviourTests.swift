@@ -51,7 +51,7 @@ struct ScenarioBehaviourTests {
         // thread count is checked on the real process in BundledScenarioTests.)
         let started = Date()
         let slowURL = harness.baseURL + "/slow"
-        let slow = Thread.detached { try? Curl.parallel(Array(repeating: CurlRequest(url: slowURL), count: 200)) }
+        let slow = BackgroundJob.start { try? Curl.parallel(Array(repeating: CurlRequest(url: slowURL), count: 200)) }
         var suspendedSeen = 0
         for _ in 0..<100 where suspendedSeen < 150 {
             usleep(10_000)
@@ -143,31 +143,11 @@ struct ScenarioBehaviourTests {
         #expect(chunk.status == 56)
         #expect(chunk.stderr.contains("chunk"))
         // While one request hangs, others are served.
-        let hanging = Thread.detached { try? Curl.run(["--max-time", "2", base + "/hang"]) }
+        let hanging = BackgroundJob.start { try? Curl.run(["--max-time", "2", base + "/hang"]) }
         usleep(200_000)
         #expect(try Curl.send(CurlRequest(url: base + "/ok")).text == "ok")
         let hung = try #require(hanging.value())
         #expect(hung.status == 28)
         #expect(try Curl.send(CurlRequest(url: base + "/ok")).text == "ok")
-    }
-}
-
-/// A thread whose result can be awaited; for driving blocking clients alongside the test.
-final class Thread<Value: Sendable>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: Value?
-
-    static func detached(_ body: @escaping @Sendable () -> Value) -> Thread<Value> {
-        let thread = Thread<Value>()
-        Foundation.Thread {
-            thread.result = body()
-            thread.done.signal()
-        }.start()
-        return thread
-    }
-
-    func value() -> Value {
-        done.wait()
-        return result!
     }
 }

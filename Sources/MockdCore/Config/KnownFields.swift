@@ -15,8 +15,12 @@ enum KnownFields {
         "status": .any, "headers": .any, "addHeaders": .any, "body": .any, "bodyFile": .any, "bodyPatch": .any,
         "latency": .object(["fixed": .any, "min": .any, "max": .any, "median": .any, "sigma": .any, "seed": .any, "recorded": .any]),
         "throttle": .object(["bytesPerSecond": .any]), "fault": .any, "serverUnavailable": .object(["retryAfter": .any]),
-        "websocket": webSocket,
+        "websocket": webSocket, "events": eventStream, "hold": .object(["timeoutMs": .any]),
     ]
+
+    static let eventStream: Shape = .object([
+        "items": .array(.object(["after": .any, "event": .any, "data": .any, "id": .any, "retry": .any])), "keepOpen": .any,
+    ])
 
     static let webSocketStep: Shape = .object(["after": .any, "send": .any, "close": .object(["code": .any, "reason": .any]), "drop": .any])
     static let webSocket: Shape = .object([
@@ -58,7 +62,7 @@ enum KnownFields {
                 "responses": .array(
                     .object([
                         "status": .any, "headers": .any, "bodyFile": .any, "body": .any, "json": .any, "recordedTimeMs": .any,
-                        "templated": .any, "websocket": webSocket,
+                        "templated": .any, "websocket": webSocket, "events": eventStream,
                     ])
                 ),
             ])

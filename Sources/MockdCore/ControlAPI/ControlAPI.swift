@@ -46,6 +46,7 @@ struct ControlAPI {
         Route(method: "GET", path: "ws") { api, call in api.listWebSockets(call) },
         Route(method: "POST", path: "ws/send") { api, call in api.sendWebSocket(call) },
         Route(method: "POST", path: "ws/close") { api, call in api.closeWebSockets(call) },
+        Route(method: "POST", path: "release") { api, call in api.release(call) },
     ]
 
     func handle(_ request: HTTPRequest) -> MockResponse {
@@ -315,6 +316,13 @@ struct ControlAPI {
         }
         let closed = engine.webSocketHub?.close(code: code, reason: body["reason"] as? String ?? "", session: call.session.id, path: body["path"] as? String) ?? 0
         return ControlAPI.json(200, ["session": call.session.id, "closed": closed])
+    }
+
+    /// `{"path"?: "/v1/updates"}`: answers the session's held long-poll requests now.
+    private func release(_ call: Call) -> MockResponse {
+        let body = ControlAPI.object(call.request.body) ?? [:]
+        let released = engine.heldRequests?.release(session: call.session.id, path: body["path"] as? String) ?? 0
+        return ControlAPI.json(200, ["session": call.session.id, "released": released])
     }
 
     /// Reloads configs and sets from disk atomically, as SIGHUP does; a broken file keeps the old version.

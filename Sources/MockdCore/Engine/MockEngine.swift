@@ -122,6 +122,16 @@ public final class MockEngine: Sendable {
 
     var webSocketHub: (any WebSocketHub)? { hub.withLock { $0 } }
 
+    /// Requests held by long-poll stubs, provided by the server bridge.
+    private let heldHub = Mutex<(any HeldRequestHub)?>(nil)
+
+    /// Lets the control API release held long-poll requests (`POST /__mockd/release`).
+    public func attach(_ held: any HeldRequestHub) {
+        heldHub.withLock { $0 = held }
+    }
+
+    var heldRequests: (any HeldRequestHub)? { heldHub.withLock { $0 } }
+
     /// Counts a new WebSocket connection to `path` in the outcome's session.
     /// - Returns: its 1-based number among the session's connections to that path (reset with the session).
     public func openWebSocket(_ outcome: EngineOutcome, path: String) -> Int {
@@ -246,7 +256,8 @@ public final class MockEngine: Sendable {
             throttleBytesPerSecond: recipe?.throttle,
             fault: recipe?.fault
         )
-        plan.nativeSlot = slot
+        plan.nativeSlot = response.eventStream == nil ? slot : nil
+        plan.holdMs = recipe?.holdMs
         return (plan, [])
     }
 

@@ -16,6 +16,8 @@ public struct MockResponse: Sendable {
     var template: ResponseTemplate?
     /// For a WebSocket endpoint: what to do after the handshake (the status is then 101).
     public var webSocket: WebSocketScript?
+    /// For a Server-Sent Events endpoint: the events to stream instead of `body`.
+    public var eventStream: EventStream?
 
     public init(
         status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), stubID: String? = nil,

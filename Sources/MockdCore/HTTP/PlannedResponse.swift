@@ -8,6 +8,8 @@ public struct PlannedResponse: Sendable {
     public var throttleBytesPerSecond: Int?
     /// Break the exchange at the socket instead of answering normally.
     public var fault: Fault?
+    /// Long-poll: hold the request (after any delay) until this many ms pass or the control API releases it.
+    public var holdMs: Double?
     /// Set when `response` is a stub's response exactly as loaded: the bridge may reuse a native response
     /// kept in this slot.
     public var nativeSlot: NativeResponseSlot?

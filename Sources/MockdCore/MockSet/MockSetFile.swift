@@ -104,6 +104,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var templated: Bool?
         /// A WebSocket endpoint: the script run after the handshake (status 101).
         public var websocket: WebSocketScript?
+        /// A Server-Sent Events stream sent instead of a body.
+        public var events: EventStream?
 
         public init(
             status: Int? = nil,

@@ -147,6 +147,11 @@ public struct MockSetLoader: Sendable {
                 }
                 var response = MockResponse(status: status, headers: headers, body: body, recordedTimeMs: step.recordedTimeMs)
                 if step.templated == false { response.disableTemplate() }
+                if let stream = step.events {
+                    response.eventStream = stream
+                    if response.headers["content-type"] == nil { response.headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8") }
+                    response.headersChanged()
+                }
                 if let script = step.websocket {
                     if let problem = WebSocketScriptCheck.problems(script).first {
                         throw ConfigError(.invalidValue, file: indexName, jsonPath: "\(stepPath).websocket", message: problem)

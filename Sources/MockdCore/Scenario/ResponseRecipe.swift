@@ -18,12 +18,19 @@ struct ResponseRecipe: Sendable {
     var serverUnavailableRetryAfter: Int?
     /// A WebSocket endpoint's script.
     var webSocket: WebSocketScript?
+    /// A Server-Sent Events stream.
+    var eventStream: EventStream?
+    /// Long-poll hold in ms.
+    var holdMs: Double?
 
     /// Whether this step is a whole response rather than an edit of the stub's.
-    var replacesResponse: Bool { body != nil || serverUnavailableRetryAfter != nil || webSocket != nil }
+    var replacesResponse: Bool { body != nil || serverUnavailableRetryAfter != nil || webSocket != nil || eventStream != nil }
 
     /// Whether this step can answer without a matching stub.
-    var standsAlone: Bool { body != nil || status != nil || serverUnavailableRetryAfter != nil || fault != nil || webSocket != nil }
+    var standsAlone: Bool {
+        body != nil || status != nil || serverUnavailableRetryAfter != nil || fault != nil || webSocket != nil || eventStream != nil
+            || holdMs != nil
+    }
 
     /// A step's fields, falling back to `defaults` for behaviour (latency, throttle, fault) it does not set.
     func withDefaults(_ defaults: ResponseRecipe?) -> ResponseRecipe {
@@ -32,6 +39,7 @@ struct ResponseRecipe: Sendable {
         merged.latency = latency ?? defaults.latency
         merged.throttle = throttle ?? defaults.throttle
         merged.fault = fault ?? defaults.fault
+        merged.holdMs = holdMs ?? defaults.holdMs
         merged.headerEdits = defaults.headerEdits + headerEdits
         merged.addHeaders = defaults.addHeaders + addHeaders
         return merged
@@ -56,6 +64,13 @@ struct ResponseRecipe: Sendable {
         if let webSocket {
             response.status = 101
             response.webSocket = webSocket
+        }
+        if let eventStream {
+            response.eventStream = eventStream
+            response.headers.remove(name: "Content-Type")
+            response.headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+            response.headers.remove(name: "Cache-Control")
+            response.headers.add(name: "Cache-Control", value: "no-cache")
         }
         if let status { response.status = status }
         if let body {

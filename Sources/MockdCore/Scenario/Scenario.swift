@@ -194,7 +194,8 @@ extension ResponseStepEntry {
             addHeaders: (base.addHeaders ?? []) + (own.addHeaders ?? []), body: own.body ?? base.body,
             bodyFile: own.bodyFile ?? base.bodyFile, bodyPatch: own.bodyPatch ?? base.bodyPatch,
             latency: own.latency ?? base.latency, throttle: own.throttle ?? base.throttle, fault: own.fault ?? base.fault,
-            serverUnavailable: own.serverUnavailable ?? base.serverUnavailable, websocket: own.websocket ?? base.websocket
+            serverUnavailable: own.serverUnavailable ?? base.serverUnavailable, websocket: own.websocket ?? base.websocket,
+            events: own.events ?? base.events, hold: own.hold ?? base.hold
         )
     }
 }
@@ -309,6 +310,14 @@ struct RecipeCompiler {
         recipe.throttle = entry.throttle?.bytesPerSecond
         recipe.fault = entry.fault
         recipe.serverUnavailableRetryAfter = entry.serverUnavailable?.retryAfter
+        if let stream = entry.events {
+            if stream.items.contains(where: { ($0.after ?? 0) < 0 }) { fail("events", "after must be ≥ 0 ms") }
+            recipe.eventStream = stream
+        }
+        if let hold = entry.hold {
+            if let timeout = hold.timeoutMs, timeout <= 0 { fail("hold.timeoutMs", "must be > 0 ms") }
+            recipe.holdMs = hold.timeoutMs ?? 30_000
+        }
         if let script = entry.websocket {
             for problem in WebSocketScriptCheck.problems(script) { fail("websocket", problem) }
             recipe.webSocket = script

@@ -163,12 +163,16 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
     public var serverUnavailable: ServerUnavailableEntry?
     /// A WebSocket endpoint: the script to run after the handshake.
     public var websocket: WebSocketScript?
+    /// A Server-Sent Events stream.
+    public var events: EventStream?
+    /// Long-poll: hold the request until `timeoutMs` pass or `POST /__mockd/release`, then answer.
+    public var hold: HoldEntry?
 
     public init(
         status: Int? = nil, headers: [String: String?]? = nil, addHeaders: [String]? = nil, body: JSONValue? = nil,
         bodyFile: String? = nil, bodyPatch: JSONValue? = nil, latency: LatencyEntry? = nil,
         throttle: ThrottleEntry? = nil, fault: Fault? = nil, serverUnavailable: ServerUnavailableEntry? = nil,
-        websocket: WebSocketScript? = nil
+        websocket: WebSocketScript? = nil, events: EventStream? = nil, hold: HoldEntry? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -181,6 +185,8 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
         self.fault = fault
         self.serverUnavailable = serverUnavailable
         self.websocket = websocket
+        self.events = events
+        self.hold = hold
     }
 
     /// Whether the step replaces the response outright rather than editing the stub's.
@@ -299,6 +305,12 @@ public struct ThrottleEntry: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(bytesPerSecond, forKey: .bytesPerSecond)
     }
+}
+
+/// `hold`: `{"timeoutMs": 30000}`.
+public struct HoldEntry: Codable, Sendable, Equatable {
+    /// How long to hold at most, in ms (default 30,000).
+    public var timeoutMs: Double?
 }
 
 /// A failure injected at the socket.
