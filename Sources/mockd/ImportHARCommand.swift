@@ -12,7 +12,9 @@ enum ImportHARCommand {
         let harURL = URL(fileURLWithPath: options.file)
         do {
             let archive = try HARReader.read(contentsOf: harURL, displayName: options.file)
-            var importOptions = HARImportOptions(hosts: options.hosts)
+            var importOptions = HARImportOptions(
+                hosts: options.hosts, webSocketTimeScale: options.webSocketTimeScale, webSocketWaitForClient: options.webSocketWaitForClient
+            )
             if let headers = options.matchHeaders { importOptions.matchHeaders = headers.map { $0.lowercased() } }
             let (build, report) = HARImporter.build(
                 archive, options: importOptions, harDirectory: harURL.deletingLastPathComponent()

@@ -41,6 +41,8 @@ struct ImportHAROptions: Equatable {
     var hosts: [String] = []
     var matchHeaders: [String]?
     var force = false
+    var webSocketTimeScale = 1.0
+    var webSocketWaitForClient = false
 }
 
 /// Parses `mockd`'s arguments (without the program name).
@@ -101,8 +103,9 @@ enum Options {
     static let importHelp = """
         OVERVIEW: Compile a HAR file into the mock set mocks/<name>/ (an index.json and a bodies/ folder).
 
-        Repeated requests with the same key become one stub with a response sequence, in HAR order. Failed
-        entries (status 0 or -1) and WebSocket handshakes are skipped and reported. Nothing is written when
+        Repeated requests with the same key become one stub with a response sequence, in HAR order. WebSocket
+        entries with Chrome's _webSocketMessages become scripts replaying the server's frames with their
+        recorded timing. Failed entries (status 0 or -1) are skipped and reported. Nothing is written when
         the file is not a HAR.
 
         USAGE: mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
@@ -117,6 +120,8 @@ enum Options {
           --match-header <name>   Request header recorded as a match constraint; repeat for several.
                                   (default: Accept and Content-Type)
           --force                 Replace the mock set if it exists.
+          --ws-time-scale <f>     Multiply recorded WebSocket frame delays by f; 0 sends them at once. (default: 1)
+          --ws-wait-for-client    Replay server frames only after the client frame that preceded them in the recording.
           -h, --help              Show help information.
         """
 
@@ -188,6 +193,13 @@ enum Options {
             case "--host": options.hosts.append(try reader.value(for: argument))
             case "--match-header": options.matchHeaders = (options.matchHeaders ?? []) + [try reader.value(for: argument)]
             case "--force": options.force = true
+            case "--ws-time-scale":
+                let text = try reader.value(for: argument)
+                guard let scale = Double(text), scale >= 0, scale.isFinite else {
+                    throw UsageError("--ws-time-scale expects a number ≥ 0, got '\(text)'")
+                }
+                options.webSocketTimeScale = scale
+            case "--ws-wait-for-client": options.webSocketWaitForClient = true
             default:
                 if argument.hasPrefix("-") { throw unknown(argument) }
                 guard file == nil else { throw UsageError("import-har takes one HAR file; got '\(file!)' and '\(argument)'") }

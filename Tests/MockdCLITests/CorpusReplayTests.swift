@@ -24,13 +24,19 @@ struct CorpusReplayTests {
         let archive = try HARReader.read(contentsOf: harURL)
         let replayable = archive.entries.compactMap(ReplayEntry.init)
         guard let host = ReplayEntry.mostFrequentHost(replayable) else {
-            // Only WebSocket handshakes or data: URLs: import refuses with a one-line reason.
             let root = Paths.makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: root) }
             let result = try ProcessRunner.mockd(["import-har", harURL.path, "--set", "replay", "--root", root.path])
-            #expect(result.status == 1, "\(name): \(result.stderr)")
-            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/replay").path))
-            print("replay \(name): 0/0 (no replayable HTTP entry; import exits 1: \(result.stderr.split(separator: "\n").last ?? ""))")
+            if archive.entries.contains(where: { !$0.webSocketMessages.isEmpty }) {
+                // Only WebSocket entries: they import as scripts (replayed in webSocketEntriesReplayTheirFrames).
+                #expect(result.status == 0, "\(name): \(result.stderr)")
+                print("replay \(name): 0 HTTP entries; WebSocket entries imported as scripts")
+            } else {
+                // Nothing replayable (a data: URL with status 1): import refuses with a one-line reason.
+                #expect(result.status == 1, "\(name): \(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/replay").path))
+                print("replay \(name): 0/0 (no replayable entry; import exits 1: \(result.stderr.split(separator: "\n").last ?? ""))")
+            }
             return
         }
         let entries = replayable.filter { $0.host == host }
@@ -57,6 +63,42 @@ struct CorpusReplayTests {
         }
         print("replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(host) byte-exact")
         #expect(failures.isEmpty, "\(name): \(failures.prefix(10).joined(separator: "; "))")
+    }
+
+    /// Corpus files with Chrome `_webSocketMessages`: each recorded connection, in HAR order, receives the
+    /// recorded server frames (timing scaled to 0 so the test is quick).
+    @Test(arguments: validFiles.filter { (try? HARReader.read(contentsOf: $0))?.entries.contains { !$0.webSocketMessages.isEmpty } == true })
+    func webSocketEntriesReplayTheirFrames(_ harURL: URL) throws {
+        let archive = try HARReader.read(contentsOf: harURL)
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let imported = try ProcessRunner.mockd(["import-har", harURL.path, "--set", "ws", "--root", root.path, "--ws-time-scale", "0"])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let daemon = try RunningDaemon(["--set", "ws", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        var expected: [[String]] = []
+        var targets: [String] = []
+        for entry in archive.entries where !entry.webSocketMessages.isEmpty {
+            guard let components = URLComponents(string: entry.request.url) else { continue }
+            targets.append(components.percentEncodedPath + (components.percentEncodedQuery.map { "?\($0)" } ?? ""))
+            expected.append(entry.webSocketMessages.filter { $0.type == "receive" && $0.opcode == 1 }.map(\.data))
+        }
+        let script = """
+            import asyncio, json, sys, websockets
+            async def main():
+                results = []
+                for target, count in json.loads(sys.argv[2]):
+                    async with websockets.connect(sys.argv[1].replace("http://", "ws://") + target) as ws:
+                        results.append([await asyncio.wait_for(ws.recv(), 2) for _ in range(count)])
+                print(json.dumps(results))
+            asyncio.run(main())
+            """
+        let plan = String(decoding: try JSONSerialization.data(withJSONObject: zip(targets, expected).map { [$0.0, $0.1.count] }), as: UTF8.self)
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, daemon.baseURL, plan])
+        try #require(result.status == 0, "\(result.stderr)")
+        let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String]]
+        #expect(received == expected)
+        print("replay \(harURL.lastPathComponent): \(expected.count) WebSocket connections, \(expected.joined().count) frames as recorded")
     }
 
     @Test(arguments: Paths.corpusHARFiles(for: "CorpusReplayTests.invalid").filter {

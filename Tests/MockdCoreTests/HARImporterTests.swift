@@ -60,21 +60,19 @@ struct HARImporterTests {
             HARReaderTests.entry(url: "https://a.example/ok"),
             HARReaderTests.entry(url: "https://a.example/failed", status: "0"),
             HARReaderTests.entry(url: "https://a.example/aborted", status: "-1"),
-            HARReaderTests.entry(url: "wss://a.example/socket", status: "101"),
             HARReaderTests.entry(url: "data:image/png;base64,AAAA", status: "200"),
             HARReaderTests.entry(method: "", url: "https://a.example/x"),
             HARReaderTests.entry(url: "https://a.example/weird", status: "1"),
         ])
         #expect(build.file.stubs.count == 1)
-        #expect(report.skipped.map(\.index) == [1, 2, 3, 4, 5, 6])
+        #expect(report.skipped.map(\.index) == [1, 2, 3, 4, 5])
         #expect(report.skipped.map(\.reason) == [
-            "failed request (status 0)", "failed request (status -1)",
-            "WebSocket handshake (WebSocket mocks are not supported yet)", "not an HTTP URL (data:)",
+            "failed request (status 0)", "failed request (status -1)", "not an HTTP URL (data:)",
             "request.method missing", "invalid status 1",
         ])
         let rendered = report.rendered(source: "t.har", destination: "mocks/t/")
         #expect(rendered.contains("    failed request (status 0): entry 1"))
-        #expect(rendered.contains("  entries read:   7"))
+        #expect(rendered.contains("  entries read:   6"))
     }
 
     @Test func keepsStatusHeadersAndExactBytes() throws {
@@ -143,6 +141,34 @@ struct HARImporterTests {
         let (build, report) = HARImporter.build(archive, harDirectory: folder)
         #expect(build.files.values.map { String(decoding: $0, as: UTF8.self) } == ["inside"])
         #expect(report.warnings.contains("entry 0: content._file 'leak' points outside the HAR's folder; served empty"))
+    }
+
+    @Test func webSocketFramesBecomeATimedScript() throws {
+        let frames = #"""
+            , "_resourceType": "websocket", "_webSocketMessages": [
+              {"type": "receive", "time": 1700000000.25, "opcode": 1, "data": "hello"},
+              {"type": "send", "time": 1700000001.0, "opcode": 1, "data": "ping?"},
+              {"type": "receive", "time": 1700000001.5, "opcode": 1, "data": "pong!"},
+              {"type": "receive", "time": 1700000002.0, "opcode": 2, "data": "AAEC"}]
+            """#
+        let entry = HARReaderTests.entry(url: "wss://a.example/socket?room=1", status: "101", content: "{}", extra: frames)
+            .replacingOccurrences(of: #""startedDateTime": "2026-01-01T00:00:00Z""#, with: #""startedDateTime": "2023-11-14T22:13:20.000Z""#)
+        let (timed, _) = try build([entry])
+        let stub = try #require(timed.file.stubs.first)
+        #expect(stub.request.method == "GET")
+        #expect(stub.request.query == "room=1")
+        #expect(stub.responses[0].status == 101)
+        #expect(stub.responses[0].websocket == WebSocketScript(steps: [
+            WebSocketStep(after: 250, send: .text("hello")), WebSocketStep(after: 1250, send: .text("pong!")),
+            WebSocketStep(after: 500, send: .binary(Data([0, 1, 2]))),
+        ]))
+        let (waiting, _) = try build([entry], options: HARImportOptions(webSocketTimeScale: 2, webSocketWaitForClient: true))
+        #expect(waiting.file.stubs[0].responses[0].websocket == WebSocketScript(
+            steps: [WebSocketStep(after: 500, send: .text("hello"))],
+            replies: [WebSocketReply(when: WebSocketMatch(text: "ping?"), then: [
+                WebSocketStep(after: 1000, send: .text("pong!")), WebSocketStep(after: 1000, send: .binary(Data([0, 1, 2]))),
+            ], once: true)]
+        ))
     }
 
     @Test func hostFilterKeepsOnlyNamedHosts() throws {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The subset of a HAR 1.2 log (W3C draft "HTTP Archive (HAR) format", version 1.2) that mockd replays.
 ///
@@ -25,6 +25,21 @@ public struct HAREntry: Sendable {
     public var resourceType: String?
     /// Whether the entry carries Chrome's `_webSocketMessages`.
     public var hasWebSocketMessages: Bool
+    /// Chrome's `_webSocketMessages`: the frames of a WebSocket entry.
+    public var webSocketMessages: [HARWebSocketMessage] = []
+    /// `startedDateTime`, when it parses (some producers write `NaN` dates).
+    public var startedDateTime: Date?
+}
+
+/// One frame of Chrome's `_webSocketMessages` extension.
+public struct HARWebSocketMessage: Sendable {
+    /// `send` (client to server) or `receive`.
+    public var type: String
+    /// Seconds since the Unix epoch.
+    public var time: Double
+    /// 1 text, 2 binary (data in base64).
+    public var opcode: Int
+    public var data: String
 }
 
 /// `request`: method, URL, headers and body.

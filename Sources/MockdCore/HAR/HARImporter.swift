@@ -6,10 +6,19 @@ public struct HARImportOptions: Sendable {
     public var hosts: [String]
     /// Request headers recorded as match constraints (lower-case names).
     public var matchHeaders: [String]
+    /// Recorded WebSocket frame delays are multiplied by this (0 sends everything at once).
+    public var webSocketTimeScale: Double
+    /// Replay each recorded server frame only after the client frame that preceded it in the recording.
+    public var webSocketWaitForClient: Bool
 
-    public init(hosts: [String] = [], matchHeaders: [String] = MockSetFile.defaultMatchHeaders) {
+    public init(
+        hosts: [String] = [], matchHeaders: [String] = MockSetFile.defaultMatchHeaders, webSocketTimeScale: Double = 1,
+        webSocketWaitForClient: Bool = false
+    ) {
         self.hosts = hosts
         self.matchHeaders = matchHeaders.map(\.asciiLowercased)
+        self.webSocketTimeScale = webSocketTimeScale
+        self.webSocketWaitForClient = webSocketWaitForClient
     }
 }
 
@@ -46,6 +55,7 @@ public enum HARImporter {
         var ordered: [Group] = []
         var droppedHeaders: [String: Int] = [:]
         var missingBodies = 0
+        var webSocketsWithoutFrames = 0
 
         for entry in archive.entries {
             let request = entry.request
@@ -62,13 +72,10 @@ public enum HARImporter {
                 skip(request.url.isEmpty ? "request.url missing" : "request.url is not a valid URL")
                 continue
             }
-            if url.scheme == "ws" || url.scheme == "wss" || entry.response?.status == 101
-                || entry.resourceType == "websocket" || entry.hasWebSocketMessages
-            {
-                skip("WebSocket handshake (WebSocket mocks are not supported yet)")
-                continue
-            }
-            guard url.scheme == "http" || url.scheme == "https" else {
+            let isWebSocket =
+                url.scheme == "ws" || url.scheme == "wss" || entry.response?.status == 101 || entry.resourceType == "websocket"
+                || entry.hasWebSocketMessages
+            guard url.scheme == "http" || url.scheme == "https" || url.scheme == "ws" || url.scheme == "wss" else {
                 skip("not an HTTP URL (\(url.scheme):)")
                 continue
             }
@@ -78,6 +85,23 @@ public enum HARImporter {
             }
             if !hostFilter.isEmpty, !hostFilter.contains(url.host), !hostFilter.contains(url.hostAndPort) {
                 report.otherHosts[url.hostAndPort, default: 0] += 1
+                continue
+            }
+            if isWebSocket {
+                report.keptHosts[url.hostAndPort, default: 0] += 1
+                if entry.webSocketMessages.isEmpty { webSocketsWithoutFrames += 1 }
+                let key = RequestKey(method: "GET", rawPath: url.rawPath, rawQuery: url.rawQuery)
+                let script = WebSocketScriptRecorder.script(
+                    entry, scale: options.webSocketTimeScale, waitForClient: options.webSocketWaitForClient
+                )
+                let recorded = RecordedResponse(status: 101, headers: [], body: Data(), mimeType: nil, time: entry.time, webSocket: script)
+                let groupKey = GroupKey(key: key, constraints: [])
+                if let position = groups[groupKey] {
+                    ordered[position].entries.append((RecordedRequestBody(request), recorded))
+                } else {
+                    groups[groupKey] = ordered.count
+                    ordered.append(Group(key: key, constraintLines: [], entries: [(RecordedRequestBody(request), recorded)]))
+                }
                 continue
             }
             guard let response = entry.response else {
@@ -164,6 +188,11 @@ public enum HARImporter {
             }
             report.warnings.append("response headers not stored: " + parts.joined(separator: ", "))
         }
+        if webSocketsWithoutFrames > 0 {
+            report.warnings.append(
+                "\(webSocketsWithoutFrames) WebSocket entr\(webSocketsWithoutFrames == 1 ? "y has" : "ies have") no recorded frames (_webSocketMessages); the endpoint accepts connections and sends nothing"
+            )
+        }
         if missingBodies > 0 {
             report.warnings.append(
                 "\(missingBodies) response\(missingBodies == 1 ? " has" : "s have") a recorded size but no captured body; served empty"
@@ -194,6 +223,7 @@ public enum HARImporter {
                         headers: recorded.headers.isEmpty ? nil : recorded.headers,
                         recordedTimeMs: recorded.time.map { $0.rounded() }
                     )
+                    entry.websocket = recorded.webSocket
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     if recorded.body.firstRange(of: [0x7B, 0x7B]) != nil || recorded.headers.contains(where: { $0.contains("{{") }) {
                         entry.templated = false
@@ -271,6 +301,7 @@ private struct RecordedResponse {
     let body: Data
     let mimeType: String?
     let time: Double?
+    var webSocket: WebSocketScript? = nil
 }
 
 /// A recorded request body: the text (or params rebuilt as a form) and its canonical form.

@@ -101,7 +101,7 @@ public enum HARReader {
             )
         }
         let time = node["time"].double.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        return HAREntry(
+        var entry = HAREntry(
             index: index,
             request: harRequest,
             response: response,
@@ -109,6 +109,21 @@ public enum HARReader {
             resourceType: node["_resourceType"].string,
             hasWebSocketMessages: node["_webSocketMessages"].array != nil
         )
+        entry.webSocketMessages = (node["_webSocketMessages"].array ?? []).compactMap { message in
+            guard let type = message["type"].string, let time = message["time"].double else { return nil }
+            return HARWebSocketMessage(type: type, time: time, opcode: message["opcode"].int ?? 1, data: stringValue(message["data"]))
+        }
+        entry.startedDateTime = node["startedDateTime"].string.flatMap(parseDate)
+        return entry
+    }
+
+    /// An ISO 8601 date with or without fractional seconds; `nil` for `NaN-NaN…` and other garbage.
+    static func parseDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 
     /// `[{name, value}]` header lists; entries without a name are dropped.
