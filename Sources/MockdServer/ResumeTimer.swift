@@ -7,8 +7,8 @@ import Foundation
 /// stays flat however many requests wait: 2,000 delayed requests are 2,000 heap entries, not threads.
 final class ResumeTimer: @unchecked Sendable {
     private let condition = NSCondition()
-    /// Min-heap of (deadline in uptime ns, token).
-    private var heap: [(deadline: UInt64, token: UInt64)] = []
+    /// Tokens by deadline (uptime ns).
+    private var heap = DeadlineHeap<UInt64>()
     private var stopped = false
     private let fire: @Sendable (UInt64) -> Void
 
@@ -25,7 +25,7 @@ final class ResumeTimer: @unchecked Sendable {
     func schedule(_ token: UInt64, afterMilliseconds milliseconds: Double) {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, milliseconds) * 1_000_000)
         condition.lock()
-        push((deadline, token))
+        heap.push(token, deadline: deadline)
         condition.signal()
         condition.unlock()
     }
@@ -42,52 +42,21 @@ final class ResumeTimer: @unchecked Sendable {
     private func run() {
         condition.lock()
         while !stopped {
-            guard let next = heap.first else {
+            guard let next = heap.nextDeadline else {
                 condition.wait()
                 continue
             }
             let now = DispatchTime.now().uptimeNanoseconds
-            if next.deadline > now {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(next.deadline - now) / 1_000_000_000))
+            if next > now {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(next - now) / 1_000_000_000))
                 continue
             }
             var due: [UInt64] = []
-            while let top = heap.first, top.deadline <= now {
-                due.append(pop().token)
-            }
+            while let token = heap.popDue(now: now) { due.append(token) }
             condition.unlock()
             for token in due { fire(token) }
             condition.lock()
         }
         condition.unlock()
-    }
-
-    private func push(_ item: (deadline: UInt64, token: UInt64)) {
-        heap.append(item)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].deadline < heap[parent].deadline else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private func pop() -> (deadline: UInt64, token: UInt64) {
-        let top = heap[0]
-        heap[0] = heap[heap.count - 1]
-        heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
-            if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }
-            if smallest == parent { break }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return top
     }
 }

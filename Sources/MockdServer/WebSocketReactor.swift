@@ -53,16 +53,11 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         case stop
     }
 
+    /// A scripted step due for a connection; steps due at the same moment run in scheduling order.
     private struct Timer {
         let deadline: UInt64
-        /// Scheduling order: steps due at the same moment run in the order they were scheduled.
-        var sequence: UInt64 = 0
         let connection: Int
         let step: WebSocketStep
-
-        func precedes(_ other: Timer) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
-        }
     }
 
     private let engine: MockEngine
@@ -76,9 +71,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private var connections: [Int: Connection] = [:]
     private var bySocket: [Int32: Int] = [:]
-    private var timers: [Timer] = []
+    private var timers = DeadlineHeap<Timer>()
     private var nextID = 0
-    private var timerSequence: UInt64 = 0
     private var running = true
 
     init(engine: MockEngine, logger: Logger, maxMessageBytes: Int = 1 << 20) {
@@ -145,7 +139,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while running {
-            let timeout = timers.first.map { Int32(clamping: max(0, Int64($0.deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000 + 1) } ?? -1
+            let timeout = timers.nextDeadline.map { Int32(clamping: max(0, Int64($0) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000 + 1) } ?? -1
             let count = epoll_wait(epoll, &events, Int32(events.count), timeout)
             if count > 0 {
                 for index in 0..<Int(count) {
@@ -272,8 +266,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
 
     private func fireDueTimers() {
         let now = DispatchTime.now().uptimeNanoseconds
-        while let first = timers.first, first.deadline <= now {
-            let timer = pop()
+        while let timer = timers.popDue(now: now) {
             guard let connection = connections[timer.connection], !connection.closeSent else { continue }
             let step = timer.step
             if let payload = step.send {
@@ -355,34 +348,6 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     }
 
     private func push(_ timer: Timer) {
-        var timer = timer
-        timerSequence += 1
-        timer.sequence = timerSequence
-        timers.append(timer)
-        var child = timers.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard timers[child].precedes(timers[parent]) else { break }
-            timers.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private func pop() -> Timer {
-        let top = timers[0]
-        timers[0] = timers[timers.count - 1]
-        timers.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < timers.count, timers[left].precedes(timers[smallest]) { smallest = left }
-            if right < timers.count, timers[right].precedes(timers[smallest]) { smallest = right }
-            if smallest == parent { break }
-            timers.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return top
+        timers.push(timer, deadline: timer.deadline)
     }
 }
