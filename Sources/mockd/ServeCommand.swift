@@ -67,6 +67,11 @@ enum ServeCommand {
     }
 
     static func load(_ options: ServeOptions, root: MockdRoot) throws -> Scenario {
+        defer {
+            // Parsing a large index leaves megabytes of freed buffers in malloc's arenas; hand them back so
+            // the daemon's resident size reflects what it keeps.
+            ProcessMemory.returnFreedMemory()
+        }
         if let config = options.config { return try Scenario.load(named: config, root: root) }
         return try Scenario.single(set: options.set!, root: root)
     }

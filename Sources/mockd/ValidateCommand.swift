@@ -11,7 +11,7 @@ enum ValidateCommand {
                     "ok: \(root.display(root.configURL(config))): sets \(scenario.sets.joined(separator: ", ")); \(scenario.index.stubs.count) stubs, \(scenario.overrides.count) overrides"
                 )
             } else if let set = options.set {
-                let stubs = try MockSetLoader(root: root).load(set: set)
+                let stubs = try MockSetLoader(root: root, alwaysCheckUnknownFields: true).load(set: set)
                 Output.standard("ok: mocks/\(set)/index.json: \(stubs.count) stubs")
             }
             return .success

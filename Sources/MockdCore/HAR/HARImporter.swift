@@ -225,7 +225,7 @@ public enum HARImporter {
                     )
                     entry.websocket = recorded.webSocket
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
-                    if recorded.body.firstRange(of: [0x7B, 0x7B]) != nil || recorded.headers.contains(where: { $0.contains("{{") }) {
+                    if ByteSearch.contains([0x7B, 0x7B], in: recorded.body) || recorded.headers.contains(where: { $0.contains("{{") }) {
                         entry.templated = false
                     }
                     if !recorded.body.isEmpty {

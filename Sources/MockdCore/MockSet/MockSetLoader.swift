@@ -2,10 +2,16 @@ import Foundation
 
 /// Reads a mock set folder (`index.json` + body files) into `Stub`s.
 public struct MockSetLoader: Sendable {
-    public let root: MockdRoot
+    /// Index files larger than this (4 MiB, about 20,000 stubs) skip the unknown-field check when served.
+    public static let unknownFieldCheckLimit = 4 * 1024 * 1024
 
-    public init(root: MockdRoot) {
+    public let root: MockdRoot
+    /// Check for unknown fields whatever the file size (`mockd validate`).
+    public var alwaysCheckUnknownFields = false
+
+    public init(root: MockdRoot, alwaysCheckUnknownFields: Bool = false) {
         self.root = root
+        self.alwaysCheckUnknownFields = alwaysCheckUnknownFields
     }
 
     /// Loads mock set `name` from `mocks/<name>/`.
@@ -43,7 +49,13 @@ public struct MockSetLoader: Sendable {
         } catch let error as DecodingError {
             throw ConfigError.decoding(error, file: indexName)
         }
-        if let unknown = KnownFields.check(data, shape: KnownFields.mockSet, file: indexName).first { throw unknown }
+        // The unknown-field check parses the file a second time; large (generated, imported) indexes skip it
+        // when serving, and `mockd validate` always runs it.
+        if data.count <= MockSetLoader.unknownFieldCheckLimit || alwaysCheckUnknownFields,
+            let unknown = KnownFields.check(data, shape: KnownFields.mockSet, file: indexName).first
+        {
+            throw unknown
+        }
         return try stubs(from: file, setName: name, folder: folder, indexName: indexName)
     }
 
@@ -51,6 +63,8 @@ public struct MockSetLoader: Sendable {
     func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
         let matchHeaders = Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased))
         let bodyReader = BodyFileReader(folder: folder, root: root)
+        // Identical header lists (most stubs of a set share a few) are kept once.
+        var internedHeaders: [[String]: HTTPHeaders] = [:]
         var seenIDs: Set<String> = []
         var stubs: [Stub] = []
         stubs.reserveCapacity(file.stubs.count)
@@ -120,15 +134,21 @@ public struct MockSetLoader: Sendable {
                         message: "\(status) is an interim (1xx) status; a stub needs a final one (200–999)"
                     )
                 }
+                let lines = step.headers ?? []
                 var headers = HTTPHeaders()
-                for (headerIndex, line) in (step.headers ?? []).enumerated() {
-                    guard let field = HeaderLine.parse(line) else {
-                        throw ConfigError(
-                            .invalidValue, file: indexName, jsonPath: "\(stepPath).headers[\(headerIndex)]",
-                            message: "expected \"Name: value\", got '\(line)'"
-                        )
+                if let interned = internedHeaders[lines] {
+                    headers = interned
+                } else {
+                    for (headerIndex, line) in lines.enumerated() {
+                        guard let field = HeaderLine.parse(line) else {
+                            throw ConfigError(
+                                .invalidValue, file: indexName, jsonPath: "\(stepPath).headers[\(headerIndex)]",
+                                message: "expected \"Name: value\", got '\(line)'"
+                            )
+                        }
+                        if !ResponseHeaderPolicy.isDropped(field.name) { headers.add(name: field.name, value: field.value) }
                     }
-                    if !ResponseHeaderPolicy.isDropped(field.name) { headers.add(name: field.name, value: field.value) }
+                    internedHeaders[lines] = headers
                 }
                 let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
                 guard sources <= 1 else {
@@ -172,11 +192,13 @@ public struct MockSetLoader: Sendable {
     }
 }
 
-/// Reads body files of one mock set, refusing any path that leaves the set folder.
-struct BodyFileReader {
+/// Reads body files of one mock set, refusing any path that leaves the set folder. Each file is read (and
+/// its path checked) once, and stubs sharing a file share its bytes.
+final class BodyFileReader {
     let folder: URL
     let root: MockdRoot
     private let resolvedFolder: String
+    private var cache: [String: Data] = [:]
 
     init(folder: URL, root: MockdRoot) {
         self.folder = folder
@@ -186,6 +208,13 @@ struct BodyFileReader {
     }
 
     func read(_ relativePath: String, indexName: String, jsonPath: String) throws -> Data {
+        if let cached = cache[relativePath] { return cached }
+        let data = try readUncached(relativePath, indexName: indexName, jsonPath: jsonPath)
+        cache[relativePath] = data
+        return data
+    }
+
+    private func readUncached(_ relativePath: String, indexName: String, jsonPath: String) throws -> Data {
         let url = folder.appendingPathComponent(relativePath).standardizedFileURL
         guard !relativePath.hasPrefix("/"),
             url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder)

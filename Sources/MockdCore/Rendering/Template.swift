@@ -25,26 +25,26 @@ public struct Template: Sendable {
     /// anything else between braces stays text. Bodies that are not UTF-8 (images, fonts) are never templates.
     public static func parse(_ data: Data) -> Template? {
         let open: [UInt8] = [0x7B, 0x7B]
-        guard data.firstRange(of: open) != nil, String(data: data, encoding: .utf8) != nil else { return nil }
+        let close: [UInt8] = [0x7D, 0x7D]
+        guard ByteSearch.contains(open, in: data), String(data: data, encoding: .utf8) != nil else { return nil }
+        let bytes = Data(data)  // zero-based offsets
         var segments: [Segment] = []
-        var literalStart = data.startIndex
-        var searchFrom = data.startIndex
-        while let start = data[searchFrom...].firstRange(of: open) {
-            let afterOpen = data[start.upperBound...]
-            guard let end = afterOpen.firstRange(of: [0x7D, 0x7D]) else { break }
-            let inner = afterOpen[..<end.lowerBound]
-            let name = String(decoding: inner, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        var literalStart = 0
+        var searchFrom = 0
+        while let start = ByteSearch.firstOffset(of: open, in: bytes, from: searchFrom) {
+            guard let end = ByteSearch.firstOffset(of: close, in: bytes, from: start + 2) else { break }
+            let name = String(decoding: bytes[(start + 2)..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
             guard isPlaceholderName(name) else {
-                searchFrom = start.upperBound
+                searchFrom = start + 2
                 continue
             }
-            if start.lowerBound > literalStart { segments.append(.literal(Data(data[literalStart..<start.lowerBound]))) }
-            segments.append(.placeholder(name, raw: Data(data[start.lowerBound..<end.upperBound])))
-            literalStart = end.upperBound
-            searchFrom = end.upperBound
+            if start > literalStart { segments.append(.literal(bytes[literalStart..<start])) }
+            segments.append(.placeholder(name, raw: bytes[start..<(end + 2)]))
+            literalStart = end + 2
+            searchFrom = end + 2
         }
         guard segments.contains(where: { if case .placeholder = $0 { return true } else { return false } }) else { return nil }
-        if literalStart < data.endIndex { segments.append(.literal(Data(data[literalStart...]))) }
+        if literalStart < bytes.count { segments.append(.literal(bytes[literalStart...])) }
         return Template(segments: segments)
     }
 

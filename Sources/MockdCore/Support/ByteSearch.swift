@@ -1,0 +1,33 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Fast byte-pattern search (`memchr` for the first byte, then a compare), for scanning every body at load
+/// time; Foundation's generic `Data.firstRange(of:)` was the top cost of loading 10,000 stubs.
+enum ByteSearch {
+    /// The offset (from `data.startIndex`) of the first occurrence of `pattern` at or after `offset`.
+    static func firstOffset(of pattern: [UInt8], in data: Data, from offset: Int = 0) -> Int? {
+        guard !pattern.isEmpty, data.count - offset >= pattern.count else { return nil }
+        return data.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress else { return nil }
+            let bytes = base.assumingMemoryBound(to: UInt8.self)
+            var position = offset
+            let last = raw.count - pattern.count
+            while position <= last {
+                guard let hit = memchr(bytes + position, Int32(pattern[0]), last - position + 1) else { return nil }
+                let index = base.distance(to: UnsafeRawPointer(hit))
+                if (1..<pattern.count).allSatisfy({ bytes[index + $0] == pattern[$0] }) { return index }
+                position = index + 1
+            }
+            return nil
+        }
+    }
+
+    static func contains(_ pattern: [UInt8], in data: Data) -> Bool {
+        firstOffset(of: pattern, in: data) != nil
+    }
+}
