@@ -12,13 +12,15 @@ final class RequestContext {
     let startNanoseconds: UInt64
     var headersRead = false
     var method = ""
+    /// `HTTP/1.1`, `HTTP/1.0`…
+    var version = ""
     var headers = HTTPHeaders()
     var body = Data()
     var bodyTooLarge = false
     /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
     var outcome: EngineOutcome?
     /// Set when the answer is a WebSocket upgrade: what the reactor runs once the 101 is sent.
-    var webSocket: (script: WebSocketScript, session: String, path: String, stubID: String?, number: Int)?
+    var webSocket: (script: WebSocketScript, outcome: EngineOutcome, path: String)?
 
     init(target: String) {
         self.target = target
@@ -61,6 +63,7 @@ final class ConnectionBridge: @unchecked Sendable {
         connection: OpaquePointer,
         url: UnsafePointer<CChar>?,
         method: UnsafePointer<CChar>?,
+        version: UnsafePointer<CChar>?,
         uploadData: UnsafePointer<CChar>?,
         uploadDataSize: UnsafeMutablePointer<Int>,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -69,6 +72,7 @@ final class ConnectionBridge: @unchecked Sendable {
             // First call: headers are complete. Queueing a response now would make MHD close the connection.
             let context = RequestContext(target: RequestReader.target(of: connection, url: url))
             context.method = method.map { String(cString: $0) } ?? "GET"
+            context.version = version.map { String(cString: $0) } ?? ""
             RequestReader.readHeaders(of: connection, into: context)
             if let length = context.headers["content-length"].flatMap(Int.init), length > maxBodyBytes {
                 context.bodyTooLarge = true
@@ -163,7 +167,7 @@ final class ConnectionBridge: @unchecked Sendable {
         -> (result: MHD_Result, status: Int)
     {
         let request = outcome.request
-        if let problem = WebSocketHandshake.problem(request) {
+        if let problem = context.version == "HTTP/1.1" ? WebSocketHandshake.problem(request) : "a WebSocket handshake needs HTTP/1.1" {
             let response = MockResponse(
                 status: 426,
                 headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]),
@@ -172,7 +176,7 @@ final class ConnectionBridge: @unchecked Sendable {
             return (ResponseWriter.queue(response, on: connection, logger: logger), 426)
         }
         let path = String(request.path)
-        context.webSocket = (script, outcome.sessionID ?? "default", path, outcome.plan.response.stubID, engine.openWebSocket(outcome, path: path))
+        context.webSocket = (script, outcome, path)
         guard
             let response = MHD_create_response_for_upgrade(
                 { cls, _, requestContext, extra, extraSize, socket, handle in
@@ -197,9 +201,11 @@ final class ConnectionBridge: @unchecked Sendable {
             _ = CMicroHTTPD_upgradeClose(handle)
             return
         }
+        // Counted only once the upgrade really happened, so a failed handshake never shifts later scripts.
+        let number = engine.openWebSocket(webSocket.outcome, path: webSocket.path)
         reactor.adopt(
-            socket: socket, handle: handle, extra: extra, session: webSocket.session, path: webSocket.path, stubID: webSocket.stubID,
-            script: webSocket.script, number: webSocket.number
+            socket: socket, handle: handle, extra: extra, session: webSocket.outcome.sessionID ?? "default", path: webSocket.path,
+            stubID: webSocket.outcome.plan.response.stubID, script: webSocket.script, number: number
         )
     }
 

@@ -38,7 +38,7 @@ final class EventStreamBody {
                 return -1
             }
             let now = DispatchTime.now().uptimeNanoseconds
-            let due = dueNanoseconds ?? now + UInt64(max(0, events[next].after ?? 0) * 1_000_000)
+            let due = dueNanoseconds ?? now + UInt64(min(max(0, events[next].after ?? 0), 3_600_000) * 1_000_000)
             dueNanoseconds = due
             if due > now {
                 return suspensions.suspend(connection, resumeAfter: Double(due - now) / 1_000_000) ? 0 : -2
@@ -46,7 +46,7 @@ final class EventStreamBody {
             pending = events[next].encoded
             next += 1
             // The next event's delay counts from the moment this one is sent.
-            dueNanoseconds = next < events.count ? now + UInt64(max(0, events[next].after ?? 0) * 1_000_000) : nil
+            dueNanoseconds = next < events.count ? now + UInt64(min(max(0, events[next].after ?? 0), 3_600_000) * 1_000_000) : nil
         }
         let count = min(capacity, pending.count)
         pending.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: count) }

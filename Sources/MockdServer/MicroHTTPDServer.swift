@@ -112,10 +112,10 @@ public final class MicroHTTPDServer: Sendable {
                     connectionLimit: UInt32(configuration.connectionLimit),
                     connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
                     connectionMemoryLimit: configuration.connectionMemoryBytes,
-                    accessHandler: { cls, connection, url, method, _, uploadData, uploadDataSize, slot in
+                    accessHandler: { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
                         guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
                         return Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().handle(
-                            connection: connection, url: url, method: method, uploadData: uploadData,
+                            connection: connection, url: url, method: method, version: version, uploadData: uploadData,
                             uploadDataSize: uploadDataSize, slot: slot
                         )
                     },

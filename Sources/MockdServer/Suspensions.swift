@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Dispatch
+import Glibc
 import MockdCore
 import Synchronization
 
@@ -26,8 +27,40 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
     private let state = Mutex(State())
     private var timer: ResumeTimer!
 
+    /// The timer token that means "check suspended connections for clients that left".
+    private static let sweepToken: UInt64 = .max
+    /// How often suspended connections are checked, in ms.
+    private static let sweepIntervalMs: Double = 1000
+
     init() {
-        timer = ResumeTimer { [weak self] token in self?.resume(token) }
+        timer = ResumeTimer { [weak self] token in
+            guard let self else { return }
+            if token == Suspensions.sweepToken {
+                self.resumeDeparted()
+                self.timer.schedule(Suspensions.sweepToken, afterMilliseconds: Suspensions.sweepIntervalMs)
+            } else {
+                self.resume(token)
+            }
+        }
+        timer.schedule(Suspensions.sweepToken, afterMilliseconds: Suspensions.sweepIntervalMs)
+    }
+
+    /// Suspended connections do not notice a client leaving (libmicrohttpd stops polling them), so once a
+    /// second each one is peeked at: a closed peer (EOF or error) is resumed at once, and libmicrohttpd then
+    /// fails the write and frees the connection instead of holding it until its timer.
+    private func resumeDeparted() {
+        let suspended = state.withLock { $0.suspended }
+        for (token, handle) in suspended {
+            let socket = CMicroHTTPD_connectionSocket(handle.connection)
+            guard socket >= 0 else { continue }
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { continue }
+            var byte: UInt8 = 0
+            let peeked = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+                resume(token)
+            }
+        }
     }
 
     deinit {

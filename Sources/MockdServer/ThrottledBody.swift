@@ -35,7 +35,7 @@ final class ThrottledBody {
         if suspensions.isStopping { return -2 }
         let elapsedSeconds = Double(now - start) / 1_000_000_000
         // The first chunk goes at once; then the bytes sent never run ahead of elapsed time × rate.
-        let due = chunkSize + Int(elapsedSeconds * Double(bytesPerSecond))
+        let due = chunkSize + Int(min(elapsedSeconds * Double(bytesPerSecond), Double(body.count)))
         if offset >= due {
             let waitMilliseconds = Double(offset + 1 - chunkSize) / Double(bytesPerSecond) * 1000 - elapsedSeconds * 1000
             return suspensions.suspend(connection, resumeAfter: max(1, waitMilliseconds)) ? 0 : -2

@@ -84,6 +84,10 @@ struct WebSocketFrameParser {
             case 0x8:
                 if payload.count == 1 { return .failure(code: 1002, reason: "close payload of one byte") }
                 let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : nil
+                // RFC 6455 §7.4: codes a peer may send; anything else is a protocol error.
+                if let code, !((1000...1014).contains(code) && ![1004, 1005, 1006].contains(code)) && !(3000...4999).contains(code) {
+                    return .failure(code: 1002, reason: "invalid close code \(code)")
+                }
                 guard let reason = String(bytes: payload.dropFirst(2), encoding: .utf8) else {
                     return .failure(code: 1007, reason: "close reason is not UTF-8")
                 }
@@ -129,9 +133,15 @@ enum WebSocketFrame {
         }
     }
 
+    /// A close frame; the reason is cut to 123 bytes at a character boundary (control frames carry ≤ 125).
     static func close(code: Int, reason: String) -> [UInt8] {
         var payload = Data([UInt8(code >> 8), UInt8(code & 0xFF)])
-        payload.append(contentsOf: reason.utf8.prefix(123))
+        var kept = ""
+        for character in reason {
+            if kept.utf8.count + String(character).utf8.count > 123 { break }
+            kept.append(character)
+        }
+        payload.append(contentsOf: kept.utf8)
         return encode(opcode: 0x8, payload: payload)
     }
 }

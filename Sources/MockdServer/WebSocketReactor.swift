@@ -198,9 +198,13 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         }
     }
 
+    /// Reads what one connection sent, at most 64 KiB per turn so one busy client cannot starve the others
+    /// (epoll is level-triggered: the rest is read on the next turn).
     private func receive(_ connection: Connection) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while connections[connection.id] != nil {
+        var turns = 0
+        while connections[connection.id] != nil, turns < 4 {
+            turns += 1
             let count = Foundation.recv(connection.socket, &buffer, buffer.count, 0)
             if count > 0 {
                 let events = buffer.withUnsafeBytes { connection.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
@@ -259,7 +263,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         var offset = 0.0
         let now = DispatchTime.now().uptimeNanoseconds
         for step in steps {
-            offset += step.after ?? 0
+            offset += min(max(0, step.after ?? 0), 3_600_000)
             push(Timer(deadline: now + UInt64(offset * 1_000_000), connection: connection.id, step: step))
         }
     }
@@ -309,7 +313,16 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         }
     }
 
+    /// Output waiting for a client that does not read is capped (4 MiB): beyond it the client is cut off,
+    /// so a client flooding pings without reading the pongs cannot grow the daemon's memory.
+    private static let maxOutboxBytes = 4 << 20
+
     private func queue(_ bytes: [UInt8], on connection: Connection) {
+        guard connection.outbox.count + bytes.count <= WebSocketReactor.maxOutboxBytes else {
+            logger.debug("websocket \(connection.path): client is not reading; dropping the connection")
+            teardown(connection)
+            return
+        }
         connection.outbox += bytes
         flush(connection)
     }

@@ -209,6 +209,44 @@ struct ControlAPITests {
         #expect(try Self.control(daemon, "GET", "health").status == 200)
     }
 
+    @Test func hostileStubValuesAreRefusedBeforeTheyCanHurt() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let cases: [(String, String)] = [
+            (#"{"match": {"path": "/x"}, "body": "x", "latency": 1e14}"#, "stub: latency: must be within 0–3600000 ms"),
+            (#"{"match": {"path": "/x"}, "hold": {"timeoutMs": 1e14}}"#, "stub: hold.timeoutMs: must be within 1–3600000 ms"),
+            (#"{"match": {"path": "/x"}, "latency": {"median": 1, "sigma": 1000}}"#, "stub: latency: median must be within 0–3600000 ms and sigma within 0–5"),
+            (#"{"match": {"path": "/x"}, "throttle": 9223372036854775807}"#, "stub: throttle: at most 1000000000 bytes per second"),
+            (#"{"match": {"path": "/x"}, "headers": {"X-A": "a\r\nSet-Cookie: evil=1"}}"#, "stub: headers.X-A: a header value cannot contain CR, LF or NUL"),
+            (#"{"match": {"path": "/x"}, "serverUnavailable": {"retryAfter": -1}}"#, "stub: serverUnavailable.retryAfter: must be ≥ 0 s"),
+        ]
+        for (stub, message) in cases {
+            let response = try Self.control(daemon, "POST", "stubs", body: stub)
+            #expect(response.status == 400, "\(stub)")
+            #expect(Self.json(response)["message"] as? String == message, "\(response.text)")
+        }
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
+    }
+
+    @Test func clientsThatLeaveHeldRequestsAreFreedWithinSeconds() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let added = try Self.control(daemon, "POST", "stubs", body: #"{"match": {"path": "/hang"}, "fault": "noResponse"}"#)
+        #expect(added.status == 201)
+        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count) ?? 0 }
+        let before = descriptors()
+        let jobs = (0..<20).map { _ in BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) } }
+        let results = jobs.map { $0.value() }
+        #expect(results.allSatisfy { $0?.status == 28 })
+        var after = descriptors()
+        for _ in 0..<40 where after > before + 2 {
+            usleep(100_000)
+            after = descriptors()
+        }
+        #expect(after <= before + 2, "descriptors: \(before) before, \(after) after the clients left")
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
+    }
+
     @Test func controlTokenIsRequiredWhenSet() throws {
         let daemon = try Self.daemon(["--control-token", "s3cret"])
         defer { daemon.stop() }
@@ -235,16 +273,22 @@ struct ControlAPIStateTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
         defer { daemon.stop() }
+        #expect(try ControlAPITests.control(daemon, "GET", "journal", session: "typo").status == 200)
+        #expect(try ControlAPITests.control(daemon, "PUT", "scenario", session: "x", body: #"{"name": "s"}"#).status == 200)
         let current = ControlAPITests.json(try ControlAPITests.control(daemon, "GET", "scenario", session: "x"))
         #expect(current["name"] as? String == "s")
         #expect(current["session"] as? String == "x")
         let sessions = ControlAPITests.json(try ControlAPITests.control(daemon, "GET", "sessions"))
+        // Reading the unknown session "typo" did not create it.
         #expect(((sessions["sessions"] as? [[String: Any]]) ?? []).map { $0["id"] as? String } == ["default", "x"])
 
         try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 451}]}"#
             .write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
+        _ = try ControlAPITests.control(daemon, "POST", "stubs", session: "x", body: #"{"id": "keep", "match": {"path": "/kept"}, "status": 202}"#)
         let reloaded = try ControlAPITests.control(daemon, "POST", "reload")
         #expect(reloaded.status == 200)
+        // Runtime stubs survive a reload.
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/kept", headers: [("X-Mockd-Session", "x")])).status == 202)
         #expect(ControlAPITests.json(reloaded)["overrides"] as? Int == 1)
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 451)
 

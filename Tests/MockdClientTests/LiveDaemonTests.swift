@@ -14,8 +14,8 @@ struct LiveDaemonTests {
             #expect(health.status == "ok")
             #expect(health.version == "0.1.0")
             #expect(health.scenario == "chat_happy_path")
-            // The default session plus the one this client's call created.
-            #expect(health.sessions == 2)
+            // Only the default session: reading health never creates the client's session.
+            #expect(health.sessions == 1)
             #expect(health.uptimeSeconds >= 0 && health.uptimeSeconds < 30)
         }
     }

@@ -64,7 +64,7 @@ struct MockSetLoaderTests {
         (#"{"stubs": [{"request": {"method": "GET", "path": "/x", "quary": "a=1"}, "responses": [{}]}]}"#, #"mocks/s/index.json: stubs[0].request.quary: unknown field (did you mean "query"?)"#),
         (#"{"stubs": [{"request": {"method": "G T", "path": "/x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.method: 'G T' is not an HTTP method token"),
         (#"{"stubs": [{"request": {"method": "GET", "path": "x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.path: must start with '/' (got 'x')"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"headers": ["nocolon"]}]}]}"#, #"mocks/s/index.json: stubs[0].responses[0].headers[0]: expected "Name: value", got 'nocolon'"#),
+        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"headers": ["nocolon"]}]}]}"#, #"mocks/s/index.json: stubs[0].responses[0].headers[0]: expected "Name: value" without CR, LF or NUL, got 'nocolon'"#),
         (#"{"stubs": [{"request": {"method": "GET", "path": "/x", "headers": ["X-Api: 1"]}, "responses": [{}]}]}"#, #"mocks/s/index.json: stubs[0].request.headers[0]: 'X-Api' is not in matchHeaders ["accept", "content-type"]; add it there to match on it"#),
         (#"{"stubs": [{"id": "a", "request": {"method": "GET", "path": "/x"}, "responses": [{}]}, {"id": "a", "request": {"method": "GET", "path": "/y"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[1].id: duplicate stub id 'a'"),
         (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "../../../etc/passwd"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].bodyFile: '../../../etc/passwd' is outside the mock set folder; body files must stay inside it"),

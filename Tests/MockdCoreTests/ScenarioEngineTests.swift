@@ -291,13 +291,13 @@ struct ScenarioEngineTests {
         } throws: { error in
             "\(error)" == """
                 mocks/missing/index.json: mock set 'missing' not found (create it with `mockd import-har FILE --set missing`)
-                configs/broken.json: defaults.latency: must be ≥ 0 ms
+                configs/broken.json: defaults.latency: must be within 0–3600000 ms
                 configs/broken.json: overrides[0].match.path: must start with '/' (got 'orders')
                 configs/broken.json: overrides[0].status: 42 is not an HTTP status code (100–999)
                 configs/broken.json: overrides[1].match.method: 'G T' is not an HTTP method token
                 configs/broken.json: overrides[1].match.body: give exactly one of "json", "text", "contains"
                 configs/broken.json: overrides[1].responses: needs at least one response
-                configs/broken.json: overrides[2].addHeaders[0]: expected "Name: value", got 'nocolon'
+                configs/broken.json: overrides[2].addHeaders[0]: expected "Name: value" without CR, LF or NUL, got 'nocolon'
                 configs/broken.json: overrides[2].bodyFile: '../../etc/passwd' is outside the mocks/ folder; body files must stay inside it
                 configs/broken.json: overrides[2].bodyPatch: must be a JSON object (RFC 7386 merge patch)
                 """

@@ -59,7 +59,16 @@ struct ControlAPI {
         if let sessionID, !SessionRouting.isValidID(sessionID) {
             return ControlAPI.error(400, "invalid_session", "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
         }
-        let session = engine.sessions.session(sessionID) { engine.catalog.startup }
+        // Only calls that change a session create it; reading an unknown session sees an empty one, so a typo
+        // in a test never evicts a live session (--max-sessions).
+        let changes = ["PUT", "POST", "DELETE"].contains(request.method) && !["verify", "release", "ws/send", "ws/close", "reload"].contains(path)
+        let session: Session
+        if changes {
+            session = engine.sessions.session(sessionID) { engine.catalog.startup }
+        } else {
+            session = engine.sessions.existing(sessionID) ?? Session(id: sessionID ?? SessionRegistry.defaultID, scenario: engine.catalog.startup, journalLimit: 1)
+        }
+        if sessionID != nil { session.touch() }
         var call = Call(request: request, query: query, session: session)
         var allowed: [String] = []
         for route in ControlAPI.routes {
@@ -251,10 +260,10 @@ struct ControlAPI {
         guard let path = body["path"] as? String, path.hasPrefix("/") else {
             return ControlAPI.error(400, "bad_request", #""path" is required and must start with '/'"#)
         }
-        let expected = (body["count"] as? NSNumber)?.intValue
-        let atLeast = (body["atLeast"] as? NSNumber)?.intValue
-        guard expected != nil || atLeast != nil else {
-            return ControlAPI.error(400, "bad_request", #"give "count" (exactly) or "atLeast""#)
+        let expected = ControlAPI.count(body["count"])
+        let atLeast = ControlAPI.count(body["atLeast"])
+        guard (expected != nil) != (atLeast != nil), (body["count"] == nil) == (expected == nil), (body["atLeast"] == nil) == (atLeast == nil) else {
+            return ControlAPI.error(400, "bad_request", #"give "count" (exactly) or "atLeast", a whole number from 0 to 1000000000"#)
         }
         let normalized = RequestKey.normalizePath(path)
         let entries = call.session.journal.snapshot().entries
@@ -266,9 +275,11 @@ struct ControlAPI {
         let what = "\(method ?? "any method") \(path)"
         if ok { return ControlAPI.json(200, ["ok": true, "count": matching.count]) }
         let wanted = expected.map { "exactly \($0)" } ?? "at least \(atLeast!)"
+        let dropped = call.session.journal.snapshot().dropped
+        let note = dropped > 0 ? " (\(dropped) older entries were dropped by --journal-limit)" : ""
         return ControlAPI.json(409, [
             "error": "verification_failed",
-            "message": "expected \(wanted) \(what), journal has \(matching.count)",
+            "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
             "expected": expected ?? atLeast!, "actual": matching.count,
             "requests": matching.map(JournalJSON.entry),
             "journalCount": entries.count,
@@ -303,14 +314,20 @@ struct ControlAPI {
         } else {
             return ControlAPI.error(400, "bad_request", #"give one of "text", "json" or "binary" (base64)"#)
         }
+        if body["path"] != nil && !(body["path"] is String) { return ControlAPI.error(400, "bad_request", #""path" must be a string"#) }
         let delivered = engine.webSocketHub?.send(message, session: call.session.id, path: body["path"] as? String) ?? 0
         return ControlAPI.json(200, ["session": call.session.id, "delivered": delivered])
     }
 
     /// `{"code": 1001, "reason": "…", "path"?: "/chat"}` closes the session's open WebSockets.
     private func closeWebSockets(_ call: Call) -> MockResponse {
-        let body = ControlAPI.object(call.request.body) ?? [:]
-        let code = (body["code"] as? NSNumber)?.intValue ?? 1000
+        guard let body = call.request.body.isEmpty ? [:] : ControlAPI.object(call.request.body),
+            body["code"] == nil || ControlAPI.count(body["code"]) != nil, body["path"] == nil || body["path"] is String,
+            body["reason"] == nil || body["reason"] is String
+        else {
+            return ControlAPI.error(400, "bad_request", #"send {"code": 1000, "reason": "…", "path": "…"} (all optional)"#)
+        }
+        let code = ControlAPI.count(body["code"]) ?? 1000
         guard (1000...4999).contains(code), ![1004, 1005, 1006, 1015].contains(code) else {
             return ControlAPI.error(400, "bad_request", "close code \(code) cannot be sent in a close frame (RFC 6455 §7.4)")
         }
@@ -320,7 +337,9 @@ struct ControlAPI {
 
     /// `{"path"?: "/v1/updates"}`: answers the session's held long-poll requests now.
     private func release(_ call: Call) -> MockResponse {
-        let body = ControlAPI.object(call.request.body) ?? [:]
+        guard let body = call.request.body.isEmpty ? [:] : ControlAPI.object(call.request.body), body["path"] == nil || body["path"] is String else {
+            return ControlAPI.error(400, "bad_request", #"send {} or {"path": "/v1/updates"}"#)
+        }
         let released = engine.heldRequests?.release(session: call.session.id, path: body["path"] as? String) ?? 0
         return ControlAPI.json(200, ["session": call.session.id, "released": released])
     }
@@ -362,6 +381,15 @@ struct ControlAPI {
     /// `{"error": code, "message": message}` with `status`.
     static func error(_ status: Int, _ code: String, _ message: String) -> MockResponse {
         json(status, ["error": code, "message": message])
+    }
+
+    /// A non-negative whole JSON number (not a boolean), at most 10⁹.
+    static func count(_ value: Any?) -> Int? {
+        // JSON booleans arrive as NSNumber too, with the C type "c" (char).
+        guard let number = value as? NSNumber, number.objCType.pointee != CChar(UInt8(ascii: "c")) else { return nil }
+        let double = number.doubleValue
+        guard double.rounded() == double, (0...1_000_000_000).contains(double) else { return nil }
+        return Int(double)
     }
 
     static func object(_ data: Data) -> [String: Any]? {

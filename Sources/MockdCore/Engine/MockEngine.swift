@@ -72,12 +72,13 @@ public final class MockEngine: Sendable {
     public var scenario: Scenario { sessions.defaultSession.scenario }
 
     /// Replaces the startup scenario (SIGHUP): every session switches to the fresh copy of its scenario, or to
-    /// the new startup one when its own no longer loads; sequences start over, journals are kept.
+    /// the new startup one when its own no longer loads; sequences start over, runtime stubs and journals
+    /// are kept.
     public func reload(_ scenario: Scenario) {
         catalog.reload(startup: scenario)
         for session in sessions.all {
             let name = session.scenario.name
-            session.use((try? catalog.scenario(named: name)) ?? scenario)
+            session.reload((try? catalog.scenario(named: name)) ?? scenario)
         }
     }
 
@@ -142,7 +143,9 @@ public final class MockEngine: Sendable {
     /// Journals one WebSocket frame of `session`: method `WS-IN` (from the client) or `WS-OUT`, the endpoint
     /// path as target, the payload as body, and `Opcode: text|binary|close` as a header.
     public func recordWebSocketFrame(session id: String, path: String, incoming: Bool, opcode: String, payload: Data, stubID: String?) {
-        guard let session = sessions.existing(id) else { return }
+        // WebSocket traffic is session activity; a session reset or expired meanwhile gets a fresh journal.
+        let session = sessions.session(id == SessionRegistry.defaultID ? nil : id) { catalog.startup }
+        if id != SessionRegistry.defaultID { session.touch() }
         session.journal.append(
             time: Date(), request: HTTPRequest(method: incoming ? "WS-IN" : "WS-OUT", target: path, headers: HTTPHeaders([("Opcode", opcode)]), body: payload),
             stubID: stubID, status: nil, fault: nil, durationMs: 0, response: MockResponse(status: 101), nearMisses: []
@@ -151,6 +154,9 @@ public final class MockEngine: Sendable {
 
     /// An outcome with a fixed answer (e.g. 413 from the bridge), journaled in the request's session.
     public func outcome(_ request: HTTPRequest, answer: MockResponse) -> EngineOutcome {
+        if request.target.hasPrefix(ControlAPI.prefix) {
+            return EngineOutcome(plan: PlannedResponse(response: answer), request: request, session: nil, arrival: Date(), nearMisses: [])
+        }
         let routed = (try? SessionRouting.route(request).get()) ?? (id: nil, request: request)
         let session = sessions.session(routed.id) { catalog.startup }
         return EngineOutcome(plan: PlannedResponse(response: answer), request: routed.request, session: session, arrival: Date(), nearMisses: [])
@@ -159,7 +165,12 @@ public final class MockEngine: Sendable {
     /// Writes the exchange to its session's journal (control requests are not journaled).
     public func record(_ outcome: EngineOutcome, durationMs: Double) {
         guard let session = outcome.session else { return }
-        let response = outcome.plan.response
+        var response = outcome.plan.response
+        // A stub's own body is shared, not copied; a body made for this request (rendered, patched) is kept
+        // only up to the journal's body limit.
+        if outcome.plan.nativeSlot == nil, response.body.count > RequestJournal.bodyLimit {
+            response.body = Data(response.body.prefix(RequestJournal.bodyLimit))
+        }
         session.journal.append(
             time: outcome.arrival, request: outcome.request, stubID: response.stubID,
             status: outcome.plan.fault == nil ? response.status : nil, fault: outcome.plan.fault, durationMs: durationMs,
@@ -184,7 +195,7 @@ public final class MockEngine: Sendable {
         if baseOrdinal == nil, request.method == "HEAD" {
             baseOrdinal = scenario.index.match(request, key: key.with(method: "GET"))
         }
-        let runtime = core.runtime.isEmpty ? [] : core.runtime.reversed().map(\.override).sorted { $0.priority > $1.priority }
+        let runtime = core.runtime.isEmpty ? [] : core.runtimeOrder
         let matchedOverride =
             runtime.first { $0.pattern.matches(request, key: key) }
             ?? scenario.overrides.first { $0.pattern.matches(request, key: key) }

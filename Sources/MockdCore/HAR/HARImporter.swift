@@ -135,7 +135,13 @@ public enum HARImporter {
             let requestBody = RecordedRequestBody(request)
 
             var headers: [String] = []
-            for field in response.headers {
+            // Chrome writes repeated fields (several Set-Cookie) as one value joined by newlines: one field each.
+            let fields = response.headers.flatMap { field in
+                field.value.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map {
+                    HTTPHeaders.Field(name: field.name, value: String($0))
+                }
+            }
+            for field in fields {
                 guard HTTPToken.isToken(field.name) || field.name.hasPrefix(":") else {
                     droppedHeaders["(invalid name '\(field.name)')", default: 0] += 1
                     continue

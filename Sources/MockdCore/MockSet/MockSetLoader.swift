@@ -140,10 +140,10 @@ public struct MockSetLoader: Sendable {
                     headers = interned
                 } else {
                     for (headerIndex, line) in lines.enumerated() {
-                        guard let field = HeaderLine.parse(line) else {
+                        guard let field = HeaderLine.parse(line), HeaderLine.isValidValue(field.value) else {
                             throw ConfigError(
                                 .invalidValue, file: indexName, jsonPath: "\(stepPath).headers[\(headerIndex)]",
-                                message: "expected \"Name: value\", got '\(line)'"
+                                message: "expected \"Name: value\" without CR, LF or NUL, got '\(line)'"
                             )
                         }
                         if !ResponseHeaderPolicy.isDropped(field.name) { headers.add(name: field.name, value: field.value) }
@@ -255,6 +255,11 @@ enum HeaderLine {
     }
 
     static func format(_ field: HTTPHeaders.Field) -> String { "\(field.name): \(field.value)" }
+
+    /// A field value may not contain CR, LF or NUL (RFC 9110 §5.5): they would split the response.
+    static func isValidValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
 }
 
 /// RFC 9110 §5.6.2 tokens (methods and header names).

@@ -10,8 +10,14 @@ public struct LatencyModel: Sendable, Equatable {
         self.entry = entry
     }
 
-    /// The delay in ms for the `call`-th (0-based) call, given the HAR entry's recorded time.
+    /// The delay in ms for the `call`-th (0-based) call, given the HAR entry's recorded time; never more than
+    /// `TimeLimits.maxDelayMs`.
     public func delay(call: Int, recordedTimeMs: Double?) -> Double {
+        let value = unboundedDelay(call: call, recordedTimeMs: recordedTimeMs)
+        return value.isFinite ? min(value, TimeLimits.maxDelayMs) : TimeLimits.maxDelayMs
+    }
+
+    private func unboundedDelay(call: Int, recordedTimeMs: Double?) -> Double {
         switch entry {
         case .fixed(let milliseconds):
             return max(0, milliseconds)
@@ -37,4 +43,12 @@ public struct LatencyModel: Sendable, Equatable {
         z = z ^ (z >> 31)
         return Double(z >> 11) / Double(UInt64(1) << 53)
     }
+}
+
+/// Upper bounds that keep every timer and rate computable (and a typo from holding a connection for years).
+public enum TimeLimits {
+    /// One hour, the longest latency, hold or scripted delay, in ms.
+    public static let maxDelayMs: Double = 3_600_000
+    /// The fastest throttle, 1 GB/s.
+    public static let maxBytesPerSecond = 1_000_000_000
 }

@@ -244,8 +244,10 @@ struct RecipeCompiler {
         }
         var rateLimit: RateLimitRule?
         if let rule = entry.rateLimit {
-            if rule.limit < 0 || (rule.windowMs ?? 1) <= 0 {
-                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).rateLimit", message: "limit must be ≥ 0 and windowMs > 0"))
+            if rule.limit < 0 || (rule.windowMs ?? 1) <= 0 || (rule.retryAfter ?? 0) < 0 {
+                problems.append(
+                    ConfigError(.invalidValue, file: file, jsonPath: "\(path).rateLimit", message: "limit and retryAfter must be ≥ 0 and windowMs > 0")
+                )
             }
             rateLimit = RateLimitRule(limit: rule.limit, windowMs: Double(rule.windowMs ?? 60_000), retryAfter: rule.retryAfter)
         }
@@ -267,15 +269,17 @@ struct RecipeCompiler {
         }
         for (name, value) in (entry.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
             if !HTTPToken.isToken(name) { fail("headers", "'\(name)' is not a header name") }
+            if let value, !HeaderLine.isValidValue(value) { fail("headers.\(name)", "a header value cannot contain CR, LF or NUL") }
             recipe.headerEdits.append((name, value))
         }
         for (index, line) in (entry.addHeaders ?? []).enumerated() {
-            guard let field = HeaderLine.parse(line) else {
-                fail("addHeaders[\(index)]", "expected \"Name: value\", got '\(line)'")
+            guard let field = HeaderLine.parse(line), HTTPToken.isToken(field.name), HeaderLine.isValidValue(field.value) else {
+                fail("addHeaders[\(index)]", "expected \"Name: value\" without CR, LF or NUL, got '\(line)'")
                 continue
             }
             recipe.addHeaders.append(field)
         }
+        if let retryAfter = entry.serverUnavailable?.retryAfter, retryAfter < 0 { fail("serverUnavailable.retryAfter", "must be ≥ 0 s") }
         if entry.body != nil && entry.bodyFile != nil { fail("", #"give "body" or "bodyFile", not both"#) }
         if let body = entry.body {
             if case .string(let text) = body {
@@ -301,21 +305,33 @@ struct RecipeCompiler {
             if case .object = patch { recipe.bodyPatch = patch } else { fail("bodyPatch", "must be a JSON object (RFC 7386 merge patch)") }
         }
         if let latency = entry.latency {
+            let limit = TimeLimits.maxDelayMs
             switch latency {
             case .uniform(let low, let high, _) where low > high: fail("latency", "min (\(low)) must not exceed max (\(high))")
-            case .fixed(let value) where value < 0: fail("latency", "must be ≥ 0 ms")
+            case .uniform(let low, let high, _) where low < 0 || high > limit: fail("latency", "min and max must be within 0–\(Int(limit)) ms")
+            case .fixed(let value) where value < 0 || value > limit || !value.isFinite: fail("latency", "must be within 0–\(Int(limit)) ms")
+            case .logNormal(let median, let sigma, _) where !(0...limit).contains(median) || !(0...5).contains(sigma):
+                fail("latency", "median must be within 0–\(Int(limit)) ms and sigma within 0–5")
+            case .recorded(let factor) where !(0...1000).contains(factor): fail("latency", "recorded factor must be within 0–1000")
             default: recipe.latency = LatencyModel(latency)
             }
+        }
+        if let rate = entry.throttle?.bytesPerSecond, rate > TimeLimits.maxBytesPerSecond {
+            fail("throttle", "at most \(TimeLimits.maxBytesPerSecond) bytes per second")
         }
         recipe.throttle = entry.throttle?.bytesPerSecond
         recipe.fault = entry.fault
         recipe.serverUnavailableRetryAfter = entry.serverUnavailable?.retryAfter
         if let stream = entry.events {
-            if stream.items.contains(where: { ($0.after ?? 0) < 0 }) { fail("events", "after must be ≥ 0 ms") }
+            if stream.items.contains(where: { !(0...TimeLimits.maxDelayMs).contains($0.after ?? 0) }) {
+                fail("events", "after must be within 0–\(Int(TimeLimits.maxDelayMs)) ms")
+            }
             recipe.eventStream = stream
         }
         if let hold = entry.hold {
-            if let timeout = hold.timeoutMs, timeout <= 0 { fail("hold.timeoutMs", "must be > 0 ms") }
+            if let timeout = hold.timeoutMs, !(timeout > 0 && timeout <= TimeLimits.maxDelayMs) {
+                fail("hold.timeoutMs", "must be within 1–\(Int(TimeLimits.maxDelayMs)) ms")
+            }
             recipe.holdMs = hold.timeoutMs ?? 30_000
         }
         if let script = entry.websocket {

@@ -59,7 +59,8 @@ public final class RequestJournal: Sendable {
         state.withLock { state in
             let entry = JournalEntry(
                 sequence: state.nextSequence, time: time, method: request.method, target: request.target,
-                headers: request.headers, body: request.body.prefix(RequestJournal.bodyLimit), bodySize: request.body.count,
+                // A copy: a slice would keep the whole (possibly huge) request body alive.
+                headers: request.headers, body: Data(request.body.prefix(RequestJournal.bodyLimit)), bodySize: request.body.count,
                 stubID: stubID, status: status, fault: fault, durationMs: durationMs, response: response, nearMisses: nearMisses
             )
             state.nextSequence += 1

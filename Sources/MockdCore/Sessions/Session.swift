@@ -15,7 +15,19 @@ public final class Session: Sendable {
         var scenario: Scenario
         var state: SessionState
         /// Runtime stubs in the order added; tried before the scenario's overrides.
-        var runtime: [RuntimeStub]
+        var runtime: [RuntimeStub] {
+            didSet { runtimeOrder = runtime.reversed().map(\.override).sorted { $0.priority > $1.priority } }
+        }
+        /// The runtime stubs in matching order: highest priority first, then the latest added (kept sorted
+        /// here so a request never sorts).
+        private(set) var runtimeOrder: [Override] = []
+
+        init(scenario: Scenario, state: SessionState, runtime: [RuntimeStub]) {
+            self.scenario = scenario
+            self.state = state
+            self.runtime = runtime
+            self.runtimeOrder = runtime.reversed().map(\.override).sorted { $0.priority > $1.priority }
+        }
     }
 
     public let id: String
@@ -41,6 +53,14 @@ public final class Session: Sendable {
     /// Switches the scenario; cursors, rate limits and runtime stubs start over, the journal is kept.
     func use(_ scenario: Scenario) {
         core.withLock { $0 = Core(scenario: scenario, state: SessionState(), runtime: []) }
+    }
+
+    /// A reloaded copy of the scenario: cursors and rate limits start over, runtime stubs and journal stay.
+    func reload(_ scenario: Scenario) {
+        core.withLock { core in
+            core.scenario = scenario
+            core.state = SessionState()
+        }
     }
 
     /// Back to the scenario's start: cursors, rate limits, runtime stubs and journal.

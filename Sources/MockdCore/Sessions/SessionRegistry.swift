@@ -81,8 +81,9 @@ enum SessionRouting {
             request.target = remainder.hasPrefix("/") ? String(remainder) : "/" + remainder
         } else if let header = request.headers[header] {
             id = header.trimming([" ", "\t"])
-        } else if let cookieHeader = request.headers["cookie"] {
-            id = cookieValue(cookieHeader, named: cookie)
+        } else if let cookieHeader = request.headers["cookie"], let value = cookieValue(cookieHeader, named: cookie), isValidID(value) {
+            // A cookie the app did not set on purpose (empty, garbled) never breaks its requests.
+            id = value
         }
         if let id, !isValidID(id) { return .failure(RoutingError(id: id)) }
         return .success((id, request))

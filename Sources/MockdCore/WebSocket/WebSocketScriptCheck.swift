@@ -8,7 +8,9 @@ enum WebSocketScriptCheck {
             for (index, step) in (steps ?? []).enumerated() {
                 let actions = [step.send != nil, step.close != nil, step.drop == true].filter { $0 }.count
                 if actions != 1 { problems.append("\(path)[\(index)]: give exactly one of send, close, drop") }
-                if let after = step.after, after < 0 { problems.append("\(path)[\(index)].after: must be ≥ 0 ms") }
+                if let after = step.after, !(0...TimeLimits.maxDelayMs).contains(after) {
+                    problems.append("\(path)[\(index)].after: must be within 0–\(Int(TimeLimits.maxDelayMs)) ms")
+                }
                 if let code = step.close?.code, !(1000...4999).contains(code) || [1004, 1005, 1006, 1015].contains(code) {
                     problems.append("\(path)[\(index)].close.code: \(code) cannot be sent in a close frame (RFC 6455 §7.4)")
                 }
