@@ -22,7 +22,7 @@ struct ServeOptions: Equatable {
     var controlToken: String?
     var maxSessions = 1000
     var sessionTimeoutSeconds = 1800
-    var journalLimit = 50_000
+    var journalLimit = 10_000
     var connectionMemory = 32 * 1024
 }
 
@@ -73,7 +73,7 @@ enum Options {
           --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*). (default: none)
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
-          --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 50000)
+          --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
           --connection-memory <b> libmicrohttpd memory per connection in bytes; raise it for very long query
                                   strings (over ~450 parameters), at some cost per new connection. (default: 32768)
           --version               Show the version.

@@ -12,7 +12,7 @@ public struct EngineOptions: Sendable {
     /// When set, `/__mockd/*` requires `Authorization: Bearer <token>`.
     public var controlToken: String?
 
-    public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 50_000, controlToken: String? = nil) {
+    public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 10_000, controlToken: String? = nil) {
         self.maxSessions = maxSessions
         self.sessionIdleTimeoutMs = sessionIdleTimeoutMs
         self.journalLimit = journalLimit
