@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Runs a blocking client (curl, python) on its own thread while the test goes on; `value()` waits for it.
 public final class BackgroundJob<Value: Sendable>: @unchecked Sendable {

@@ -222,7 +222,11 @@ public final class MockEngine: Sendable {
                 recipe!.replacesResponse
                 ? nil : baseOrdinal.flatMap { stubResponse(scenario.index.stubs[$0], ordinal: $0, state: state).response }
             if base == nil && !recipe!.standsAlone {
-                return unmatched(request, scenario: scenario, runtime: runtime, reason: nil)
+                return unmatched(
+                    request, scenario: scenario, runtime: [],
+                    reason: "override '\(override.id)' matches but only edits a stub's response, and no stub matches \(request.method) \(request.target)",
+                    overridesToo: false
+                )
             }
             do {
                 response = try recipe!.apply(to: base)
@@ -292,10 +296,16 @@ public final class MockEngine: Sendable {
         )
     }
 
-    private func unmatched(_ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?)
+    /// A 404 naming the nearest stubs (and overrides, unless `overridesToo` is false).
+    private func unmatched(_ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true)
         -> (plan: PlannedResponse, nearMisses: [NearMiss])
     {
-        let misses = reason == nil ? NearMissCalculator.nearest(to: request, in: scenario, runtime: runtime) : []
+        let misses =
+            reason == nil || !overridesToo
+            ? (overridesToo
+                ? NearMissCalculator.nearest(to: request, in: scenario, runtime: runtime)
+                : NearMissCalculator.nearest(to: request, in: scenario.index))
+            : []
         let body = UnmatchedReport(request: request, reason: reason, nearMisses: misses).jsonData()
         let response = MockResponse(
             status: 404,
