@@ -12,12 +12,53 @@ public struct MockResponse: Sendable {
     public var stubID: String?
     /// The recorded HAR entry's total time in ms, for `"latency": "recorded"`; never sent.
     public var recordedTimeMs: Double?
+    /// Fields most responses leave empty, kept behind one reference: a response is copied several times per
+    /// request and held once per stub, so its inline size and reference count matter.
+    private var extras: Extras?
+
     /// Placeholders in the body or headers, parsed at load; `nil` for plain responses.
-    var template: ResponseTemplate?
+    var template: ResponseTemplate? {
+        get { extras?.template }
+        set { updateExtras { $0.template = newValue } }
+    }
     /// For a WebSocket endpoint: what to do after the handshake (the status is then 101).
-    public var webSocket: WebSocketScript?
+    public var webSocket: WebSocketScript? {
+        get { extras?.webSocket }
+        set { updateExtras { $0.webSocket = newValue } }
+    }
     /// For a Server-Sent Events endpoint: the events to stream instead of `body`.
-    public var eventStream: EventStream?
+    public var eventStream: EventStream? {
+        get { extras?.eventStream }
+        set { updateExtras { $0.eventStream = newValue } }
+    }
+
+    /// Immutable storage of the rare fields; every change makes a new one, so copies stay independent.
+    private final class Extras: Sendable {
+        let template: ResponseTemplate?
+        let webSocket: WebSocketScript?
+        let eventStream: EventStream?
+
+        init(template: ResponseTemplate?, webSocket: WebSocketScript?, eventStream: EventStream?) {
+            self.template = template
+            self.webSocket = webSocket
+            self.eventStream = eventStream
+        }
+
+        var isEmpty: Bool { template == nil && webSocket == nil && eventStream == nil }
+    }
+
+    private struct ExtraFields {
+        var template: ResponseTemplate?
+        var webSocket: WebSocketScript?
+        var eventStream: EventStream?
+    }
+
+    private mutating func updateExtras(_ change: (inout ExtraFields) -> Void) {
+        var fields = ExtraFields(template: extras?.template, webSocket: extras?.webSocket, eventStream: extras?.eventStream)
+        change(&fields)
+        let updated = Extras(template: fields.template, webSocket: fields.webSocket, eventStream: fields.eventStream)
+        extras = updated.isEmpty ? nil : updated
+    }
 
     public init(
         status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), stubID: String? = nil,
