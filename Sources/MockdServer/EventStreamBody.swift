@@ -6,7 +6,7 @@ import MockdCore
 /// Streams Server-Sent Events through a libmicrohttpd callback response: each event when it is due, the
 /// connection suspended in between (no worker waits), then the end of the stream — or, with `keepOpen`, a
 /// hold until the client leaves or the hold time passes.
-final class EventStreamBody {
+final class EventStreamBody: StreamingBody {
     private let events: [ServerSentEvent]
     private let keepOpen: Bool
     private let holdMilliseconds: Double
@@ -27,7 +27,7 @@ final class EventStreamBody {
 
     /// Bytes for libmicrohttpd: pending event bytes, 0 after suspending until the next event, -1 at the end
     /// (`MHD_CONTENT_READER_END_OF_STREAM`), -2 when the daemon stops.
-    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+    override func read(position: UInt64, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         if suspensions.isStopping { return -2 }
         if pending.isEmpty {
             guard next < events.count else {

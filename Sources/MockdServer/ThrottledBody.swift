@@ -7,7 +7,7 @@ import Foundation
 /// When the reader is ahead of the rate, it suspends the connection until the next chunk is due and
 /// returns 0 (libmicrohttpd calls again after the resume), so no worker thread waits. `Content-Length` is
 /// the full size.
-final class ThrottledBody {
+final class ThrottledBody: StreamingBody {
     let body: Data
     let bytesPerSecond: Int
     /// Bytes per step: a 20th of a second's worth, at least 1 byte, at most 64 KiB.
@@ -26,7 +26,7 @@ final class ThrottledBody {
 
     /// Fills `buffer` with the bytes due by now; 0 after suspending; -2 (`MHD_CONTENT_READER_END_WITH_ERROR`)
     /// when the daemon stops.
-    func read(position: UInt64, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+    override func read(position: UInt64, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         let now = DispatchTime.now().uptimeNanoseconds
         let start = startNanoseconds ?? now
         startNanoseconds = start

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A problem with a mock set, scenario or other file the user wrote, located by file and JSON path.
 ///
 /// `description` is the one line printed to the user: `file: JSON path: message`.
@@ -106,4 +108,25 @@ extension ConfigError {
 /// Collapses a message onto one line.
 func oneLine(_ text: String) -> String {
     text.split(whereSeparator: \.isNewline).joined(separator: " ")
+}
+
+/// Reads and decodes a user's JSON file, turning every failure into a located `ConfigError`.
+enum ConfigFile {
+    /// - Parameters:
+    ///   - missing: The message when the file does not exist (say how to create it).
+    /// - Returns: The decoded value and the raw bytes (for the unknown-field check).
+    static func decode<Value: Decodable>(_ type: Value.Type, at url: URL, display: String, missing: String) throws -> (Value, Data) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) { throw ConfigError(.fileNotFound, file: display, message: missing) }
+            throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
+        }
+        do {
+            return (try JSONDecoder().decode(type, from: data), data)
+        } catch let error as DecodingError {
+            throw ConfigError.decoding(error, file: display)
+        }
+    }
 }

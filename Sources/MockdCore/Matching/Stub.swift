@@ -43,10 +43,12 @@ public final class Stub: Sendable {
             return response
         }
         self.nativeSlots = responses.map { _ in NativeResponseSlot() }
+        self.isStatic = responses.count == 1 && afterLast != .notFound && responses[0].template == nil
     }
 
-    /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`).
-    var isStatic: Bool { responses.count == 1 && afterLast != .notFound && responses[0].template == nil }
+    /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`);
+    /// decided once, as it is asked on every request.
+    let isStatic: Bool
 
     /// How many constraints beyond the key this stub imposes; more specific stubs win.
     var specificity: Int { headerConstraints.count + (body == nil ? 0 : 1) }

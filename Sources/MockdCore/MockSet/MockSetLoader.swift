@@ -31,24 +31,10 @@ public struct MockSetLoader: Sendable {
                 message: "not a valid mock set name (use letters, digits, '.', '_' and '-')"
             )
         }
-        let data: Data
-        do {
-            data = try Data(contentsOf: indexURL)
-        } catch {
-            if !FileManager.default.fileExists(atPath: indexURL.path) {
-                throw ConfigError(
-                    .fileNotFound, file: indexName,
-                    message: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
-                )
-            }
-            throw ConfigError(.unreadable, file: indexName, message: "cannot read: \(error.localizedDescription)")
-        }
-        let file: MockSetFile
-        do {
-            file = try JSONDecoder().decode(MockSetFile.self, from: data)
-        } catch let error as DecodingError {
-            throw ConfigError.decoding(error, file: indexName)
-        }
+        let (file, data) = try ConfigFile.decode(
+            MockSetFile.self, at: indexURL, display: indexName,
+            missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
+        )
         // The unknown-field check parses the file a second time; large (generated, imported) indexes skip it
         // when serving, and `mockd validate` always runs it.
         if data.count <= MockSetLoader.unknownFieldCheckLimit || alwaysCheckUnknownFields,

@@ -163,21 +163,9 @@ struct ScenarioResolver {
     }
 
     static func read(_ url: URL, display: String, name: String, problems: inout [ConfigError]) throws -> ScenarioFile {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            if !FileManager.default.fileExists(atPath: url.path) {
-                throw ConfigError(.fileNotFound, file: display, message: "scenario '\(name)' not found (looked for \(url.path))")
-            }
-            throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
-        }
-        let file: ScenarioFile
-        do {
-            file = try JSONDecoder().decode(ScenarioFile.self, from: data)
-        } catch let error as DecodingError {
-            throw ConfigError.decoding(error, file: display)
-        }
+        let (file, data) = try ConfigFile.decode(
+            ScenarioFile.self, at: url, display: display, missing: "scenario '\(name)' not found (looked for \(url.path))"
+        )
         problems += KnownFields.check(data, shape: KnownFields.scenario, file: display)
         return file
     }

@@ -1,0 +1,91 @@
+import CMicroHTTPD
+import Foundation
+import MockdCore
+
+/// A response body produced while it is sent (throttled bodies, event streams): libmicrohttpd calls `read`
+/// from its content-reader callback.
+class StreamingBody {
+    /// Fills `buffer` with up to `capacity` bytes from `position`; returns the count, 0 after suspending the
+    /// connection, -1 at the end (`MHD_CONTENT_READER_END_OF_STREAM`), -2 on error (`…_END_WITH_ERROR`).
+    func read(position: UInt64, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        preconditionFailure("subclasses read")
+    }
+}
+
+/// Turns a `MockResponse` into a queued libmicrohttpd response.
+enum ResponseWriter {
+    /// Queues a response whose body is copied once into libmicrohttpd.
+    static func queue(_ response: MockResponse, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
+        guard let mhdResponse = buffered(response, logger: logger) else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+
+    /// Queues a static stub response through one native response built on first use and kept in `slot`:
+    /// libmicrohttpd reference-counts responses, so every connection can queue the same one.
+    static func queueShared(_ response: MockResponse, slot: NativeResponseSlot, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
+        if let cached = slot.load() {
+            return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(cached))
+        }
+        guard let mhdResponse = buffered(response, logger: logger) else { return .NO }
+        let kept = slot.store(UnsafeMutableRawPointer(mhdResponse))
+        if kept != UnsafeMutableRawPointer(mhdResponse) { MHD_destroy_response(mhdResponse) }
+        return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(kept))
+    }
+
+    /// Queues a Server-Sent Events stream (chunked; see `EventStreamBody`).
+    static func queueEventStream(
+        _ response: MockResponse, events: [ServerSentEvent], keepOpen: Bool, holdMilliseconds: Double, on connection: OpaquePointer,
+        suspensions: Suspensions, logger: Logger
+    ) -> MHD_Result {
+        let body = EventStreamBody(events: events, keepOpen: keepOpen, holdMilliseconds: holdMilliseconds, connection: connection, suspensions: suspensions)
+        // MHD_SIZE_UNKNOWN: chunked transfer coding.
+        return queueStreaming(response, body: body, size: UInt64.max, blockSize: 4096, on: connection, logger: logger)
+    }
+
+    /// Queues a response whose body is read at `bytesPerSecond` (see `ThrottledBody`).
+    static func queueThrottled(
+        _ response: MockResponse, bytesPerSecond: Int, on connection: OpaquePointer, suspensions: Suspensions, logger: Logger
+    ) -> MHD_Result {
+        let body = ThrottledBody(body: response.body, bytesPerSecond: bytesPerSecond, connection: connection, suspensions: suspensions)
+        return queueStreaming(response, body: body, size: UInt64(response.body.count), blockSize: body.chunkSize, on: connection, logger: logger)
+    }
+
+    /// A callback response over `body`, retained by libmicrohttpd until its free callback.
+    private static func queueStreaming(
+        _ response: MockResponse, body: StreamingBody, size: UInt64, blockSize: Int, on connection: OpaquePointer, logger: Logger
+    ) -> MHD_Result {
+        let created = MHD_create_response_from_callback(
+            size, blockSize,
+            { cls, position, buffer, capacity in
+                guard let cls, let buffer else { return -2 }
+                return Unmanaged<StreamingBody>.fromOpaque(cls).takeUnretainedValue().read(position: position, into: buffer, capacity: capacity)
+            },
+            Unmanaged.passRetained(body).toOpaque(),
+            { cls in
+                guard let cls else { return }
+                Unmanaged<StreamingBody>.fromOpaque(cls).release()
+            }
+        )
+        guard let mhdResponse = created else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        addHeaders(response, to: mhdResponse, logger: logger)
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+
+    /// A response with the body copied in and every header added; the caller owns (destroys) it.
+    private static func buffered(_ response: MockResponse, logger: Logger) -> OpaquePointer? {
+        let created = response.body.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse = created else { return nil }
+        addHeaders(response, to: mhdResponse, logger: logger)
+        return mhdResponse
+    }
+
+    private static func addHeaders(_ response: MockResponse, to mhdResponse: OpaquePointer, logger: Logger) {
+        for field in response.headers where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+            logger.warning("header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent")
+        }
+    }
+}
