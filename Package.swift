@@ -25,9 +25,11 @@ let package = Package(
         .target(name: "CMicroHTTPD", dependencies: ["CLibMicroHTTPD"]),
         // SHA-1 for the WebSocket handshake only; a well-kept library rather than our own hash.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCompression", providers: [.apt(["zlib1g-dev", "libbrotli-dev"])]),
         // epoll and eventfd headers (the NIO CNIOLinux pattern), for the WebSocket reactor.
         .systemLibrary(name: "CLinux"),
-        .target(name: "MockdCore", swiftSettings: swiftSettings),
+        // zlib and brotli for HAR bodies recorded still compressed (import only).
+        .target(name: "MockdCore", dependencies: ["CCompression"], swiftSettings: swiftSettings),
         .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux"], swiftSettings: swiftSettings),
         .target(name: "MockdClient", swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),

@@ -23,6 +23,8 @@ struct Mockd {
             exit(ExitCode.success.rawValue)
         case .validate(let options):
             exit(ValidateCommand.run(options).rawValue)
+        case .lint(let options):
+            exit(LintCommand.run(options).rawValue)
         case .importHAR(let options):
             exit(ImportHARCommand.run(options).rawValue)
         case .serve(let options):

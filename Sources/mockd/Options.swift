@@ -5,6 +5,7 @@ enum Command: Equatable {
     case serve(ServeOptions)
     case importHAR(ImportHAROptions)
     case validate(ValidateOptions)
+    case lint(LintOptions)
     /// Print this help text and exit 0.
     case help(String)
     case version
@@ -43,6 +44,22 @@ struct ImportHAROptions: Equatable {
     var force = false
     var webSocketTimeScale = 1.0
     var webSocketWaitForClient = false
+    var keepSecrets = false
+    var keepHeaders: [String] = []
+    var dropHeaders: [String] = []
+    var ignoreQuery: [String] = []
+    var ignoreBodyFields: [String] = []
+    var normalizeFile: String?
+    var failed = "skip"
+    var cors = false
+    var flattenHosts = false
+    var merge = false
+}
+
+/// `mockd lint mocks/NAME | NAME [--root DIR]`
+struct LintOptions: Equatable {
+    var target: String
+    var root: String?
 }
 
 /// Parses `mockd`'s arguments (without the program name).
@@ -57,10 +74,12 @@ enum Options {
                mockd --set <name> [same options]
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
                mockd validate --config <name> [--root <dir>]
+               mockd lint mocks/<name>
 
         COMMANDS:
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
           validate                Check a scenario and the files it names (see `mockd validate --help`).
+          lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
 
         OPTIONS:
           --config <name>         Scenario to serve: configs/<name>.json under the root, or a path to a .json file.
@@ -108,7 +127,14 @@ enum Options {
         recorded timing. Failed entries (status 0 or -1) are skipped and reported. Nothing is written when
         the file is not a HAR.
 
-        USAGE: mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
+        Hygiene is on by default: Authorization, Cookie and Set-Cookie values, API keys, tokens and JWTs
+        (headers, query, JSON and form bodies), e-mail addresses and phone numbers become placeholders
+        ({{token}}, {{cookie}}, {{email}}, {{phone}}…) that render to fixed fake values when served; the
+        rules that let live requests with real values match are written to the set's "normalize". Unstable
+        headers (Date, Age, request and trace ids, Server-Timing, Report-To, NEL) are not stored. The report
+        lists every change.
+
+        USAGE: mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force | --merge]
 
         ARGUMENTS:
           <file.har>              The HAR 1.1/1.2 file (Chrome, Firefox, Safari, Charles, Proxyman, mitmproxy…).
@@ -122,6 +148,35 @@ enum Options {
           --force                 Replace the mock set if it exists.
           --ws-time-scale <f>     Multiply recorded WebSocket frame delays by f; 0 sends them at once. (default: 1)
           --ws-wait-for-client    Replay server frames only after the client frame that preceded them in the recording.
+          --keep-secrets          Keep secrets and personal data as recorded (no redaction).
+          --keep-header <name>    Store this unstable header after all; repeat for several.
+          --drop-header <name>    Also leave out this response header; repeat for several.
+          --ignore-query <name>   Leave this query parameter out of keys (here and when serving); a trailing *
+                                  matches a prefix (utm_*); repeat for several. (`_` is ignored when recorded)
+          --ignore-body-field <p> Leave this JSON/form field out of request-body matching: a name (any depth)
+                                  or a path like meta.sentAt or items[].id; repeat for several.
+          --normalize <file>      Read more rules from a JSON file shaped like a set's "normalize" (see docs/FORMAT.md).
+          --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay as a connection reset in
+                                  their place in the sequence. (default: skip)
+          --cors                  Answer CORS preflights the recording lacks with a permissive 204.
+          --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
+          --merge                 Merge into an existing set: stubs this HAR records are replaced, others (and
+                                  hand edits to them) kept.
+          -h, --help              Show help information.
+        """
+
+    static let lintHelp = """
+        OVERVIEW: Report secrets and personal data left in a mock set: tokens, JWTs, API keys, private keys,
+        Authorization/Cookie/Set-Cookie values, e-mail addresses, phone numbers. Placeholders such as
+        {{token}} and reserved example domains (example.com) are fine.
+
+        One line per finding, `file: location: what`; exit 1 when there is any, 0 when the set is clean —
+        fit for a CI step or a pre-commit hook.
+
+        USAGE: mockd lint mocks/<name> | <name> [--root <dir>]
+
+        OPTIONS:
+          --root <dir>            Folder holding mocks/ when a set name is given. (default: $MOCKD_ROOT, else the current directory)
           -h, --help              Show help information.
         """
 
@@ -130,6 +185,7 @@ enum Options {
         if arguments.first == "import-har" { return try parseImport(Array(arguments.dropFirst())) }
         if arguments.first == "serve" { return try parseServe(Array(arguments.dropFirst())) }
         if arguments.first == "validate" { return try parseValidate(Array(arguments.dropFirst())) }
+        if arguments.first == "lint" { return try parseLint(Array(arguments.dropFirst())) }
         return try parseServe(arguments)
     }
 
@@ -200,6 +256,19 @@ enum Options {
                 }
                 options.webSocketTimeScale = scale
             case "--ws-wait-for-client": options.webSocketWaitForClient = true
+            case "--keep-secrets": options.keepSecrets = true
+            case "--keep-header": options.keepHeaders.append(try reader.value(for: argument).lowercased())
+            case "--drop-header": options.dropHeaders.append(try reader.value(for: argument).lowercased())
+            case "--ignore-query": options.ignoreQuery.append(try reader.value(for: argument))
+            case "--ignore-body-field": options.ignoreBodyFields.append(try reader.value(for: argument))
+            case "--normalize": options.normalizeFile = try reader.value(for: argument)
+            case "--failed":
+                let policy = try reader.value(for: argument)
+                guard policy == "skip" || policy == "keep" else { throw UsageError("--failed expects skip or keep, got '\(policy)'") }
+                options.failed = policy
+            case "--cors": options.cors = true
+            case "--flatten-hosts": options.flattenHosts = true
+            case "--merge": options.merge = true
             default:
                 if argument.hasPrefix("-") { throw unknown(argument) }
                 guard file == nil else { throw UsageError("import-har takes one HAR file; got '\(file!)' and '\(argument)'") }
@@ -208,9 +277,28 @@ enum Options {
         }
         guard let file else { throw UsageError("import-har needs a HAR file: mockd import-har <file.har> --set <name>") }
         guard let set else { throw UsageError("import-har needs --set <name> to name the mock set to write") }
+        if options.merge, options.force { throw UsageError("--merge and --force cannot be used together") }
         options.file = file
         options.set = set
         return .importHAR(options)
+    }
+
+    private static func parseLint(_ arguments: [String]) throws -> Command {
+        var target: String?
+        var root: String?
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            switch argument {
+            case "-h", "--help": return .help(lintHelp)
+            case "--root": root = try reader.value(for: argument)
+            default:
+                if argument.hasPrefix("-") { throw unknown(argument) }
+                guard target == nil else { throw UsageError("lint takes one mock set; got '\(target!)' and '\(argument)'") }
+                target = argument
+            }
+        }
+        guard let target else { throw UsageError("lint needs a mock set: mockd lint mocks/<name>") }
+        return .lint(LintOptions(target: target, root: root))
     }
 
     private static func unknown(_ argument: String) -> UsageError {

@@ -76,13 +76,15 @@ struct HARImporterTests {
     }
 
     @Test func keepsStatusHeadersAndExactBytes() throws {
+        var options = HARImportOptions()
+        options.keepSecrets = true
         let (build, report) = try build([
             HARReaderTests.entry(
                 url: "https://a.example/avatar.png",
                 responseHeaders: #"[{"name": ":status", "value": "200"}, {"name": "Content-Type", "value": "image/png"}, {"name": "Set-Cookie", "value": "a=1"}, {"name": "set-cookie", "value": "b=2"}, {"name": "Content-Encoding", "value": "gzip"}, {"name": "Content-Length", "value": "9"}, {"name": "Connection", "value": "keep-alive"}]"#,
                 content: #"{"mimeType": "image/png", "text": "iVBORw0KGgoA/w==", "encoding": "base64"}"#
             )
-        ])
+        ], options: options)
         let response = build.file.stubs[0].responses[0]
         #expect(response.headers == ["Content-Type: image/png", "Set-Cookie: a=1", "set-cookie: b=2"])
         #expect(response.bodyFile == "bodies/GET_avatar.png.png")
@@ -96,7 +98,7 @@ struct HARImporterTests {
             HARReaderTests.entry(url: "https://a.example/app.js", content: #"{"text": "render('{{name}}')"}"#),
             HARReaderTests.entry(url: "https://a.example/plain", content: #"{"text": "{}"}"#),
         ])
-        #expect(build.file.stubs.map { $0.responses[0].templated } == [false, nil])
+        #expect(build.file.stubs.map { $0.responses[0].templated } == [.off, nil])
     }
 
     @Test func hostileEntriesAreSkippedOrCleanedNeverWrittenUnloadable() throws {
@@ -140,7 +142,7 @@ struct HARImporterTests {
         )
         let (build, report) = HARImporter.build(archive, harDirectory: folder)
         #expect(build.files.values.map { String(decoding: $0, as: UTF8.self) } == ["inside"])
-        #expect(report.warnings.contains("entry 0: content._file 'leak' points outside the HAR's folder; served empty"))
+        #expect(report.bodyNotes == [.init(note: "content._file 'leak' points outside the HAR's folder; served empty", entries: [0])])
     }
 
     @Test func webSocketFramesBecomeATimedScript() throws {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A problem with a mock set, scenario or other file the user wrote, located by file and JSON path.
 ///
@@ -111,11 +111,11 @@ func oneLine(_ text: String) -> String {
 }
 
 /// Reads and decodes a user's JSON file, turning every failure into a located `ConfigError`.
-enum ConfigFile {
+public enum ConfigFile {
     /// - Parameters:
     ///   - missing: The message when the file does not exist (say how to create it).
     /// - Returns: The decoded value and the raw bytes (for the unknown-field check).
-    static func decode<Value: Decodable>(_ type: Value.Type, at url: URL, display: String, missing: String) throws -> (Value, Data) {
+    public static func decode<Value: Decodable>(_ type: Value.Type, at url: URL, display: String, missing: String) throws -> (Value, Data) {
         let data: Data
         do {
             data = try Data(contentsOf: url)

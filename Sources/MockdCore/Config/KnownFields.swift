@@ -48,21 +48,28 @@ enum KnownFields {
     static let scenario: Shape = .object([
         "$schema": .any, "version": .any, "description": .any, "include": .any, "sets": .any,
         "defaults": .object(responseStep), "conditionalRequests": .any, "overrides": .array(overrideShape),
+        "normalize": normalize, "cors": .any,
+    ])
+
+    static let normalize: Shape = .object([
+        "ignoreQuery": .any, "ignoreBodyFields": .any,
+        "queryValues": .array(.object(["name": .any, "pattern": .any, "placeholder": .any])),
+        "bodyValues": .array(.object(["name": .any, "pattern": .any, "placeholder": .any])),
     ])
 
     static let mockSet: Shape = .object([
-        "$schema": .any, "version": .any, "matchHeaders": .any,
+        "$schema": .any, "version": .any, "matchHeaders": .any, "normalize": normalize, "cors": .any, "conditionalRequests": .any,
         "stubs": .array(
             .object([
                 "id": .any, "afterLast": .any,
                 "request": .object([
-                    "method": .any, "path": .any, "query": .any, "headers": .any,
+                    "host": .any, "method": .any, "path": .any, "query": .any, "headers": .any,
                     "body": .object(["file": .any, "text": .any, "json": .any, "contentType": .any]),
                 ]),
                 "responses": .array(
                     .object([
                         "status": .any, "headers": .any, "bodyFile": .any, "body": .any, "json": .any, "recordedTimeMs": .any,
-                        "templated": .any, "websocket": webSocket, "events": eventStream,
+                        "templated": .any, "websocket": webSocket, "events": eventStream, "fault": .any,
                     ])
                 ),
             ])

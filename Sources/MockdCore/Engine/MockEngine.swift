@@ -107,7 +107,8 @@ public final class MockEngine: Sendable {
         case .failure(let error):
             let response = ControlAPI.error(400, "invalid_session", "session id '\(error.id)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
             return EngineOutcome(plan: PlannedResponse(response: response), request: request, session: nil, arrival: arrival, nearMisses: [])
-        case .success(let routed):
+        case .success(var routed):
+            HostRouting.strip(&routed.request)
             let session = sessions.session(routed.id) { catalog.startup }
             // The default session never expires, so it needs no clock read.
             if routed.id != nil { session.touch() }
@@ -190,7 +191,7 @@ public final class MockEngine: Sendable {
         let core = session.core.withLock { $0 }
         let scenario = core.scenario
         let state = core.state
-        let key = RequestKey(request)
+        let key = scenario.index.key(for: request)
         var baseOrdinal = scenario.index.match(request, key: key)
         if baseOrdinal == nil, request.method == "HEAD" {
             baseOrdinal = scenario.index.match(request, key: key.with(method: "GET"))
@@ -254,13 +255,13 @@ public final class MockEngine: Sendable {
                     slot = nil
                 }
             }
+        } else if scenario.cors, let preflight = CORSPreflight.response(to: request) {
+            return (PlannedResponse(response: preflight), [])
         } else {
             return unmatched(request, scenario: scenario, runtime: runtime, reason: nil)
         }
 
-        if scenario.conditionalRequests, let etag = response.headers["etag"],
-            let condition = request.headers["if-none-match"], ConditionalRequest.matches(etag: etag, ifNoneMatch: condition)
-        {
+        if scenario.conditionalRequests, ConditionalRequest.isNotModified(request, response) {
             response = ConditionalRequest.notModified(response)
             slot = nil
         }
@@ -269,9 +270,9 @@ public final class MockEngine: Sendable {
             response: response.rendered(context),
             delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
             throttleBytesPerSecond: recipe?.throttle,
-            fault: recipe?.fault
+            fault: recipe?.fault ?? response.fault
         )
-        plan.nativeSlot = response.eventStream == nil ? slot : nil
+        plan.nativeSlot = response.eventStream == nil && plan.fault == nil ? slot : nil
         plan.holdMs = recipe?.holdMs
         return (plan, [])
     }
@@ -323,6 +324,28 @@ public final class MockEngine: Sendable {
 
 /// `If-None-Match` handling (RFC 9110 §13.1.2): weak comparison, `*` matches any current representation.
 enum ConditionalRequest {
+    /// Whether `request`'s validators match `response` (RFC 9110 §13.1.2 `If-None-Match` against `ETag`;
+    /// without it, §13.1.3 `If-Modified-Since` not before `Last-Modified`).
+    static func isNotModified(_ request: HTTPRequest, _ response: MockResponse) -> Bool {
+        if let condition = request.headers["if-none-match"] {
+            guard let etag = response.headers["etag"] else { return false }
+            return matches(etag: etag, ifNoneMatch: condition)
+        }
+        guard let since = request.headers["if-modified-since"], let modified = response.headers["last-modified"] else { return false }
+        if since == modified { return true }
+        guard let sinceDate = httpDate(since), let modifiedDate = httpDate(modified) else { return false }
+        return modifiedDate <= sinceDate
+    }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
+    }
+
     static func matches(etag: String, ifNoneMatch: String) -> Bool {
         let current = weak(etag)
         return ifNoneMatch.split(separator: ",").contains { candidate in

@@ -4,25 +4,37 @@ public import Foundation
 /// through it: one stub per request key (and header constraints), repeated requests as a sequence,
 /// distinct request bodies as separate stubs.
 ///
-/// Memory: the compiler keeps each kept entry's response body until `finish()`; nothing else of the HAR.
+/// Hygiene is on unless `options.keepSecrets`: secrets and personal data become placeholders (see
+/// `Redactor`), with the matching rules written to the set's `normalize`; unstable headers (`Date`, trace
+/// ids…) are never stored. Memory: the compiler keeps each kept entry's response body until `finish()`.
 public struct HARCompiler {
     let options: HARImportOptions
     let harDirectory: URL?
     private let hostFilter: Set<String>
+    /// The user's rules; redaction rules are added to the written set, not used for grouping (redacted
+    /// values are placeholders already).
+    private let normalizer: RequestNormalizer
+    private let unstableHeaders: Set<String>
     private var report = ImportReport()
+    private var redactor = Redactor()
     private var groups: [GroupKey: Int] = [:]
     private var ordered: [Group] = []
     private var droppedHeaders: [String: Int] = [:]
+    private var unstableDropped: [String: Int] = [:]
+    private var bodyNotes: [String: [Int]] = [:]
     private var missingBodies = 0
     private var webSocketsWithoutFrames = 0
+    private var sawCacheBuster = false
 
     /// - Parameters:
-    ///   - options: Host filter, match headers, WebSocket timing.
+    ///   - options: Host filter, match headers, hygiene, normalisation, failed-entry policy, WebSocket timing.
     ///   - harDirectory: The HAR file's folder, for Playwright `content._file` side files (never outside it).
     public init(options: HARImportOptions = HARImportOptions(), harDirectory: URL? = nil) {
         self.options = options
         self.harDirectory = harDirectory
         hostFilter = Set(options.hosts.map(\.asciiLowercased))
+        normalizer = RequestNormalizer(options.normalization)
+        unstableHeaders = Set(options.unstableHeaders.map(\.asciiLowercased))
     }
 
     /// Entries seen so far.
@@ -32,82 +44,98 @@ public struct HARCompiler {
     public mutating func add(_ entry: HAREntry) {
         report.entriesRead += 1
         let request = entry.request
-        func skip(_ reason: String) { report.skipped.append(.init(index: entry.index, reason: reason)) }
-        guard !request.method.isEmpty else {
-            skip("request.method missing")
-            return
-        }
-        guard HTTPToken.isToken(request.method) else {
-            skip("request.method is not an HTTP method")
-            return
-        }
+        guard !request.method.isEmpty else { return skip(entry, "request.method missing") }
+        guard HTTPToken.isToken(request.method) else { return skip(entry, "request.method is not an HTTP method") }
         guard let url = RecordedURL(request.url) else {
-            skip(request.url.isEmpty ? "request.url missing" : "request.url is not a valid URL")
-            return
+            return skip(entry, request.url.isEmpty ? "request.url missing" : "request.url is not a valid URL")
         }
         let isWebSocket =
             url.scheme == "ws" || url.scheme == "wss" || entry.response?.status == 101 || entry.resourceType == "websocket"
             || entry.hasWebSocketMessages
         guard url.scheme == "http" || url.scheme == "https" || url.scheme == "ws" || url.scheme == "wss" else {
-            skip("not an HTTP URL (\(url.scheme):)")
-            return
+            return skip(entry, "not an HTTP URL (\(url.scheme):)")
         }
-        guard !url.host.isEmpty, url.rawPath.hasPrefix("/") else {
-            skip("request.url is not an absolute http(s) URL")
-            return
-        }
+        guard !url.host.isEmpty, url.rawPath.hasPrefix("/") else { return skip(entry, "request.url is not an absolute http(s) URL") }
         if !hostFilter.isEmpty, !hostFilter.contains(url.host), !hostFilter.contains(url.hostAndPort) {
             report.otherHosts[url.hostAndPort, default: 0] += 1
             return
         }
+        let rawQuery = options.keepSecrets ? url.rawQuery : redactor.redactQuery(url.rawQuery, entry: entry.index)
+        if !sawCacheBuster, !url.rawQuery.isEmpty, RequestKey.queryPairs(url.rawQuery).contains(where: { $0.name == "_" }) {
+            sawCacheBuster = true
+        }
         if isWebSocket {
             report.keptHosts[url.hostAndPort, default: 0] += 1
             if entry.webSocketMessages.isEmpty { webSocketsWithoutFrames += 1 }
-            let key = RequestKey(method: "GET", rawPath: url.rawPath, rawQuery: url.rawQuery)
-            let script = WebSocketScriptRecorder.script(
-                entry, scale: options.webSocketTimeScale, waitForClient: options.webSocketWaitForClient
-            )
+            let key = RequestKey(method: "GET", rawPath: url.rawPath, rawQuery: rawQuery, host: url.hostAndPort, normalizer: normalizer)
+            let script = WebSocketScriptRecorder.script(entry, scale: options.webSocketTimeScale, waitForClient: options.webSocketWaitForClient)
             let recorded = RecordedResponse(status: 101, headers: [], body: Data(), mimeType: nil, time: entry.time, webSocket: script)
-            let groupKey = GroupKey(key: key, constraints: [])
-            if let position = groups[groupKey] {
-                ordered[position].entries.append((RecordedRequestBody(request), recorded))
-            } else {
-                groups[groupKey] = ordered.count
-                ordered.append(Group(key: key, constraintLines: [], entries: [(RecordedRequestBody(request), recorded)]))
+            append(key: key, constraints: [], lines: [], body: RecordedRequestBody(bytes: Data(), contentType: nil, normalizer: normalizer), recorded, entry: entry.index)
+            return
+        }
+        let failure: String? =
+            entry.response == nil
+            ? "no response recorded (failed request)"
+            : entry.response!.status == 0 || entry.response!.status == -1 ? "failed request (status \(entry.response!.status))" : nil
+        if let failure {
+            guard options.failed == .keep else { return skip(entry, failure) }
+        } else {
+            let response = entry.response!
+            guard (100...999).contains(response.status) else { return skip(entry, "invalid status \(response.status)") }
+            guard response.status >= 200 else { return skip(entry, "interim response (\(response.status)) without a final one") }
+            if HARCompiler.isChromeInternalRedirect(response, url: url) {
+                return skip(entry, "Chrome internal redirect (307 made by the browser, not the server)")
             }
-            return
-        }
-        guard let response = entry.response else {
-            skip("no response recorded (failed request)")
-            return
-        }
-        if response.status == 0 || response.status == -1 {
-            skip("failed request (status \(response.status))")
-            return
-        }
-        guard (100...999).contains(response.status) else {
-            skip("invalid status \(response.status)")
-            return
-        }
-        guard response.status >= 200 else {
-            skip("interim response (\(response.status)) without a final one")
-            return
         }
         report.keptHosts[url.hostAndPort, default: 0] += 1
 
-        let key = RequestKey(method: request.method, rawPath: url.rawPath, rawQuery: url.rawQuery)
+        let key = RequestKey(method: request.method, rawPath: url.rawPath, rawQuery: rawQuery, host: url.hostAndPort, normalizer: normalizer)
         var constraints: [HeaderConstraint] = []
         var constraintLines: [String] = []
-        for name in options.matchHeaders {
+        for name in options.matchHeaders where !unstableHeaders.contains(name) {
             guard let field = request.headers.first(where: { $0.name.caseInsensitiveEquals(name) }),
                 !field.value.trimmingCharacters(in: .whitespaces).isEmpty
             else { continue }
+            if !options.keepSecrets, SecretPatterns.placeholder(forHeader: name) != nil || name == "cookie" {
+                report.warnings.append("entry \(entry.index): request header \(HARImporter.canonicalHeaderName(name)) holds a secret; not used for matching (--keep-secrets to keep it)")
+                continue
+            }
             constraints.append(HeaderConstraint(name: name, value: field.value))
             constraintLines.append("\(HARImporter.canonicalHeaderName(name)): \(field.value)")
         }
-        let requestBody = RecordedRequestBody(request)
+        var requestBody = RecordedRequestBody(request)
+        if !options.keepSecrets, let redacted = redactor.redactRequestBody(requestBody.bytes, contentType: requestBody.contentType, entry: entry.index) {
+            requestBody = RecordedRequestBody(bytes: redacted, contentType: requestBody.contentType, normalizer: normalizer)
+        } else {
+            requestBody = RecordedRequestBody(bytes: requestBody.bytes, contentType: requestBody.contentType, normalizer: normalizer)
+        }
+
+        guard let response = entry.response, failure == nil else {
+            var recorded = RecordedResponse(status: 0, headers: [], body: Data(), mimeType: nil, time: entry.time)
+            recorded.fault = .connectionReset
+            append(key: key, constraints: constraints, lines: constraintLines, body: requestBody, recorded, entry: entry.index)
+            return
+        }
+        var decoded = RecordedBody(response.content, headers: response.headers, harDirectory: harDirectory)
+        for note in decoded.notes { bodyNotes[note, default: []].append(entry.index) }
+        let mimeType = response.content.mimeType ?? response.headers["content-type"]
+        if decoded.bytes.isEmpty, (response.content.size ?? 0) > 0, response.content.file == nil, response.status != 304, request.method != "HEAD" {
+            missingBodies += 1
+        }
+        let bodyBraces = ByteSearch.contains([0x7B, 0x7B], in: decoded.bytes)
+        let headerBraces = response.headers.contains { $0.value.contains("{{") }
+        var redact = !options.keepSecrets
+        // A recorded `{{email}}` (a client-side template) would be indistinguishable from a redaction.
+        if redact, bodyBraces || headerBraces,
+            Template.parse(decoded.bytes)?.usesFakeValues == true
+                || response.headers.contains(where: { Template.parse(Data($0.value.utf8))?.usesFakeValues == true })
+        {
+            report.warnings.append("entry \(entry.index): the response already contains placeholder-like {{…}} text; not redacted, check it with mockd lint")
+            redact = false
+        }
 
         var headers: [String] = []
+        var redactedHeaders = false
         // Chrome writes repeated fields (several Set-Cookie) as one value joined by newlines: one field each.
         let fields = response.headers.flatMap { field in
             field.value.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map {
@@ -123,42 +151,64 @@ public struct HARCompiler {
                 if !field.name.hasPrefix(":") { droppedHeaders[field.name.asciiLowercased, default: 0] += 1 }
                 continue
             }
-            headers.append(HeaderLine.format(field))
+            let lower = field.name.asciiLowercased
+            if unstableHeaders.contains(lower) {
+                unstableDropped[lower, default: 0] += 1
+                continue
+            }
+            var value = field.value
+            if redact {
+                value = redactor.redactHeader(name: field.name, value: value, entry: entry.index)
+                if value != field.value { redactedHeaders = true }
+            }
+            headers.append(HeaderLine.format(.init(name: field.name, value: value)))
         }
-        var warnings: [String] = []
-        let body = HARImporter.responseBody(response.content, harDirectory: harDirectory, warnings: &warnings)
-        for warning in warnings { report.warnings.append("entry \(entry.index): \(warning)") }
-        if body.isEmpty, (response.content.size ?? 0) > 0, response.content.file == nil,
-            response.status != 304, request.method != "HEAD"
-        {
-            missingBodies += 1
+        var redactedBody = false
+        if redact, let clean = redactor.redactResponseBody(decoded.bytes, mimeType: mimeType, entry: entry.index) {
+            decoded.bytes = clean
+            redactedBody = true
         }
-        let recorded = RecordedResponse(
-            status: response.status,
-            headers: headers,
-            body: body,
-            mimeType: response.content.mimeType ?? response.headers["content-type"],
-            time: entry.time
-        )
+        var recorded = RecordedResponse(status: response.status, headers: headers, body: decoded.bytes, mimeType: mimeType, time: entry.time)
+        // Recorded `{{…}}` is literal; placeholders written by redaction still render (their fixed fake values).
+        if bodyBraces || headerBraces {
+            recorded.templated = redactedBody || redactedHeaders ? .redactedOnly : .off
+        }
+        append(key: key, constraints: constraints, lines: constraintLines, body: requestBody, recorded, entry: entry.index)
+    }
+
+    private mutating func skip(_ entry: HAREntry, _ reason: String) {
+        report.skipped.append(.init(index: entry.index, reason: reason))
+    }
+
+    private mutating func append(
+        key: RequestKey, constraints: [HeaderConstraint], lines: [String], body: RecordedRequestBody, _ recorded: RecordedResponse, entry: Int
+    ) {
         let groupKey = GroupKey(key: key, constraints: constraints)
         if let position = groups[groupKey] {
-            ordered[position].entries.append((requestBody, recorded))
+            ordered[position].entries.append((body, recorded, entry))
         } else {
             groups[groupKey] = ordered.count
-            ordered.append(Group(key: key, constraintLines: constraintLines, entries: [(requestBody, recorded)]))
+            ordered.append(Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)]))
         }
+    }
+
+    /// Chrome records its own HSTS upgrades and service-worker hops as `307 Internal Redirect` with a
+    /// `Non-Authoritative-Reason` header; the server never sent them.
+    static func isChromeInternalRedirect(_ response: HARResponse, url: RecordedURL) -> Bool {
+        guard response.status == 307 else { return false }
+        if response.headers["non-authoritative-reason"] != nil { return true }
+        guard url.scheme == "http", let location = response.headers["location"] else { return false }
+        return location.lowercased().hasPrefix("https://\(url.host)")
     }
 
     /// The mock set to write and the report. The set may be empty; the caller decides whether that is an error.
     public func finish() -> (MockSetBuild, ImportReport) {
         var report = report
-        if hostFilter.isEmpty, report.keptHosts.count > 1 {
-            let hosts = report.keptHosts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-            report.warnings.append(
-                "\(hosts.count) hosts kept (" + hosts.prefix(4).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                    + (hosts.count > 4 ? ", …" : "")
-                    + "); requests with the same path on different hosts share one stub; pick one with --host"
-            )
+        let keepHosts = report.keptHosts.count > 1 && !options.flattenHosts
+        var groups = ordered
+        if !keepHosts {
+            groups = HARCompiler.mergingHosts(groups, report: &report, warn: report.keptHosts.count > 1)
+            report.flattened = report.keptHosts.count > 1
         }
         if !droppedHeaders.isEmpty {
             let parts = droppedHeaders.sorted { $0.key < $1.key }.map { name, count in
@@ -170,6 +220,12 @@ public struct HARCompiler {
             }
             report.warnings.append("response headers not stored: " + parts.joined(separator: ", "))
         }
+        if !unstableDropped.isEmpty {
+            report.unstableHeadersDropped = unstableDropped
+        }
+        for (note, entries) in bodyNotes.sorted(by: { $0.value[0] < $1.value[0] }) {
+            report.bodyNotes.append(.init(note: note, entries: entries))
+        }
         if webSocketsWithoutFrames > 0 {
             report.warnings.append(
                 "\(webSocketsWithoutFrames) WebSocket entr\(webSocketsWithoutFrames == 1 ? "y has" : "ies have") no recorded frames (_webSocketMessages); the endpoint accepts connections and sends nothing"
@@ -180,18 +236,29 @@ public struct HARCompiler {
                 "\(missingBodies) response\(missingBodies == 1 ? " has" : "s have") a recorded size but no captured body; served empty"
             )
         }
+        report.redactions = redactor.log
 
         var namer = FileNamer()
         var stubs: [MockSetFile.StubEntry] = []
         var files: [String: Data] = [:]
-        for group in ordered {
-            for variant in group.variants() {
+        var conditional = false
+        for group in groups {
+            for var variant in group.variants() {
+                // A 304 answers a conditional request; with a full response recorded too, serve 304 only to
+                // conditional requests (the set answers them from the full response's validators).
+                let full = variant.responses.filter { $0.status != 304 }
+                if full.count < variant.responses.count, full.contains(where: { (200..<300).contains($0.status) }) {
+                    report.notModifiedAsConditional += variant.responses.count - full.count
+                    variant.responses = full
+                    conditional = true
+                }
                 let id = namer.uniqueID(for: group.key)
                 var requestEntry = MockSetFile.RequestEntry(
                     method: group.key.method,
                     path: group.key.path,
-                    query: group.key.query.isEmpty ? nil : group.key.query,
-                    headers: group.constraintLines.isEmpty ? nil : group.constraintLines
+                    query: group.key.query.isEmpty ? nil : group.key.readableQuery,
+                    headers: group.constraintLines.isEmpty ? nil : group.constraintLines,
+                    host: keepHosts ? group.key.host : nil
                 )
                 if let body = variant.requestBody {
                     let path = namer.uniqueFile("\(id).request", mimeType: body.contentType, body: body.bytes)
@@ -201,15 +268,14 @@ public struct HARCompiler {
                 var responses: [MockSetFile.ResponseEntry] = []
                 for (step, recorded) in variant.responses.enumerated() {
                     var entry = MockSetFile.ResponseEntry(
-                        status: recorded.status,
+                        status: recorded.fault == nil ? recorded.status : nil,
                         headers: recorded.headers.isEmpty ? nil : recorded.headers,
                         recordedTimeMs: recorded.time.map { $0.rounded() }
                     )
                     entry.websocket = recorded.webSocket
+                    entry.fault = recorded.fault
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
-                    if ByteSearch.contains([0x7B, 0x7B], in: recorded.body) || recorded.headers.contains(where: { $0.contains("{{") }) {
-                        entry.templated = false
-                    }
+                    entry.templated = recorded.templated
                     if !recorded.body.isEmpty {
                         let base = step == 0 ? id : "\(id)_\(step + 1)"
                         let path = namer.uniqueFile(base, mimeType: recorded.mimeType, body: recorded.body)
@@ -224,17 +290,53 @@ public struct HARCompiler {
                 stubs.append(MockSetFile.StubEntry(id: id, request: requestEntry, responses: responses))
             }
         }
+        var normalization = options.normalization
+        if sawCacheBuster, !(normalization.ignoreQuery ?? []).contains("_") {
+            // jQuery's `_=<epoch ms>` cache-buster: never part of what a request means.
+            normalization.ignoreQuery = ["_"] + (normalization.ignoreQuery ?? [])
+        }
+        normalization = normalization.merged(with: redactor.rules)
         let file = MockSetFile(
             matchHeaders: options.matchHeaders == MockSetFile.defaultMatchHeaders ? nil : options.matchHeaders,
+            normalize: normalization.isEmpty ? nil : normalization,
+            cors: options.cors ? true : nil,
+            conditionalRequests: conditional ? true : nil,
             stubs: stubs
         )
         return (MockSetBuild(file: file, files: files), report)
+    }
+
+    /// Folds host-keyed groups into host-less ones (one recorded host, or `--flatten-hosts`); a key recorded
+    /// on several hosts is reported, its responses kept in recording order as one sequence.
+    private static func mergingHosts(_ groups: [Group], report: inout ImportReport, warn: Bool) -> [Group] {
+        var positions: [GroupKey: Int] = [:]
+        var hostsByKey: [Int: [String]] = [:]
+        var merged: [Group] = []
+        for group in groups {
+            let key = group.key.with(host: "")
+            let groupKey = GroupKey(key: key, constraints: group.constraints)
+            if let position = positions[groupKey] {
+                merged[position].entries += group.entries
+                merged[position].entries.sort { $0.entry < $1.entry }
+                if !hostsByKey[position]!.contains(group.key.host) { hostsByKey[position]!.append(group.key.host) }
+            } else {
+                positions[groupKey] = merged.count
+                hostsByKey[merged.count] = [group.key.host]
+                merged.append(Group(key: key, constraintLines: group.constraintLines, constraints: group.constraints, entries: group.entries))
+            }
+        }
+        if warn {
+            for (position, hosts) in hostsByKey.sorted(by: { $0.key < $1.key }) where hosts.count > 1 {
+                report.hostCollisions.append("\(merged[position].key) recorded on \(hosts.joined(separator: ", "))")
+            }
+        }
+        return merged
     }
 }
 
 // MARK: - Building blocks
 
-/// Stubs are grouped by request key and header constraints.
+/// Stubs are grouped by request key (with host) and header constraints.
 private struct GroupKey: Hashable {
     let key: RequestKey
     let constraints: [HeaderConstraint]
@@ -247,6 +349,8 @@ private struct RecordedResponse {
     let mimeType: String?
     let time: Double?
     var webSocket: WebSocketScript? = nil
+    var fault: Fault? = nil
+    var templated: TemplateMode? = nil
 }
 
 /// A recorded request body: the text (or params rebuilt as a form) and its canonical form.
@@ -254,6 +358,12 @@ private struct RecordedRequestBody {
     let bytes: Data
     let contentType: String?
     let canonical: Data
+
+    init(bytes: Data, contentType: String?, normalizer: RequestNormalizer) {
+        self.bytes = bytes
+        self.contentType = contentType
+        canonical = BodyCanonicalizer.canonicalize(bytes, contentType: contentType, normalizer: normalizer)
+    }
 
     init(_ request: HARRequest) {
         let contentType = request.headers["content-type"] ?? request.postData?.mimeType
@@ -269,16 +379,22 @@ private struct RecordedRequestBody {
                 bytes = Data(pairs.joined(separator: "&").utf8)
             }
         }
-        self.bytes = bytes
-        self.contentType = contentType
-        self.canonical = BodyCanonicalizer.canonicalize(bytes, contentType: contentType)
+        self.init(bytes: bytes, contentType: contentType, normalizer: .none)
     }
 }
 
 private struct Group {
     let key: RequestKey
     let constraintLines: [String]
-    var entries: [(RecordedRequestBody, RecordedResponse)]
+    var constraints: [HeaderConstraint] = []
+    var entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]
+
+    init(key: RequestKey, constraintLines: [String], constraints: [HeaderConstraint] = [], entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]) {
+        self.key = key
+        self.constraintLines = constraintLines
+        self.constraints = constraints
+        self.entries = entries
+    }
 
     struct Variant {
         let requestBody: RecordedRequestBody?
@@ -290,7 +406,7 @@ private struct Group {
     func variants() -> [Variant] {
         var order: [Data] = []
         var byBody: [Data: Variant] = [:]
-        for (body, response) in entries {
+        for (body, response, _) in entries {
             if byBody[body.canonical] == nil {
                 order.append(body.canonical)
                 byBody[body.canonical] = Variant(requestBody: body, responses: [])
@@ -303,4 +419,3 @@ private struct Group {
         return order.map { byBody[$0]! }
     }
 }
-

@@ -2,8 +2,27 @@ public import Foundation
 
 /// Options for turning a HAR into a mock set.
 public struct HARImportOptions: Sendable {
+    /// What to do with failed attempts (status 0 or -1, no response).
+    public enum FailedPolicy: String, Sendable {
+        /// Leave them out (reported).
+        case skip
+        /// Replay them as a connection reset, in their place in the sequence.
+        case keep
+    }
+
     /// Keep only entries whose URL host (or `host:port`) is one of these; empty keeps every host.
     public var hosts: [String]
+    /// Keep secrets and personal data as recorded (hygiene off).
+    public var keepSecrets = false
+    /// Response headers never stored (and never match constraints), lower-case; defaults to `UnstableHeaders.defaults`.
+    public var unstableHeaders: [String] = UnstableHeaders.defaults
+    /// Ignore lists and value rules, applied to recorded keys here and written to the set for live requests.
+    public var normalization = RequestNormalization()
+    public var failed = FailedPolicy.skip
+    /// Write `"cors": true`: unmatched CORS preflights get a permissive 204.
+    public var cors = false
+    /// Leave hosts out of keys even when several hosts are kept (same-path collisions are reported).
+    public var flattenHosts = false
     /// Request headers recorded as match constraints (lower-case names).
     public var matchHeaders: [String]
     /// Recorded WebSocket frame delays are multiplied by this (0 sends everything at once).
@@ -51,36 +70,6 @@ public enum HARImporter {
         var compiler = HARCompiler(options: options, harDirectory: harDirectory)
         for entry in archive.entries { compiler.add(entry) }
         return compiler.finish()
-    }
-
-    /// The response body bytes an entry recorded.
-    static func responseBody(_ content: HARContent, harDirectory: URL?, warnings: inout [String]) -> Data {
-        if let text = content.text {
-            if content.encoding?.asciiLowercased == "base64" {
-                if let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) { return data }
-                warnings.append("content.text is marked base64 but does not decode; kept as text")
-            }
-            return Data(text.utf8)
-        }
-        if let file = content.file {
-            guard let harDirectory else {
-                warnings.append("content._file '\(file)' cannot be resolved; served empty")
-                return Data()
-            }
-            // Resolve symlinks on both sides: a side file must really live inside the HAR's folder.
-            let base = harDirectory.resolvingSymlinksInPath().standardizedFileURL.path
-            let url = harDirectory.appendingPathComponent(file).standardizedFileURL.resolvingSymlinksInPath()
-            guard !file.hasPrefix("/"), url.path.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
-                warnings.append("content._file '\(file)' points outside the HAR's folder; served empty")
-                return Data()
-            }
-            guard let data = try? Data(contentsOf: url) else {
-                warnings.append("content._file '\(file)' not found next to the HAR; served empty")
-                return Data()
-            }
-            return data
-        }
-        return Data()
     }
 
     /// `content-type` → `Content-Type` for readable index files.

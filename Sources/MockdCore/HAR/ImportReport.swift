@@ -18,8 +18,32 @@ public struct ImportReport: Sendable, Equatable {
     /// Entries kept, per host.
     public var keptHosts: [String: Int] = [:]
     public var warnings: [String] = []
+    /// What hygiene replaced.
+    public var redactions = RedactionLog()
+    /// Unstable response headers left out, by lower-case name.
+    public var unstableHeadersDropped: [String: Int] = [:]
+    /// Producer quirks handled while reading bodies, with the entries concerned.
+    public var bodyNotes: [BodyNote] = []
+    /// 304 responses left out because the same request also has a full response (served to conditional requests).
+    public var notModifiedAsConditional = 0
+    /// Request keys recorded on several hosts and merged into one stub (`--flatten-hosts`).
+    public var hostCollisions: [String] = []
+
+    public struct BodyNote: Sendable, Equatable {
+        public let note: String
+        public let entries: [Int]
+    }
 
     public init() {}
+
+    /// Whether hosts were left out of keys although several were kept.
+    public var flattened = false
+
+    /// `entry 3` / `entries 1, 4, 9, … (20 in all)`.
+    static func entryList(_ entries: [Int]) -> String {
+        let shown = entries.prefix(8).map(String.init).joined(separator: ", ")
+        return (entries.count == 1 ? "entry " : "entries ") + shown + (entries.count > 8 ? ", … (\(entries.count) in all)" : "")
+    }
 
     /// The report as printed at the end of `mockd import-har`; skipped entries are grouped by reason.
     public func rendered(source: String, destination: String) -> String {
@@ -48,6 +72,40 @@ public struct ImportReport: Sendable, Equatable {
             let shown = indexes.prefix(12).map(String.init).joined(separator: ", ")
             let more = indexes.count > 12 ? ", … (\(indexes.count) in all)" : ""
             lines.append("    \(reason): entr\(indexes.count == 1 ? "y" : "ies") \(shown)\(more)")
+        }
+        if keptHosts.count > 1 {
+            let hosts = keptHosts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            lines.append(
+                "  hosts:          \(hosts.count) (" + hosts.prefix(5).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    + (hosts.count > 5 ? ", …" : "")
+                    + (hostCollisions.isEmpty && !flattened ? "); keys include the host: serve with /__host/NAME/ or X-Forwarded-Host" : "); hosts left out of keys")
+            )
+        }
+        if !hostCollisions.isEmpty {
+            lines.append("  host collisions (same request on several hosts, merged into one sequence):")
+            for collision in hostCollisions.prefix(12) { lines.append("    \(collision)") }
+            if hostCollisions.count > 12 { lines.append("    … (\(hostCollisions.count) in all)") }
+        }
+        if redactions.isEmpty {
+            lines.append("  redacted:       nothing")
+        } else {
+            lines.append("  redacted:       \(redactions.total) value\(redactions.total == 1 ? "" : "s") (--keep-secrets keeps them)")
+            for item in redactions.items {
+                lines.append("    \(item.description) ×\(item.count) (\(ImportReport.entryList(item.entries)))")
+            }
+        }
+        if !unstableHeadersDropped.isEmpty {
+            lines.append(
+                "  unstable headers not stored: "
+                    + unstableHeadersDropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+                    + " (--keep-header NAME keeps one)"
+            )
+        }
+        if notModifiedAsConditional > 0 {
+            lines.append("  304 responses:  \(notModifiedAsConditional) served only to conditional requests (a full response was recorded too)")
+        }
+        for note in bodyNotes {
+            lines.append("  body: \(note.note) (\(ImportReport.entryList(note.entries)))")
         }
         for warning in warnings {
             lines.append("  warning: \(warning)")

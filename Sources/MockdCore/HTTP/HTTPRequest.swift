@@ -11,6 +11,8 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The request body bytes (empty when the request has none).
     public var body: Data
+    /// The upstream host named by a `/__host/NAME/` path prefix (already removed from `target`).
+    public var routedHost: String?
 
     public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data()) {
         self.method = method

@@ -32,31 +32,40 @@ public struct MockResponse: Sendable {
         set { updateExtras { $0.eventStream = newValue } }
     }
 
+    /// A recorded failure (`mockd import-har --failed keep`): the socket-level fault served instead of a response.
+    public var fault: Fault? {
+        get { extras?.fault }
+        set { updateExtras { $0.fault = newValue } }
+    }
+
     /// Immutable storage of the rare fields; every change makes a new one, so copies stay independent.
     private final class Extras: Sendable {
         let template: ResponseTemplate?
         let webSocket: WebSocketScript?
         let eventStream: EventStream?
+        let fault: Fault?
 
-        init(template: ResponseTemplate?, webSocket: WebSocketScript?, eventStream: EventStream?) {
+        init(template: ResponseTemplate?, webSocket: WebSocketScript?, eventStream: EventStream?, fault: Fault?) {
             self.template = template
             self.webSocket = webSocket
             self.eventStream = eventStream
+            self.fault = fault
         }
 
-        var isEmpty: Bool { template == nil && webSocket == nil && eventStream == nil }
+        var isEmpty: Bool { template == nil && webSocket == nil && eventStream == nil && fault == nil }
     }
 
     private struct ExtraFields {
         var template: ResponseTemplate?
         var webSocket: WebSocketScript?
         var eventStream: EventStream?
+        var fault: Fault?
     }
 
     private mutating func updateExtras(_ change: (inout ExtraFields) -> Void) {
-        var fields = ExtraFields(template: extras?.template, webSocket: extras?.webSocket, eventStream: extras?.eventStream)
+        var fields = ExtraFields(template: extras?.template, webSocket: extras?.webSocket, eventStream: extras?.eventStream, fault: extras?.fault)
         change(&fields)
-        let updated = Extras(template: fields.template, webSocket: fields.webSocket, eventStream: fields.eventStream)
+        let updated = Extras(template: fields.template, webSocket: fields.webSocket, eventStream: fields.eventStream, fault: fields.fault)
         extras = updated.isEmpty ? nil : updated
     }
 
@@ -81,6 +90,23 @@ public struct MockResponse: Sendable {
     /// Marks the response as literal: `{{…}}` in it is sent as is (recorded bodies).
     mutating func disableTemplate() {
         template = nil
+    }
+
+    /// Applies a stored response's `templated` mode. Fake-value placeholders (`{{token}}`…) are rendered
+    /// right away in every mode but `.off`, since they never change: a redacted stub stays a static one.
+    mutating func applyTemplateMode(_ mode: TemplateMode) {
+        guard mode != .off else {
+            template = nil
+            return
+        }
+        guard template != nil else { return }
+        body = Template.renderingFakeValues(in: body)
+        if headers.contains(where: { $0.value.contains("{{") }) {
+            headers = HTTPHeaders(
+                headers.fields.map { .init(name: $0.name, value: String(decoding: Template.renderingFakeValues(in: Data($0.value.utf8)), as: UTF8.self)) }
+            )
+        }
+        template = mode == .redactedOnly ? nil : ResponseTemplate(body: body, headers: headers)
     }
 
     /// Re-checks headers for placeholders after an edit.

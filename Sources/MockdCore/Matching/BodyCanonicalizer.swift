@@ -11,16 +11,17 @@ public enum BodyCanonicalizer {
     /// - Parameters:
     ///   - body: The raw body bytes.
     ///   - contentType: The request's `Content-Type` value, if any.
+    ///   - normalizer: Body rules (ignored fields, value placeholders) applied to JSON and form bodies.
     /// - Returns: The canonical bytes.
     /// - Complexity: O(n) in the body size (plus sorting of JSON keys and form pairs).
-    public static func canonicalize(_ body: Data, contentType: String?) -> Data {
+    public static func canonicalize(_ body: Data, contentType: String?, normalizer: RequestNormalizer = .none) -> Data {
         if body.isEmpty { return body }
         let mediaType = MediaType.essence(of: contentType)
         if MediaType.isJSON(mediaType) {
-            return canonicalJSON(body) ?? body
+            return canonicalJSON(body, normalizer: normalizer) ?? body
         }
         if mediaType == "application/x-www-form-urlencoded" {
-            return Data(RequestKey.normalizeQuery(String(decoding: body, as: UTF8.self)).utf8)
+            return Data(canonicalForm(String(decoding: body, as: UTF8.self), normalizer: normalizer).utf8)
         }
         if mediaType.hasPrefix("multipart/"), let boundary = multipartBoundary(body) ?? MediaType.parameter("boundary", in: contentType),
             !boundary.isEmpty
@@ -29,6 +30,21 @@ public enum BodyCanonicalizer {
             return Data(text.replacingOccurrences(of: boundary, with: "mockd-boundary").utf8)
         }
         return body
+    }
+
+    /// A form body's pairs sorted like a query, after the body rules (form fields are matched by name).
+    static func canonicalForm(_ text: String, normalizer: RequestNormalizer) -> String {
+        guard normalizer.hasBodyRules else { return RequestKey.normalizeQuery(text) }
+        var pairs: [(name: String, value: String)] = []
+        for (name, value) in RequestKey.queryPairs(text) {
+            let decodedName = String(decoding: URLEncoding.decode(name.utf8, plusIsSpace: false), as: UTF8.self)
+            if normalizer.ignoresFormField(decodedName) { continue }
+            let decodedValue = String(decoding: URLEncoding.decode(value.utf8, plusIsSpace: false), as: UTF8.self)
+            let replaced = normalizer.formValue(name: decodedName, value: decodedValue)
+            pairs.append((name, replaced == decodedValue ? value : URLEncoding.encodeComponent(Array(replaced.utf8))))
+        }
+        pairs.sort { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
+        return pairs.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(separator: "&")
     }
 
     /// The boundary a multipart body actually uses: its first line is `--boundary` (RFC 2046 §5.1.1). Taken
@@ -43,10 +59,11 @@ public enum BodyCanonicalizer {
     }
 
     /// Compact JSON with sorted keys, or `nil` when `body` is not JSON.
-    public static func canonicalJSON(_ body: Data) -> Data? {
-        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+    public static func canonicalJSON(_ body: Data, normalizer: RequestNormalizer = .none) -> Data? {
+        guard var object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return nil
         }
+        if normalizer.hasBodyRules { object = normalizer.normalizeJSON(object) }
         return try? JSONSerialization.data(
             withJSONObject: object,
             options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]

@@ -50,30 +50,38 @@ public enum NearMissCalculator {
     /// The `limit` closest stubs to `request`, nearest first; ties keep stub order.
     /// - Complexity: O(n) in the number of stubs; it runs only for requests that matched nothing.
     public static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int = 3) -> [NearMiss] {
-        let key = RequestKey(request)
+        let key = index.key(for: request)
+        let requestHost = index.hasHostKeys ? HostRouting.host(of: request) : nil
         // Bounded work per stub, so a hostile 10,000-segment path or query cannot stall the daemon: distances
         // look at the first 64 segments and pairs (equality still compares everything).
-        let requestPairs = Set(RequestKey.queryPairs(request.query).prefix(64).map { "\($0.name)=\($0.value)" })
+        let requestPairs = Set(RequestKey.queryPairs(request.query, normalizer: index.normalizer).prefix(64).map { "\($0.name)=\($0.value)" })
         let requestSegments = Array(key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
         var canonicalBody: Data?
         var misses: [NearMiss] = []
         misses.reserveCapacity(min(index.stubs.count, 64))
-        for stub in index.stubs {
+        for (ordinal, stub) in index.stubs.enumerated() {
+            let stubKey = index.routeKeys[ordinal]
             var distance = 0.0
             var differences: [NearMiss.Difference] = []
-            if stub.key.method != key.method {
+            if !stubKey.host.isEmpty, stubKey.host != requestHost {
                 distance += 1
-                differences.append(.init(part: "method", expected: stub.key.method, actual: key.method))
+                differences.append(
+                    .init(part: "host", expected: stubKey.host, actual: requestHost ?? "(none: prefix the path with /__host/\(stubKey.host) or send X-Forwarded-Host)")
+                )
             }
-            if stub.key.path != key.path {
-                let stubSegments = Array(stub.key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
+            if stubKey.method != key.method {
+                distance += 1
+                differences.append(.init(part: "method", expected: stubKey.method, actual: key.method))
+            }
+            if stubKey.path != key.path {
+                let stubSegments = Array(stubKey.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
                 distance += 2 * segmentDistance(stubSegments, requestSegments)
-                differences.append(.init(part: "path", expected: stub.key.path, actual: key.path))
+                differences.append(.init(part: "path", expected: stubKey.path, actual: key.path))
             }
-            if stub.key.query != key.query {
-                let stubPairs = stub.key.query.isEmpty ? [] : Set(stub.key.query.split(separator: "&").prefix(64).map(String.init))
+            if stubKey.query != key.query {
+                let stubPairs = stubKey.query.isEmpty ? [] : Set(stubKey.query.split(separator: "&").prefix(64).map(String.init))
                 distance += 1 - jaccard(stubPairs, requestPairs)
-                differences.append(.init(part: "query", expected: stub.key.query, actual: key.query))
+                differences.append(.init(part: "query", expected: stubKey.readableQuery, actual: key.readableQuery))
             }
             let failed = stub.headerConstraints.filter { !$0.isSatisfied(by: request.headers) }
             if !failed.isEmpty {
@@ -89,10 +97,8 @@ public enum NearMissCalculator {
                     )
                 }
             }
-            if let body = stub.body {
-                let canonical =
-                    canonicalBody
-                    ?? BodyCanonicalizer.canonicalize(request.body, contentType: request.headers["content-type"])
+            if let body = index.routeBodies[ordinal] {
+                let canonical = canonicalBody ?? index.canonicalBody(of: request)
                 canonicalBody = canonical
                 if canonical != body {
                     distance += 0.5

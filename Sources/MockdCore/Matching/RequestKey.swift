@@ -1,3 +1,5 @@
+import Foundation
+
 /// The hash-map key of a request: method + normalised path + normalised query.
 ///
 /// Both sides of a match (a recorded HAR entry or stub file, and a live request) go through the same
@@ -8,16 +10,33 @@
 /// - query: split on `&`, each name and value decoded (`+` and `%20` are both a space), re-encoded with
 ///   only unreserved characters literal, then sorted by name and value; repeated names are kept, and
 ///   `a` equals `a=`.
+/// - host: empty for sets recorded from one host; the lower-cased `host[:port]` in sets that keep several
+///   hosts apart (see `HostRouting`).
+/// - `RequestNormalization` rules (ignored parameters, value placeholders) run on the decoded query pairs.
 public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     public let method: String
     public let path: String
     public let query: String
+    public let host: String
 
     /// Creates a key from raw (as sent or as recorded) path and query text.
-    public init<P: StringProtocol, Q: StringProtocol>(method: String, rawPath: P, rawQuery: Q) {
+    public init<P: StringProtocol, Q: StringProtocol>(
+        method: String, rawPath: P, rawQuery: Q, host: String = "", normalizer: RequestNormalizer = .none
+    ) {
         self.method = method
         self.path = RequestKey.normalizePath(rawPath)
-        self.query = RequestKey.normalizeQuery(rawQuery)
+        self.query = RequestKey.normalizeQuery(rawQuery, normalizer: normalizer)
+        self.host = host
+    }
+
+    /// This key after `normalizer` (keys loaded from an index are re-keyed under a scenario's rules).
+    public func normalized(by normalizer: RequestNormalizer) -> RequestKey {
+        normalizer.isEmpty ? self : RequestKey(method: method, rawPath: path, rawQuery: query, host: host, normalizer: normalizer)
+    }
+
+    /// The same key for another host (`""` for any).
+    public func with(host: String) -> RequestKey {
+        RequestKey(method: method, normalizedPath: path, normalizedQuery: query, host: host)
     }
 
     /// Creates the key of a live request.
@@ -27,17 +46,25 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The same key for another method (used to answer `HEAD` from a `GET` stub).
     public func with(method: String) -> RequestKey {
-        RequestKey(method: method, normalizedPath: path, normalizedQuery: query)
+        RequestKey(method: method, normalizedPath: path, normalizedQuery: query, host: host)
     }
 
-    private init(method: String, normalizedPath: String, normalizedQuery: String) {
+    private init(method: String, normalizedPath: String, normalizedQuery: String, host: String) {
         self.method = method
         self.path = normalizedPath
         self.query = normalizedQuery
+        self.host = host
     }
 
+    /// `GET /v1/items?a=1`, or `GET //api.example.com/v1/items` for a host-keyed stub.
     public var description: String {
-        query.isEmpty ? "\(method) \(path)" : "\(method) \(path)?\(query)"
+        let target = (host.isEmpty ? "" : "//\(host)") + path
+        return query.isEmpty ? "\(method) \(target)" : "\(method) \(target)?\(query)"
+    }
+
+    /// The query as written in index files: canonical, but placeholders spelt `{{name}}` rather than escaped.
+    public var readableQuery: String {
+        query.replacingOccurrences(of: "%7B%7B", with: "{{").replacingOccurrences(of: "%7D%7D", with: "}}")
     }
 
     /// The canonical form of a raw path; an empty path becomes `/`.
@@ -76,22 +103,31 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The canonical form of a raw query string (without the leading `?`).
-    public static func normalizeQuery<Q: StringProtocol>(_ rawQuery: Q) -> String {
+    public static func normalizeQuery<Q: StringProtocol>(_ rawQuery: Q, normalizer: RequestNormalizer = .none) -> String {
         if rawQuery.isEmpty { return "" }
-        let pairs = queryPairs(rawQuery)
+        let pairs = queryPairs(rawQuery, normalizer: normalizer)
         return pairs.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(separator: "&")
     }
 
     /// The query's pairs, each name and value in canonical encoding, sorted by name then value.
-    public static func queryPairs<Q: StringProtocol>(_ rawQuery: Q) -> [(name: String, value: String)] {
+    public static func queryPairs<Q: StringProtocol>(
+        _ rawQuery: Q, normalizer: RequestNormalizer = .none
+    ) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
         for piece in rawQuery.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = piece.firstIndex(of: UInt8(ascii: "="))
             let rawName = equals.map { piece[..<$0] } ?? piece[...]
             let rawValue = equals.map { piece[piece.index(after: $0)...] } ?? piece[piece.endIndex...]
-            let name = URLEncoding.encodeComponent(URLEncoding.decode(rawName, plusIsSpace: true))
-            let value = URLEncoding.encodeComponent(URLEncoding.decode(rawValue, plusIsSpace: true))
-            pairs.append((name, value))
+            let decodedName = URLEncoding.decode(rawName, plusIsSpace: true)
+            var decodedValue = URLEncoding.decode(rawValue, plusIsSpace: true)
+            if !normalizer.isEmpty {
+                let nameText = String(decoding: decodedName, as: UTF8.self)
+                if normalizer.ignoresQuery(nameText) { continue }
+                let valueText = String(decoding: decodedValue, as: UTF8.self)
+                let replaced = normalizer.queryValue(name: nameText, value: valueText)
+                if replaced != valueText { decodedValue = Array(replaced.utf8) }
+            }
+            pairs.append((URLEncoding.encodeComponent(decodedName), URLEncoding.encodeComponent(decodedValue)))
         }
         pairs.sort { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
         return pairs

@@ -14,6 +14,8 @@ public final class Stub: Sendable {
     public let headerConstraints: [HeaderConstraint]
     /// Canonical request body (see `BodyCanonicalizer`) when the body is part of the key.
     public let body: Data?
+    /// The media type `body` was canonicalised as (`application/json`, a form…), for re-normalising it.
+    public let bodyContentType: String?
     /// The response sequence; never empty.
     public let responses: [MockResponse]
     /// One native-response slot per step, for steps served unchanged.
@@ -27,6 +29,7 @@ public final class Stub: Sendable {
         key: RequestKey,
         headerConstraints: [HeaderConstraint] = [],
         body: Data? = nil,
+        bodyContentType: String? = nil,
         responses: [MockResponse],
         afterLast: ExhaustionPolicy = .repeatLast
     ) {
@@ -36,6 +39,7 @@ public final class Stub: Sendable {
         self.key = key
         self.headerConstraints = headerConstraints.sorted { $0.name < $1.name }
         self.body = body
+        self.bodyContentType = bodyContentType
         self.afterLast = afterLast
         self.responses = responses.map { response in
             var response = response

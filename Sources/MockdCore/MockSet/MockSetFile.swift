@@ -11,11 +11,25 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     public var version: Int
     /// Lower-case names of the request headers a stub may constrain.
     public var matchHeaders: [String]?
+    /// Rules that make volatile query parameters and body fields irrelevant to matching.
+    public var normalize: RequestNormalization?
+    /// Answer CORS preflight requests (`OPTIONS` with `Access-Control-Request-Method`) that no stub matches
+    /// with 204 and permissive `Access-Control-Allow-*` headers (Fetch standard, CORS protocol).
+    public var cors: Bool?
+    /// Answer conditional requests (`If-None-Match`, `If-Modified-Since`) whose validators match with 304;
+    /// written by the importer when a recording holds both a 304 and a full response for one request.
+    public var conditionalRequests: Bool?
     public var stubs: [StubEntry]
 
-    public init(version: Int = MockSetFile.currentVersion, matchHeaders: [String]? = nil, stubs: [StubEntry]) {
+    public init(
+        version: Int = MockSetFile.currentVersion, matchHeaders: [String]? = nil, normalize: RequestNormalization? = nil,
+        cors: Bool? = nil, conditionalRequests: Bool? = nil, stubs: [StubEntry]
+    ) {
         self.version = version
         self.matchHeaders = matchHeaders
+        self.normalize = normalize
+        self.cors = cors
+        self.conditionalRequests = conditionalRequests
         self.stubs = stubs
     }
 
@@ -29,6 +43,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             )
         }
         matchHeaders = try container.decodeIfPresent([String].self, forKey: .matchHeaders)
+        normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
+        cors = try container.decodeIfPresent(Bool.self, forKey: .cors)
+        conditionalRequests = try container.decodeIfPresent(Bool.self, forKey: .conditionalRequests)
         stubs = try container.decodeIfPresent([StubEntry].self, forKey: .stubs) ?? []
     }
 
@@ -49,6 +66,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// What a request must look like.
     public struct RequestEntry: Codable, Sendable, Equatable {
+        /// The recorded upstream host (`host[:port]`) in sets that keep several hosts apart; absent: any host.
+        public var host: String?
         public var method: String
         /// Raw path, percent-encoding kept.
         public var path: String
@@ -59,7 +78,10 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         /// When present, the body is part of the key.
         public var body: BodyEntry?
 
-        public init(method: String, path: String, query: String? = nil, headers: [String]? = nil, body: BodyEntry? = nil) {
+        public init(
+            method: String, path: String, query: String? = nil, headers: [String]? = nil, body: BodyEntry? = nil, host: String? = nil
+        ) {
+            self.host = host
             self.method = method
             self.path = path
             self.query = query
@@ -99,13 +121,16 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var json: JSONValue?
         /// The recorded HAR entry's total time in ms.
         public var recordedTimeMs: Double?
-        /// `false` sends `{{…}}` in the body and headers literally; default `true` (placeholders render).
-        /// The importer writes `false` for recorded bodies that happen to contain `{{`.
-        public var templated: Bool?
+        /// `false` sends `{{…}}` in the body and headers literally; default `true` (placeholders render);
+        /// `"redacted"` renders only the fixed fake values of redacted secrets (`{{token}}`, `{{email}}`…).
+        /// The importer writes `false` (or `"redacted"`) for recorded bodies that happen to contain `{{`.
+        public var templated: TemplateMode?
         /// A WebSocket endpoint: the script run after the handshake (status 101).
         public var websocket: WebSocketScript?
         /// A Server-Sent Events stream sent instead of a body.
         public var events: EventStream?
+        /// A recorded failed attempt replayed as a socket fault instead of a response (`--failed keep`).
+        public var fault: Fault?
 
         public init(
             status: Int? = nil,
@@ -114,7 +139,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             body: String? = nil,
             json: JSONValue? = nil,
             recordedTimeMs: Double? = nil,
-            templated: Bool? = nil,
+            templated: TemplateMode? = nil,
             websocket: WebSocketScript? = nil
         ) {
             self.status = status
@@ -125,6 +150,37 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             self.recordedTimeMs = recordedTimeMs
             self.templated = templated
             self.websocket = websocket
+        }
+    }
+}
+
+/// How a response's `{{…}}` placeholders are treated: JSON `true`, `false` or `"redacted"`.
+public enum TemplateMode: Codable, Sendable, Equatable {
+    /// Every placeholder renders (the default).
+    case on
+    /// Sent literally.
+    case off
+    /// Only the fixed fake values of redacted secrets render (see `FakeValues`); other `{{…}}` stay literal.
+    case redactedOnly
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let flag = try? container.decode(Bool.self) {
+            self = flag ? .on : .off
+            return
+        }
+        guard (try? container.decode(String.self)) == "redacted" else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected true, false or \"redacted\"")
+        }
+        self = .redactedOnly
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .on: try container.encode(true)
+        case .off: try container.encode(false)
+        case .redactedOnly: try container.encode("redacted")
         }
     }
 }

@@ -22,6 +22,20 @@ public struct MockSetLoader: Sendable {
     ///   outside the set folder…), `.unsupportedVersion`.
     /// - Complexity: O(stubs + total body bytes).
     public func load(set name: String) throws -> [Stub] {
+        try loadSet(name).stubs
+    }
+
+    /// A loaded set: its stubs and the set-wide settings a scenario combines.
+    public struct LoadedSet: Sendable {
+        public let stubs: [Stub]
+        public let normalize: RequestNormalization
+        public let cors: Bool
+        public let conditionalRequests: Bool
+    }
+
+    /// Loads `mocks/<name>/index.json` with its stubs and set-wide settings.
+    /// - Throws: `ConfigError` naming the file and JSON path of the first problem.
+    public func loadSet(_ name: String) throws -> LoadedSet {
         let folder = root.setURL(name)
         let indexURL = folder.appendingPathComponent("index.json")
         let indexName = root.display(indexURL)
@@ -42,7 +56,14 @@ public struct MockSetLoader: Sendable {
         {
             throw unknown
         }
-        return try stubs(from: file, setName: name, folder: folder, indexName: indexName)
+        let normalize = file.normalize ?? RequestNormalization()
+        if let problem = normalize.problems().first {
+            throw ConfigError(.invalidValue, file: indexName, jsonPath: "normalize.\(problem.path)", message: problem.message)
+        }
+        return LoadedSet(
+            stubs: try stubs(from: file, setName: name, folder: folder, indexName: indexName), normalize: normalize, cors: file.cors ?? false,
+            conditionalRequests: file.conditionalRequests ?? false
+        )
     }
 
     /// Turns a decoded index into stubs, reading body files from `folder`.
@@ -66,7 +87,10 @@ public struct MockSetLoader: Sendable {
             guard request.path.hasPrefix("/") else {
                 throw fail("request.path", "must start with '/' (got '\(request.path)')")
             }
-            let key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "")
+            if let host = request.host, host.isEmpty || host.contains(where: { $0 == "/" || $0 == " " }) {
+                throw fail("request.host", "'\(host)' is not a host[:port]")
+            }
+            let key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "", host: request.host?.asciiLowercased ?? "")
             let id = entry.id ?? "\(request.method)_\(request.path)"
             guard seenIDs.insert(id).inserted else { throw fail("id", "duplicate stub id '\(id)'") }
 
@@ -85,6 +109,7 @@ public struct MockSetLoader: Sendable {
             }
 
             var canonicalBody: Data?
+            var bodyContentType: String?
             if let body = request.body {
                 let contentType = body.contentType ?? constraints.first { $0.name == "content-type" }?.value
                 let raw: Data
@@ -98,9 +123,8 @@ public struct MockSetLoader: Sendable {
                     throw fail("request.body", "needs one of \"file\", \"text\" or \"json\"")
                 }
                 let isJSON = body.json != nil || (body.file?.hasSuffix(".json") ?? false)
-                canonicalBody = BodyCanonicalizer.canonicalize(
-                    raw, contentType: contentType ?? (isJSON ? "application/json" : nil)
-                )
+                bodyContentType = contentType ?? (isJSON ? "application/json" : nil)
+                canonicalBody = BodyCanonicalizer.canonicalize(raw, contentType: bodyContentType)
             }
 
             guard !entry.responses.isEmpty else { throw fail("responses", "needs at least one response") }
@@ -152,7 +176,8 @@ public struct MockSetLoader: Sendable {
                     body = try JSONValueEncoding.data(json)
                 }
                 var response = MockResponse(status: status, headers: headers, body: body, recordedTimeMs: step.recordedTimeMs)
-                if step.templated == false { response.disableTemplate() }
+                response.applyTemplateMode(step.templated ?? .on)
+                response.fault = step.fault
                 if let stream = step.events {
                     response.eventStream = stream
                     if response.headers["content-type"] == nil { response.headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8") }
@@ -169,7 +194,7 @@ public struct MockSetLoader: Sendable {
             }
             stubs.append(
                 Stub(
-                    id: id, setName: setName, key: key, headerConstraints: constraints, body: canonicalBody,
+                    id: id, setName: setName, key: key, headerConstraints: constraints, body: canonicalBody, bodyContentType: bodyContentType,
                     responses: responses, afterLast: entry.afterLast ?? .repeatLast
                 )
             )

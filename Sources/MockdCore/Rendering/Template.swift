@@ -70,6 +70,29 @@ public struct Template: Sendable {
         return output
     }
 
+    /// The text with only the fixed fake-value placeholders (`{{token}}`, `{{email}}`…) replaced; others
+    /// stay as written. These never change, so they are rendered once when a mock set loads.
+    public func renderingFakeValues() -> Data {
+        var output = Data()
+        for segment in segments {
+            switch segment {
+            case .literal(let data): output.append(data)
+            case .placeholder(let name, let raw): output.append(contentsOf: FakeValues.value(for: name).map { Data($0.utf8) } ?? raw)
+            }
+        }
+        return output
+    }
+
+    /// Whether some placeholder names a fake value (`{{token}}`, `{{email}}`…).
+    public var usesFakeValues: Bool {
+        segments.contains { if case .placeholder(let name, _) = $0 { FakeValues.value(for: name) != nil } else { false } }
+    }
+
+    /// `data` with its fake-value placeholders rendered (unchanged when it has none).
+    public static func renderingFakeValues(in data: Data) -> Data {
+        parse(data)?.renderingFakeValues() ?? data
+    }
+
     /// Renders a header value (only when it contains `{{`).
     static func renderText(_ text: String, _ context: TemplateContext) -> String {
         guard text.contains("{{"), let template = parse(Data(text.utf8)) else { return text }
@@ -172,23 +195,4 @@ public final class TemplateContext {
             parts.tm_year + 1900, parts.tm_hour, parts.tm_min, parts.tm_sec
         )
     }
-}
-
-/// Fixed, valid-looking fake values that placeholders for redacted secrets render to, so a redacted mock
-/// set still serves well-formed data and matches consistently.
-public enum FakeValues {
-    public static let values: [String: String] = [
-        "token": "mockd-token-0000000000000000",
-        "accessToken": "mockd-access-token-0000000000",
-        "refreshToken": "mockd-refresh-token-000000000",
-        "apiKey": "mockd-api-key-00000000",
-        "cookie": "mockd-cookie-value",
-        // An unsigned JWT ({"alg":"none"}) whose payload is {"sub":"mockd-user"}.
-        "jwt": "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJtb2NrZC11c2VyIn0.",
-        "email": "user@example.com",
-        "phone": "+15555550100",
-        "name": "Alex Example",
-    ]
-
-    public static func value(for name: String) -> String? { values[name] }
 }

@@ -10,15 +10,21 @@ public struct Scenario: Sendable {
     public let overrides: [Override]
     let defaults: ResponseRecipe?
     public let conditionalRequests: Bool
+    /// Whether unmatched CORS preflights get a permissive 204 (a set's or the scenario's `cors`).
+    public let cors: Bool
 
-    public init(name: String, description: String? = nil, sets: [String], index: StubIndex) {
-        self.init(name: name, description: description, sets: sets, index: index, overrides: [], defaults: nil, conditionalRequests: false)
+    public init(name: String, description: String? = nil, sets: [String], index: StubIndex, cors: Bool = false) {
+        self.init(
+            name: name, description: description, sets: sets, index: index, overrides: [], defaults: nil, conditionalRequests: false,
+            cors: cors
+        )
     }
 
     init(
         name: String, description: String?, sets: [String], index: StubIndex, overrides: [Override],
-        defaults: ResponseRecipe?, conditionalRequests: Bool
+        defaults: ResponseRecipe?, conditionalRequests: Bool, cors: Bool = false
     ) {
+        self.cors = cors
         self.name = name
         self.description = description
         self.sets = sets
@@ -43,12 +49,25 @@ public struct Scenario: Sendable {
         }
         let loader = MockSetLoader(root: root)
         var layers: [[Stub]] = []
+        var normalization = RequestNormalization()
+        var cors = resolved.cors ?? false
+        var setsAnswerConditionals = false
         for set in resolved.sets {
             do {
-                layers.append(try loader.load(set: set.name))
+                let loaded = try loader.loadSet(set.name)
+                layers.append(loaded.stubs)
+                normalization = normalization.merged(with: loaded.normalize)
+                cors = cors || loaded.cors
+                setsAnswerConditionals = setsAnswerConditionals || loaded.conditionalRequests
             } catch let error as ConfigError {
                 problems.append(error)
             }
+        }
+        if let own = resolved.normalize {
+            for problem in own.value.problems() {
+                problems.append(ConfigError(.invalidValue, file: own.display, jsonPath: "normalize.\(problem.path)", message: problem.message))
+            }
+            normalization = normalization.merged(with: own.value)
         }
         let compiler = RecipeCompiler(root: root)
         var defaults: ResponseRecipe?
@@ -64,15 +83,19 @@ public struct Scenario: Sendable {
         guard problems.isEmpty else { throw ConfigErrors(problems) }
         return Scenario(
             name: resolved.name, description: resolved.description, sets: resolved.sets.map(\.name),
-            index: StubIndex(layers: layers), overrides: overrides, defaults: defaults,
-            conditionalRequests: resolved.conditionalRequests ?? false
+            index: StubIndex(layers: layers, normalizer: RequestNormalizer(normalization)), overrides: overrides, defaults: defaults,
+            conditionalRequests: resolved.conditionalRequests ?? setsAnswerConditionals, cors: cors
         )
     }
 
     /// A scenario serving one mock set, for `mockd --set NAME`.
     public static func single(set name: String, root: MockdRoot) throws -> Scenario {
-        let stubs = try MockSetLoader(root: root).load(set: name)
-        return Scenario(name: name, sets: [name], index: StubIndex(layers: [stubs]))
+        let loaded = try MockSetLoader(root: root).loadSet(name)
+        return Scenario(
+            name: name, description: nil, sets: [name],
+            index: StubIndex(layers: [loaded.stubs], normalizer: RequestNormalizer(loaded.normalize)), overrides: [], defaults: nil,
+            conditionalRequests: loaded.conditionalRequests, cors: loaded.cors
+        )
     }
 }
 
@@ -109,6 +132,8 @@ struct ScenarioResolver {
         var defaults: (value: ResponseStepEntry, display: String)?
         var conditionalRequests: Bool?
         var overrides: [OverrideSource] = []
+        var normalize: (value: RequestNormalization, display: String)?
+        var cors: Bool?
     }
 
     func resolve(_ name: String, chain: [String], problems: inout [ConfigError]) -> Resolved? {
@@ -141,6 +166,10 @@ struct ScenarioResolver {
             if let defaults = base.defaults { resolved.defaults = defaults }
             resolved.conditionalRequests = base.conditionalRequests ?? resolved.conditionalRequests
             resolved.overrides += base.overrides
+            if let normalize = base.normalize {
+                resolved.normalize = (resolved.normalize?.value.merged(with: normalize.value) ?? normalize.value, normalize.display)
+            }
+            resolved.cors = base.cors ?? resolved.cors
             resolved.description = resolved.description ?? base.description
         }
         for (position, set) in (file.sets ?? []).enumerated() {
@@ -156,6 +185,10 @@ struct ScenarioResolver {
             resolved.defaults = (ResponseStepEntry.merging(defaults, over: resolved.defaults?.value), display)
         }
         if let conditional = file.conditionalRequests { resolved.conditionalRequests = conditional }
+        if let normalize = file.normalize {
+            resolved.normalize = (resolved.normalize?.value.merged(with: normalize) ?? normalize, display)
+        }
+        if let cors = file.cors { resolved.cors = cors }
         for (index, entry) in (file.overrides ?? []).enumerated() {
             resolved.overrides.append(OverrideSource(entry: entry, display: display, index: index))
         }

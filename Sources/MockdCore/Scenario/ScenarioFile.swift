@@ -16,6 +16,10 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     /// Answer `If-None-Match` with 304 for responses that carry an `ETag` (RFC 9110 §13.1.2).
     public var conditionalRequests: Bool?
     public var overrides: [OverrideEntry]?
+    /// Matching rules added to those of every set (see `RequestNormalization`).
+    public var normalize: RequestNormalization?
+    /// Answer unmatched CORS preflights with 204 (see `MockSetFile.cors`).
+    public var cors: Bool?
 
     public init(
         version: Int = ScenarioFile.currentVersion, description: String? = nil, include: [String]? = nil,
@@ -46,6 +50,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         defaults = try container.decodeIfPresent(ResponseStepEntry.self, forKey: .defaults)
         conditionalRequests = try container.decodeIfPresent(Bool.self, forKey: .conditionalRequests)
         overrides = try container.decodeIfPresent([OverrideEntry].self, forKey: .overrides)
+        normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
+        cors = try container.decodeIfPresent(Bool.self, forKey: .cors)
     }
 
     /// One override: which requests it catches, its priority, and what it answers.

@@ -1,0 +1,140 @@
+public import Foundation
+
+/// `mockd import-har --merge`: folds a fresh import into an existing mock set so that a re-recording
+/// changes only what it recorded.
+///
+/// A stub is the same stub when host, method, path, query, header constraints and request body agree.
+/// Such stubs are replaced by the new recording, keeping their id (so body file names stay put); stubs the
+/// HAR did not record — hand-written ones, hand edits to old ones — are kept as they are, in place. New stubs
+/// go to the end. Every other file in the set folder (notes, hand-made bodies) is kept; only body files
+/// that belonged to replaced stubs alone are dropped.
+public struct MockSetMerger {
+    /// What the merge did, for the import report.
+    public struct Summary: Sendable, Equatable {
+        public var replaced = 0
+        public var added = 0
+        public var kept = 0
+    }
+
+    /// Reads `mocks/<name>/` (index and every file beside it) as a build.
+    /// - Throws: `ConfigError` when the index cannot be read or decoded.
+    public static func read(set name: String, root: MockdRoot) throws -> MockSetBuild {
+        let folder = root.setURL(name)
+        let indexURL = folder.appendingPathComponent("index.json")
+        let (file, _) = try ConfigFile.decode(
+            MockSetFile.self, at: indexURL, display: root.display(indexURL), missing: "mock set '\(name)' not found; --merge needs an existing set"
+        )
+        var files: [String: Data] = [:]
+        let base = folder.resolvingSymlinksInPath().path
+        if let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) {
+            for case let url as URL in walker {
+                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+                let path = url.resolvingSymlinksInPath().path
+                guard path.hasPrefix(base + "/") else { continue }
+                let relative = String(path.dropFirst(base.count + 1))
+                if relative == "index.json" { continue }
+                files[relative] = try Data(contentsOf: url)
+            }
+        }
+        return MockSetBuild(file: file, files: files)
+    }
+
+    /// `incoming` merged over `existing`.
+    public static func merge(_ incoming: MockSetBuild, into existing: MockSetBuild) -> (MockSetBuild, Summary) {
+        var summary = Summary()
+        var incomingByIdentity: [Identity: Int] = [:]
+        for (position, stub) in incoming.file.stubs.enumerated() {
+            incomingByIdentity[Identity(stub.request, files: incoming.files)] = position
+        }
+        var used = Set<Int>()
+        var stubs: [MockSetFile.StubEntry] = []
+        var files = existing.files
+        var referencedByKept = Set<String>()
+        var referencedByReplaced = Set<String>()
+        var usedIDs = Set(existing.file.stubs.compactMap(\.id))
+        var pending: [(position: Int, stub: MockSetFile.StubEntry, id: String?)] = []
+        for stub in existing.file.stubs {
+            if let position = incomingByIdentity[Identity(stub.request, files: existing.files)], !used.contains(position) {
+                used.insert(position)
+                referencedByReplaced.formUnion(bodyFiles(of: stub))
+                pending.append((stubs.count, incoming.file.stubs[position], stub.id))
+                stubs.append(stub)  // placeholder, filled below once file names are settled
+                summary.replaced += 1
+            } else {
+                referencedByKept.formUnion(bodyFiles(of: stub))
+                stubs.append(stub)
+                summary.kept += 1
+            }
+        }
+        for path in referencedByReplaced.subtracting(referencedByKept) { files[path] = nil }
+        var taken = Set(files.keys)
+        func place(_ stub: MockSetFile.StubEntry) -> MockSetFile.StubEntry {
+            var stub = stub
+            func move(_ path: String?) -> String? {
+                guard let path, let data = incoming.files[path] else { return path }
+                var candidate = path
+                var counter = 2
+                while taken.contains(candidate), files[candidate] != data {
+                    let dot = path.lastIndex(of: ".") ?? path.endIndex
+                    candidate = "\(path[..<dot])-m\(counter)\(path[dot...])"
+                    counter += 1
+                }
+                taken.insert(candidate)
+                files[candidate] = data
+                return candidate
+            }
+            let requestFile = move(stub.request.body?.file)
+            stub.request.body?.file = requestFile
+            for index in stub.responses.indices { stub.responses[index].bodyFile = move(stub.responses[index].bodyFile) }
+            return stub
+        }
+        for (position, stub, id) in pending {
+            var placed = place(stub)
+            placed.id = id
+            stubs[position] = placed
+        }
+        for (position, stub) in incoming.file.stubs.enumerated() where !used.contains(position) {
+            var placed = place(stub)
+            if let id = placed.id, usedIDs.contains(id) {
+                var counter = 2
+                while usedIDs.contains("\(id)-\(counter)") { counter += 1 }
+                placed.id = "\(id)-\(counter)"
+            }
+            if let id = placed.id { usedIDs.insert(id) }
+            stubs.append(placed)
+            summary.added += 1
+        }
+        var file = existing.file
+        file.stubs = stubs
+        if let normalize = incoming.file.normalize {
+            file.normalize = (file.normalize ?? RequestNormalization()).merged(with: normalize)
+        }
+        file.cors = file.cors == true || incoming.file.cors == true ? true : nil
+        file.conditionalRequests = file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
+        return (MockSetBuild(file: file, files: files), summary)
+    }
+
+    private static func bodyFiles(of stub: MockSetFile.StubEntry) -> Set<String> {
+        Set(([stub.request.body?.file] + stub.responses.map(\.bodyFile)).compactMap { $0 })
+    }
+
+    /// What makes two stubs the same request matcher.
+    private struct Identity: Hashable {
+        let host: String
+        let key: RequestKey
+        let headers: [String]
+        let body: Data?
+
+        init(_ request: MockSetFile.RequestEntry, files: [String: Data]) {
+            host = request.host?.lowercased() ?? ""
+            key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "")
+            headers = (request.headers ?? []).map { $0.lowercased() }.sorted()
+            if let body = request.body {
+                let raw = body.file.flatMap { files[$0] } ?? body.text.map { Data($0.utf8) } ?? (try? body.json.map(JSONValueEncoding.data)) ?? nil
+                self.body = raw.map { BodyCanonicalizer.canonicalize($0, contentType: body.contentType) }
+            } else {
+                body = nil
+            }
+        }
+    }
+}
