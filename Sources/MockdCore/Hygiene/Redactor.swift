@@ -115,7 +115,7 @@ public struct Redactor {
         if MediaType.isJSON(essence) || (essence.isEmpty || essence == "text/plain" || essence.hasSuffix("javascript")) && looksLikeJSON(body),
             let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
         {
-            var replacements: [(old: String, new: String)] = []
+            var replacements: [(old: String, new: String, literal: Bool)] = []
             collect(object, key: nil, into: &replacements, entry: entry, location: "response body", wholeValue: false)
             return apply(replacements, to: text, object: object, entry: entry, location: "response body")
         }
@@ -136,7 +136,7 @@ public struct Redactor {
         guard MediaType.isJSON(essence) || looksLikeJSON(body),
             let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
         else { return nil }
-        var replacements: [(old: String, new: String)] = []
+        var replacements: [(old: String, new: String, literal: Bool)] = []
         collect(object, key: nil, into: &replacements, entry: entry, location: "request body", wholeValue: true)
         return apply(replacements, to: text, object: object, entry: entry, location: "request body")
     }
@@ -166,7 +166,7 @@ public struct Redactor {
 
     /// Walks parsed JSON and lists each string value to replace, with its replacement.
     private mutating func collect(
-        _ value: Any, key: String?, into replacements: inout [(old: String, new: String)], entry: Int, location: String, wholeValue: Bool
+        _ value: Any, key: String?, into replacements: inout [(old: String, new: String, literal: Bool)], entry: Int, location: String, wholeValue: Bool
     ) {
         if let object = value as? [String: Any] {
             for name in object.keys.sorted() {
@@ -193,36 +193,56 @@ public struct Redactor {
             what = "phone number" + (key.map { " in field \($0)" } ?? "")
             replacement = "{{phone}}"
         } else {
-            let (redacted, findings) = SecretPatterns.redacted(string)
-            if let first = findings.first {
+            let findings = SecretPatterns.findings(in: string)
+            guard let first = findings.first else { return }
+            if wholeValue {
                 placeholder = first.placeholder
                 what = first.what + (key.map { " in field \($0)" } ?? "")
-                replacement = wholeValue ? "{{\(first.placeholder)}}" : redacted
+                replacement = "{{\(first.placeholder)}}"
+            } else {
+                // Inside a longer string: replace just the secret, as raw text (secrets of these shapes hold no
+                // character JSON escapes, so they appear in the body exactly as here, whatever the producer's escaping).
+                let nsString = string as NSString
+                for finding in findings {
+                    let secret = nsString.substring(with: finding.range)
+                    log.add("\(location): \(finding.what)\(key.map { " in field \($0)" } ?? "") → {{\(finding.placeholder)}}", entry: entry)
+                    if !replacements.contains(where: { $0.old == secret }) { replacements.append((secret, "{{\(finding.placeholder)}}", false)) }
+                }
+                return
             }
         }
         guard let replacement else { return }
         log.add("\(location): \(what) → {{\(placeholder)}}", entry: entry)
         if wholeValue, let key { add(bodyRule: .init(name: key, placeholder: placeholder)) }
-        if !replacements.contains(where: { $0.old == string }) { replacements.append((string, replacement)) }
+        if !replacements.contains(where: { $0.old == string }) { replacements.append((string, replacement, true)) }
     }
 
-    /// Replaces each JSON string literal in place; re-serialises only when a literal cannot be found as written.
-    private mutating func apply(_ replacements: [(old: String, new: String)], to text: String, object: Any, entry: Int, location: String) -> Data? {
+    /// Replaces each JSON string literal (or raw secret) in place; re-serialises, with sorted keys so the
+    /// output is stable, only when a literal cannot be found as written.
+    private mutating func apply(
+        _ replacements: [(old: String, new: String, literal: Bool)], to text: String, object: Any, entry: Int, location: String
+    ) -> Data? {
         guard !replacements.isEmpty else { return nil }
         var output = text
         var missing = false
-        for (old, new) in replacements {
+        for (old, new, literal) in replacements {
+            if !literal {
+                output = output.replacingOccurrences(of: old, with: new)
+                let escaped = old.replacingOccurrences(of: "/", with: "\\/")
+                if escaped != old { output = output.replacingOccurrences(of: escaped, with: new) }
+                continue
+            }
             let candidates = [JSONLiteral.encode(old, escapingSlashes: false), JSONLiteral.encode(old, escapingSlashes: true)]
-            guard let literal = candidates.first(where: { output.contains($0) }) else {
+            guard let found = candidates.first(where: { output.contains($0) }) else {
                 missing = true
                 break
             }
-            output = output.replacingOccurrences(of: literal, with: JSONLiteral.encode(new, escapingSlashes: literal.contains("\\/")))
+            output = output.replacingOccurrences(of: found, with: JSONLiteral.encode(new, escapingSlashes: found.contains("\\/")))
         }
         if !missing { return Data(output.utf8) }
-        log.add("\(location): re-serialised (a value was written with escapes mockd does not reproduce)", entry: entry)
-        let rewritten = JSONLiteral.replacingStrings(in: object, replacements)
-        return try? JSONSerialization.data(withJSONObject: rewritten, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+        log.add("\(location): re-serialised with sorted keys (a value was written with escapes mockd does not reproduce)", entry: entry)
+        let rewritten = JSONLiteral.replacingStrings(in: object, replacements.map { ($0.old, $0.new, $0.literal) })
+        return try? JSONSerialization.data(withJSONObject: rewritten, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys])
     }
 
     private mutating func add(queryRule: RequestNormalization.ValueRule) {
@@ -242,11 +262,13 @@ enum JSONLiteral {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func replacingStrings(in value: Any, _ replacements: [(old: String, new: String)]) -> Any {
+    static func replacingStrings(in value: Any, _ replacements: [(old: String, new: String, literal: Bool)]) -> Any {
         if let object = value as? [String: Any] { return object.mapValues { replacingStrings(in: $0, replacements) } }
         if let array = value as? [Any] { return array.map { replacingStrings(in: $0, replacements) } }
-        if let string = value as? String, let hit = replacements.first(where: { $0.old == string }) { return hit.new }
-        return value
+        guard var string = value as? String else { return value }
+        if let hit = replacements.first(where: { $0.literal && $0.old == string }) { return hit.new }
+        for replacement in replacements where !replacement.literal { string = string.replacingOccurrences(of: replacement.old, with: replacement.new) }
+        return string
     }
 }
 
