@@ -111,6 +111,7 @@ struct ImportCommandTests {
                       stubs written:  1 (2 responses, 1 sequence)
                       skipped:        1
                         failed request (status 0): entry 2
+                      redacted:       nothing
 
                     """
             )

@@ -16,7 +16,6 @@ public enum FakeValues {
         "jwt": "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJtb2NrZC11c2VyIn0.",
         "email": "user@example.com",
         "phone": "+15555550100",
-        "name": "Alex Example",
     ]
 
     public static func value(for name: String) -> String? { values[name] }
