@@ -33,7 +33,9 @@ public struct HARCompiler {
         self.options = options
         self.harDirectory = harDirectory
         hostFilter = Set(options.hosts.map(\.asciiLowercased))
-        normalizer = RequestNormalizer(options.normalization)
+        // jQuery's `_=<epoch ms>` cache-buster never means anything: always left out of recorded keys (and
+        // written to the set's rules when the recording used it).
+        normalizer = RequestNormalizer(options.normalization.merged(with: RequestNormalization(ignoreQuery: ["_"])))
         unstableHeaders = Set(options.unstableHeaders.map(\.asciiLowercased))
     }
 
