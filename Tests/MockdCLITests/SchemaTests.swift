@@ -47,6 +47,27 @@ struct SchemaTests {
         _ = try ProcessRunner.mockd(["import-har", har.path, "--set", "x", "--root", root.path])
         let index = root.appendingPathComponent("mocks/x/index.json").path
         #expect(try Self.validate([(Self.mockSetSchema, index)]) == ["ok \(index)"])
+        // Every new field an import can write: hosts, normalize rules, cors, conditional 304s, faults, templated "redacted".
+        let shop = root.appendingPathComponent("shop.har")
+        try ImportHygieneTests.write(
+            ImportHygieneTests.shopEntries + [
+                ImportHygieneTests.entry("GET", "https://api.shop.test/page", headers: [("Content-Type", "text/html"), ("Set-Cookie", "a=b")], text: "{{x}} me@corp.io"),
+                ImportHygieneTests.entry("GET", "https://api.shop.test/gone", status: 0, headers: [], text: nil),
+                ImportHygieneTests.entry("GET", "https://api.shop.test/c", headers: [("ETag", "\"1\"")], text: "c"),
+                ImportHygieneTests.entry("GET", "https://api.shop.test/c", status: 304, headers: [], text: nil),
+            ],
+            to: shop
+        )
+        let imported = try ProcessRunner.mockd([
+            "import-har", shop.path, "--set", "shop", "--root", root.path, "--cors", "--failed", "keep", "--ignore-query", "utm_*", "--ignore-body-field", "id",
+        ])
+        #expect(imported.status == 0)
+        let shopIndex = root.appendingPathComponent("mocks/shop/index.json").path
+        let text = try String(contentsOfFile: shopIndex, encoding: .utf8)
+        for field in [#""host" : "#, #""normalize" : {"#, #""cors" : true"#, #""conditionalRequests" : true"#, #""fault" : "connectionReset""#, #""templated" : "redacted""#] {
+            #expect(text.contains(field), "index lacks \(field)")
+        }
+        #expect(try Self.validate([(Self.mockSetSchema, shopIndex)]) == ["ok \(shopIndex)"])
     }
 
     @Test func aTypoFailsTheSchemaAndMockdAlike() throws {
