@@ -155,7 +155,11 @@ public enum SecretPatterns {
     /// (`logo@2x.png`) are not personal data.
     static func isPersonalEmail(_ address: String) -> Bool {
         guard let at = address.lastIndex(of: "@") else { return false }
+        let local = address[..<at].lowercased()
         let domain = address[address.index(after: at)...].lowercased()
+        // SSH logins (`git@github.com:org/repo.git`) and no-reply senders name no person.
+        if ["git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon"].contains(local) { return false }
+        if domain.hasSuffix("users.noreply.github.com") { return false }
         let reserved = ["example.com", "example.org", "example.net", "example", "test", "invalid", "localhost"]
         if reserved.contains(where: { domain == $0 || domain.hasSuffix("." + $0) }) { return false }
         let tld = domain.split(separator: ".").last.map(String.init) ?? ""
