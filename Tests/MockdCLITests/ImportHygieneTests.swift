@@ -296,6 +296,23 @@ struct ImportHygieneTests {
             #expect(responses[0].text == "p1")
             #expect(responses[1].text == "hats")
 
+            try Data(#"{"sets": ["feed"], "normalize": {"ignoreBodyFields": ["a..b"], "queryValues": [{"placeholder": "x"}], "ignoreQuery": ["debgu"], "ignoreQeury": []}}"#.utf8)
+                .write(to: configs.appendingPathComponent("bad.json"))
+            let validate = try ProcessRunner.mockd(["validate", "--config", "bad", "--root", root.path])
+            #expect(validate.status == 1)
+            #expect(validate.stderr.contains(#"configs/bad.json: normalize.ignoreQeury: unknown field (did you mean "ignoreQuery"?)"#), "\(validate.stderr)")
+            try Data(#"{"sets": ["feed"], "normalize": {"ignoreBodyFields": ["a..b"], "queryValues": [{"placeholder": "x"}]}}"#.utf8)
+                .write(to: configs.appendingPathComponent("bad.json"))
+            let rules = try ProcessRunner.mockd(["validate", "--config", "bad", "--root", root.path])
+            #expect(rules.status == 1)
+            #expect(
+                rules.stderr == """
+                    mockd: configs/bad.json: normalize.ignoreBodyFields[0]: 'a..b' is not a field path (name, a.b.c, items[].id)
+                    mockd: configs/bad.json: normalize.queryValues[0]: give a name, a pattern or both
+
+                    """
+            )
+
             let broken = root.appendingPathComponent("broken.json")
             try Data(#"{"queryValues": [{"pattern": "([", "placeholder": "x"}]}"#.utf8).write(to: broken)
             let refused = try ProcessRunner.mockd(["import-har", har.path, "--set", "b", "--root", root.path, "--normalize", broken.path])
