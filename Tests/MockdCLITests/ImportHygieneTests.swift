@@ -303,10 +303,10 @@ struct ImportHygieneTests {
             #expect(validate.stderr.contains(#"configs/bad.json: normalize.ignoreQeury: unknown field (did you mean "ignoreQuery"?)"#), "\(validate.stderr)")
             try Data(#"{"sets": ["feed"], "normalize": {"ignoreBodyFields": ["a..b"], "queryValues": [{"placeholder": "x"}]}}"#.utf8)
                 .write(to: configs.appendingPathComponent("bad.json"))
-            let rules = try ProcessRunner.mockd(["validate", "--config", "bad", "--root", root.path])
-            #expect(rules.status == 1)
+            let ruleCheck = try ProcessRunner.mockd(["validate", "--config", "bad", "--root", root.path])
+            #expect(ruleCheck.status == 1)
             #expect(
-                rules.stderr == """
+                ruleCheck.stderr == """
                     mockd: configs/bad.json: normalize.ignoreBodyFields[0]: 'a..b' is not a field path (name, a.b.c, items[].id)
                     mockd: configs/bad.json: normalize.queryValues[0]: give a name, a pattern or both
 
