@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Rules that make volatile parts of a request irrelevant to matching: cache-busting query parameters,
 /// nonces and timestamps in JSON bodies, redacted secrets.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// `mockd import-har --merge`: folds a fresh import into an existing mock set so that a re-recording
 /// changes only what it recorded.
