@@ -31,9 +31,14 @@ public struct WireMockImportReport: Sendable, Equatable {
 
     public init() {}
 
-    /// The report as printed at the end of `mockd import-wiremock`.
-    public func rendered(source: String, set: String) -> String {
-        var lines = ["imported \(source) into mocks/\(set)/ and configs/\(set).json (serve with: mockd --config \(set))"]
+    /// The report as printed at the end of `mockd import-wiremock`; `written: false` when the import wrote
+    /// nothing (every mapping skipped).
+    public func rendered(source: String, set: String, written: Bool = true) -> String {
+        var lines = [
+            written
+                ? "imported \(source) into mocks/\(set)/ and configs/\(set).json (serve with: mockd --config \(set))"
+                : "read \(source); nothing written"
+        ]
         lines.append("  files read:        \(filesRead)")
         lines.append("  mappings read:     \(mappingsRead)")
         lines.append("  stubs written:     \(stubsWritten) (mocks/\(set)/index.json: exact method and URL)")
