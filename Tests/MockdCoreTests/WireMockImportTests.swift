@@ -369,6 +369,9 @@ struct WireMockImportTests {
         (#"{"request": {}, "response": {"fixedDelayMilliseconds": -1}}"#, "x.json: response.fixedDelayMilliseconds: must be ≥ 0 ms"),
         (#"{"request": {}, "response": {"fault": "BOOM"}}"#, "x.json: response.fault: unknown fault 'BOOM' (WireMock faults: CONNECTION_RESET_BY_PEER, EMPTY_RESPONSE, MALFORMED_RESPONSE_CHUNK, RANDOM_DATA_THEN_CLOSE)"),
         (#"{"request": {}, "response": {}, "scenarioName": 1}"#, "x.json: scenarioName: expected a string, got a number"),
+        (#"{"request": {}, "response": {}, "scenarioName": "", "requiredScenarioState": "Started"}"#, "x.json: scenarioName: must not be empty"),
+        ("\u{FEFF}[]", #"x.json: not a WireMock stub mapping (expected an object with "request" and "response", or "mappings": […]), got an array"#),
+        (#"{"request": {}, "response": {}, "priority": 99999999999}"#, "x.json: priority: 99999999999 is out of range (WireMock priorities are 32-bit integers)"),
     ])
     func malformedMappingsFailWithFileAndJSONPath(_ content: String, _ expected: String) throws {
         let root = try Self.folder(["x.json": content])
@@ -377,6 +380,30 @@ struct WireMockImportTests {
         FileManager.default.changeCurrentDirectoryPath(root.path)
         defer { FileManager.default.changeCurrentDirectoryPath(previous) }
         #expect { try WireMockImporter.build(try WireMockSource.locate("x.json"), set: "wm") } throws: { "\($0)" == expected }
+    }
+
+    @Test func delaysMockdCannotHonourAreReportedAndLeftOut() throws {
+        let (result, root) = try Self.build([
+            "delays.json": #"""
+                {"mappings": [
+                  {"request": {"url": "/a"}, "response": {"delayDistribution": {"type": "lognormal", "median": 90, "sigma": 9}}},
+                  {"request": {"url": "/b"}, "response": {"delayDistribution": {"type": "uniform", "lower": 500, "upper": 100}}},
+                  {"request": {"url": "/c"}, "response": {"fixedDelayMilliseconds": 7200000, "delayDistribution": {"type": "fixed", "milliseconds": 5}}},
+                  {"request": {"url": "/d"}, "response": {"delayDistribution": {"type": "pareto"}, "chunkedDribbleDelay": {"numberOfChunks": 2, "totalDuration": 100}}}
+                ]}
+                """#
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(result.scenario.overrides!.map { Self.compact($0.step.latency) } == ["null", "null", #"{"fixed":3600000}"#, "null"])
+        let file = "$ROOT/delays.json"
+        #expect(Self.items(result, root: root) == [
+            "\(file): mappings[0].response.delayDistribution: outside what mockd delays (0–3600000 ms, sigma 0–5, lower ≤ upper); ignored",
+            "\(file): mappings[1].response.delayDistribution: outside what mockd delays (0–3600000 ms, sigma 0–5, lower ≤ upper); ignored",
+            "\(file): mappings[2].response.fixedDelayMilliseconds: mockd delays at most 3600000 ms; mapped to latency 3600000",
+            "\(file): mappings[2].response.delayDistribution: mockd has one latency per response and fixedDelayMilliseconds is set; ignored",
+            "\(file): mappings[3].response.delayDistribution: delay distribution 'pareto' has no mockd equivalent; ignored",
+            "\(file): mappings[3].response.chunkedDribbleDelay: nothing to dribble (empty body or no totalDuration); ignored",
+        ])
     }
 
     @Test func simpleJSONPathsAndTheirLimits() throws {

@@ -10,9 +10,11 @@ struct WireMockNode {
     /// Reads a file as JSON (Foundation's `JSONDecoder` into `JSONValue`).
     /// - Throws: `WireMockImportError` `.unreadable` or `.notJSON`.
     static func read(_ url: URL, display: String) throws(WireMockImportError) -> WireMockNode {
-        let data: Data
+        var data: Data
         do {
             data = try Data(contentsOf: url)
+            // A UTF-8 byte order mark, as Windows editors write it, is not part of the JSON.
+            if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
         } catch {
             throw WireMockImportError(.unreadable, file: display, message: "cannot read (\(oneLine(error.localizedDescription)))")
         }

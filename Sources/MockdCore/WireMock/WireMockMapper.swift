@@ -107,6 +107,9 @@ struct WireMockMapper {
         var priority = 5
         if let priorityNode = node["priority"] {
             if let number = priorityNode.integer {
+                guard (Int(Int32.min + 1)...Int(Int32.max)).contains(number) else {
+                    throw priorityNode.fail("\(number) is out of range (WireMock priorities are 32-bit integers)")
+                }
                 priority = number
             } else {
                 skips.append(
@@ -119,6 +122,7 @@ struct WireMockMapper {
         let next = try node["newScenarioState"]?.string()
         if let nameNode = node["scenarioName"] {
             let name = try nameNode.string()
+            guard !name.isEmpty else { throw nameNode.fail("must not be empty") }
             if required != nil || next != nil { state = ScenarioFile.StateEntry(name: name, requires: required, next: next) }
         } else {
             for key in ["requiredScenarioState", "newScenarioState"] {
@@ -465,20 +469,29 @@ struct WireMockMapper {
         if let distributionNode = node["delayDistribution"] {
             let type = try distributionNode["type"]?.string()
             var latency: LatencyEntry?
+            let limit = TimeLimits.maxDelayMs
+            var inRange = true
             switch type {
             case "lognormal":
                 if let median = try distributionNode["median"]?.number(), let sigma = try distributionNode["sigma"]?.number() {
                     latency = .logNormal(median: median, sigma: sigma, seed: nil)
+                    inRange = (0...limit).contains(median) && (0...5).contains(sigma)
                 }
             case "uniform":
                 if let lower = try distributionNode["lower"]?.number(), let upper = try distributionNode["upper"]?.number() {
                     latency = .uniform(min: lower, max: upper, seed: nil)
+                    inRange = lower >= 0 && lower <= upper && upper <= limit
                 }
             case "fixed":
-                if let milliseconds = try distributionNode["milliseconds"]?.number() { latency = .fixed(milliseconds) }
+                if let milliseconds = try distributionNode["milliseconds"]?.number() {
+                    latency = .fixed(milliseconds)
+                    inRange = (0...limit).contains(milliseconds)
+                }
             default: break
             }
-            if response.latency != nil {
+            if !inRange {
+                note(distributionNode, "outside what mockd delays (0–\(Int(limit)) ms, sigma 0–5, lower ≤ upper); ignored")
+            } else if response.latency != nil {
                 note(distributionNode, "mockd has one latency per response and fixedDelayMilliseconds is set; ignored")
             } else if let latency {
                 response.latency = latency
@@ -489,9 +502,13 @@ struct WireMockMapper {
         if let dribbleNode = node["chunkedDribbleDelay"] {
             let total = try dribbleNode["totalDuration"]?.number() ?? 0
             if bodyBytes > 0 && total > 0 {
-                let rate = max(1, Int((Double(bodyBytes) * 1000 / total).rounded(.up)))
-                response.throttle = rate
-                note(dribbleNode, "mapped to throttle \(rate) bytes/s (the body over about \(Int(total)) ms, in 50 ms chunks rather than WireMock's chunk count)")
+                let rate = max(1, (Double(bodyBytes) * 1000 / total).rounded(.up))
+                if rate > Double(TimeLimits.maxBytesPerSecond) {
+                    note(dribbleNode, "faster than mockd throttles (at most \(TimeLimits.maxBytesPerSecond) bytes/s); ignored")
+                } else {
+                    response.throttle = Int(rate)
+                    note(dribbleNode, "mapped to throttle \(Int(rate)) bytes/s (the body over about \(Int(total)) ms, in 50 ms chunks rather than WireMock's chunk count)")
+                }
             } else {
                 note(dribbleNode, "nothing to dribble (empty body or no totalDuration); ignored")
             }
