@@ -25,10 +25,12 @@ enum FaultInjector {
         case .malformedChunk:
             var head = statusLine(response.status) + headerLines(response, excluding: ["content-length", "transfer-encoding"])
             head += "Transfer-Encoding: chunked\r\n\r\n"
-            // A chunk-size line that is not hexadecimal (RFC 9112 §7.1), after one valid chunk.
+            // A chunk-size line that is not hexadecimal (RFC 9112 §7.1), after one valid chunk. With an empty body
+            // the invalid line comes first: a zero-size chunk would be a valid end of the body.
             let first = response.body.prefix(max(1, response.body.count / 2))
             var bytes = Data(head.utf8)
-            bytes += Data("\(String(first.count, radix: 16))\r\n".utf8) + first + Data("\r\nzz-not-a-size\r\n".utf8)
+            if !first.isEmpty { bytes += Data("\(String(first.count, radix: 16))\r\n".utf8) + first + Data("\r\n".utf8) }
+            bytes += Data("zz-not-a-size\r\n".utf8)
             send(bytes, on: socket)
         }
     }

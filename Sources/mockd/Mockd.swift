@@ -27,6 +27,8 @@ struct Mockd {
             exit(LintCommand.run(options).rawValue)
         case .importHAR(let options):
             exit(ImportHARCommand.run(options).rawValue)
+        case .importWireMock(let options):
+            exit(ImportWireMockCommand.run(options).rawValue)
         case .serve(let options):
             exit(ServeCommand.run(options).rawValue)
         }

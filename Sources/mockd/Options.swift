@@ -4,6 +4,7 @@ import MockdCore
 enum Command: Equatable {
     case serve(ServeOptions)
     case importHAR(ImportHAROptions)
+    case importWireMock(ImportWireMockOptions)
     case validate(ValidateOptions)
     case lint(LintOptions)
     /// Print this help text and exit 0.
@@ -62,6 +63,14 @@ struct LintOptions: Equatable {
     var root: String?
 }
 
+/// `mockd import-wiremock DIR_OR_FILE --set NAME [--root DIR] [--force]`
+struct ImportWireMockOptions: Equatable {
+    var source: String
+    var set: String
+    var root: String?
+    var force = false
+}
+
 /// Parses `mockd`'s arguments (without the program name).
 enum Options {
     static var version: String { MockdVersion.current }
@@ -73,11 +82,13 @@ enum Options {
                      [--control-token <t>] [--max-sessions <n>] [--session-timeout <s>] [--journal-limit <n>]
                mockd --set <name> [same options]
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
+               mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
 
         COMMANDS:
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
+          import-wiremock         Turn WireMock stub mappings into a mock set and a scenario (see `mockd import-wiremock --help`).
           validate                Check a scenario and the files it names (see `mockd validate --help`).
           lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
 
@@ -180,8 +191,32 @@ enum Options {
           -h, --help              Show help information.
         """
 
+    static let importWireMockHelp = """
+        OVERVIEW: Turn WireMock stub mappings into the mock set mocks/<name>/ and the scenario configs/<name>.json.
+
+        Mappings matching an exact method and url only go to the mock set index; every other mapping (url
+        patterns, query/header/body matchers, scenario states, priorities, delays, faults) becomes a scenario
+        override, with priority = -(WireMock priority) so WireMock's order is kept. bodyFileName resolves in the
+        __files/ folder beside mappings/ (never outside it). What mockd cannot reproduce is listed at the end as
+        `file: JSON path: reason`. Nothing is written when a file is not JSON, has wrong types or an invalid regex.
+        Serve the result with `mockd --config <name>`.
+
+        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]
+
+        ARGUMENTS:
+          <dir|file.json>         A mapping file (one mapping, or {"mappings": [...]}), a WireMock root folder
+                                  (mappings/ + __files/), a mappings/ folder, or any folder of *.json mappings.
+
+        OPTIONS:
+          --set <name>            Name of the mock set and scenario to write (letters, digits, '.', '_', '-').
+          --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
+          --force                 Replace the mock set and scenario if they exist.
+          -h, --help              Show help information.
+        """
+
     /// - Throws: `UsageError` for unknown flags, missing values and contradictions.
     static func parse(_ arguments: [String]) throws -> Command {
+        if arguments.first == "import-wiremock" { return try parseImportWireMock(Array(arguments.dropFirst())) }
         if arguments.first == "import-har" { return try parseImport(Array(arguments.dropFirst())) }
         if arguments.first == "serve" { return try parseServe(Array(arguments.dropFirst())) }
         if arguments.first == "validate" { return try parseValidate(Array(arguments.dropFirst())) }
@@ -299,6 +334,32 @@ enum Options {
         }
         guard let target else { throw UsageError("lint needs a mock set: mockd lint mocks/<name>") }
         return .lint(LintOptions(target: target, root: root))
+    }
+
+    private static func parseImportWireMock(_ arguments: [String]) throws -> Command {
+        var source: String?
+        var options = ImportWireMockOptions(source: "", set: "")
+        var set: String?
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            switch argument {
+            case "-h", "--help": return .help(importWireMockHelp)
+            case "--set": set = try reader.value(for: argument)
+            case "--root": options.root = try reader.value(for: argument)
+            case "--force": options.force = true
+            default:
+                if argument.hasPrefix("-") { throw unknown(argument) }
+                guard source == nil else { throw UsageError("import-wiremock takes one folder or file; got '\(source!)' and '\(argument)'") }
+                source = argument
+            }
+        }
+        guard let source else {
+            throw UsageError("import-wiremock needs a WireMock folder or mapping file: mockd import-wiremock <dir|file.json> --set <name>")
+        }
+        guard let set else { throw UsageError("import-wiremock needs --set <name> to name the mock set and scenario to write") }
+        options.source = source
+        options.set = set
+        return .importWireMock(options)
     }
 
     private static func unknown(_ argument: String) -> UsageError {

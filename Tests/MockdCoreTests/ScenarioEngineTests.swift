@@ -295,7 +295,7 @@ struct ScenarioEngineTests {
                 configs/broken.json: overrides[0].match.path: must start with '/' (got 'orders')
                 configs/broken.json: overrides[0].status: 42 is not an HTTP status code (100–999)
                 configs/broken.json: overrides[1].match.method: 'G T' is not an HTTP method token
-                configs/broken.json: overrides[1].match.body: give exactly one of "json", "text", "contains"
+                configs/broken.json: overrides[1].match.body: give exactly one of "json", "jsonEquals", "text", "contains", "matches", "doesNotMatch", "jsonPath", "absent"
                 configs/broken.json: overrides[1].responses: needs at least one response
                 configs/broken.json: overrides[2].addHeaders[0]: expected "Name: value" without CR, LF or NUL, got 'nocolon'
                 configs/broken.json: overrides[2].bodyFile: '../../etc/passwd' is outside the mocks/ folder; body files must stay inside it

@@ -125,6 +125,7 @@ struct ScenarioBehaviourTests {
               {"match": {"path": "/empty"}, "fault": "emptyResponse"},
               {"match": {"path": "/truncated"}, "body": "0123456789abcdefghij", "fault": "truncatedBody"},
               {"match": {"path": "/chunk"}, "body": "0123456789abcdefghij", "fault": "malformedChunk"},
+              {"match": {"path": "/chunk-empty"}, "status": 200, "fault": "malformedChunk"},
               {"match": {"path": "/hang"}, "fault": "noResponse"}
             ]}
             """#)
@@ -142,6 +143,11 @@ struct ScenarioBehaviourTests {
         let chunk = try Curl.run([base + "/chunk"])
         #expect(chunk.status == 56)
         #expect(chunk.stderr.contains("chunk"))
+        // An empty body must not turn the invalid chunk into a valid zero-size last chunk.
+        let emptyChunk = try Curl.run(["--dump-header", "-", base + "/chunk-empty"])
+        #expect(emptyChunk.status == 56)
+        #expect(emptyChunk.stdout.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(emptyChunk.stderr.contains("chunk"))
         // While one request hangs, others are served.
         let hanging = BackgroundJob.start { try? Curl.run(["--max-time", "2", base + "/hang"]) }
         usleep(200_000)

@@ -34,6 +34,15 @@ public enum Paths {
         return names.filter { $0.hasSuffix(".har") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
+    /// The corpus WireMock folder (`wiremock/`); prints a visible skip message and returns `nil` when absent.
+    public static func corpusWireMockFolder(for test: String) -> URL? {
+        guard let folder = corpus?.appendingPathComponent("wiremock"), FileManager.default.fileExists(atPath: folder.path) else {
+            print("SKIPPED \(test): WireMock corpus not found (set MOCKD_CORPUS or place it at ../shared/corpus)")
+            return nil
+        }
+        return folder
+    }
+
     /// A fresh temporary folder, removed by the caller with `removeTemporary(_:)`.
     public static func makeTemporaryDirectory() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("mockd-test-\(UUID().uuidString)")

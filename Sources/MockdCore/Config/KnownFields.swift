@@ -9,14 +9,23 @@ enum KnownFields {
         case array(Shape)
         /// Free content (JSON bodies, header maps).
         case any
+        /// An object with free keys whose values have this shape (when they are objects).
+        case map(Shape)
+        /// One value of this shape, or an array of them.
+        case oneOrMany(Shape)
     }
 
     static let responseStep: [String: Shape] = [
         "status": .any, "headers": .any, "addHeaders": .any, "body": .any, "bodyFile": .any, "bodyPatch": .any,
         "latency": .object(["fixed": .any, "min": .any, "max": .any, "median": .any, "sigma": .any, "seed": .any, "recorded": .any]),
         "throttle": .object(["bytesPerSecond": .any]), "fault": .any, "serverUnavailable": .object(["retryAfter": .any]),
-        "websocket": webSocket, "events": eventStream, "hold": .object(["timeoutMs": .any]),
+        "websocket": webSocket, "events": eventStream, "hold": .object(["timeoutMs": .any]), "templated": .any,
     ]
+
+    /// A query or header condition: a string, or an operator object.
+    static let valueMatch: Shape = .object([
+        "equalTo": .any, "caseInsensitive": .any, "matches": .any, "doesNotMatch": .any, "contains": .any, "absent": .any,
+    ])
 
     static let eventStream: Shape = .object([
         "items": .array(.object(["after": .any, "event": .any, "data": .any, "id": .any, "retry": .any])), "keepOpen": .any,
@@ -35,9 +44,16 @@ enum KnownFields {
             [
                 "id": .any, "priority": .any, "afterLast": .any,
                 "match": .object([
-                    "method": .any, "path": .any, "query": .any, "headers": .any,
-                    "body": .object(["json": .any, "text": .any, "contains": .any]),
+                    "method": .any, "path": .any, "pathPattern": .any, "url": .any, "urlPattern": .any, "query": .map(valueMatch),
+                    "headers": .map(valueMatch),
+                    "body": .oneOrMany(
+                        .object([
+                            "json": .any, "text": .any, "contains": .any, "jsonEquals": .any, "matches": .any, "doesNotMatch": .any,
+                            "jsonPath": .any, "absent": .any,
+                        ])
+                    ),
                 ]),
+                "state": .object(["name": .any, "requires": .any, "next": .any]),
                 "responses": .array(.object(responseStep)),
                 "rateLimit": .object(["limit": .any, "windowMs": .any, "retryAfter": .any]),
             ],
@@ -91,6 +107,15 @@ enum KnownFields {
         case .array(let element):
             guard let items = value as? [Any] else { return }
             for (index, item) in items.enumerated() { walk(item, shape: element, path: "\(path)[\(index)]", file: file, problems: &problems) }
+        case .map(let element):
+            guard let object = value as? [String: Any] else { return }
+            for key in object.keys.sorted() { walk(object[key]!, shape: element, path: "\(path).\(key)", file: file, problems: &problems) }
+        case .oneOrMany(let element):
+            if let items = value as? [Any] {
+                for (index, item) in items.enumerated() { walk(item, shape: element, path: "\(path)[\(index)]", file: file, problems: &problems) }
+            } else {
+                walk(value, shape: element, path: path, file: file, problems: &problems)
+            }
         case .object(let fields):
             guard let object = value as? [String: Any] else { return }
             for key in object.keys.sorted() {

@@ -120,7 +120,13 @@ struct ControlAPI {
 
     private func currentScenario(_ call: Call) -> MockResponse {
         let scenario = call.session.scenario
-        return ControlAPI.json(200, ["session": call.session.id, "name": scenario.name, "sets": scenario.sets, "description": scenario.description ?? NSNull()])
+        return ControlAPI.json(
+            200,
+            [
+                "session": call.session.id, "name": scenario.name, "sets": scenario.sets, "description": scenario.description ?? NSNull(),
+                "states": call.session.stateMachines,
+            ]
+        )
     }
 
     private func useScenario(_ call: Call) -> MockResponse {

@@ -197,9 +197,11 @@ public final class MockEngine: Sendable {
             baseOrdinal = scenario.index.match(request, key: key.with(method: "GET"))
         }
         let runtime = core.runtime.isEmpty ? [] : core.runtimeOrder
+        // An override with a state rule matches only in its required state; `admits` checks and moves the
+        // state machine atomically, and runs only for the override that otherwise matches.
         let matchedOverride =
-            runtime.first { $0.pattern.matches(request, key: key) }
-            ?? scenario.overrides.first { $0.pattern.matches(request, key: key) }
+            runtime.first { $0.pattern.matches(request, key: key) && state.admits($0) }
+            ?? scenario.overrides.first { $0.pattern.matches(request, key: key) && state.admits($0) }
 
         var call = 0
         var response: MockResponse
@@ -249,6 +251,7 @@ public final class MockEngine: Sendable {
             slot = response.template == nil ? taken.slot : nil
             if let defaults = scenario.defaults {
                 recipe = defaults
+                if defaults.literal { response.disableTemplate() }
                 if !defaults.headerEdits.isEmpty || !defaults.addHeaders.isEmpty || defaults.status != nil {
                     response = (try? defaults.apply(to: response)) ?? response
                     response.stubID = stub.id
@@ -258,7 +261,7 @@ public final class MockEngine: Sendable {
         } else if scenario.cors, let preflight = CORSPreflight.response(to: request) {
             return (PlannedResponse(response: preflight), [])
         } else {
-            return unmatched(request, scenario: scenario, runtime: runtime, reason: nil)
+            return unmatched(request, scenario: scenario, runtime: runtime, reason: nil, states: state)
         }
 
         if scenario.conditionalRequests, ConditionalRequest.isNotModified(request, response) {
@@ -298,13 +301,13 @@ public final class MockEngine: Sendable {
     }
 
     /// A 404 naming the nearest stubs (and overrides, unless `overridesToo` is false).
-    private func unmatched(_ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true)
-        -> (plan: PlannedResponse, nearMisses: [NearMiss])
-    {
+    private func unmatched(
+        _ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true, states: SessionState? = nil
+    ) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
         let misses =
             reason == nil || !overridesToo
             ? (overridesToo
-                ? NearMissCalculator.nearest(to: request, in: scenario, runtime: runtime)
+                ? NearMissCalculator.nearest(to: request, in: scenario, runtime: runtime, states: states)
                 : NearMissCalculator.nearest(to: request, in: scenario.index))
             : []
         let body = UnmatchedReport(request: request, reason: reason, nearMisses: misses).jsonData()

@@ -7,7 +7,7 @@ import Foundation
 public struct NearMiss: Sendable, Equatable {
     /// A part of the request key that did not match.
     public struct Difference: Sendable, Equatable {
-        /// `method`, `path`, `query`, `header` or `body`.
+        /// `method`, `path`, `url`, `query`, `header`, `body` or `state` (an override waiting for another state).
         public let part: String
         /// What the stub expects (for `header`, `Name: value`; for `body`, a description).
         public let expected: String
@@ -30,10 +30,19 @@ public struct NearMiss: Sendable, Equatable {
 public enum NearMissCalculator {
     /// The `limit` closest stubs and overrides of `scenario` to `request`, nearest first.
     public static func nearest(to request: HTTPRequest, in scenario: Scenario, runtime: [Override] = [], limit: Int = 3) -> [NearMiss] {
+        nearest(to: request, in: scenario, runtime: runtime, limit: limit, states: nil)
+    }
+
+    /// With `states`, an override waiting for another state of its state machine shows a `state` difference.
+    static func nearest(to request: HTTPRequest, in scenario: Scenario, runtime: [Override] = [], limit: Int = 3, states: SessionState?) -> [NearMiss] {
         let key = RequestKey(request)
         var misses = nearest(to: request, in: scenario.index, limit: limit)
         for override in runtime + scenario.overrides {
-            let differences = override.pattern.differences(request, key: key)
+            var differences = override.pattern.differences(request, key: key)
+            if let states, let rule = override.state, let required = rule.requires {
+                let current = states.state(of: rule.name)
+                if current != required { differences.append(.init(part: "state", expected: "\(rule.name): \(required)", actual: "\(rule.name): \(current)")) }
+            }
             let distance = differences.reduce(0.0) { total, difference in
                 total + (difference.part == "method" ? 1 : difference.part == "path" ? 2 : 0.5)
             }

@@ -1,17 +1,33 @@
 import Foundation
 
-/// The request condition of a scenario override: method, path (exact or `{name}` template), query
-/// subset, headers and body. Absent parts match anything.
+/// The request condition of a scenario override: method, path (exact, `{name}` template or regex), exact URL
+/// or URL regex, query and header conditions, and body conditions. Absent parts match anything; every given
+/// part must hold.
 public struct RequestPattern: Sendable {
     public let method: String?
     /// The path as written (for near-miss output).
     public let pathText: String?
     /// Normalised segments; `nil` entries are `{name}` wildcards.
     private let pathSegments: [String?]?
-    /// Decoded name → decoded value.
+    /// A regex the whole normalised path must match (`match.pathPattern`).
+    public let pathRegex: FullMatchRegex?
+    /// Exact path and query (`match.url`), both normalised as request keys are (query order does not matter).
+    public let exactURL: (path: String, query: String)?
+    /// A regex the whole path plus `?query` as sent must match (`match.urlPattern`).
+    public let urlRegex: FullMatchRegex?
+    /// Plain query conditions: decoded name → decoded value, present among the request's parameters.
     public let query: [(name: String, value: String)]
+    /// Plain header conditions (trimmed values; `Content-Type` by media type).
     public let headers: [HeaderConstraint]
-    public let body: BodyCondition?
+    /// Query conditions written as operator objects (`{"matches": …}`), by decoded name.
+    public let queryMatchers: [(name: String, matcher: ValueMatcher)]
+    /// Header conditions written as operator objects, by lower-cased name.
+    public let headerMatchers: [(name: String, matcher: ValueMatcher)]
+    /// Body conditions; all must hold.
+    public let bodies: [BodyCondition]
+
+    /// The first body condition (patterns written with a single `body` object have at most one).
+    public var body: BodyCondition? { bodies.first }
 
     /// A request-body condition.
     public enum BodyCondition: Sendable {
@@ -19,9 +35,29 @@ public struct RequestPattern: Sendable {
         case json(JSONValue)
         case text(String)
         case contains(String)
+        /// JSON equal to this value (same members, arrays in order, numbers by value).
+        case jsonEquals(JSONValue)
+        /// The body as UTF-8 text matches the regex as a whole.
+        case matches(FullMatchRegex)
+        /// The body as UTF-8 text does not match the regex as a whole.
+        case doesNotMatch(FullMatchRegex)
+        /// The body is JSON and the path leads to a value that is not null (and not an empty array or object).
+        case jsonPath(SimpleJSONPath)
+        /// The body is empty.
+        case absent
     }
 
     public init(method: String? = nil, path: String? = nil, query: [String: String] = [:], headers: [String: String] = [:], body: BodyCondition? = nil) {
+        self.init(method: method, path: path, query: query.mapValues { ValueMatchEntry(plain: $0) }, headers: headers.mapValues { ValueMatchEntry(plain: $0) }, bodies: body.map { [$0] } ?? [])
+    }
+
+    /// A pattern with every kind of condition; `query` and `headers` entries that are operator objects must be
+    /// valid (see `compile`, which checks them and compiles their regexes first).
+    init(
+        method: String?, path: String?, pathRegex: FullMatchRegex? = nil, url: String? = nil, urlRegex: FullMatchRegex? = nil,
+        query: [String: ValueMatchEntry], headers: [String: ValueMatchEntry], queryMatchers: [(String, ValueMatcher)] = [],
+        headerMatchers: [(String, ValueMatcher)] = [], bodies: [BodyCondition]
+    ) {
         self.method = method
         self.pathText = path
         self.pathSegments = path.map { path in
@@ -30,9 +66,18 @@ public struct RequestPattern: Sendable {
                 return segment.isEmpty ? "" : RequestKey.normalizePath(segment)
             }
         }
-        self.query = query.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        self.headers = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { HeaderConstraint(name: $0.key, value: $0.value) }
-        self.body = body
+        self.pathRegex = pathRegex
+        self.exactURL = url.map { url in
+            let request = HTTPRequest(method: "GET", target: url)
+            let key = RequestKey(method: "GET", rawPath: request.path, rawQuery: request.query)
+            return (key.path, key.query)
+        }
+        self.urlRegex = urlRegex
+        self.query = query.compactMap { name, entry in entry.plain.map { (name, $0) } }.sorted { $0.name < $1.name }
+        self.headers = headers.compactMap { name, entry in entry.plain.map { HeaderConstraint(name: name, value: $0) } }.sorted { $0.name < $1.name }
+        self.queryMatchers = queryMatchers.sorted { $0.0 < $1.0 }.map { (name: $0.0, matcher: $0.1) }
+        self.headerMatchers = headerMatchers.sorted { $0.0.asciiLowercased < $1.0.asciiLowercased }.map { (name: $0.0.asciiLowercased, matcher: $0.1) }
+        self.bodies = bodies
     }
 
     /// Whether `request` satisfies every part of the pattern.
@@ -40,8 +85,15 @@ public struct RequestPattern: Sendable {
         differences(request, key: key, stopAtFirst: true).isEmpty
     }
 
+    /// Whether the method, path, URL and query conditions hold (headers and body not looked at): whether the
+    /// pattern can match some request to this method and target.
+    public func couldMatch(method: String, target: String) -> Bool {
+        let request = HTTPRequest(method: method, target: target)
+        return differences(request, key: RequestKey(request), stopAtFirst: true, requestLineOnly: true).isEmpty
+    }
+
     /// The parts of `request` that break the pattern, for near-miss reports.
-    func differences(_ request: HTTPRequest, key: RequestKey, stopAtFirst: Bool = false) -> [NearMiss.Difference] {
+    func differences(_ request: HTTPRequest, key: RequestKey, stopAtFirst: Bool = false, requestLineOnly: Bool = false) -> [NearMiss.Difference] {
         var result: [NearMiss.Difference] = []
         if let method, method != request.method {
             result.append(.init(part: "method", expected: method, actual: request.method))
@@ -51,13 +103,34 @@ public struct RequestPattern: Sendable {
             result.append(.init(part: "path", expected: pathText, actual: key.path))
             if stopAtFirst { return result }
         }
-        if !query.isEmpty {
+        if let pathRegex, !pathRegex.matches(key.path) {
+            result.append(.init(part: "path", expected: "matches \(pathRegex.pattern)", actual: key.path))
+            if stopAtFirst { return result }
+        }
+        if let exactURL, exactURL.path != key.path || exactURL.query != key.query {
+            let expected = exactURL.query.isEmpty ? exactURL.path : "\(exactURL.path)?\(exactURL.query)"
+            result.append(.init(part: "url", expected: expected, actual: key.query.isEmpty ? key.path : "\(key.path)?\(key.query)"))
+            if stopAtFirst { return result }
+        }
+        if let urlRegex {
+            let url = request.query.isEmpty ? key.path : "\(key.path)?\(request.query)"
+            if !urlRegex.matches(url) {
+                result.append(.init(part: "url", expected: "matches \(urlRegex.pattern)", actual: url))
+                if stopAtFirst { return result }
+            }
+        }
+        if !query.isEmpty || !queryMatchers.isEmpty {
             let actual = RequestPattern.decodedQuery(request.query)
             for (name, value) in query where !actual.contains(where: { $0.name == name && $0.value == value }) {
                 result.append(.init(part: "query", expected: "\(name)=\(value)", actual: key.query.isEmpty ? "(no query)" : key.query))
                 if stopAtFirst { return result }
             }
+            for (name, matcher) in queryMatchers where !matcher.isSatisfied(by: actual.filter { $0.name == name }.map(\.value)) {
+                result.append(.init(part: "query", expected: "\(name) \(matcher)", actual: key.query.isEmpty ? "(no query)" : key.query))
+                if stopAtFirst { return result }
+            }
         }
+        if requestLineOnly { return result }
         for constraint in headers where !constraint.isSatisfied(by: request.headers) {
             result.append(
                 .init(
@@ -67,14 +140,29 @@ public struct RequestPattern: Sendable {
             )
             if stopAtFirst { return result }
         }
-        if let body, !RequestPattern.bodyMatches(body, request.body) {
+        for (name, matcher) in headerMatchers {
+            let values = request.headers.values(named: name)
+            if !matcher.isSatisfied(by: values) {
+                result.append(
+                    .init(part: "header", expected: "\(name) \(matcher)", actual: values.first.map { "\(name): \($0)" } ?? "(no \(name) header)")
+                )
+                if stopAtFirst { return result }
+            }
+        }
+        for body in bodies where !RequestPattern.bodyMatches(body, request.body) {
             let expected: String
             switch body {
             case .json(let json): expected = (try? String(decoding: JSONValueEncoding.data(json), as: UTF8.self)) ?? "JSON"
             case .text(let text): expected = text
             case .contains(let text): expected = "contains \(text)"
+            case .jsonEquals(let json): expected = "JSON equal to " + ((try? String(decoding: JSONValueEncoding.data(json), as: UTF8.self)) ?? "JSON")
+            case .matches(let regex): expected = "matches \(regex.pattern)"
+            case .doesNotMatch(let regex): expected = "does not match \(regex.pattern)"
+            case .jsonPath(let path): expected = "JSON with a value at \(path.text)"
+            case .absent: expected = "(empty body)"
             }
             result.append(.init(part: "body", expected: expected, actual: NearMissCalculator.summary(of: request.body)))
+            if stopAtFirst { return result }
         }
         return result
     }
@@ -107,6 +195,15 @@ public struct RequestPattern: Sendable {
         case .json(let expected):
             guard let actual = try? JSONDecoder().decode(JSONValue.self, from: body) else { return false }
             return jsonContains(actual, expected)
+        case .jsonEquals(let expected):
+            guard let actual = try? JSONDecoder().decode(JSONValue.self, from: body) else { return false }
+            return jsonEqual(actual, expected)
+        case .matches(let regex): return regex.matches(String(decoding: body, as: UTF8.self))
+        case .doesNotMatch(let regex): return !regex.matches(String(decoding: body, as: UTF8.self))
+        case .jsonPath(let path):
+            guard let actual = try? JSONDecoder().decode(JSONValue.self, from: body) else { return false }
+            return path.hasValue(in: actual)
+        case .absent: return body.isEmpty
         }
     }
 
@@ -121,5 +218,277 @@ public struct RequestPattern: Sendable {
         case (.double(let a), .int(let b)): return a == Double(b)
         default: return actual == expected
         }
+    }
+
+    /// Equal JSON: the same members (any order), arrays element by element, numbers by value.
+    static func jsonEqual(_ actual: JSONValue, _ expected: JSONValue) -> Bool {
+        if case .object(let actualObject) = actual, case .object(let expectedObject) = expected {
+            return actualObject.count == expectedObject.count && jsonContains(actual, expected)
+        }
+        if case .array(let actualArray) = actual, case .array(let expectedArray) = expected {
+            return actualArray.count == expectedArray.count && zip(actualArray, expectedArray).allSatisfy { jsonEqual($0, $1) }
+        }
+        return jsonContains(actual, expected)
+    }
+}
+
+extension RequestPattern {
+    /// Compiles an override's `match` object, checking it: method token, path starting with `/`, valid
+    /// regexes (compiled here, once), exactly one operator per query/header object and per body condition.
+    ///
+    /// - Parameters:
+    ///   - path: JSON path of the override (`overrides[2]`); problems are reported under `<path>.match…`.
+    /// - Returns: The pattern, or `nil` when a problem was appended to `problems`.
+    static func compile(_ match: ScenarioFile.MatchEntry, file: String, path: String, problems: inout [ConfigError]) -> RequestPattern? {
+        let before = problems.count
+        func fail(_ field: String, _ message: String) {
+            problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.\(field)", message: message))
+        }
+        if let method = match.method, !HTTPToken.isToken(method) {
+            fail("method", "'\(method)' is not an HTTP method token")
+        }
+        if let matchPath = match.path, !matchPath.hasPrefix("/") {
+            fail("path", "must start with '/' (got '\(matchPath)')")
+        }
+        if let url = match.url, !url.hasPrefix("/") {
+            fail("url", "must start with '/' (got '\(url)')")
+        }
+        func regex(_ pattern: String?, _ field: String) -> FullMatchRegex? {
+            guard let pattern else { return nil }
+            do {
+                return try FullMatchRegex(pattern)
+            } catch {
+                fail(field, error.message)
+                return nil
+            }
+        }
+        let pathRegex = regex(match.pathPattern, "pathPattern")
+        let urlRegex = regex(match.urlPattern, "urlPattern")
+        func matchers(_ entries: [String: ValueMatchEntry]?, _ field: String) -> [(String, ValueMatcher)] {
+            var result: [(String, ValueMatcher)] = []
+            for (name, entry) in (entries ?? [:]).sorted(by: { $0.key < $1.key }) where entry.plain == nil {
+                do {
+                    result.append((name, try ValueMatcher(entry)))
+                } catch {
+                    fail("\(field).\(name)", error.message)
+                }
+            }
+            return result
+        }
+        if let headers = match.headers {
+            for name in headers.keys.sorted() where !HTTPToken.isToken(name) { fail("headers", "'\(name)' is not a header name") }
+        }
+        let queryMatchers = matchers(match.query, "query")
+        let headerMatchers = matchers(match.headers, "headers")
+        var bodies: [BodyCondition] = []
+        if let list = match.body {
+            for (index, body) in list.conditions.enumerated() {
+                let field = list.isList ? "body[\(index)]" : "body"
+                do {
+                    bodies.append(try body.condition())
+                } catch {
+                    fail(field, error.message)
+                }
+            }
+        }
+        guard problems.count == before else { return nil }
+        return RequestPattern(
+            method: match.method, path: match.path, pathRegex: pathRegex, url: match.url, urlRegex: urlRegex, query: match.query ?? [:],
+            headers: match.headers ?? [:], queryMatchers: queryMatchers, headerMatchers: headerMatchers, bodies: bodies
+        )
+    }
+}
+
+/// Why a pattern part could not be compiled; `message` is one line for a `ConfigError`.
+public struct PatternError: Error, Sendable {
+    public let message: String
+}
+
+/// A regular expression (ICU syntax, as `NSRegularExpression`) that must match a **whole** value, like Java's
+/// `String.matches` that WireMock uses: `Bearer .*` matches `Bearer abc` but not `xBearer abc`. Compiled once.
+public struct FullMatchRegex: @unchecked Sendable, CustomStringConvertible {
+    /// The expression as written.
+    public let pattern: String
+    /// `\A(?:pattern)\z`; NSRegularExpression is immutable and safe to share between threads.
+    private let expression: NSRegularExpression
+
+    /// - Throws: `PatternError` naming the problem when `pattern` is not a valid regular expression.
+    public init(_ pattern: String) throws(PatternError) {
+        // Checked alone first: wrapped in a group, an unbalanced pattern such as `a)(b` would compile.
+        guard (try? NSRegularExpression(pattern: pattern)) != nil,
+            let anchored = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z")
+        else {
+            throw PatternError(message: "invalid regular expression '\(pattern)'")
+        }
+        self.pattern = pattern
+        self.expression = anchored
+    }
+
+    /// Whether the whole of `text` matches.
+    public func matches(_ text: String) -> Bool {
+        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+
+    public var description: String { pattern }
+}
+
+/// A condition on the values of one query parameter or header, written as an operator object.
+///
+/// Every operator but `absent` needs the parameter or header to be present; with several values (a repeated
+/// parameter or header), one satisfying value is enough.
+public enum ValueMatcher: Sendable, CustomStringConvertible {
+    /// The whole value equals the text (optionally ignoring case).
+    case equalTo(String, caseInsensitive: Bool)
+    case matches(FullMatchRegex)
+    case doesNotMatch(FullMatchRegex)
+    case contains(String)
+    /// `true`: the parameter or header must be absent; `false`: it must be present (any value).
+    case absent(Bool)
+
+    /// Compiles an operator object.
+    /// - Throws: `PatternError` when it gives no operator or several, `caseInsensitive` without `equalTo`, or an
+    ///   invalid regex.
+    init(_ entry: ValueMatchEntry) throws(PatternError) {
+        let given = [entry.equalTo != nil, entry.matches != nil, entry.doesNotMatch != nil, entry.contains != nil, entry.absent != nil]
+        guard given.filter({ $0 }).count == 1 else {
+            throw PatternError(message: #"give exactly one of "equalTo", "matches", "doesNotMatch", "contains", "absent""#)
+        }
+        if entry.caseInsensitive != nil && entry.equalTo == nil {
+            throw PatternError(message: #""caseInsensitive" goes with "equalTo" only"#)
+        }
+        if let text = entry.equalTo {
+            self = .equalTo(text, caseInsensitive: entry.caseInsensitive ?? false)
+        } else if let pattern = entry.matches {
+            self = .matches(try FullMatchRegex(pattern))
+        } else if let pattern = entry.doesNotMatch {
+            self = .doesNotMatch(try FullMatchRegex(pattern))
+        } else if let text = entry.contains {
+            self = .contains(text)
+        } else {
+            self = .absent(entry.absent!)
+        }
+    }
+
+    /// Whether the values of one parameter or header (empty when absent) satisfy the condition.
+    public func isSatisfied(by values: [String]) -> Bool {
+        switch self {
+        case .absent(let mustBeAbsent): return values.isEmpty == mustBeAbsent
+        case .equalTo(let text, let caseInsensitive):
+            return values.contains { caseInsensitive ? $0.lowercased() == text.lowercased() : $0 == text }
+        case .matches(let regex): return values.contains { regex.matches($0) }
+        case .doesNotMatch(let regex): return values.contains { !regex.matches($0) }
+        case .contains(let text): return values.contains { $0.contains(text) }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .equalTo(let text, let caseInsensitive): return caseInsensitive ? "equal to \(text) (any case)" : "equal to \(text)"
+        case .matches(let regex): return "matches \(regex.pattern)"
+        case .doesNotMatch(let regex): return "does not match \(regex.pattern)"
+        case .contains(let text): return "contains \(text)"
+        case .absent(let mustBeAbsent): return mustBeAbsent ? "absent" : "present"
+        }
+    }
+}
+
+/// A JSONPath made of member names and array indexes only — `$.name`, `$.items[0].sku`, `$['a b']` — which
+/// is as far as mockd evaluates JSONPath (no wildcards, filters, slices or recursive descent).
+public struct SimpleJSONPath: Sendable, Equatable {
+    public enum Step: Sendable, Equatable {
+        case member(String)
+        case index(Int)
+    }
+
+    /// The path as written.
+    public let text: String
+    public let steps: [Step]
+
+    /// - Throws: `PatternError` for anything but `$` followed by `.name`, `['name']`, `["name"]` and `[n]` steps.
+    public init(_ text: String) throws(PatternError) {
+        let unsupported = PatternError(
+            message: "'\(text)' is not a simple JSONPath (mockd evaluates $ followed by .name, ['name'] and [index] steps only)"
+        )
+        var characters = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard characters.first == "$" else { throw unsupported }
+        characters = characters.dropFirst()
+        var steps: [Step] = []
+        while let first = characters.first {
+            if first == "." {
+                characters = characters.dropFirst()
+                let name = characters.prefix { !".[]*?@()$ '\"".contains($0) }
+                guard !name.isEmpty else { throw unsupported }
+                steps.append(.member(String(name)))
+                characters = characters.dropFirst(name.count)
+            } else if first == "[" {
+                guard let close = characters.firstIndex(of: "]") else { throw unsupported }
+                let inside = characters[characters.index(after: characters.startIndex)..<close]
+                if let quote = inside.first, quote == "'" || quote == "\"", inside.count >= 2, inside.last == quote {
+                    let name = inside.dropFirst().dropLast()
+                    guard !name.contains(quote) else { throw unsupported }
+                    steps.append(.member(String(name)))
+                } else if let index = Int(inside), index >= 0 {
+                    steps.append(.index(index))
+                } else {
+                    throw unsupported
+                }
+                characters = characters[characters.index(after: close)...]
+            } else {
+                throw unsupported
+            }
+        }
+        self.text = text
+        self.steps = steps
+    }
+
+    /// The value the path leads to in `json`, or `nil` when a step finds nothing.
+    public func value(in json: JSONValue) -> JSONValue? {
+        var current = json
+        for step in steps {
+            switch (step, current) {
+            case (.member(let name), .object(let members)):
+                guard let next = members[name] else { return nil }
+                current = next
+            case (.index(let index), .array(let items)):
+                guard items.indices.contains(index) else { return nil }
+                current = items[index]
+            default: return nil
+            }
+        }
+        return current
+    }
+
+    /// WireMock's `matchesJsonPath` rule: the path leads to a value that is not null, not an empty array and
+    /// not an empty object.
+    public func hasValue(in json: JSONValue) -> Bool {
+        switch value(in: json) {
+        case nil, .null?: return false
+        case .array(let items)?: return !items.isEmpty
+        case .object(let members)?: return !members.isEmpty
+        default: return true
+        }
+    }
+}
+
+extension ScenarioFile.BodyMatchEntry {
+    /// The compiled condition.
+    /// - Throws: `PatternError` when the entry gives no field or several, an invalid regex, a JSONPath mockd
+    ///   cannot evaluate, or `absent: false`.
+    func condition() throws(PatternError) -> RequestPattern.BodyCondition {
+        let given = [json != nil, jsonEquals != nil, text != nil, contains != nil, matches != nil, doesNotMatch != nil, jsonPath != nil, absent != nil]
+        guard given.filter({ $0 }).count == 1 else {
+            throw PatternError(
+                message: #"give exactly one of "json", "jsonEquals", "text", "contains", "matches", "doesNotMatch", "jsonPath", "absent""#
+            )
+        }
+        if let json { return .json(json) }
+        if let jsonEquals { return .jsonEquals(jsonEquals) }
+        if let text { return .text(text) }
+        if let contains { return .contains(contains) }
+        if let matches { return .matches(try FullMatchRegex(matches)) }
+        if let doesNotMatch { return .doesNotMatch(try FullMatchRegex(doesNotMatch)) }
+        if let jsonPath { return .jsonPath(try SimpleJSONPath(jsonPath)) }
+        guard absent == true else { throw PatternError(message: #""absent" takes true (the body is empty); leave it out otherwise"#) }
+        return .absent
     }
 }

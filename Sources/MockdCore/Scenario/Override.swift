@@ -17,10 +17,12 @@ public final class Override: Sendable {
     let steps: [ResponseRecipe]
     public let afterLast: ExhaustionPolicy
     let rateLimit: RateLimitRule?
+    /// The state machine condition and transition, when the override has one.
+    public let state: StateRule?
 
     init(
         id: String, priority: Int, position: Int, pattern: RequestPattern, steps: [ResponseRecipe],
-        afterLast: ExhaustionPolicy, rateLimit: RateLimitRule?
+        afterLast: ExhaustionPolicy, rateLimit: RateLimitRule?, state: StateRule? = nil
     ) {
         precondition(!steps.isEmpty, "an override needs at least one step")
         self.serial = Override.serials.wrappingAdd(1, ordering: .relaxed).newValue
@@ -31,6 +33,7 @@ public final class Override: Sendable {
         self.steps = steps
         self.afterLast = afterLast
         self.rateLimit = rateLimit
+        self.state = state
     }
 
 }
@@ -40,4 +43,21 @@ struct RateLimitRule: Sendable {
     let limit: Int
     let windowMs: Double
     let retryAfter: Int?
+}
+
+/// An override's `state`: it matches only while machine `name` is in `requires` (any state when `nil`), and
+/// once it answers the machine moves to `next` (no change when `nil`). Machines live per session.
+public struct StateRule: Sendable, Equatable {
+    /// Every state machine's state before any transition (and after `POST /__mockd/reset`).
+    public static let initial = "Started"
+
+    public let name: String
+    public let requires: String?
+    public let next: String?
+
+    public init(name: String, requires: String?, next: String?) {
+        self.name = name
+        self.requires = requires
+        self.next = next
+    }
 }

@@ -22,6 +22,8 @@ struct ResponseRecipe: Sendable {
     var eventStream: EventStream?
     /// Long-poll hold in ms.
     var holdMs: Double?
+    /// `templated: false`: the response is sent without rendering placeholders.
+    var literal = false
 
     /// Whether this step is a whole response rather than an edit of the stub's.
     var replacesResponse: Bool { body != nil || serverUnavailableRetryAfter != nil || webSocket != nil || eventStream != nil }
@@ -42,6 +44,7 @@ struct ResponseRecipe: Sendable {
         merged.holdMs = holdMs ?? defaults.holdMs
         merged.headerEdits = defaults.headerEdits + headerEdits
         merged.addHeaders = defaults.addHeaders + addHeaders
+        merged.literal = literal || defaults.literal
         return merged
     }
 
@@ -97,6 +100,7 @@ struct ResponseRecipe: Sendable {
         }
         for field in addHeaders { response.headers.add(name: field.name, value: field.value) }
         if !headerEdits.isEmpty || !addHeaders.isEmpty { response.headersChanged() }
+        if literal { response.disableTemplate() }
         return response
     }
 }

@@ -216,7 +216,7 @@ extension ResponseStepEntry {
             bodyFile: own.bodyFile ?? base.bodyFile, bodyPatch: own.bodyPatch ?? base.bodyPatch,
             latency: own.latency ?? base.latency, throttle: own.throttle ?? base.throttle, fault: own.fault ?? base.fault,
             serverUnavailable: own.serverUnavailable ?? base.serverUnavailable, websocket: own.websocket ?? base.websocket,
-            events: own.events ?? base.events, hold: own.hold ?? base.hold
+            events: own.events ?? base.events, hold: own.hold ?? base.hold, templated: own.templated ?? base.templated
         )
     }
 }
@@ -229,29 +229,16 @@ struct RecipeCompiler {
         _ entry: ScenarioFile.OverrideEntry, file: String, path: String, position: Int, problems: inout [ConfigError]
     ) -> Override? {
         let before = problems.count
-        let match = entry.match
-        if let method = match.method, !HTTPToken.isToken(method) {
-            problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.method", message: "'\(method)' is not an HTTP method token"))
-        }
-        if let matchPath = match.path, !matchPath.hasPrefix("/") {
-            problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.path", message: "must start with '/' (got '\(matchPath)')"))
-        }
-        var bodyCondition: RequestPattern.BodyCondition?
-        if let body = match.body {
-            let given = [body.json != nil, body.text != nil, body.contains != nil].filter { $0 }.count
-            if given != 1 {
-                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.body", message: #"give exactly one of "json", "text", "contains""#))
-            } else if let json = body.json {
-                bodyCondition = .json(json)
-            } else if let text = body.text {
-                bodyCondition = .text(text)
-            } else if let contains = body.contains {
-                bodyCondition = .contains(contains)
+        let pattern = RequestPattern.compile(entry.match, file: file, path: path, problems: &problems)
+        var stateRule: StateRule?
+        if let state = entry.state {
+            if state.name.isEmpty {
+                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).state.name", message: "name the state machine"))
+            } else if state.requires == nil && state.next == nil {
+                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).state", message: #"give "requires", "next" or both"#))
             }
+            stateRule = StateRule(name: state.name, requires: state.requires, next: state.next)
         }
-        let pattern = RequestPattern(
-            method: match.method, path: match.path, query: match.query ?? [:], headers: match.headers ?? [:], body: bodyCondition
-        )
         var steps: [ResponseRecipe] = []
         if let responses = entry.responses {
             if responses.isEmpty {
@@ -272,10 +259,10 @@ struct RecipeCompiler {
             }
             rateLimit = RateLimitRule(limit: rule.limit, windowMs: Double(rule.windowMs ?? 60_000), retryAfter: rule.retryAfter)
         }
-        guard problems.count == before, !steps.isEmpty else { return nil }
+        guard problems.count == before, !steps.isEmpty, let pattern else { return nil }
         return Override(
             id: entry.id ?? "override-\(position + 1)", priority: entry.priority ?? 0, position: position, pattern: pattern,
-            steps: steps, afterLast: entry.afterLast ?? .repeatLast, rateLimit: rateLimit
+            steps: steps, afterLast: entry.afterLast ?? .repeatLast, rateLimit: rateLimit, state: stateRule
         )
     }
 
@@ -359,6 +346,7 @@ struct RecipeCompiler {
             for problem in WebSocketScriptCheck.problems(script) { fail("websocket", problem) }
             recipe.webSocket = script
         }
+        recipe.literal = entry.templated == false
         return problems.count == before ? recipe : nil
     }
 }

@@ -67,12 +67,15 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         public var rateLimit: RateLimitEntry?
         /// The single-step form: the same fields as one entry of `responses`.
         public var step: ResponseStepEntry
+        /// A state machine condition and transition: match only in a state, move to another after answering.
+        public var state: StateEntry?
 
-        enum CodingKeys: String, CodingKey { case id, priority, match, responses, afterLast, rateLimit }
+        enum CodingKeys: String, CodingKey { case id, priority, match, responses, afterLast, rateLimit, state }
 
         public init(
             id: String? = nil, priority: Int? = nil, match: MatchEntry, responses: [ResponseStepEntry]? = nil,
-            afterLast: ExhaustionPolicy? = nil, rateLimit: RateLimitEntry? = nil, step: ResponseStepEntry = ResponseStepEntry()
+            afterLast: ExhaustionPolicy? = nil, rateLimit: RateLimitEntry? = nil, step: ResponseStepEntry = ResponseStepEntry(),
+            state: StateEntry? = nil
         ) {
             self.id = id
             self.priority = priority
@@ -81,6 +84,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             self.afterLast = afterLast
             self.rateLimit = rateLimit
             self.step = step
+            self.state = state
         }
 
         public init(from decoder: any Decoder) throws {
@@ -91,6 +95,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             responses = try container.decodeIfPresent([ResponseStepEntry].self, forKey: .responses)
             afterLast = try container.decodeIfPresent(ExhaustionPolicy.self, forKey: .afterLast)
             rateLimit = try container.decodeIfPresent(RateLimitEntry.self, forKey: .rateLimit)
+            state = try container.decodeIfPresent(StateEntry.self, forKey: .state)
             step = try ResponseStepEntry(from: decoder)
         }
 
@@ -102,6 +107,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             try container.encodeIfPresent(responses, forKey: .responses)
             try container.encodeIfPresent(afterLast, forKey: .afterLast)
             try container.encodeIfPresent(rateLimit, forKey: .rateLimit)
+            try container.encodeIfPresent(state, forKey: .state)
             try step.encode(to: encoder)
         }
     }
@@ -112,18 +118,32 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         public var method: String?
         /// Exact raw path, or a template whose `{name}` segments match any one segment (`/v1/orders/{id}`).
         public var path: String?
-        /// Query parameters that must be present with these (decoded) values; others may be present too.
-        public var query: [String: String]?
-        /// Headers that must be present with these values (names case-insensitive).
-        public var headers: [String: String]?
-        public var body: BodyMatchEntry?
+        /// A regular expression the whole (normalised) path must match.
+        public var pathPattern: String?
+        /// Exact path and query (`/todo/items?status=open`): no other parameter may be present; order does not matter.
+        public var url: String?
+        /// A regular expression the whole path plus `?query` (as sent) must match.
+        public var urlPattern: String?
+        /// Query parameters that must be present with these (decoded) values, or operator objects
+        /// (`{"matches": "…"}`, `{"absent": true}`…); others may be present too.
+        public var query: [String: ValueMatchEntry]?
+        /// Headers that must be present with these values, or operator objects (names case-insensitive).
+        public var headers: [String: ValueMatchEntry]?
+        /// One body condition, or an array of them that must all hold.
+        public var body: BodyMatchList?
 
-        public init(method: String? = nil, path: String? = nil, query: [String: String]? = nil, headers: [String: String]? = nil, body: BodyMatchEntry? = nil) {
+        public init(
+            method: String? = nil, path: String? = nil, query: [String: ValueMatchEntry]? = nil, headers: [String: ValueMatchEntry]? = nil,
+            body: BodyMatchEntry? = nil, pathPattern: String? = nil, url: String? = nil, urlPattern: String? = nil, bodies: [BodyMatchEntry]? = nil
+        ) {
             self.method = method
             self.path = path
             self.query = query
             self.headers = headers
-            self.body = body
+            self.body = bodies.map { BodyMatchList(conditions: $0, isList: true) } ?? body.map { BodyMatchList(conditions: [$0], isList: false) }
+            self.pathPattern = pathPattern
+            self.url = url
+            self.urlPattern = urlPattern
         }
     }
 
@@ -136,6 +156,86 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         public var text: String?
         /// The body contains this text.
         public var contains: String?
+        /// The body parses as JSON equal to this (same members in any order, arrays in order, numbers by value).
+        public var jsonEquals: JSONValue?
+        /// The body, as UTF-8 text, matches this regular expression as a whole.
+        public var matches: String?
+        /// The body, as UTF-8 text, does not match this regular expression as a whole.
+        public var doesNotMatch: String?
+        /// The body parses as JSON and this simple JSONPath (`$.user.id`, `$.items[0]`) leads to a value that is
+        /// not null and not an empty array or object.
+        public var jsonPath: String?
+        /// `true`: the body is empty.
+        public var absent: Bool?
+
+        public init(
+            json: JSONValue? = nil, text: String? = nil, contains: String? = nil, jsonEquals: JSONValue? = nil, matches: String? = nil,
+            doesNotMatch: String? = nil, jsonPath: String? = nil, absent: Bool? = nil
+        ) {
+            self.json = json
+            self.text = text
+            self.contains = contains
+            self.jsonEquals = jsonEquals
+            self.matches = matches
+            self.doesNotMatch = doesNotMatch
+            self.jsonPath = jsonPath
+            self.absent = absent
+        }
+    }
+
+    /// `match.body`: one condition object, or an array of them that must all hold.
+    public struct BodyMatchList: Codable, Sendable, Equatable {
+        public var conditions: [BodyMatchEntry]
+        /// Whether it was written as an array (and is written back as one).
+        public var isList: Bool
+
+        public init(conditions: [BodyMatchEntry], isList: Bool) {
+            self.conditions = conditions
+            self.isList = isList
+        }
+
+        private struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            if (try? decoder.container(keyedBy: AnyKey.self)) != nil {
+                conditions = [try BodyMatchEntry(from: decoder)]
+                isList = false
+            } else {
+                conditions = try decoder.singleValueContainer().decode([BodyMatchEntry].self)
+                isList = true
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            if isList || conditions.count != 1 {
+                var container = encoder.singleValueContainer()
+                try container.encode(conditions)
+            } else {
+                try conditions[0].encode(to: encoder)
+            }
+        }
+    }
+
+    /// `state`: `{"name": "checkout", "requires": "Started", "next": "Paid"}`. Every state machine starts in
+    /// `Started`, per session; `POST /__mockd/reset` puts it back there.
+    public struct StateEntry: Codable, Sendable, Equatable {
+        /// The state machine; every override naming it shares its state.
+        public var name: String
+        /// The override matches only while the machine is in this state; absent = in any state.
+        public var requires: String?
+        /// The state the machine moves to when this override answers; absent = no change.
+        public var next: String?
+
+        public init(name: String, requires: String? = nil, next: String? = nil) {
+            self.name = name
+            self.requires = requires
+            self.next = next
+        }
     }
 
     /// `rateLimit`: after `limit` calls in `windowMs`, answer 429.
@@ -173,12 +273,14 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
     public var events: EventStream?
     /// Long-poll: hold the request until `timeoutMs` pass or `POST /__mockd/release`, then answer.
     public var hold: HoldEntry?
+    /// `false` sends `{{…}}` in the step's body and headers literally (no placeholders rendered); default `true`.
+    public var templated: Bool?
 
     public init(
         status: Int? = nil, headers: [String: String?]? = nil, addHeaders: [String]? = nil, body: JSONValue? = nil,
         bodyFile: String? = nil, bodyPatch: JSONValue? = nil, latency: LatencyEntry? = nil,
         throttle: ThrottleEntry? = nil, fault: Fault? = nil, serverUnavailable: ServerUnavailableEntry? = nil,
-        websocket: WebSocketScript? = nil, events: EventStream? = nil, hold: HoldEntry? = nil
+        websocket: WebSocketScript? = nil, events: EventStream? = nil, hold: HoldEntry? = nil, templated: Bool? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -193,6 +295,7 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
         self.websocket = websocket
         self.events = events
         self.hold = hold
+        self.templated = templated
     }
 
     /// Whether the step replaces the response outright rather than editing the stub's.
@@ -356,5 +459,70 @@ public struct ServerUnavailableEntry: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(retryAfter, forKey: .retryAfter)
+    }
+}
+
+/// A query or header condition in an override's `match`: a plain string (the value, compared as before) or an
+/// operator object with exactly one of `equalTo` (whole value; `caseInsensitive: true` to ignore case),
+/// `matches` / `doesNotMatch` (regex on the whole value), `contains`, `absent` (`true`: must be absent,
+/// `false`: must be present).
+public struct ValueMatchEntry: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
+    /// The plain-string form.
+    public var plain: String?
+    public var equalTo: String?
+    public var caseInsensitive: Bool?
+    public var matches: String?
+    public var doesNotMatch: String?
+    public var contains: String?
+    public var absent: Bool?
+
+    public init(
+        plain: String? = nil, equalTo: String? = nil, caseInsensitive: Bool? = nil, matches: String? = nil, doesNotMatch: String? = nil,
+        contains: String? = nil, absent: Bool? = nil
+    ) {
+        self.plain = plain
+        self.equalTo = equalTo
+        self.caseInsensitive = caseInsensitive
+        self.matches = matches
+        self.doesNotMatch = doesNotMatch
+        self.contains = contains
+        self.absent = absent
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(plain: value)
+    }
+
+    private enum CodingKeys: String, CodingKey { case equalTo, caseInsensitive, matches, doesNotMatch, contains, absent }
+
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
+            self.init(plain: text)
+            return
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            equalTo: try container.decodeIfPresent(String.self, forKey: .equalTo),
+            caseInsensitive: try container.decodeIfPresent(Bool.self, forKey: .caseInsensitive),
+            matches: try container.decodeIfPresent(String.self, forKey: .matches),
+            doesNotMatch: try container.decodeIfPresent(String.self, forKey: .doesNotMatch),
+            contains: try container.decodeIfPresent(String.self, forKey: .contains),
+            absent: try container.decodeIfPresent(Bool.self, forKey: .absent)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if let plain {
+            var single = encoder.singleValueContainer()
+            try single.encode(plain)
+            return
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(equalTo, forKey: .equalTo)
+        try container.encodeIfPresent(caseInsensitive, forKey: .caseInsensitive)
+        try container.encodeIfPresent(matches, forKey: .matches)
+        try container.encodeIfPresent(doesNotMatch, forKey: .doesNotMatch)
+        try container.encodeIfPresent(contains, forKey: .contains)
+        try container.encodeIfPresent(absent, forKey: .absent)
     }
 }

@@ -90,4 +90,14 @@ public final class Session: Sendable {
     }
 
     var runtimeStubs: [RuntimeStub] { core.withLock { $0.runtime } }
+
+    /// Every state machine named by the session's overrides and runtime stubs, with its current state.
+    var stateMachines: [String: String] {
+        let (overrides, state) = core.withLock { core in (core.scenario.overrides + core.runtime.map(\.override), core.state) }
+        var machines: [String: String] = [:]
+        for rule in overrides.compactMap(\.state) where machines[rule.name] == nil {
+            machines[rule.name] = state.state(of: rule.name)
+        }
+        return machines
+    }
 }

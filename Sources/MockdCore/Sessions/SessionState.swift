@@ -8,6 +8,8 @@ final class SessionState: Sendable {
     /// WebSocket connections opened per endpoint path, for per-connection scripts.
     let webSocketConnections = SequenceCursors<String>()
     private let windows = Mutex<[UInt64: (start: Double, count: Int)]>([:])
+    /// State machine name → current state; a machine not in here is in `StateRule.initial`.
+    private let machines = Mutex<[String: String]>([:])
 
     init() {}
 
@@ -25,7 +27,25 @@ final class SessionState: Sendable {
         }
     }
 
+    /// Whether `override` may answer now, given its state rule; when it may and the rule names a `next`
+    /// state, the machine moves there in the same step. Check and move happen under one lock, so of two
+    /// concurrent requests only one sees the machine in the required state and makes the transition.
+    func admits(_ override: Override) -> Bool {
+        guard let rule = override.state else { return true }
+        return machines.withLock { machines in
+            if let required = rule.requires, (machines[rule.name] ?? StateRule.initial) != required { return false }
+            if let next = rule.next { machines[rule.name] = next }
+            return true
+        }
+    }
+
+    /// The current state of machine `name` (`Started` until an override moves it).
+    func state(of name: String) -> String {
+        machines.withLock { $0[name] ?? StateRule.initial }
+    }
+
     func reset() {
+        machines.withLock { $0.removeAll() }
         stubCursors.reset()
         overrideCursors.reset()
         webSocketConnections.reset()

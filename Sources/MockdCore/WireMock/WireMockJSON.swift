@@ -1,0 +1,127 @@
+import Foundation
+
+/// A JSON value read from a WireMock file, with its file and JSON path for messages.
+struct WireMockNode {
+    let value: JSONValue
+    let file: String
+    /// `""` for the top level, else `mappings[2].request.url`.
+    let path: String
+
+    /// Reads a file as JSON (Foundation's `JSONDecoder` into `JSONValue`).
+    /// - Throws: `WireMockImportError` `.unreadable` or `.notJSON`.
+    static func read(_ url: URL, display: String) throws(WireMockImportError) -> WireMockNode {
+        var data: Data
+        do {
+            data = try Data(contentsOf: url)
+            // A UTF-8 byte order mark, as Windows editors write it, is not part of the JSON.
+            if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
+        } catch {
+            throw WireMockImportError(.unreadable, file: display, message: "cannot read (\(oneLine(error.localizedDescription)))")
+        }
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            throw WireMockImportError(.notJSON, file: display, message: "not valid JSON (the file is empty)")
+        }
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+            var location = ""
+            if let range = detail.range(of: "character ", options: .backwards), let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }),
+                offset <= data.count
+            {
+                location = " at line \(data.prefix(offset).reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) })"
+            }
+            throw WireMockImportError(.notJSON, file: display, message: "not valid JSON\(location) (\(oneLine(detail)))")
+        }
+        do {
+            return WireMockNode(value: try JSONDecoder().decode(JSONValue.self, from: data), file: display, path: "")
+        } catch {
+            throw WireMockImportError(.notJSON, file: display, message: "not valid JSON (\(oneLine(String(describing: error))))")
+        }
+    }
+
+    func childPath(_ key: String) -> String {
+        let safe = key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "$" }
+        let component = safe ? key : "[\"\(key)\"]"
+        if path.isEmpty { return component }
+        return safe ? "\(path).\(key)" : "\(path)\(component)"
+    }
+
+    /// The member `key` of this object, or `nil` when absent (or this is not an object).
+    subscript(_ key: String) -> WireMockNode? {
+        guard case .object(let members) = value, let child = members[key] else { return nil }
+        return WireMockNode(value: child, file: file, path: childPath(key))
+    }
+
+    func element(_ index: Int, _ value: JSONValue) -> WireMockNode {
+        WireMockNode(value: value, file: file, path: "\(path)[\(index)]")
+    }
+
+    func fail(_ message: String) -> WireMockImportError {
+        WireMockImportError(.invalidMapping, file: file, jsonPath: path.isEmpty ? nil : path, message: message)
+    }
+
+    var typeName: String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "true or false"
+        case .int, .double: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    func object() throws(WireMockImportError) -> [String: JSONValue] {
+        guard case .object(let members) = value else { throw fail("expected an object, got \(typeName)") }
+        return members
+    }
+
+    /// Members in key order, as nodes.
+    func members() throws(WireMockImportError) -> [(key: String, node: WireMockNode)] {
+        try object().keys.sorted().map { ($0, self[$0]!) }
+    }
+
+    func array() throws(WireMockImportError) -> [WireMockNode] {
+        guard case .array(let items) = value else { throw fail("expected an array, got \(typeName)") }
+        return items.enumerated().map { element($0.offset, $0.element) }
+    }
+
+    func string() throws(WireMockImportError) -> String {
+        guard case .string(let text) = value else { throw fail("expected a string, got \(typeName)") }
+        return text
+    }
+
+    func bool() throws(WireMockImportError) -> Bool {
+        guard case .bool(let flag) = value else { throw fail("expected true or false, got \(typeName)") }
+        return flag
+    }
+
+    /// An integer; a number with a zero fraction (`2.0`) counts.
+    var integer: Int? {
+        switch value {
+        case .int(let number): return Int(exactly: number)
+        case .double(let number): return number.rounded() == number && abs(number) < 1e15 ? Int(number) : nil
+        default: return nil
+        }
+    }
+
+    func int() throws(WireMockImportError) -> Int {
+        guard let number = integer else { throw fail("expected a whole number, got \(typeName)") }
+        return number
+    }
+
+    func number() throws(WireMockImportError) -> Double {
+        switch value {
+        case .int(let number): return Double(number)
+        case .double(let number): return number
+        default: throw fail("expected a number, got \(typeName)")
+        }
+    }
+
+    /// The value as written in messages: strings quoted, others as compact JSON.
+    var quoted: String {
+        if case .string(let text) = value { return "\"\(text)\"" }
+        return (try? String(decoding: JSONValueEncoding.data(value), as: UTF8.self)) ?? typeName
+    }
+}

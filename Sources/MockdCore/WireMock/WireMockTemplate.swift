@@ -1,0 +1,78 @@
+import Foundation
+
+/// Translates WireMock response templates (Handlebars, `transformers: ["response-template"]`) into mockd
+/// placeholders where mockd has the same value, and lists the expressions it cannot translate.
+///
+/// Translated:
+/// - `{{request.path}}`, `{{request.method}}`, `{{request.body}}` → the same mockd placeholders
+/// - `{{request.query.NAME}}`, `{{request.query.NAME.[0]}}` → `{{request.query.NAME}}` (first value)
+/// - `{{request.headers.NAME}}`, `{{request.headers.[NAME]}}`, `….[0]` → `{{request.header.NAME}}`
+/// - `{{jsonPath request.body '$.a.b[0]'}}` (a simple path) → `{{request.json.a.b[0]}}`
+/// - `{{now}}` → `{{now}}` (UTC, `2026-11-29T20:00:00Z`); `{{randomValue type='UUID'}}` → `{{uuid}}`
+///
+/// Anything else (other helpers, block helpers, formats and offsets, `{{{…}}}`) is left as written.
+enum WireMockTemplate {
+    /// The text with translatable expressions rewritten, and every expression left as written.
+    static func translate(_ text: String) -> (text: String, untranslated: [String]) {
+        var output = ""
+        var untranslated: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            output += rest[..<open.lowerBound]
+            let triple = rest[open.upperBound...].hasPrefix("{")
+            let closeToken = triple ? "}}}" : "}}"
+            guard let close = rest[open.upperBound...].range(of: closeToken) else {
+                output += rest[open.lowerBound...]
+                rest = rest[rest.endIndex...]
+                break
+            }
+            let whole = String(rest[open.lowerBound..<close.upperBound])
+            let inner = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            if !triple, let placeholder = mockdPlaceholder(for: inner) {
+                output += "{{\(placeholder)}}"
+            } else {
+                output += whole
+                untranslated.append(whole)
+            }
+            rest = rest[close.upperBound...]
+        }
+        output += rest
+        return (output, untranslated)
+    }
+
+    /// The mockd placeholder name with the same value as the Handlebars expression, if there is one.
+    static func mockdPlaceholder(for expression: String) -> String? {
+        switch expression {
+        case "request.path", "request.method", "request.body", "now": return expression
+        case "request.url": return nil
+        default: break
+        }
+        let words = expression.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        if words.count == 2, words[0] == "randomValue", ["type='UUID'", "type=\"UUID\""].contains(words[1]) { return "uuid" }
+        if words.count == 3, words[0] == "jsonPath", words[1] == "request.body" {
+            let quoted = words[2]
+            guard quoted.count >= 2, let quote = quoted.first, quote == "'" || quote == "\"", quoted.last == quote,
+                let path = try? SimpleJSONPath(String(quoted.dropFirst().dropLast())), !path.steps.isEmpty
+            else { return nil }
+            var name = "request.json"
+            for step in path.steps {
+                switch step {
+                case .member(let member):
+                    guard Template.isPlaceholderName(member), !member.contains("."), !member.contains("[") else { return nil }
+                    name += "." + member
+                case .index(let index): name += "[\(index)]"
+                }
+            }
+            return name
+        }
+        guard words.count == 1 else { return nil }
+        for (prefix, target) in [("request.query.", "request.query."), ("request.headers.", "request.header.")] where expression.hasPrefix(prefix) {
+            var key = Substring(expression.dropFirst(prefix.count))
+            if key.hasSuffix(".[0]") { key = key.dropLast(4) }
+            if key.hasPrefix("[") && key.hasSuffix("]") { key = key.dropFirst().dropLast() }
+            guard !key.isEmpty, Template.isPlaceholderName(String(key)), !key.contains("."), !key.contains("[") else { return nil }
+            return target + key
+        }
+        return nil
+    }
+}
