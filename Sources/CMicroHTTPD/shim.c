@@ -27,6 +27,8 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connectionMemoryLimit,
         MHD_OPTION_UNESCAPE_CALLBACK, settings->unescape, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, settings->completed, settings->completedContext,
+        // RFC 9112 strictness: 400 for an HTTP/1.1 request without Host and for malformed header lines.
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
 }
 

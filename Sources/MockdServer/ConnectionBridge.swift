@@ -74,10 +74,19 @@ final class ConnectionBridge: @unchecked Sendable {
             context.method = method.map { String(cString: $0) } ?? "GET"
             context.version = version.map { String(cString: $0) } ?? ""
             RequestReader.readHeaders(of: connection, into: context)
-            if let length = context.headers["content-length"].flatMap(Int.init), length > maxBodyBytes {
-                context.bodyTooLarge = true
-            }
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
+            // Rejected before the body is read: answering now makes libmicrohttpd close the connection after
+            // the response, which is what a request whose body must not be read needs.
+            if let (status, error, message) = RequestCheck.rejection(of: context, maxBodyBytes: maxBodyBytes) {
+                let request = HTTPRequest(method: context.method, target: context.target, headers: context.headers)
+                let answer = MockResponse(
+                    status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Connection", "close")]),
+                    body: Data(#"{"error":"\#(error)","message":"\#(message)"}"#.utf8 + [0x0A])
+                )
+                let outcome = engine.outcome(request, answer: answer)
+                context.outcome = outcome
+                return deliver(outcome, context: context, connection: connection)
+            }
             return .YES
         }
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()

@@ -26,6 +26,9 @@ struct ServeOptions: Equatable {
     var sessionTimeoutSeconds = 1800
     var journalLimit = 10_000
     var connectionMemory = 32 * 1024
+    var maxBodyBytes = 32 * 1024 * 1024
+    var maxConnections = 10_000
+    var connectionTimeoutSeconds = 60
 }
 
 /// `mockd validate --config NAME | --set NAME [--root DIR]`
@@ -104,8 +107,14 @@ enum Options {
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
-          --connection-memory <b> libmicrohttpd memory per connection in bytes; raise it for very long query
-                                  strings (over ~450 parameters), at some cost per new connection. (default: 32768)
+          --max-header-bytes <b>  Memory per connection for the request line and headers, in bytes; bigger
+                                  requests get 431 (414 for a long URL). Raise it for query strings over
+                                  ~450 parameters, at some cost per new connection. (default: 32768)
+          --max-body <b>          Largest request body in bytes; a bigger one gets 413 without being read.
+                                  (default: 33554432, 32 MiB)
+          --max-connections <n>   Open connections at most; more are refused at accept. (default: 10000)
+          --connection-timeout <s> Close a connection idle this many seconds (slow or stalled clients
+                                  included). (default: 60)
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -242,7 +251,10 @@ enum Options {
             case "--max-sessions": options.maxSessions = try reader.integer(for: argument, in: 1...1_000_000)
             case "--session-timeout": options.sessionTimeoutSeconds = try reader.integer(for: argument, in: 1...31_536_000)
             case "--journal-limit": options.journalLimit = try reader.integer(for: argument, in: 1...10_000_000)
-            case "--connection-memory": options.connectionMemory = try reader.integer(for: argument, in: 8192...16_777_216)
+            case "--max-header-bytes", "--connection-memory": options.connectionMemory = try reader.integer(for: argument, in: 8192...16_777_216)
+            case "--max-body": options.maxBodyBytes = try reader.integer(for: argument, in: 0...4_294_967_296)
+            case "--max-connections": options.maxConnections = try reader.integer(for: argument, in: 1...1_000_000)
+            case "--connection-timeout": options.connectionTimeoutSeconds = try reader.integer(for: argument, in: 1...86_400)
             default: throw unknown(argument)
             }
         }

@@ -20,6 +20,9 @@ enum ServeCommand {
         var configuration = MicroHTTPDServer.Configuration(host: options.host, port: options.port)
         if let threads = options.threads { configuration.threads = threads }
         configuration.connectionMemoryBytes = options.connectionMemory
+        configuration.maxBodyBytes = options.maxBodyBytes
+        configuration.connectionLimit = options.maxConnections
+        configuration.connectionTimeoutSeconds = options.connectionTimeoutSeconds
         let engine = MockEngine(
             scenario: scenario, root: root,
             options: EngineOptions(

@@ -274,8 +274,9 @@ enum HeaderLine {
 }
 
 /// RFC 9110 §5.6.2 tokens (methods and header names).
-enum HTTPToken {
-    static func isToken(_ text: String) -> Bool {
+/// RFC 9110 §5.6.2 tokens (methods, header names).
+public enum HTTPToken {
+    public static func isToken(_ text: String) -> Bool {
         !text.isEmpty
             && text.utf8.allSatisfy { byte in
                 URLEncoding.isUnreserved(byte) || "!#$%&'*+^`|".utf8.contains(byte)

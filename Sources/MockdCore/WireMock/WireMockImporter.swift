@@ -125,7 +125,7 @@ public enum WireMockImporter {
         case .json(let json): entry.json = json
         case .file(let path): entry.bodyFile = path
         }
-        if response.literal { entry.templated = false }
+        if response.literal { entry.templated = .off }
         return MockSetFile.StubEntry(
             id: candidate.id,
             request: MockSetFile.RequestEntry(method: exact.method, path: String(request.path), query: request.query.isEmpty ? nil : String(request.query)),
