@@ -34,7 +34,8 @@ struct HARReaderTests {
             try HARReader.parse(data, fileName: "cut.har")
         } throws: { error in
             let error = error as! HARImportError
-            return error.code == .notJSON && error.description.hasPrefix("cut.har: not a HAR file: invalid JSON")
+            return error.code == .notJSON
+                && error.description == "cut.har: not a HAR file: invalid JSON at line 3 (Unexpected end of file during JSON parse.)"
         }
     }
 

@@ -33,37 +33,49 @@ public enum HARReader {
             throw HARImportError(.notJSON, file: fileName, message: notJSONMessage(bytes, error: error))
         }
         let top = JSONNode(root, path: "")
-        guard top.object != nil else {
-            throw HARImportError(
-                .notHAR, file: fileName, jsonPath: "(top level)",
-                message: "expected an object with a \"log\" field, found \(top.typeName)"
-            )
-        }
+        guard top.object != nil else { throw topLevelError(top, file: fileName) }
         let log = top["log"]
-        guard log.object != nil else {
-            throw HARImportError(
-                .notHAR, file: fileName, jsonPath: "log",
-                message: log.isMissing ? "missing; this is not a HAR file" : "expected an object, found \(log.typeName)"
-            )
-        }
+        guard log.object != nil else { throw logError(log, file: fileName) }
         let entriesNode = log["entries"]
-        guard let entries = entriesNode.array else {
-            throw HARImportError(
-                .notHAR, file: fileName, jsonPath: "log.entries",
-                message: entriesNode.isMissing
-                    ? "missing; a HAR log must list its entries"
-                    : "expected an array, found \(entriesNode.typeName)"
-            )
-        }
-        let creator = [log["creator"]["name"].string, log["creator"]["version"].string]
-            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        let version = log["version"].string ?? log["version"].double.map { String($0) }
-        var archive = HARArchive(version: version, creator: creator.isEmpty ? nil : creator, entries: [])
+        guard let entries = entriesNode.array else { throw entriesError(entriesNode, file: fileName) }
+        let (version, creator) = logInfo(version: log["version"], creator: log["creator"])
+        var archive = HARArchive(version: version, creator: creator, entries: [])
         archive.entries.reserveCapacity(entries.count)
         for (index, node) in entries.enumerated() {
             archive.entries.append(readEntry(node, index: index))
         }
         return archive
+    }
+
+    /// `log.version` and `log.creator` (`name version`) as reported; `nil` when absent or empty.
+    static func logInfo(version: JSONNode, creator: JSONNode) -> (version: String?, creator: String?) {
+        let name = [creator["name"].string, creator["version"].string]
+            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        return (version.string ?? version.double.map { String($0) }, name.isEmpty ? nil : name)
+    }
+
+    /// The error for a top-level value that is not an object.
+    static func topLevelError(_ top: JSONNode, file: String) -> HARImportError {
+        HARImportError(
+            .notHAR, file: file, jsonPath: "(top level)",
+            message: "expected an object with a \"log\" field, found \(top.typeName)"
+        )
+    }
+
+    /// The error for a `log` that is missing, `null` or not an object.
+    static func logError(_ log: JSONNode, file: String) -> HARImportError {
+        HARImportError(
+            .notHAR, file: file, jsonPath: "log",
+            message: log.isMissing ? "missing; this is not a HAR file" : "expected an object, found \(log.typeName)"
+        )
+    }
+
+    /// The error for a `log.entries` that is missing, `null` or not an array.
+    static func entriesError(_ entries: JSONNode, file: String) -> HARImportError {
+        HARImportError(
+            .notHAR, file: file, jsonPath: "log.entries",
+            message: entries.isMissing ? "missing; a HAR log must list its entries" : "expected an array, found \(entries.typeName)"
+        )
     }
 
     /// Reads one entry; fields that are missing or malformed become empty values that the importer
@@ -149,29 +161,68 @@ public enum HARReader {
 
     /// A one-line explanation of why `bytes` is not JSON, with a hint for the common causes.
     static func notJSONMessage(_ bytes: Data, error: any Error) -> String {
-        let prefix = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if bytes.isEmpty || prefix.isEmpty { return "not a HAR file: the file is empty" }
+        notJSONMessage(
+            prefix: bytes.prefix(64), detail: parserDetail(error),
+            line: { offset in offset <= bytes.count ? lineNumber(bytes.prefix(offset)) : nil },
+            lastLine: { lastContentLine(bytes) }
+        )
+    }
+
+    /// A one-line explanation of why a file is not JSON, with a hint for the common causes.
+    ///
+    /// - Parameters:
+    ///   - prefix: The first 64 bytes of the file (after a BOM).
+    ///   - detail: The JSON parser's message, with byte offsets counted from the start of the file (after a BOM).
+    ///   - line: The 1-based line of a byte offset, `nil` when out of range.
+    ///   - lastLine: The line of the file's last non-whitespace byte, named for a truncated file.
+    static func notJSONMessage(prefix: Data, detail: String, line: (Int) -> Int?, lastLine: () -> Int?) -> String {
+        let prefix = String(decoding: prefix.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if prefix.isEmpty { return "not a HAR file: the file is empty" }
         if let first = prefix.unicodeScalars.first, CharacterSet.letters.contains(first),
             let paren = prefix.firstIndex(of: "("), prefix[..<paren].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." })
         {
             return "not a HAR file: it is wrapped in JSONP `\(prefix[...paren])…)`; export plain HAR JSON instead"
         }
-        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
         var location = ""
-        if let offset = firstInvalidOffset(in: bytes, detail: detail) {
-            let before = bytes.prefix(offset)
-            let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+        if let offset = firstInvalidOffset(detail: detail), let line = line(offset) {
+            location = " at line \(line)"
+        } else if detail == truncatedDetail, let line = lastLine() {
             location = " at line \(line)"
         }
         return "not a HAR file: invalid JSON\(location) (\(oneLine(detail)))"
     }
 
+    /// What the JSON parser says about a file that ends inside a value.
+    static let truncatedDetail = "Unexpected end of file during JSON parse."
+
+    /// The parser's own message for a `JSONSerialization` error.
+    static func parserDetail(_ error: any Error) -> String {
+        (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+    }
+
+    /// 1 + the number of line feeds in `bytes`.
+    static func lineNumber(_ bytes: some Collection<UInt8>) -> Int {
+        bytes.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+    }
+
+    /// The line of the last byte that is not JSON whitespace, `nil` when there is none.
+    static func lastContentLine(_ bytes: Data) -> Int? {
+        guard let last = bytes.lastIndex(where: { !isJSONWhitespace($0) }) else { return nil }
+        return lineNumber(bytes[..<last])
+    }
+
+    /// Space, tab, line feed and carriage return: the only whitespace JSON allows between tokens.
+    @inline(__always)
+    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
     /// The byte offset named in a JSON parser message (`… around character 123.` / `… at offset 123`), if any.
-    private static func firstInvalidOffset(in bytes: Data, detail: String) -> Int? {
+    static func firstInvalidOffset(detail: String) -> Int? {
         for marker in ["character ", "offset "] {
             if let range = detail.range(of: marker, options: .backwards) {
                 let digits = detail[range.upperBound...].prefix { $0.isNumber }
-                if let offset = Int(digits), offset <= bytes.count { return offset }
+                if let offset = Int(digits) { return offset }
             }
         }
         return nil
