@@ -104,6 +104,7 @@ struct ImportCommandTests {
         try withHAR { root, file in
             let result = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
             #expect(result.status == 0)
+            #expect(result.stderr == "")  // no progress line when stderr is not a terminal
             #expect(
                 result.stdout == """
                     imported \(file.path) into mocks/api/
