@@ -25,7 +25,8 @@ public struct HARLogInfo: Sendable, Equatable {
 ///
 /// Peak memory is one chunk plus the largest single entry (and what the callback keeps). Files that cannot be
 /// streamed (UTF-16/UTF-32 text, a top level that is not an object, so not a HAR) are parsed whole by
-/// `HARReader`, which gives the exact error.
+/// `HARReader`, which gives the exact error. One difference is by design: a `log` with two `entries` keys (a
+/// duplicate key, of which a whole-file parse keeps the last) yields the entries of both arrays.
 public struct HARStreamReader: Sendable {
     /// 1 MiB.
     public static let defaultChunkSize = 1 << 20
