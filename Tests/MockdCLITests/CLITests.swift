@@ -104,6 +104,7 @@ struct ImportCommandTests {
         try withHAR { root, file in
             let result = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
             #expect(result.status == 0)
+            #expect(result.stderr == "")  // no progress line when stderr is not a terminal
             #expect(
                 result.stdout == """
                     imported \(file.path) into mocks/api/
@@ -139,6 +140,19 @@ struct ImportCommandTests {
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("mocks").path)
             #expect(leftovers == ["api"])
         }
+    }
+
+    /// Valid up to the last line: the whole file is read before anything is written, so nothing is.
+    @Test func harTruncatedAtTheEndFailsAndWritesNothing() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("cut.har")
+        try String(Self.har.dropLast(2)).write(to: file, atomically: true, encoding: .utf8)
+        let result = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "mockd: \(file.path): not a HAR file: invalid JSON at line 7 (Unexpected end of file during JSON parse.)\n")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks").path))
     }
 
     @Test func missingHARExits1() throws {

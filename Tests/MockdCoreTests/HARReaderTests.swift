@@ -34,7 +34,8 @@ struct HARReaderTests {
             try HARReader.parse(data, fileName: "cut.har")
         } throws: { error in
             let error = error as! HARImportError
-            return error.code == .notJSON && error.description.hasPrefix("cut.har: not a HAR file: invalid JSON")
+            return error.code == .notJSON
+                && error.description == "cut.har: not a HAR file: invalid JSON at line 3 (Unexpected end of file during JSON parse.)"
         }
     }
 
@@ -94,5 +95,51 @@ struct HARReaderTests {
         )
         #expect(archive.entries.count == 1)
         #expect(archive.entries[0].response == nil)
+    }
+
+    /// The fast path for the common date shapes gives exactly the formatters' dates, and leaves other shapes to them.
+    @Test func commonDateShapesParseAsTheFormatterDoes() {
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let whole = ISO8601DateFormatter()
+        whole.formatOptions = [.withInternetDateTime]
+        var generator = SplitMix64(seed: 7)  // deterministic: the same 2,000 dates every run
+        var texts = [
+            "2026-01-01T00:00:00Z", "2024-02-29T23:59:59.999Z", "1999-12-31T23:59:59.001-11:30", "2015-02-10T07:33:17.146+02:00",
+            "2000-03-01T00:00:00.000+14:00", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59.500Z",
+        ]
+        for _ in 0..<2000 {
+            let year = Int.random(in: 1900...2100, using: &generator)
+            let month = Int.random(in: 1...12, using: &generator)
+            let day = Int.random(in: 1...28, using: &generator)
+            let time = String(format: "%02d:%02d:%02d", Int.random(in: 0...23, using: &generator), Int.random(in: 0...59, using: &generator), Int.random(in: 0...59, using: &generator))
+            let fraction = Bool.random(using: &generator) ? String(format: ".%03d", Int.random(in: 0...999, using: &generator)) : ""
+            let zone = Bool.random(using: &generator) ? "Z" : String(format: "%@%02d:%02d", Bool.random(using: &generator) ? "+" : "-", Int.random(in: 0...14, using: &generator), [0, 30, 45].randomElement(using: &generator)!)
+            texts.append(String(format: "%04d-%02d-%02dT", year, month, day) + time + fraction + zone)
+        }
+        for text in texts {
+            let expected = fractional.date(from: text) ?? whole.date(from: text)
+            #expect(ISODateParser.commonShape(text) == expected, "\(text)")
+            #expect(ISODateParser.commonShape(text)?.timeIntervalSince1970.bitPattern == expected?.timeIntervalSince1970.bitPattern, "\(text)")
+        }
+        for other in ["NaN-NaN-NaNTNaN:NaN:NaN.NaNZ", "2015-02-10T07:33:17.146", "2026-02-30T00:00:00Z", "2026-01-01T00:00:00.1Z",
+                      "2026-01-01T00:00:00+0200", "2026-01-01 00:00:00Z", "2026-01-01T24:00:00Z", ""] {
+            #expect(ISODateParser.commonShape(other) == nil, "\(other)")
+        }
+        #expect(HARReader.parseDate("2015-02-10T07:33:17.146") == (fractional.date(from: "2015-02-10T07:33:17.146") ?? whole.date(from: "2015-02-10T07:33:17.146")))
+        #expect(HARReader.parseDate("2026-01-01T00:00:00.123456Z") == fractional.date(from: "2026-01-01T00:00:00.123456Z"))
+    }
+}
+
+/// A seeded generator (SplitMix64), so that generated test inputs are the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
