@@ -98,7 +98,7 @@ enum ServeCommand {
         let source =
             option != nil
             ? "--root \(root.url.path)"
-            : ProcessInfo.processInfo.environment[EnvironmentDefaults.root].map { _ in "\(EnvironmentDefaults.root) \(root.url.path)" }
+            : ProcessInfo.processInfo.environment[EnvironmentDefaults.root].flatMap { $0.isEmpty ? nil : "\(EnvironmentDefaults.root) \(root.url.path)" }
                 ?? "root folder \(root.url.path) (the current directory; pass --root)"
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.url.path, isDirectory: &isFolder) else {
