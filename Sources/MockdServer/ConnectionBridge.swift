@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MockdCore
+import Synchronization
 
 /// Per-request state, created on the first access-handler call and released when libmicrohttpd reports
 /// the request complete (which it does for every request the handler has seen). Only the connection's own
@@ -21,6 +22,8 @@ final class RequestContext {
     var outcome: EngineOutcome?
     /// Set when the answer is a WebSocket upgrade: what the reactor runs once the 101 is sent.
     var webSocket: (script: WebSocketScript, outcome: EngineOutcome, path: String)?
+    /// Counted in `ConnectionBridge.requestsInFlight` until the request completes or becomes a WebSocket.
+    var inFlight = true
 
     init(target: String) {
         self.target = target
@@ -40,6 +43,12 @@ final class ConnectionBridge: @unchecked Sendable {
     var webSockets: WebSocketReactor?
     /// How long a `noResponse` fault holds a connection before closing it, in ms.
     let noResponseHoldMilliseconds: Double
+    /// Requests whose headers have arrived and whose exchange has not completed.
+    private let inFlightCount = Atomic<Int>(0)
+    /// Set by `beginDrain()`: answers then close their connection.
+    private let draining = Atomic<Bool>(false)
+    /// Whether the reactor still takes upgraded sockets; guards adopting against `stopWebSockets()`.
+    private let webSocketsOpen = Mutex(true)
 
     init(engine: MockEngine, logger: Logger, maxBodyBytes: Int, noResponseHoldMilliseconds: Double = 600_000) {
         self.engine = engine
@@ -52,8 +61,35 @@ final class ConnectionBridge: @unchecked Sendable {
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the one place a request context is released.
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let pointer = slot.pointee else { return }
-        Unmanaged<RequestContext>.fromOpaque(pointer).release()
+        let context = Unmanaged<RequestContext>.fromOpaque(pointer)
+        if context.takeUnretainedValue().inFlight { inFlightCount.subtract(1, ordering: .relaxed) }
+        context.release()
         slot.pointee = nil
+    }
+
+    /// Requests being answered now: headers read, exchange not complete — including those waiting on
+    /// simulated latency, throttling or a hold. Idle keep-alive connections and open WebSockets are not counted.
+    var requestsInFlight: Int { inFlightCount.load(ordering: .relaxed) }
+
+    /// Whether a graceful shutdown has begun.
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Starts a graceful shutdown (the listening socket is already closed): every answer from now on closes
+    /// its connection, WebSockets get 1001 "going away", long-poll holds and other open-ended waits end (see
+    /// `Suspensions.beginDrain()`); requests waiting on time alone are answered when due.
+    func beginDrain() {
+        draining.store(true, ordering: .relaxed)
+        stopWebSockets()
+        suspensions.beginDrain()
+    }
+
+    /// Closes every WebSocket with 1001 and ends the reactor thread, once; later upgrades are closed at once.
+    func stopWebSockets() {
+        let reactor: WebSocketReactor? = webSocketsOpen.withLock { open in
+            defer { open = false }
+            return open ? webSockets : nil
+        }
+        reactor?.stop()
     }
 
     /// The access handler, called at least twice per request: once after the headers, then with each piece
@@ -71,6 +107,7 @@ final class ConnectionBridge: @unchecked Sendable {
         guard let pointer = slot.pointee else {
             // First call: headers are complete. Queueing a response now would make MHD close the connection.
             let context = RequestContext(target: RequestReader.target(of: connection, url: url))
+            inFlightCount.add(1, ordering: .relaxed)
             context.method = method.map { String(cString: $0) } ?? "GET"
             context.version = version.map { String(cString: $0) } ?? ""
             RequestReader.readHeaders(of: connection, into: context)
@@ -125,12 +162,14 @@ final class ConnectionBridge: @unchecked Sendable {
         context.outcome = outcome
         if outcome.plan.fault == .noResponse {
             finish(outcome, context: context, status: nil)
-            return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds) ? .YES : .NO
+            return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds, endsAtDrain: true) ? .YES : .NO
         }
         if let hold = outcome.plan.holdMs {
             // Long-poll: answered when the hold ends or the control API releases it.
             let heldFor = (outcome.sessionID ?? "default", String(outcome.request.path))
-            return suspensions.suspend(connection, resumeAfter: hold, heldFor: heldFor) ? .YES : .NO
+            if suspensions.suspend(connection, resumeAfter: hold, heldFor: heldFor) { return .YES }
+            // During a graceful shutdown a long-poll is answered at once instead of held.
+            return suspensions.isStopping ? .NO : deliver(outcome, context: context, connection: connection)
         }
         if outcome.plan.delayMs > 0 {
             return suspensions.suspend(connection, resumeAfter: outcome.plan.delayMs) ? .YES : .NO
@@ -141,7 +180,19 @@ final class ConnectionBridge: @unchecked Sendable {
     /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response; then
     /// journals and logs the exchange.
     private func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        let plan = outcome.plan
+        var plan = outcome.plan
+        if isDraining {
+            // Shutting down: answer, then close the connection so a keep-alive client does not send more.
+            plan.nativeSlot = nil
+            if plan.response.webSocket != nil, plan.fault == nil {
+                plan.response = MockResponse(
+                    status: 503,
+                    headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
+                    body: Data("{\"error\":\"stopping\",\"message\":\"mockd is shutting down\"}\n".utf8)
+                )
+            }
+            plan.response.headers.add(name: "Connection", value: "close")
+        }
         if let script = plan.response.webSocket, plan.fault == nil {
             let result = upgrade(outcome, script: script, context: context, connection: connection)
             finish(outcome, context: context, status: result.status)
@@ -210,12 +261,22 @@ final class ConnectionBridge: @unchecked Sendable {
             _ = CMicroHTTPD_upgradeClose(handle)
             return
         }
-        // Counted only once the upgrade really happened, so a failed handshake never shifts later scripts.
-        let number = engine.openWebSocket(webSocket.outcome, path: webSocket.path)
-        reactor.adopt(
-            socket: socket, handle: handle, extra: extra, session: webSocket.outcome.sessionID ?? "default", path: webSocket.path,
-            stubID: webSocket.outcome.plan.response.stubID, script: webSocket.script, number: number
-        )
+        // The HTTP exchange is over; the socket is the reactor's now.
+        if context.inFlight {
+            context.inFlight = false
+            inFlightCount.subtract(1, ordering: .relaxed)
+        }
+        let adopted = webSocketsOpen.withLock { open -> Bool in
+            guard open else { return false }
+            // Counted only once the upgrade really happened, so a failed handshake never shifts later scripts.
+            let number = engine.openWebSocket(webSocket.outcome, path: webSocket.path)
+            reactor.adopt(
+                socket: socket, handle: handle, extra: extra, session: webSocket.outcome.sessionID ?? "default", path: webSocket.path,
+                stubID: webSocket.outcome.plan.response.stubID, script: webSocket.script, number: number
+            )
+            return true
+        }
+        if !adopted { _ = CMicroHTTPD_upgradeClose(handle) }
     }
 
     /// Journals the exchange in its session and writes the request log line.

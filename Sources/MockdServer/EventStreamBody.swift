@@ -26,14 +26,17 @@ final class EventStreamBody: StreamingBody {
     }
 
     /// Bytes for libmicrohttpd: pending event bytes, 0 after suspending until the next event, -1 at the end
-    /// (`MHD_CONTENT_READER_END_OF_STREAM`), -2 when the daemon stops.
+    /// (`MHD_CONTENT_READER_END_OF_STREAM`, also for a kept-open stream once a graceful shutdown begins), -2
+    /// when the daemon stops.
     override func read(position: UInt64, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         if suspensions.isStopping { return -2 }
         if pending.isEmpty {
             guard next < events.count else {
-                if keepOpen && !holding {
+                // A graceful shutdown ends a kept-open stream cleanly once its events are sent.
+                if keepOpen && !holding && !suspensions.isDraining {
                     holding = true
-                    return suspensions.suspend(connection, resumeAfter: holdMilliseconds) ? 0 : -2
+                    if suspensions.suspend(connection, resumeAfter: holdMilliseconds, endsAtDrain: true) { return 0 }
+                    return suspensions.isStopping ? -2 : -1
                 }
                 return -1
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A bound, listening TCP socket that mockd creates itself and hands to libmicrohttpd
 /// (`MHD_OPTION_LISTEN_SOCKET`), so bind errors can be reported precisely and port 0 resolved.
@@ -76,6 +77,14 @@ struct ListeningSocket {
         getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
         let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return ListeningSocket(descriptor: descriptor, address: address, port: boundPort, isIPv6: family == AF_INET6)
+    }
+
+    /// Makes a listening socket refuse connections from now on without closing its descriptor, which
+    /// libmicrohttpd's threads may still hold after `MHD_quiesce_daemon`: on Linux, `shutdown(SHUT_RD)` on a
+    /// listening TCP socket stops listening, so new connection attempts are refused (RST) instead of waiting
+    /// in the backlog, and connections accepted by the kernel but not yet by libmicrohttpd are reset.
+    static func refuseNewConnections(_ descriptor: Int32) {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_RD))
     }
 
     /// `http://127.0.0.1:8080` or `http://[::1]:8080`.

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// libmicrohttpd parses HTTP on its own pool of epoll threads (one per core by default); the engine is
 /// called on those threads.
-/// - Important: Lifecycle is idle → running → stopped; `start()` may be called once, `stop()` any time.
+/// - Important: Lifecycle is idle → running → (draining →) stopped; `start()` may be called once, `stop()`
+///   and `shutdown(gracePeriodMilliseconds:cutShort:)` any time.
 public final class MicroHTTPDServer: Sendable {
     /// How the server listens and what it accepts.
     public struct Configuration: Sendable {
@@ -57,7 +58,28 @@ public final class MicroHTTPDServer: Sendable {
     private enum State: @unchecked Sendable {
         case idle
         case running(Running)
+        /// Graceful shutdown under way: the listening socket, quiesced, is closed after `MHD_stop_daemon`.
+        case draining(Running, listenSocket: Int32?)
         case stopped
+    }
+
+    /// What a graceful shutdown did.
+    public struct ShutdownReport: Sendable, Equatable {
+        /// Requests in flight when the listening socket closed.
+        public var inFlightAtStart: Int
+        /// Requests still in flight when the wait ended; their connections were closed without an answer.
+        public var cut: Int
+        /// Whether `cutShort` ended the wait before the grace period (a second signal).
+        public var cutShort: Bool
+        /// From the start of the shutdown until the daemon had stopped, in ms.
+        public var elapsedMilliseconds: Double
+
+        public init(inFlightAtStart: Int, cut: Int, cutShort: Bool, elapsedMilliseconds: Double) {
+            self.inFlightAtStart = inFlightAtStart
+            self.cut = cut
+            self.cutShort = cutShort
+            self.elapsedMilliseconds = elapsedMilliseconds
+        }
     }
 
     /// One worker thread per core.
@@ -70,6 +92,10 @@ public final class MicroHTTPDServer: Sendable {
 
     /// Connections suspended right now (delayed, throttled or held by a fault); for tests and benchmarks.
     public var suspendedConnections: Int { bridge.suspensions.count }
+
+    /// Requests being answered right now: headers read, exchange not complete, including those waiting on
+    /// simulated latency, throttling or a hold. Idle keep-alive connections and open WebSockets do not count.
+    public var requestsInFlight: Int { bridge.requestsInFlight }
     private let state = Mutex<State>(.idle)
 
     public init(configuration: Configuration, engine: MockEngine, logger: Logger) {
@@ -142,19 +168,66 @@ public final class MicroHTTPDServer: Sendable {
         }
     }
 
-    /// Stops accepting connections, closes open ones and joins the worker threads.
-    public func stop() {
+    /// Graceful stop: new connections are refused at once, the requests in flight are answered (each
+    /// answer closes its connection), then the daemon stops.
+    ///
+    /// Requests waiting on simulated latency, throttling or the next server-sent event count as in flight and
+    /// are answered when due; open-ended waits end at once: long-poll holds are answered now, `noResponse`
+    /// faults close, kept-open event streams end, WebSockets get a 1001 close. Whatever is still in flight
+    /// when the grace period ends is cut (its connection closed) by `stop()`.
+    /// - Parameters:
+    ///   - gracePeriodMilliseconds: How long to wait for requests in flight, in ms; 0 cuts them at once.
+    ///   - cutShort: Asked every 10 ms while waiting; `true` ends the wait early (e.g. a second signal).
+    /// - Returns: How many requests were in flight and how many were cut; zeros when the server was not running.
+    public func shutdown(gracePeriodMilliseconds: Double, cutShort: () -> Bool = { false }) -> ShutdownReport {
+        let started = DispatchTime.now().uptimeNanoseconds
         let running: Running? = state.withLock { state in
-            defer { state = .stopped }
-            if case .running(let running) = state { return running }
-            return nil
+            guard case .running(let running) = state else { return nil }
+            // Taken off libmicrohttpd's epoll sets here; it stays open (and unused) until MHD_stop_daemon.
+            let socket = MHD_quiesce_daemon(running.daemon)
+            if socket >= 0 { ListeningSocket.refuseNewConnections(socket) }
+            state = .draining(running, listenSocket: socket >= 0 ? socket : nil)
+            return running
         }
-        guard let running else { return }
-        // Suspended and upgraded connections would make MHD_stop_daemon wait forever.
-        bridge.webSockets?.stop()
+        guard running != nil else { return ShutdownReport(inFlightAtStart: 0, cut: 0, cutShort: false, elapsedMilliseconds: 0) }
+        let inFlightAtStart = bridge.requestsInFlight
+        bridge.beginDrain()
+        let grace = gracePeriodMilliseconds.isFinite ? min(max(0, gracePeriodMilliseconds), 86_400_000) : 86_400_000
+        let deadline = started + UInt64(grace * 1_000_000)
+        var interrupted = false
+        while bridge.requestsInFlight > 0, DispatchTime.now().uptimeNanoseconds < deadline {
+            if cutShort() {
+                interrupted = true
+                break
+            }
+            usleep(10_000)
+        }
+        let cut = bridge.requestsInFlight
+        stop()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+        return ShutdownReport(inFlightAtStart: inFlightAtStart, cut: cut, cutShort: interrupted && cut > 0, elapsedMilliseconds: elapsed)
+    }
+
+    /// Stops at once: stops accepting connections, closes open ones (requests in flight get no answer) and
+    /// joins the worker threads.
+    public func stop() {
+        let stopping: (running: Running, listenSocket: Int32?)? = state.withLock { state in
+            defer { state = .stopped }
+            switch state {
+            case .running(let running): return (running, nil)
+            case .draining(let running, let listenSocket): return (running, listenSocket)
+            case .idle, .stopped: return nil
+            }
+        }
+        guard let stopping else { return }
+        // Upgraded connections would keep MHD_stop_daemon waiting, and a connection still suspended makes it
+        // abort the process ("called while we have suspended connections"): close and resume them first.
+        bridge.stopWebSockets()
         bridge.suspensions.resumeAll()
-        MHD_stop_daemon(running.daemon)
-        running.settings.deallocate()
+        MHD_stop_daemon(stopping.running.daemon)
+        // A quiesced listening socket is the caller's to close, and only once the worker threads are gone.
+        if let socket = stopping.listenSocket { close(socket) }
+        stopping.running.settings.deallocate()
     }
 }
 

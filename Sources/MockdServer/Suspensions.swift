@@ -9,7 +9,13 @@ import Synchronization
 /// Latency and throttling never sleep on a libmicrohttpd worker: the connection is suspended
 /// (`MHD_suspend_connection`), one timer thread resumes it, and the worker serves others
 /// meanwhile. Suspended connections neither time out nor notice a client leaving, so every suspension is
-/// registered here and `resumeAll()` wakes them before the daemon stops (otherwise `MHD_stop_daemon` hangs).
+/// registered here and `resumeAll()` wakes them before the daemon stops (libmicrohttpd 0.9.75's
+/// `MHD_stop_daemon` aborts the process with "called while we have suspended connections" otherwise).
+///
+/// A graceful shutdown first calls `beginDrain()`: suspensions that wait only for time to pass (latency,
+/// throttling, the next server-sent event) keep running, so those requests still get their answer; those
+/// that would wait indefinitely or for a test's call (long-poll holds, `noResponse` faults, kept-open event
+/// streams) end at once.
 final class Suspensions: HeldRequestHub, @unchecked Sendable {
     /// A libmicrohttpd connection handle; only resumed through `MHD_resume_connection`, which is thread-safe.
     private struct Handle: @unchecked Sendable {
@@ -21,6 +27,9 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         var suspended: [UInt64: Handle] = [:]
         /// Long-poll holds that the control API may release early: token → (session, path).
         var held: [UInt64: (session: String, path: String)] = [:]
+        /// Suspensions ended by `beginDrain()` besides long-poll holds: `noResponse` and kept-open streams.
+        var endsAtDrain: Set<UInt64> = []
+        var draining = false
         var stopping = false
     }
 
@@ -70,20 +79,31 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
     /// Whether the daemon is stopping; handlers then end their connections.
     var isStopping: Bool { state.withLock { $0.stopping } }
 
+    /// Whether a graceful shutdown has begun (`beginDrain()`); requests in flight are still answered.
+    var isDraining: Bool { state.withLock { $0.draining } }
+
     /// The number of connections suspended right now.
     var count: Int { state.withLock { $0.suspended.count } }
 
     /// Suspends `connection` (call on its worker thread) and resumes it after `milliseconds`;
     /// `nil` keeps it suspended until `resumeAll()`.
-    /// - Returns: `false` when the daemon is stopping and the connection was not suspended.
-    /// - Parameter heldFor: The session and path of a long-poll hold, releasable with `release(session:path:)`.
-    func suspend(_ connection: OpaquePointer, resumeAfter milliseconds: Double?, heldFor: (session: String, path: String)? = nil) -> Bool {
+    /// - Returns: `false` when the connection was not suspended: the daemon is stopping, or it is draining
+    ///   and this is a hold or `endsAtDrain` suspension.
+    /// - Parameters:
+    ///   - heldFor: The session and path of a long-poll hold, releasable with `release(session:path:)`; ended
+    ///     by `beginDrain()`.
+    ///   - endsAtDrain: Resume this one as soon as a graceful shutdown begins (a wait for nothing but time).
+    func suspend(
+        _ connection: OpaquePointer, resumeAfter milliseconds: Double?, heldFor: (session: String, path: String)? = nil,
+        endsAtDrain: Bool = false
+    ) -> Bool {
         let handle = Handle(connection: connection)
         let token: UInt64? = state.withLock { state in
-            guard !state.stopping else { return nil }
+            guard !state.stopping, !(state.draining && (endsAtDrain || heldFor != nil)) else { return nil }
             state.nextToken += 1
             state.suspended[state.nextToken] = handle
             if let heldFor { state.held[state.nextToken] = heldFor }
+            if endsAtDrain { state.endsAtDrain.insert(state.nextToken) }
             return state.nextToken
         }
         guard let token else { return false }
@@ -96,6 +116,7 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
     private func resume(_ token: UInt64) {
         guard let handle = state.withLock({ state in
             state.held.removeValue(forKey: token)
+            state.endsAtDrain.remove(token)
             return state.suspended.removeValue(forKey: token)
         }) else { return }
         MHD_resume_connection(handle.connection)
@@ -113,12 +134,23 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         state.withLock { $0.held.values.filter { $0.session == session }.map(\.path).sorted() }
     }
 
+    /// Starts a graceful shutdown: ends long-poll holds (they are answered now) and the other
+    /// `endsAtDrain` suspensions; timed ones keep their timers. Later holds are answered without waiting.
+    func beginDrain() {
+        let tokens = state.withLock { state in
+            state.draining = true
+            return Array(state.held.keys) + Array(state.endsAtDrain)
+        }
+        for token in tokens { resume(token) }
+    }
+
     /// Marks the daemon as stopping, ends the timer thread and resumes every suspended connection.
     func resumeAll() {
         timer.stop()
         let connections = state.withLock { state in
             state.stopping = true
             state.held.removeAll()
+            state.endsAtDrain.removeAll()
             defer { state.suspended.removeAll() }
             return Array(state.suspended.values)
         }

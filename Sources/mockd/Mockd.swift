@@ -9,7 +9,7 @@ struct Mockd {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let command: Command
         do {
-            command = try Options.parse(arguments)
+            command = try Options.parse(arguments, environment: ProcessInfo.processInfo.environment)
         } catch {
             Output.error("mockd: \(error) (see mockd --help)")
             exit(ExitCode.usage.rawValue)
@@ -31,6 +31,8 @@ struct Mockd {
             exit(ImportWireMockCommand.run(options).rawValue)
         case .serve(let options):
             exit(ServeCommand.run(options).rawValue)
+        case .health(let options):
+            exit(HealthCommand.run(options).rawValue)
         }
     }
 }

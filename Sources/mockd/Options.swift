@@ -7,6 +7,7 @@ enum Command: Equatable {
     case importWireMock(ImportWireMockOptions)
     case validate(ValidateOptions)
     case lint(LintOptions)
+    case health(HealthOptions)
     /// Print this help text and exit 0.
     case help(String)
     case version
@@ -29,6 +30,11 @@ struct ServeOptions: Equatable {
     var maxBodyBytes = 32 * 1024 * 1024
     var maxConnections = 10_000
     var connectionTimeoutSeconds = 60
+    /// On SIGTERM/SIGINT, how long requests in flight may take to finish, in seconds.
+    var shutdownTimeoutSeconds = 5.0
+    /// What set the host and port, for error messages: the flag, or `MOCKD_HOST` / `MOCKD_PORT`.
+    var hostSource = "--host"
+    var portSource = "--port"
 }
 
 /// `mockd validate --config NAME | --set NAME [--root DIR]`
@@ -74,6 +80,15 @@ struct ImportWireMockOptions: Equatable {
     var force = false
 }
 
+/// `mockd health [--port N] [--host H] [--timeout S] [--control-token T]`
+struct HealthOptions: Equatable {
+    var host = "127.0.0.1"
+    var port = 8080
+    /// Seconds for the whole probe: connect, send, answer.
+    var timeoutSeconds = 5.0
+    var controlToken: String?
+}
+
 /// Parses `mockd`'s arguments (without the program name).
 enum Options {
     static var version: String { MockdVersion.current }
@@ -88,12 +103,14 @@ enum Options {
                mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
+               mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
 
         COMMANDS:
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
           import-wiremock         Turn WireMock stub mappings into a mock set and a scenario (see `mockd import-wiremock --help`).
           validate                Check a scenario and the files it names (see `mockd validate --help`).
           lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
+          health                  Exit 0 when a running mockd answers its health check (see `mockd health --help`).
 
         OPTIONS:
           --config <name>         Scenario to serve: configs/<name>.json under the root, or a path to a .json file.
@@ -115,13 +132,39 @@ enum Options {
           --max-connections <n>   Open connections at most; more are refused at accept. (default: 10000)
           --connection-timeout <s> Close a connection idle this many seconds (slow or stalled clients
                                   included). (default: 60)
+          --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight
+                                  (latency included) this many seconds to finish; 0 cuts them at once. (default: 5)
           --version               Show the version.
           -h, --help              Show help information.
 
+        ENVIRONMENT (a flag wins over its variable; an empty value counts as unset):
+          MOCKD_CONFIG            Scenario to serve when neither --config nor --set is given.
+          MOCKD_ROOT              Folder holding mocks/ and configs/ when --root is not given.
+          MOCKD_HOST              Address to bind when --host is not given; `mockd health` probes it.
+          MOCKD_PORT              Port when --port is not given; `mockd health` probes it.
+          MOCKD_CONTROL_TOKEN     Control API token when --control-token is not given; `mockd health` sends it.
+
+        SIGTERM and SIGINT stop gracefully: new connections are refused, requests in flight are answered for up
+        to --shutdown-timeout seconds, then mockd exits 0 (a second signal stops at once).
         SIGHUP reloads the scenario and its mock sets; a broken file leaves the previous version serving.
         Once listening, mockd prints exactly one line to stdout, `listening on http://ADDR:PORT`; logs go to
         stderr, one line per request: method, target, status, stub id or "unmatched", duration in ms.
         Exit codes: 0 success, 1 runtime failure, 64 usage error.
+        """
+
+    static let healthHelp = """
+        OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line
+        saying why. For container health checks and CI readiness loops; needs nothing but the mockd binary.
+
+        USAGE: mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
+
+        OPTIONS:
+          --port <n>              Port of the daemon. (default: $MOCKD_PORT, else 8080)
+          --host <addr>           Address of the daemon; 0.0.0.0 and :: mean this machine. (default: $MOCKD_HOST,
+                                  else 127.0.0.1)
+          --timeout <s>           Seconds for the whole check: connect, ask, read the answer. (default: 5)
+          --control-token <t>     Sent as `Authorization: Bearer <t>`. (default: $MOCKD_CONTROL_TOKEN)
+          -h, --help              Show help information.
         """
 
     static let validateHelp = """
@@ -223,18 +266,21 @@ enum Options {
           -h, --help              Show help information.
         """
 
-    /// - Throws: `UsageError` for unknown flags, missing values and contradictions.
-    static func parse(_ arguments: [String]) throws -> Command {
+    /// - Parameter environment: The process environment, for `MOCKD_*` defaults (see `EnvironmentDefaults`).
+    /// - Throws: `UsageError` for unknown flags, missing values, contradictions and invalid `MOCKD_*` values.
+    static func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> Command {
+        if arguments.first == "health" { return try parseHealth(Array(arguments.dropFirst()), environment: environment) }
         if arguments.first == "import-wiremock" { return try parseImportWireMock(Array(arguments.dropFirst())) }
         if arguments.first == "import-har" { return try parseImport(Array(arguments.dropFirst())) }
-        if arguments.first == "serve" { return try parseServe(Array(arguments.dropFirst())) }
+        if arguments.first == "serve" { return try parseServe(Array(arguments.dropFirst()), environment: environment) }
         if arguments.first == "validate" { return try parseValidate(Array(arguments.dropFirst())) }
         if arguments.first == "lint" { return try parseLint(Array(arguments.dropFirst())) }
-        return try parseServe(arguments)
+        return try parseServe(arguments, environment: environment)
     }
 
-    private static func parseServe(_ arguments: [String]) throws -> Command {
+    private static func parseServe(_ arguments: [String], environment: [String: String]) throws -> Command {
         var options = ServeOptions()
+        var given: Set<String> = []
         var reader = ArgumentReader(arguments)
         while let argument = reader.next() {
             switch argument {
@@ -255,9 +301,13 @@ enum Options {
             case "--max-body": options.maxBodyBytes = try reader.integer(for: argument, in: 0...4_294_967_296)
             case "--max-connections": options.maxConnections = try reader.integer(for: argument, in: 1...1_000_000)
             case "--connection-timeout": options.connectionTimeoutSeconds = try reader.integer(for: argument, in: 1...86_400)
+            case "--shutdown-timeout": options.shutdownTimeoutSeconds = try reader.seconds(for: argument, in: 0...3600)
             default: throw unknown(argument)
             }
+            given.insert(argument)
         }
+        if given.contains("--host") { try EnvironmentDefaults.checkHost(options.host, name: "--host") }
+        try EnvironmentDefaults.apply(environment, to: &options, given: given)
         switch (options.config, options.set) {
         case (nil, nil): throw UsageError("say what to serve: --config <name> or --set <name>")
         case (.some, .some): throw UsageError("--config and --set cannot be used together")
@@ -374,6 +424,26 @@ enum Options {
         return .importWireMock(options)
     }
 
+    private static func parseHealth(_ arguments: [String], environment: [String: String]) throws -> Command {
+        var options = HealthOptions()
+        var given: Set<String> = []
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            switch argument {
+            case "-h", "--help": return .help(healthHelp)
+            case "--port": options.port = try reader.integer(for: argument, in: 1...65535)
+            case "--host": options.host = try reader.value(for: argument)
+            case "--timeout": options.timeoutSeconds = try reader.seconds(for: argument, in: 0.001...3600)
+            case "--control-token": options.controlToken = try reader.value(for: argument)
+            default: throw unknown(argument)
+            }
+            given.insert(argument)
+        }
+        if given.contains("--host") { try EnvironmentDefaults.checkHost(options.host, name: "--host") }
+        try EnvironmentDefaults.apply(environment, to: &options, given: given)
+        return .health(options)
+    }
+
     private static func unknown(_ argument: String) -> UsageError {
         argument.hasPrefix("-") ? UsageError("unknown option '\(argument)'") : UsageError("unexpected argument '\(argument)'")
     }
@@ -411,6 +481,16 @@ private struct ArgumentReader {
         }
         position += 1
         return arguments[position - 1]
+    }
+
+    /// A number of seconds, fractions allowed (`0.5`).
+    mutating func seconds(for option: String, in range: ClosedRange<Double>) throws -> Double {
+        let text = try value(for: option)
+        guard let number = Double(text), number.isFinite, range.contains(number) else {
+            let bounds = "\(EnvironmentDefaults.format(range.lowerBound))–\(EnvironmentDefaults.format(range.upperBound))"
+            throw UsageError("\(option) expects a number of seconds in \(bounds), got '\(text)'")
+        }
+        return number
     }
 
     mutating func integer(for option: String, in range: ClosedRange<Int>) throws -> Int {

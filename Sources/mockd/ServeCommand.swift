@@ -3,11 +3,15 @@ import Foundation
 import MockdCore
 import MockdServer
 
-/// `mockd --config NAME` / `mockd --set NAME`: serve until SIGINT or SIGTERM.
+/// `mockd --config NAME` / `mockd --set NAME`: serve until SIGINT or SIGTERM, then stop gracefully.
 enum ServeCommand {
     static func run(_ options: ServeOptions) -> ExitCode {
         let logger = Logger(level: options.quiet ? .warning : .info)
         let root = MockdRoot.resolve(option: options.root)
+        if let problem = rootProblem(root, option: options.root) {
+            Output.error("mockd: \(problem)")
+            return .failure
+        }
         let scenario: Scenario
         do {
             scenario = try load(options, root: root)
@@ -17,6 +21,8 @@ enum ServeCommand {
         }
 
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
+        let portSource = options.portSource
+        let hostSource = options.hostSource
         var configuration = MicroHTTPDServer.Configuration(host: options.host, port: options.port)
         if let threads = options.threads { configuration.threads = threads }
         configuration.connectionMemoryBytes = options.connectionMemory
@@ -46,6 +52,9 @@ enum ServeCommand {
         let baseURL: String
         do {
             baseURL = try server.start()
+        } catch let error as ServerError {
+            Output.error("mockd: \(describe(error, hostSource: hostSource, portSource: portSource))")
+            return .failure
         } catch {
             Output.error("mockd: \(error)")
             return .failure
@@ -64,9 +73,57 @@ enum ServeCommand {
         )
         let received = signals.wait()
         reloader.cancel()
-        Output.error("mockd: \(received == SIGINT ? "SIGINT" : "SIGTERM") received, stopping")
-        server.stop()
+        let name = received == SIGINT ? "SIGINT" : "SIGTERM"
+        let timeout = EnvironmentDefaults.format(options.shutdownTimeoutSeconds)
+        let inFlight = server.requestsInFlight
+        Output.error(
+            inFlight == 0
+                ? "mockd: \(name) received, stopping"
+                : "mockd: \(name) received, stopping; waiting up to \(timeout) s for \(requests(inFlight)) in flight"
+        )
+        let report = server.shutdown(gracePeriodMilliseconds: options.shutdownTimeoutSeconds * 1000) { signals.count > 1 }
+        if report.cut > 0 {
+            Output.error(
+                report.cutShort
+                    ? "mockd: second signal: cut \(requests(report.cut)) still in flight"
+                    : "mockd: shutdown timeout (\(timeout) s) reached: cut \(requests(report.cut)) still in flight"
+            )
+        }
         return .success
+    }
+
+    private static func requests(_ count: Int) -> String {
+        count == 1 ? "1 request" : "\(count) requests"
+    }
+
+    /// A missing, non-folder or unreadable root as one line naming where it came from, or `nil` when usable.
+    static func rootProblem(_ root: MockdRoot, option: String?) -> String? {
+        let source =
+            option != nil
+            ? "--root \(root.url.path)"
+            : ProcessInfo.processInfo.environment[EnvironmentDefaults.root].flatMap { $0.isEmpty ? nil : "\(EnvironmentDefaults.root) \(root.url.path)" }
+                ?? "root folder \(root.url.path) (the current directory; pass --root)"
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.url.path, isDirectory: &isFolder) else {
+            return "\(source): no such folder (it should hold mocks/ and configs/)"
+        }
+        guard isFolder.boolValue else { return "\(source): not a folder (it should hold mocks/ and configs/)" }
+        guard access(root.url.path, R_OK | X_OK) == 0 else {
+            return "\(source): permission denied (user id \(getuid()) cannot read it)"
+        }
+        return nil
+    }
+
+    /// The server's message, naming the environment variable when the host or port came from one.
+    static func describe(_ error: ServerError, hostSource: String, portSource: String) -> String {
+        var message = error.message
+        if hostSource != "--host", message.hasPrefix("--host ") {
+            message = hostSource + message.dropFirst("--host".count)
+        }
+        if portSource != "--port", error.code == .portInUse || error.code == .permissionDenied {
+            message += " (the port comes from \(portSource))"
+        }
+        return message
     }
 
     static func load(_ options: ServeOptions, root: MockdRoot) throws -> Scenario {
@@ -89,6 +146,7 @@ final class SignalWaiter: @unchecked Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private var sources: [any DispatchSourceSignal] = []
     private var received: Int32 = 0
+    private var receivedCount = 0
     private let queue = DispatchQueue(label: "mockd.signals")
 
     init(signals: [Int32]) {
@@ -98,8 +156,11 @@ final class SignalWaiter: @unchecked Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [unowned self] in
-                self.received = number
-                self.semaphore.signal()
+                self.receivedCount += 1
+                if self.receivedCount == 1 {
+                    self.received = number
+                    self.semaphore.signal()
+                }
             }
             source.resume()
             sources.append(source)
@@ -111,6 +172,9 @@ final class SignalWaiter: @unchecked Sendable {
         semaphore.wait()
         return queue.sync { received }
     }
+
+    /// How many of the signals have arrived so far.
+    var count: Int { queue.sync { receivedCount } }
 }
 
 /// Runs `action` on a private queue each time `signal` arrives, until cancelled.

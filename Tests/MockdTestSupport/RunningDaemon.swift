@@ -13,11 +13,13 @@ public final class RunningDaemon: @unchecked Sendable {
 
     /// Starts `mockd` with `arguments` (add `--port 0`) and waits up to `timeout` seconds for the
     /// `listening on` line.
+    /// - Parameter environment: The daemon's whole environment; `nil` inherits the test's.
     /// - Throws: `DaemonStartError` with the daemon's stderr when it exits or stays silent.
-    public init(_ arguments: [String], timeout: TimeInterval = 20) throws {
+    public init(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 20) throws {
         let process = Process()
         process.executableURL = Paths.mockdBinary
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -63,6 +65,30 @@ public final class RunningDaemon: @unchecked Sendable {
     @discardableResult
     public func stop() -> (status: Int32, stderr: String) {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        var waited = 0
+        while !collected.isSet && waited < 5000 {
+            usleep(1000)
+            waited += 1
+        }
+        return (process.terminationStatus, String(decoding: collected.value, as: UTF8.self))
+    }
+
+    /// Sends `signal` (SIGTERM, SIGINT…) without waiting.
+    public func send(signal number: Int32) {
+        if process.isRunning { kill(process.processIdentifier, number) }
+    }
+
+    /// Waits up to `timeout` seconds for the daemon to exit by itself; returns its exit status and stderr, or
+    /// `nil` (after killing it) when it was still running.
+    public func waitForExit(timeout: TimeInterval) -> (status: Int32, stderr: String)? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
         process.waitUntilExit()
         var waited = 0
         while !collected.isSet && waited < 5000 {

@@ -1,0 +1,94 @@
+import Glibc
+
+/// `MOCKD_*` environment variables as defaults for flags, for containers and CI services where setting the
+/// environment is easier than the command line. A flag always wins over its variable; an empty value counts
+/// as unset. An invalid value is a usage error naming the variable.
+///
+/// `MOCKD_ROOT` is read by `MockdRoot.resolve` (every command honours it), not here.
+enum EnvironmentDefaults {
+    static let config = "MOCKD_CONFIG"
+    static let host = "MOCKD_HOST"
+    static let port = "MOCKD_PORT"
+    static let controlToken = "MOCKD_CONTROL_TOKEN"
+    static let root = "MOCKD_ROOT"
+
+    /// Fills what the serve flags left unset.
+    /// - Parameter given: The flags present on the command line.
+    static func apply(_ environment: [String: String], to options: inout ServeOptions, given: Set<String>) throws {
+        if options.config == nil, options.set == nil, let name = value(config, in: environment) {
+            options.config = name
+        }
+        if !given.contains("--host"), let address = value(host, in: environment) {
+            try checkHost(address, name: host)
+            options.host = address
+            options.hostSource = host
+        }
+        if !given.contains("--port"), let text = value(port, in: environment) {
+            options.port = try portNumber(text, range: 0...65535)
+            options.portSource = port
+        }
+        if !given.contains("--control-token"), let token = value(controlToken, in: environment) {
+            try checkToken(token)
+            options.controlToken = token
+        }
+    }
+
+    /// Fills what the health flags left unset.
+    static func apply(_ environment: [String: String], to options: inout HealthOptions, given: Set<String>) throws {
+        if !given.contains("--host"), let address = value(host, in: environment) {
+            try checkHost(address, name: host)
+            options.host = address
+        }
+        if !given.contains("--port"), let text = value(port, in: environment) {
+            guard text != "0" else {
+                throw UsageError("\(port) is 0 (a free port, chosen at start); pass the port mockd printed with --port")
+            }
+            options.port = try portNumber(text, range: 1...65535)
+        }
+        if !given.contains("--control-token"), let token = value(controlToken, in: environment) {
+            try checkToken(token)
+            options.controlToken = token
+        }
+    }
+
+    /// A variable's value, `nil` when unset or empty.
+    private static func value(_ name: String, in environment: [String: String]) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    private static func portNumber(_ text: String, range: ClosedRange<Int>) throws -> Int {
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("\(port) expects a whole number in \(range.lowerBound)–\(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
+
+    /// Rejects what cannot be a bind address: a URL, an address with a port (`0.0.0.0:8080`), spaces.
+    /// Names (`localhost`) and IPv4/IPv6 literals pass; whether the address is this machine's is checked
+    /// when binding.
+    static func checkHost(_ address: String, name: String) throws {
+        let bad =
+            address.isEmpty || address.contains("/") || address.contains(where: \.isWhitespace)
+            || (address.contains(":") && !isIPv6Literal(address))
+        if bad {
+            throw UsageError("\(name) expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got '\(address)'")
+        }
+    }
+
+    private static func checkToken(_ token: String) throws {
+        if token.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw UsageError("\(controlToken) must not contain control characters such as a newline")
+        }
+    }
+
+    private static func isIPv6Literal(_ text: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
+    }
+
+    /// `5` or `0.5`: seconds without a needless `.0`.
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
+    }
+}

@@ -1,0 +1,490 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// Helpers shared by the lifecycle, environment and health tests.
+enum Lifecycle {
+    /// A scenario file outside the package (served with `--root` = the package, so `sets` resolve there):
+    /// `/v1/me` after 1.5 s, `/v1/slow` after 5 s, a 30 s long-poll, a `noResponse` fault, and an event stream
+    /// that stays open after its events, a WebSocket.
+    static let scenario = #"""
+        {"version": 1, "sets": ["chat"], "overrides": [
+          {"id": "slow-me", "match": {"method": "GET", "path": "/v1/me"}, "latency": 1500},
+          {"id": "slower", "match": {"method": "GET", "path": "/v1/slow"}, "status": 200, "body": "late\n", "latency": 5000},
+          {"id": "poll", "match": {"method": "GET", "path": "/v1/poll"}, "status": 200, "body": "released\n", "hold": {"timeoutMs": 30000}},
+          {"id": "dead", "match": {"method": "GET", "path": "/v1/dead"}, "status": 200, "body": "never\n", "fault": "noResponse"},
+          {"id": "events", "match": {"method": "GET", "path": "/v1/events"}, "events": {"keepOpen": true, "items": [
+            {"event": "presence", "id": "e1", "data": {"online": true}},
+            {"event": "typing", "id": "e2", "data": {"author": "Olga"}}
+          ]}},
+          {"id": "socket", "match": {"method": "GET", "path": "/v1/socket"}, "websocket": {"steps": [{"send": "hello"}]}}
+        ]}
+        """#
+
+    /// Writes `scenario` to a fresh folder; returns the file, removed by the caller with its folder.
+    static func scenarioFile(_ text: String = scenario) throws -> URL {
+        let folder = Paths.makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("lifecycle.json")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    /// The test's environment without any `MOCKD_*` variable, plus `extra`.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MOCKD_") || $0.key == "MOCKD_BIN" }.merging(extra) { _, new in new }
+    }
+
+    static func mockd(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ProcessResult {
+        try ProcessRunner.run(Paths.mockdBinary, arguments, environment: environment(extra))
+    }
+
+    /// Runs mockd as an unprivileged user — `nobody` through setpriv when the tests run as root — and
+    /// returns the result with the user id it ran as.
+    static func mockdUnprivileged(_ arguments: [String]) throws -> (result: ProcessResult, uid: UInt32) {
+        guard getuid() == 0 else { return (try mockd(arguments), getuid()) }
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Paths.mockdBinary.path] + arguments,
+            environment: environment()
+        )
+        return (result, 65534)
+    }
+
+    /// A loopback port nobody listens on (bound, then released).
+    static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Int32 in
+                guard bind(socket, raw, length) == 0 else { return -1 }
+                return getsockname(socket, raw, &length)
+            }
+        }
+        try #require(bound == 0)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func seconds(since start: Date) -> Double { Date().timeIntervalSince(start) }
+}
+
+/// SIGTERM/SIGINT on the real daemon with requests in flight: they are answered (or cut after
+/// --shutdown-timeout), new connections are refused, the exit code is 0. Bounds allow for a loaded 2-core
+/// machine; the lower bounds show the daemon really waited.
+@Suite(.serialized)
+struct GracefulShutdownTests {
+    @Test func requestInFlightGetsItsAnswerBeforeExit() throws {
+        let file = try Lifecycle.scenarioFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0"])
+        let url = daemon.baseURL + "/v1/me"
+        let inFlight = BackgroundJob.start { try? Curl.send(CurlRequest(url: url)) }
+        usleep(300_000)
+        let signalled = Date()
+        daemon.send(signal: SIGTERM)
+        usleep(200_000)
+        // The listening socket is closed at once: a new client is refused (curl exit 7), not queued.
+        let late = try Curl.run(["--max-time", "3", "-o", "/dev/null", url])
+        let stopped = try #require(daemon.waitForExit(timeout: 10))
+        let elapsed = Lifecycle.seconds(since: signalled)
+
+        let response = try #require(inFlight.value())
+        #expect(response.status == 200)
+        #expect(response.body == (try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json"))))
+        #expect(response.header("Connection") == "close")
+        #expect(late.status == 7)
+        #expect(stopped.status == 0)
+        // 1.5 s of latency, 0.3 s of it gone before the signal.
+        #expect(elapsed > 0.9 && elapsed < 4.5, "exited \(elapsed) s after SIGTERM")
+        #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 1 request in flight\n"))
+        #expect(stopped.stderr.contains(" info GET /v1/me 200 slow-me "))
+        #expect(!stopped.stderr.contains("cut"))
+    }
+
+    @Test func requestOutlastingTheShutdownTimeoutIsCut() throws {
+        let file = try Lifecycle.scenarioFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--shutdown-timeout", "1"])
+        let url = daemon.baseURL + "/v1/slow"
+        let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", "-w", "%{http_code}", url]) }
+        usleep(300_000)
+        let signalled = Date()
+        daemon.send(signal: SIGTERM)
+        let stopped = try #require(daemon.waitForExit(timeout: 10))
+        let elapsed = Lifecycle.seconds(since: signalled)
+
+        let client = try #require(inFlight.value())
+        // curl 52: the server closed the connection without answering.
+        #expect(client.status == 52)
+        #expect(client.stdout == "000")
+        #expect(stopped.status == 0)
+        #expect(elapsed > 0.9 && elapsed < 3, "exited \(elapsed) s after SIGTERM")
+        #expect(
+            stopped.stderr.hasSuffix(
+                "mockd: SIGTERM received, stopping; waiting up to 1 s for 1 request in flight\n"
+                    + "mockd: shutdown timeout (1 s) reached: cut 1 request still in flight\n"
+            )
+        )
+    }
+
+    @Test func secondSignalStopsAtOnce() throws {
+        let file = try Lifecycle.scenarioFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        let url = daemon.baseURL + "/v1/slow"
+        let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", url]) }
+        usleep(300_000)
+        let signalled = Date()
+        daemon.send(signal: SIGINT)
+        usleep(300_000)
+        daemon.send(signal: SIGINT)
+        let stopped = try #require(daemon.waitForExit(timeout: 10))
+        let elapsed = Lifecycle.seconds(since: signalled)
+        #expect(try #require(inFlight.value()).status == 52)
+        #expect(stopped.status == 0)
+        #expect(elapsed < 2.5, "exited \(elapsed) s after the first SIGINT (the request had 4.7 s left)")
+        #expect(
+            stopped.stderr.hasSuffix(
+                "mockd: SIGINT received, stopping; waiting up to 5 s for 1 request in flight\n"
+                    + "mockd: second signal: cut 1 request still in flight\n"
+            )
+        )
+    }
+
+    /// Waits with no end of their own do not hold the shutdown up: a long-poll is answered, a `noResponse`
+    /// fault closes, a kept-open event stream ends cleanly after its events, a WebSocket gets 1001.
+    @Test func openEndedWaitsEndAtOnce() throws {
+        let file = try Lifecycle.scenarioFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0"])
+        let base = daemon.baseURL
+        let poll = BackgroundJob.start { try? Curl.run(["--max-time", "15", base + "/v1/poll"]) }
+        let dead = BackgroundJob.start { try? Curl.run(["--max-time", "15", base + "/v1/dead"]) }
+        let events = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-N", base + "/v1/events"]) }
+        let socket = BackgroundJob.start {
+            try? ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/python3"),
+                [
+                    "-c",
+                    """
+                    import asyncio, sys, websockets
+                    async def main():
+                        async with websockets.connect(sys.argv[1]) as ws:
+                            try:
+                                while True: await ws.recv()
+                            except websockets.ConnectionClosed as e:
+                                print(e.rcvd.code, e.rcvd.reason)
+                    asyncio.run(main())
+                    """,
+                    base.replacingOccurrences(of: "http://", with: "ws://") + "/v1/socket",
+                ]
+            )
+        }
+        usleep(800_000)
+        let signalled = Date()
+        daemon.send(signal: SIGTERM)
+        let stopped = try #require(daemon.waitForExit(timeout: 10))
+        let elapsed = Lifecycle.seconds(since: signalled)
+
+        #expect(stopped.status == 0)
+        #expect(elapsed < 2.5, "exited \(elapsed) s after SIGTERM (default timeout 5 s, hold 30 s)")
+        // The WebSocket is an upgraded connection, not a request in flight.
+        #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 3 requests in flight\n"))
+        let pollResult = try #require(poll.value())
+        #expect(pollResult.status == 0)
+        #expect(pollResult.stdout == "released\n")
+        #expect(try #require(dead.value()).status == 52)
+        let eventsResult = try #require(events.value())
+        #expect(eventsResult.status == 0)
+        #expect(
+            eventsResult.stdout
+                == "event: presence\nid: e1\ndata: {\"online\":true}\n\nevent: typing\nid: e2\ndata: {\"author\":\"Olga\"}\n\n"
+        )
+        let socketResult = try #require(socket.value())
+        #expect(socketResult.stdout == "1001 mockd is stopping\n", "\(socketResult.stderr)")
+    }
+
+    @Test func idleDaemonStopsAtOnce() throws {
+        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"])
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)
+        let signalled = Date()
+        daemon.send(signal: SIGTERM)
+        let stopped = try #require(daemon.waitForExit(timeout: 10))
+        #expect(stopped.status == 0)
+        #expect(Lifecycle.seconds(since: signalled) < 1.5)
+        #expect(stopped.stderr.hasSuffix("mockd: SIGTERM received, stopping\n"))
+    }
+
+    @Test(arguments: [
+        (["--shutdown-timeout", "-1"], "mockd: --shutdown-timeout expects a number of seconds in 0–3600, got '-1' (see mockd --help)\n"),
+        (["--shutdown-timeout", "soon"], "mockd: --shutdown-timeout expects a number of seconds in 0–3600, got 'soon' (see mockd --help)\n"),
+    ])
+    func badShutdownTimeoutIsAUsageError(_ arguments: [String], _ expected: String) throws {
+        let result = try Lifecycle.mockd(["--set", "chat"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr == expected)
+    }
+}
+
+/// Start-up failures: one line naming the option or variable, exit 1.
+struct StartupErrorTests {
+    @Test func privilegedPortIsPermissionDenied() throws {
+        let unprivilegedStart = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
+        guard unprivilegedStart > 80 else {
+            print("SKIPPED privilegedPortIsPermissionDenied: ip_unprivileged_port_start is \(unprivilegedStart), anyone may bind port 80")
+            return
+        }
+        let (result, _) = try Lifecycle.mockdUnprivileged(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "80"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: permission denied binding port 80 on 127.0.0.1; use a port above 1023\n")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func missingRootExits1NamingIt() throws {
+        let missing = Paths.makeTemporaryDirectory().appendingPathComponent("nope")
+        defer { try? FileManager.default.removeItem(at: missing.deletingLastPathComponent()) }
+        let flag = try Lifecycle.mockd(["--set", "chat", "--root", missing.path, "--port", "0"])
+        #expect(flag.status == 1)
+        #expect(flag.stderr == "mockd: --root \(missing.path): no such folder (it should hold mocks/ and configs/)\n")
+        let variable = try Lifecycle.mockd(["--set", "chat", "--port", "0"], environment: ["MOCKD_ROOT": missing.path])
+        #expect(variable.status == 1)
+        #expect(variable.stderr == "mockd: MOCKD_ROOT \(missing.path): no such folder (it should hold mocks/ and configs/)\n")
+    }
+
+    @Test func rootThatIsAFileExits1() throws {
+        let file = Paths.packageRoot.appendingPathComponent("Package.swift")
+        let result = try Lifecycle.mockd(["--set", "chat", "--root", file.path, "--port", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: --root \(file.path): not a folder (it should hold mocks/ and configs/)\n")
+    }
+
+    @Test func unreadableRootExits1() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
+        // Root-owned 0700 when the tests run as root (mockd then runs as nobody); 0000 otherwise.
+        try FileManager.default.setAttributes([.posixPermissions: getuid() == 0 ? 0o700 : 0o000], ofItemAtPath: root.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path) }
+        let (result, uid) = try Lifecycle.mockdUnprivileged(["--set", "chat", "--root", root.path, "--port", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: --root \(root.path): permission denied (user id \(uid) cannot read it)\n")
+    }
+
+    @Test func hostFromTheEnvironmentNotOnThisMachineNamesTheVariable() throws {
+        let result = try Lifecycle.mockd(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"], environment: ["MOCKD_HOST": "203.0.113.7"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: MOCKD_HOST 203.0.113.7 is not an address of this machine\n")
+    }
+
+    @Test func portInUseFromTheEnvironmentNamesTheVariable() throws {
+        let first = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        defer { first.stop() }
+        let second = try Lifecycle.mockd(["--set", "chat", "--root", Paths.packageRoot.path], environment: ["MOCKD_PORT": "\(first.port)"])
+        #expect(second.status == 1)
+        #expect(
+            second.stderr
+                == "mockd: port \(first.port) on 127.0.0.1 is already in use (another mockd?); pick another --port or --port 0 for a free one (the port comes from MOCKD_PORT)\n"
+        )
+    }
+}
+
+/// Binding another address than loopback warns, naming the missing control token.
+struct BindingTests {
+    @Test func wildcardAddressWarnsWithoutAControlToken() throws {
+        let open = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0"])
+        #expect(open.listeningLine.wholeMatch(of: /listening on http:\/\/0\.0\.0\.0:[1-9][0-9]*/) != nil)
+        #expect(try Curl.send(CurlRequest(url: "http://127.0.0.1:\(open.port)/__mockd/health")).status == 200)
+        let openStopped = open.stop()
+        #expect(
+            openStopped.stderr.hasPrefix(
+                "mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token\n"
+            )
+        )
+
+        let guarded = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0", "--control-token", "s3cret"])
+        let health = "http://127.0.0.1:\(guarded.port)/__mockd/health"
+        #expect(try Curl.send(CurlRequest(url: health)).status == 401)
+        #expect(try Curl.send(CurlRequest(url: health, headers: [("Authorization", "Bearer s3cret")])).status == 200)
+        #expect(guarded.stop().stderr.hasPrefix("mockd: warning: listening on 0.0.0.0, reachable from other machines\n"))
+    }
+
+    @Test func loopbackDoesNotWarn() throws {
+        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"])
+        #expect(daemon.listeningLine.hasPrefix("listening on http://127.0.0.1:"))
+        #expect(!daemon.stop().stderr.contains("warning"))
+    }
+}
+
+/// `MOCKD_*` variables as defaults for the serve flags.
+struct EnvironmentTests {
+    static func object(_ response: CurlResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+    }
+
+    @Test func variablesConfigureTheDaemon() throws {
+        let daemon = try RunningDaemon(
+            [],
+            environment: Lifecycle.environment([
+                "MOCKD_CONFIG": "chat_happy_path", "MOCKD_ROOT": Paths.packageRoot.path, "MOCKD_PORT": "0",
+                "MOCKD_HOST": "127.0.0.1", "MOCKD_CONTROL_TOKEN": "s3cret",
+            ])
+        )
+        defer { daemon.stop() }
+        #expect(daemon.listeningLine.hasPrefix("listening on http://127.0.0.1:"))
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/health")).status == 401)
+        let scenario = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer s3cret")]))
+        #expect(scenario.status == 200)
+        #expect(try Self.object(scenario)["name"] as? String == "chat_happy_path")
+    }
+
+    @Test func flagsWinOverVariables() throws {
+        let busy = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        defer { busy.stop() }
+        let daemon = try RunningDaemon(
+            ["--set", "shop", "--root", Paths.packageRoot.path, "--port", "0", "--host", "127.0.0.1", "--control-token", "flag"],
+            environment: Lifecycle.environment([
+                "MOCKD_CONFIG": "no_such_scenario", "MOCKD_ROOT": "/nonexistent", "MOCKD_PORT": "\(busy.port)",
+                "MOCKD_HOST": "203.0.113.7", "MOCKD_CONTROL_TOKEN": "variable",
+            ])
+        )
+        defer { daemon.stop() }
+        #expect(daemon.port != busy.port)
+        let scenario = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer flag")]))
+        #expect(scenario.status == 200)
+        #expect(try Self.object(scenario)["sets"] as? [String] == ["shop"])
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer variable")])).status == 401)
+    }
+
+    @Test func emptyVariablesCountAsUnset() throws {
+        let daemon = try RunningDaemon(
+            ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"],
+            environment: Lifecycle.environment(["MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": "", "MOCKD_CONTROL_TOKEN": ""])
+        )
+        defer { daemon.stop() }
+        #expect(daemon.listeningLine.hasPrefix("listening on http://127.0.0.1:"))
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/health")).status == 200)
+    }
+
+    @Test(arguments: [
+        (["MOCKD_PORT": "http"], "mockd: MOCKD_PORT expects a whole number in 0–65535, got 'http' (see mockd --help)\n"),
+        (["MOCKD_PORT": "70000"], "mockd: MOCKD_PORT expects a whole number in 0–65535, got '70000' (see mockd --help)\n"),
+        (
+            ["MOCKD_HOST": "0.0.0.0:8080"],
+            "mockd: MOCKD_HOST expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got '0.0.0.0:8080' (see mockd --help)\n"
+        ),
+        (
+            ["MOCKD_HOST": "http://localhost"],
+            "mockd: MOCKD_HOST expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got 'http://localhost' (see mockd --help)\n"
+        ),
+        (["MOCKD_CONTROL_TOKEN": "abc\n"], "mockd: MOCKD_CONTROL_TOKEN must not contain control characters such as a newline (see mockd --help)\n"),
+    ])
+    func invalidVariablesAreUsageErrors(_ environment: [String: String], _ expected: String) throws {
+        let result = try Lifecycle.mockd(["--set", "chat", "--root", Paths.packageRoot.path], environment: environment)
+        #expect(result.status == 64)
+        #expect(result.stderr == expected)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func configVariableStillNeedsSomethingToServe() throws {
+        let result = try Lifecycle.mockd([])
+        #expect(result.status == 64)
+        #expect(result.stderr == "mockd: say what to serve: --config <name> or --set <name> (see mockd --help)\n")
+    }
+
+    @Test func helpListsTheVariablesAndTheShutdownTimeout() throws {
+        let lines = try Lifecycle.mockd(["--help"]).stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.contains("ENVIRONMENT (a flag wins over its variable; an empty value counts as unset):"))
+        for name in ["MOCKD_CONFIG", "MOCKD_ROOT", "MOCKD_HOST", "MOCKD_PORT", "MOCKD_CONTROL_TOKEN"] {
+            #expect(lines.contains { $0.hasPrefix("  \(name) ") }, "\(name) missing from --help")
+        }
+        #expect(lines.contains("  --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight"))
+        #expect(lines.contains("       mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]"))
+    }
+}
+
+/// `mockd health` against the real daemon, a closed port and a port that never answers.
+struct HealthCommandTests {
+    @Test func healthyDaemonExits0WithOneLine() throws {
+        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let result = try Lifecycle.mockd(["health", "--port", "\(daemon.port)"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        let expected = "ok: http://127.0.0.1:\(daemon.port)/__mockd/health answered 200 (scenario 'chat', version 0.1.0, up "
+        #expect(result.stdout.hasPrefix(expected) && result.stdout.hasSuffix(" s)\n"), "\(result.stdout)")
+        // The port and a wildcard bind address from the environment: 0.0.0.0 is probed as 127.0.0.1.
+        let fromEnvironment = try Lifecycle.mockd(["health"], environment: ["MOCKD_PORT": "\(daemon.port)", "MOCKD_HOST": "0.0.0.0"])
+        #expect(fromEnvironment.status == 0)
+        #expect(fromEnvironment.stdout.hasPrefix(expected))
+    }
+
+    @Test func controlTokenIsSentFromTheFlagOrTheVariable() throws {
+        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet", "--control-token", "s3cret"])
+        defer { daemon.stop() }
+        let port = "\(daemon.port)"
+        let without = try Lifecycle.mockd(["health", "--port", port])
+        #expect(without.status == 1)
+        #expect(
+            without.stderr
+                == "mockd: health: http://127.0.0.1:\(port)/__mockd/health answered 401 (the control API needs its token: --control-token or MOCKD_CONTROL_TOKEN)\n"
+        )
+        #expect(without.stdout.isEmpty)
+        #expect(try Lifecycle.mockd(["health", "--port", port, "--control-token", "s3cret"]).status == 0)
+        #expect(try Lifecycle.mockd(["health", "--port", port], environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]).status == 0)
+        #expect(try Lifecycle.mockd(["health", "--port", port, "--control-token", "wrong"], environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]).status == 1)
+    }
+
+    @Test func nothingListeningExits1() throws {
+        let port = try Lifecycle.freePort()
+        let result = try Lifecycle.mockd(["health", "--port", "\(port)"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: health: http://127.0.0.1:\(port)/__mockd/health: connection refused (is mockd running on this port?)\n")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func silentServerTimesOut() throws {
+        // A listening socket that accepts (in the kernel) and never answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(listener, raw, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, raw, &length) == 0
+            }
+        }
+        try #require(ready)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let started = Date()
+        let result = try Lifecycle.mockd(["health", "--port", "\(port)", "--timeout", "0.5"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "mockd: health: http://127.0.0.1:\(port)/__mockd/health: no answer within 0.5 s\n")
+        #expect(Lifecycle.seconds(since: started) < 3)
+    }
+
+    @Test(arguments: [
+        (["health", "--timeout", "0"], [String: String](), "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"),
+        (["health", "--port", "0"], [:], "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"),
+        (["health"], ["MOCKD_PORT": "0"], "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"),
+        (["health"], ["MOCKD_PORT": "x"], "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"),
+        (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd --help)\n"),
+    ])
+    func usageErrorsExit64(_ arguments: [String], _ environment: [String: String], _ expected: String) throws {
+        let result = try Lifecycle.mockd(arguments, environment: environment)
+        #expect(result.status == 64)
+        #expect(result.stderr == expected)
+    }
+
+    @Test func helpDescribesTheCommand() throws {
+        let result = try Lifecycle.mockd(["health", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"))
+    }
+}
