@@ -123,10 +123,52 @@ public enum ConfigFile {
             if !FileManager.default.fileExists(atPath: url.path) { throw ConfigError(.fileNotFound, file: display, message: missing) }
             throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
         }
+        // JSONSerialization first: its errors name the byte (reported as a line) and the reason (too deep,
+        // number out of range, invalid UTF-8), where JSONDecoder only says the data is not valid JSON.
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let detail = HARReader.parserDetail(error)
+            var location = ""
+            if let offset = HARReader.firstInvalidOffset(detail: detail), offset <= data.count {
+                location = " at line \(HARReader.lineNumber(data.prefix(offset)))"
+            } else if detail == HARReader.truncatedDetail, let line = HARReader.lastContentLine(data) {
+                location = " at line \(line)"
+            }
+            throw ConfigError(.invalidJSON, file: display, message: "not valid JSON\(location) (\(oneLine(detail)))")
+        }
+        if let duplicate = DuplicateKeyCheck.firstDuplicate(in: data) {
+            throw ConfigError(.invalidJSON, file: display, jsonPath: duplicate.path, message: "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts")
+        }
         do {
             return (try JSONDecoder().decode(type, from: data), data)
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+                let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+                let path = ConfigFile.outOfRangeNumber(in: root, path: "")
+            {
+                // JSONDecoder rejects whole numbers beyond 64 bits without saying where.
+                throw ConfigError(.invalidValue, file: display, jsonPath: path, message: "number out of range (whole numbers up to 9223372036854775807)")
+            }
             throw ConfigError.decoding(error, file: display)
         }
+    }
+
+    /// The JSON path of the first whole number beyond the 64-bit range, if any.
+    static func outOfRangeNumber(in value: Any, path: String) -> String? {
+        if let object = value as? [String: Any] {
+            for name in object.keys.sorted() {
+                if let found = outOfRangeNumber(in: object[name]!, path: DuplicateKeyCheck.PathText(path).member(name)) { return found }
+            }
+        } else if let array = value as? [Any] {
+            for (index, element) in array.enumerated() {
+                if let found = outOfRangeNumber(in: element, path: "\(path)[\(index)]") { return found }
+            }
+        } else if let number = value as? NSNumber, !(value is Bool), number.doubleValue.rounded() == number.doubleValue,
+            abs(number.doubleValue) >= 9.2e18
+        {
+            return path.isEmpty ? "(top level)" : path
+        }
+        return nil
     }
 }

@@ -521,6 +521,14 @@ final class HARStreamScanner {
             let index = entryCount
             entryCount += 1
             expect = .nextElement
+            // `bytes` holds the entry wrapped as `[entry]`; a repeated member name makes the entry ambiguous.
+            if let duplicate = DuplicateKeyCheck.firstDuplicate(in: bytes) {
+                let inner = duplicate.path.hasPrefix("[0]") ? String(duplicate.path.dropFirst(3)) : duplicate.path
+                throw HARImportError(
+                    .notHAR, file: fileName, jsonPath: "log.entries[\(index)]" + (inner.hasPrefix("[") || inner.hasPrefix(".") || inner.isEmpty ? inner : "." + inner),
+                    message: "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts"
+                )
+            }
             try onEntry(HARReader.readEntry(JSONNode(value, path: "log.entries[\(index)]"), index: index))
         }
     }
