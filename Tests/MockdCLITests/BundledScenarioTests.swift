@@ -103,6 +103,29 @@ struct BundledScenarioTests {
             #expect(result.stdout.hasPrefix("ok: configs/\(config).json: sets "))
         }
     }
+
+    @Test func bundledMockSetsHoldNoSecrets() throws {
+        for set in ["auth", "chat", "shop"] {
+            let result = try ProcessRunner.mockd(["lint", set, "--root", Paths.packageRoot.path])
+            #expect(result.status == 0, "\(set): \(result.stdout)")
+            #expect(result.stderr == "mockd lint: mocks/\(set): no secrets or personal data found\n")
+        }
+    }
+
+    @Test func signInMatchesOnlyTheRightPasswordThroughANormalizeRule() throws {
+        let daemon = try Self.daemon("chat_happy_path")
+        defer { daemon.stop() }
+        let json = [("Content-Type", "application/json")]
+        let responses = try Curl.batch([
+            CurlRequest(method: "POST", url: daemon.baseURL + "/v1/auth/sign-in", headers: json, body: Data(#"{"email":"anna@example.com","password":"correct horse"}"#.utf8)),
+            CurlRequest(method: "POST", url: daemon.baseURL + "/v1/auth/sign-in", headers: json, body: Data(#"{"email":"anna@example.com","password":"correct horse battery"}"#.utf8)),
+            CurlRequest(url: daemon.baseURL + "/v1/me"),
+        ])
+        #expect(responses[0].status == 200)
+        // Only the right password is normalised to the stored placeholder.
+        #expect(responses[1].status == 404)
+        #expect(Self.json(responses[2])["phone"] as? String == "+15555550100")
+    }
 }
 
 /// Broken scenario files at start, in `validate`, and on SIGHUP reload.

@@ -170,8 +170,9 @@ public enum SecretPatterns {
         return !fileExtensions.contains(tld)
     }
 
-    /// Placeholders and the fake values they render to are never secrets.
+    /// Placeholders, the fake values they render to and values spelt `mockd-…` (the convention for
+    /// hand-written demo values) are never secrets.
     static func isPlaceholderOrFake(_ value: String) -> Bool {
-        (value.hasPrefix("{{") && value.hasSuffix("}}")) || FakeValues.values.values.contains(value)
+        (value.hasPrefix("{{") && value.hasSuffix("}}")) || value.hasPrefix("mockd-") || FakeValues.values.values.contains(value)
     }
 }
