@@ -124,7 +124,7 @@ struct BundledScenarioTests {
         #expect(responses[0].status == 200)
         // Only the right password is normalised to the stored placeholder.
         #expect(responses[1].status == 404)
-        #expect(Self.json(responses[2])["phone"] as? String == "+15555550100")
+        #expect(Self.json(responses[2])["phone"] as? String == "+1 206 555 0142")
     }
 }
 

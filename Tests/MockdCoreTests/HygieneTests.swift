@@ -53,7 +53,7 @@ struct HygieneTests {
         let body = Data(
             """
             {
-              "user": {"email": "anna.k@corp.io", "phone": "+44 7700 900123", "name": "Anna"},
+              "user": {"email": "anna.k@corp.io", "phone": "+44 7911 123456", "name": "Anna"},
               "access_token": "tok_live_123",
               "note": "write to bob@corp.io or see logo@2x.png",
               "support": "help@example.com",
@@ -123,6 +123,10 @@ struct HygieneTests {
         #expect(!SecretPatterns.isPhoneNumber("12345678", fieldName: "id"))
         #expect(SecretPatterns.isPhoneNumber("(555) 010-0199", fieldName: "mobileNumber"))
         #expect(SecretPatterns.isPhoneNumber("+4915112345678", fieldName: nil))
+        // Numbers reserved for fiction are not personal data.
+        #expect(!SecretPatterns.isPhoneNumber("+1 206 555 0142", fieldName: "phone"))
+        #expect(!SecretPatterns.isPhoneNumber("+44 7700 900123", fieldName: "phone"))
+        #expect(SecretPatterns.isPhoneNumber("(206) 010-0199", fieldName: "phone"))
     }
 
     @Test func fakeValuePlaceholdersRenderAtLoadSoRedactedStubsStayStatic() {

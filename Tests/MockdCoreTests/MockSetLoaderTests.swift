@@ -79,7 +79,7 @@ struct MockSetLoaderTests {
 
     @Test func truncatedIndexIsNamedAsInvalidJSON() throws {
         let message = try loadError(#"{"stubs": [{"request": "#)
-        #expect(message.hasPrefix("mocks/s/index.json: not valid JSON ("))
+        #expect(message == "mocks/s/index.json: not valid JSON at line 1 (Unexpected end of file during JSON parse.)")
         #expect(!message.contains("\n"))
     }
 

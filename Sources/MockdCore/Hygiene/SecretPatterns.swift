@@ -146,9 +146,20 @@ public enum SecretPatterns {
         let digits = value.unicodeScalars.filter { CharacterSet.decimalDigits.contains($0) }.count
         let allowed = CharacterSet(charactersIn: "+0123456789 ().-/")
         guard value.unicodeScalars.allSatisfy({ allowed.contains($0) }), (7...15).contains(digits) else { return false }
+        if isFictionalPhoneNumber(value) { return false }
         if let fieldName, phoneFieldNames.contains(fold(fieldName)) { return true }
         return value.hasPrefix("+") && !value.contains(" ") && digits >= 8 && value.dropFirst().allSatisfy(\.isNumber)
             && value.dropFirst().first != "0"
+    }
+
+    /// Numbers reserved for fiction, like example domains for e-mail: North American 555-0100…0199 (any area
+    /// code) and the UK's Ofcom drama ranges (07700 900xxx, 020 7946 0xxx).
+    static func isFictionalPhoneNumber(_ value: String) -> Bool {
+        var digits = String(value.unicodeScalars.filter { CharacterSet.decimalDigits.contains($0) }.map(Character.init))
+        if digits.count == 11, digits.hasPrefix("1") { digits.removeFirst() }
+        if digits.count == 10, digits.dropFirst(3).hasPrefix("55501") { return true }
+        if digits.hasPrefix("44") { digits = "0" + digits.dropFirst(2) }
+        return digits.hasPrefix("07700900") || digits.hasPrefix("02079460")
     }
 
     /// Reserved example domains (RFC 2606, RFC 6761) and file names that look like addresses
