@@ -32,6 +32,8 @@ public struct EngineOutcome: Sendable {
     public var sessionID: String? { session?.id }
     let arrival: Date
     let nearMisses: [NearMiss]
+    /// Answered by the upstream (capture-on-miss, `mockd record`) instead of a stub; see `answered(byUpstream:)`.
+    public internal(set) var proxied = false
 }
 
 /// The front door of the core: turns a request into a planned response, as data.
@@ -134,6 +136,16 @@ public final class MockEngine: Sendable {
 
     var heldRequests: (any HeldRequestHub)? { heldHub.withLock { $0 } }
 
+    /// The recording of `mockd record` or `--record-misses`, flushed by `POST /__mockd/record/flush`.
+    private let recorderSlot = Mutex<Recorder?>(nil)
+
+    /// Lets the control API show and flush the recording (`/__mockd/record`).
+    public func attach(_ recorder: Recorder) {
+        recorderSlot.withLock { $0 = recorder }
+    }
+
+    var recorder: Recorder? { recorderSlot.withLock { $0 } }
+
     /// Counts a new WebSocket connection to `path` in the outcome's session.
     /// - Returns: its 1-based number among the session's connections to that path (reset with the session).
     public func openWebSocket(_ outcome: EngineOutcome, path: String) -> Int {
@@ -175,7 +187,7 @@ public final class MockEngine: Sendable {
         session.journal.append(
             time: outcome.arrival, request: outcome.request, stubID: response.stubID,
             status: outcome.plan.fault == nil ? response.status : nil, fault: outcome.plan.fault, durationMs: durationMs,
-            response: response, nearMisses: outcome.nearMisses
+            response: response, nearMisses: outcome.nearMisses, proxied: outcome.proxied
         )
     }
 

@@ -1,0 +1,31 @@
+import CMicroHTTPD
+import MockdCore
+
+/// Unmatched requests answered by the upstream: the connection is suspended while the upstream client
+/// works, and resumed when its answer (or failure) arrives, so no worker thread waits on the network.
+extension ConnectionBridge {
+    /// Suspends the connection and sends the request upstream.
+    func forwardUpstream(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        guard let proxy else { return deliver(outcome, context: context, connection: connection) }
+        let pending = PendingUpstream()
+        context.upstream = pending
+        // A safety net past the client's own timeout: the connection is never left suspended for good.
+        let limit = proxy.client.configuration.timeoutSeconds * 1000 + 5000
+        guard let token = suspensions.suspendUntilAnswered(connection, resumeAfter: limit) else { return .NO }
+        let suspensions = suspensions
+        proxy.forward(outcome) { answered in
+            pending.set(answered)
+            suspensions.resume(token: token)
+        }
+        return .YES
+    }
+
+    /// Resumed: send the upstream's answer, or close the connection when it was resumed without one (the
+    /// client left, or the safety limit passed).
+    func resumeProxied(_ pending: PendingUpstream, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        guard let answered = pending.take() else { return .NO }
+        context.upstream = nil
+        context.outcome = answered
+        return deliver(answered, context: context, connection: connection)
+    }
+}
