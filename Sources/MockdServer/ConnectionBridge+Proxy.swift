@@ -9,9 +9,8 @@ extension ConnectionBridge {
         guard let proxy else { return deliver(outcome, context: context, connection: connection) }
         let pending = PendingUpstream()
         context.upstream = pending
-        // A safety net past the client's own timeout: the connection is never left suspended for good.
-        let limit = proxy.client.configuration.timeoutSeconds * 1000 + 5000
-        guard let token = suspensions.suspendUntilAnswered(connection, resumeAfter: limit) else { return .NO }
+        // The upstream client calls back exactly once (its timeout, or its stop, guarantees it).
+        guard let token = suspensions.suspendUntilAnswered(connection) else { return .NO }
         let suspensions = suspensions
         proxy.forward(outcome) { answered in
             pending.set(answered)
@@ -21,7 +20,7 @@ extension ConnectionBridge {
     }
 
     /// Resumed: send the upstream's answer, or close the connection when it was resumed without one (the
-    /// client left, or the safety limit passed).
+    /// client left, or the daemon is stopping).
     func resumeProxied(_ pending: PendingUpstream, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         guard let answered = pending.take() else { return .NO }
         context.upstream = nil

@@ -112,10 +112,11 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         return true
     }
 
-    /// Suspends `connection` until `resume(token:)` (an answer from elsewhere, e.g. the upstream) or, at the
-    /// latest, after `milliseconds`. Not ended by a graceful shutdown's start: the answer is awaited.
+    /// Suspends `connection` until `resume(token:)` (an answer from elsewhere, e.g. the upstream client, whose
+    /// own timeout guarantees one). No timer: the caller owes the resume. Not ended by a graceful shutdown's
+    /// start (the answer is awaited); `resumeAll()` and the departed-client sweep still resume it.
     /// - Returns: The token to resume it with, or `nil` when the daemon is stopping (not suspended).
-    func suspendUntilAnswered(_ connection: OpaquePointer, resumeAfter milliseconds: Double) -> UInt64? {
+    func suspendUntilAnswered(_ connection: OpaquePointer) -> UInt64? {
         let handle = Handle(connection: connection)
         let token: UInt64? = state.withLock { state in
             guard !state.stopping else { return nil }
@@ -125,7 +126,6 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         }
         guard let token else { return nil }
         MHD_suspend_connection(connection)
-        timer.schedule(token, afterMilliseconds: milliseconds)
         return token
     }
 

@@ -1,5 +1,5 @@
 import CCrypto
-public import Foundation
+import Foundation
 
 /// A PEM certificate chain and its private key for HTTPS, read and checked before libmicrohttpd (GnuTLS)
 /// gets them, so a bad file is reported as one line naming it.

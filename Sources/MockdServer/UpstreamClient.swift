@@ -58,6 +58,10 @@ public final class UpstreamClient: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Transfers on the multi handle; only the client's thread touches it.
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    /// Finished easy handles kept for reuse (`curl_easy_reset`), so a busy proxy does not allocate and clear
+    /// libcurl's large per-transfer state for every request; only the client's thread touches it.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private static let maxIdleHandles = 256
 
     /// Starts the client's thread.
     public init(configuration: Configuration) {
@@ -68,6 +72,8 @@ public final class UpstreamClient: @unchecked Sendable {
         thread.name = "mockd-upstream"
         thread.start()
     }
+
+    private static let emptyBody: StaticString = ""
 
     /// `curl_global_init` once per process, before any other libcurl call.
     private static let initializeLibrary: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -112,12 +118,14 @@ public final class UpstreamClient: @unchecked Sendable {
             transfer.completion(.failure(UpstreamFailure(.unreachable, "mockd is shutting down")))
         }
         active.removeAll()
+        idleHandles.forEach { curl_easy_cleanup($0) }
+        idleHandles.removeAll()
         curl_multi_cleanup(multi)
         finished.signal()
     }
 
     private func start(_ transfer: Transfer) {
-        guard let easy = curl_easy_init() else {
+        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
             return transfer.completion(.failure(UpstreamFailure(.unreachable, "libcurl could not create a transfer")))
         }
         let request = transfer.request
@@ -141,9 +149,13 @@ public final class UpstreamClient: @unchecked Sendable {
         case "HEAD": CCurl_setLong(easy, CURLOPT_NOBODY, 1)
         default: CCurl_setPointer(easy, CURLOPT_CUSTOMREQUEST, request.method)
         }
-        if request.hasBody || !request.body.isEmpty {
+        if !request.body.isEmpty {
             CCurl_setOffset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
-            request.body.withUnsafeBytes { CCurl_setPointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!) }
+            _ = request.body.withUnsafeBytes { CCurl_setPointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+        } else if request.hasBody {
+            // An empty body still sent as one (`Content-Length: 0`); POSTFIELDS is not copied, so static storage.
+            CCurl_setOffset(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            CCurl_setPointer(easy, CURLOPT_POSTFIELDS, UnsafeRawPointer(UpstreamClient.emptyBody.utf8Start))
         }
         // Only the client's fields: libcurl's own Accept (and a form Content-Type for a body) are switched off
         // by naming them with an empty value; `Name;` sends a field with an empty value.
@@ -164,8 +176,7 @@ public final class UpstreamClient: @unchecked Sendable {
         CCurl_setPointer(easy, CURLOPT_WRITEDATA, context)
         CCurl_setDataCallback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             guard let data, let context else { return 0 }
-            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
-            Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().headerLine(line)
+            Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }
         CCurl_setPointer(easy, CURLOPT_HEADERDATA, context)
@@ -180,7 +191,12 @@ public final class UpstreamClient: @unchecked Sendable {
         var status = 0
         CCurl_getLong(easy, CURLINFO_RESPONSE_CODE, &status)
         curl_multi_remove_handle(multi, easy)
-        curl_easy_cleanup(easy)
+        if idleHandles.count < Self.maxIdleHandles {
+            curl_easy_reset(easy)
+            idleHandles.append(easy)
+        } else {
+            curl_easy_cleanup(easy)
+        }
         transfer.release()
         if code == CURLE_OK {
             transfer.completion(.success(UpstreamResponse(status: status, httpVersion: transfer.httpVersion, headers: transfer.headers, body: transfer.body)))
@@ -227,17 +243,22 @@ private final class Transfer: @unchecked Sendable {
     }
 
     /// One raw header line (`HTTP/1.1 200 OK`, `Name: value`, or the empty line ending a block). Each status
-    /// line starts a new block, so only the final response's fields remain after `100 Continue`.
-    func headerLine(_ raw: String) {
-        let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
-        if line.hasPrefix("HTTP/") {
+    /// line starts a new block, so only the final response's fields remain after `100 Continue`. Bytes, not
+    /// Foundation: this runs for every header of every proxied answer.
+    func headerLine(_ raw: UnsafeRawBufferPointer) {
+        var end = raw.count
+        while end > 0, raw[end - 1] == 0x0A || raw[end - 1] == 0x0D { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: raw[0..<end])
+        if line.starts(with: "HTTP/".utf8) {
             headers = HTTPHeaders()
-            httpVersion = String(line.prefix { $0 != " " })
+            httpVersion = String(decoding: line.prefix { $0 != 0x20 }, as: UTF8.self)
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon])
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        headers.add(name: name, value: value)
+        guard let colon = line.firstIndex(of: 0x3A) else { return }
+        var start = colon + 1
+        while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        var stop = end
+        while stop > start, line[stop - 1] == 0x20 || line[stop - 1] == 0x09 { stop -= 1 }
+        headers.add(name: String(decoding: line[0..<colon], as: UTF8.self), value: String(decoding: line[start..<stop], as: UTF8.self))
     }
 }

@@ -87,14 +87,12 @@ enum ServeCommand {
         configuration.connectionTimeoutSeconds = options.connectionTimeoutSeconds
         configuration.tls = tls
         configuration.tlsPort = options.tlsPort
-        let engine = MockEngine(
-            scenario: scenario, root: root,
-            options: EngineOptions(
-                maxSessions: options.maxSessions, sessionIdleTimeoutMs: Double(options.sessionTimeoutSeconds) * 1000,
-                journalLimit: options.journalLimit, controlToken: options.controlToken
-            ),
-            loader: loader
+        var engineOptions = EngineOptions(
+            maxSessions: options.maxSessions, sessionIdleTimeoutMs: Double(options.sessionTimeoutSeconds) * 1000,
+            journalLimit: options.journalLimit, controlToken: options.controlToken
         )
+        engineOptions.missesGoUpstream = proxy != nil
+        let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
         if let recorder { engine.attach(recorder) }
         let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger, proxy: proxy)
         // SIGHUP reloads the scenario and its sets atomically; a broken file leaves the previous version serving.

@@ -11,6 +11,9 @@ public struct EngineOptions: Sendable {
     public var journalLimit: Int
     /// When set, `/__mockd/*` requires `Authorization: Bearer <token>`.
     public var controlToken: String?
+    /// Unmatched requests are answered by an upstream (`--on-miss proxy`, `mockd record`): their planned 404
+    /// is left without the near-miss search and JSON body nobody would see.
+    public var missesGoUpstream = false
 
     public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 10_000, controlToken: String? = nil) {
         self.maxSessions = maxSessions
@@ -316,6 +319,7 @@ public final class MockEngine: Sendable {
     private func unmatched(
         _ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true, states: SessionState? = nil
     ) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
+        if options.missesGoUpstream { return (PlannedResponse(response: MockResponse(status: 404)), []) }
         let misses =
             reason == nil || !overridesToo
             ? (overridesToo

@@ -101,8 +101,10 @@ extension MockResponse {
     /// The answer for the client: the upstream's status, headers (hop-by-hop fields and `Content-Length` left
     /// to the server) and body bytes exactly as received, sent literally (no placeholders).
     public static func proxied(_ upstream: UpstreamResponse) -> MockResponse {
-        var response = MockResponse(status: upstream.status, headers: ProxyHeaders.forwardable(upstream.headers), body: upstream.body)
-        response.disableTemplate()
+        // Fields set after init, so no placeholder scan runs over bytes that are sent literally anyway.
+        var response = MockResponse(status: upstream.status)
+        response.headers = ProxyHeaders.forwardable(upstream.headers)
+        response.body = upstream.body
         return response
     }
 
