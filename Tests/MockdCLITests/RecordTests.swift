@@ -323,6 +323,36 @@ struct RecordTests {
         #expect((entries.last?["response"] as? [String: Any])?["_errorKind"] as? String == "timeout")
     }
 
+    @Test("SIGTERM while the upstream is still answering: the client gets the answer, and the exchange is in the HAR and the set")
+    func shutdownWaitsForTheUpstream() throws {
+        let upstream = try PythonUpstream()
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let har = root.appendingPathComponent("late.har")
+        let recorder = try RunningDaemon(
+            ["record", "--upstream", upstream.origin, "--set", "late", "--root", root.path, "--port", "0", "--shutdown-timeout", "10", "--har", har.path],
+            environment: Recording.environment
+        )
+        let url = recorder.baseURL + "/slow"
+        let slow = BackgroundJob.start { try? Curl.send(CurlRequest(url: url)) }
+        var waited = 0
+        while !(Recording.json(try Curl.send(CurlRequest(url: recorder.baseURL + "/__mockd/health")).body)["status"] as? String == "ok") && waited < 100 {
+            usleep(10_000)
+            waited += 1
+        }
+        usleep(500_000)  // the /slow request is on its way upstream (it answers after 3 s)
+        recorder.send(signal: SIGTERM)
+        let answer = slow.value()
+        #expect(answer?.status == 200)
+        #expect(answer?.text == "late\n")
+        let exit = recorder.waitForExit(timeout: 20)
+        #expect(exit?.status == 0)
+        #expect(recorder.standardOutput.contains("stubs written:  1 (1 responses, 0 sequences)"))
+        let entries = (Recording.json(try Data(contentsOf: har))["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        #expect(entries.count == 1)
+        #expect((entries.first?["response"] as? [String: Any])?["status"] as? Int == 200)
+    }
+
     @Test("bad record command lines are one line, exit 64")
     func usageErrors() throws {
         let cases: [([String], String)] = [
