@@ -26,11 +26,13 @@ let package = Package(
         // SHA-1 for the WebSocket handshake only; a well-kept library rather than our own hash.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCompression", providers: [.apt(["zlib1g-dev", "libbrotli-dev"])]),
+        // libcurl: the upstream client of `mockd record` and capture-on-miss (connection reuse, TLS, timeouts).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll and eventfd headers (the NIO CNIOLinux pattern), for the WebSocket reactor.
         .systemLibrary(name: "CLinux"),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(name: "MockdCore", dependencies: ["CCompression"], swiftSettings: swiftSettings),
-        .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"], swiftSettings: swiftSettings),
         .target(name: "MockdClient", swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
         // Shared by the test targets: the built binary, a curl client, the corpus location.

@@ -16,6 +16,13 @@ static void CMicroHTTPD_forwardLog(void *context, const char *format, va_list ar
 /// Why: the option list of `MHD_start_daemon` is variadic and Swift cannot build one.
 /// `settings` must outlive the daemon (the log forwarder keeps a pointer to it).
 struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *settings) {
+    // HTTPS options go in an option array, empty for plain HTTP, so the list below stays one fixed call.
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)settings->tlsCertificate},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)settings->tlsKey},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    int useTLS = settings->tlsCertificate != NULL && settings->tlsKey != NULL;
     return MHD_start_daemon(
         settings->flags, 0, NULL, NULL,
         settings->accessHandler, settings->accessContext,
@@ -29,6 +36,7 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
         MHD_OPTION_NOTIFY_COMPLETED, settings->completed, settings->completedContext,
         // RFC 9112 strictness: 400 for an HTTP/1.1 request without Host and for malformed header lines.
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+        MHD_OPTION_ARRAY, useTLS ? tls : &tls[2],
         MHD_OPTION_END);
 }
 

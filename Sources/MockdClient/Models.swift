@@ -69,6 +69,9 @@ public struct JournalEntry: Decodable, Sendable, Equatable {
     public let bodyBase64: String?
     /// Whether a stub or override answered.
     public let matched: Bool
+    /// Whether the upstream answered (`--on-miss proxy`, `mockd record`) instead of a stub; `nil` from an
+    /// older mockd that did not report it.
+    public let proxied: Bool?
     /// The id of the stub or override that answered; `nil` when unmatched.
     public let stub: String?
     /// The status sent; `nil` when a fault meant none was sent.

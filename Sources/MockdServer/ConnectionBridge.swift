@@ -24,6 +24,8 @@ final class RequestContext {
     var webSocket: (script: WebSocketScript, outcome: EngineOutcome, path: String)?
     /// Counted in `ConnectionBridge.requestsInFlight` until the request completes or becomes a WebSocket.
     var inFlight = true
+    /// Set while the upstream answers an unmatched request (capture-on-miss, `mockd record`).
+    var upstream: PendingUpstream?
 
     init(target: String) {
         self.target = target
@@ -41,6 +43,8 @@ final class ConnectionBridge: @unchecked Sendable {
     let suspensions = Suspensions()
     /// Runs upgraded WebSocket connections; set by the server before the daemon starts.
     var webSockets: WebSocketReactor?
+    /// Answers unmatched requests from the upstream; set by the server before the daemon starts.
+    var proxy: UpstreamProxy?
     /// How long a `noResponse` fault holds a connection before closing it, in ms.
     let noResponseHoldMilliseconds: Double
     /// Requests whose headers have arrived and whose exchange has not completed.
@@ -140,6 +144,7 @@ final class ConnectionBridge: @unchecked Sendable {
             return .YES
         }
         if suspensions.isStopping { return .NO }
+        if let pending = context.upstream { return resumeProxied(pending, context: context, connection: connection) }
         if let outcome = context.outcome {
             // Resumed after the planned delay (or after a `noResponse` hold, which ends by closing).
             if outcome.plan.fault == .noResponse { return .NO }
@@ -158,6 +163,7 @@ final class ConnectionBridge: @unchecked Sendable {
             )
         } else {
             outcome = engine.handle(request)
+            if proxy != nil, outcome.isUnmatched { return forwardUpstream(outcome, context: context, connection: connection) }
         }
         context.outcome = outcome
         if outcome.plan.fault == .noResponse {
@@ -179,7 +185,7 @@ final class ConnectionBridge: @unchecked Sendable {
 
     /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response; then
     /// journals and logs the exchange.
-    private func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+    func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         var plan = outcome.plan
         if isDraining {
             // Shutting down: answer, then close the connection so a keep-alive client does not send more.
@@ -287,7 +293,7 @@ final class ConnectionBridge: @unchecked Sendable {
         let plan = outcome.plan
         let result = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)
         logger.info(
-            "\(context.method) \(context.target) \(result) \(plan.response.stubID ?? (outcome.sessionID == nil ? "control" : "unmatched")) \(String(format: "%.2f", elapsed))ms"
+            "\(context.method) \(context.target) \(result) \(plan.response.stubID ?? (outcome.proxied ? "upstream" : outcome.sessionID == nil ? "control" : "unmatched")) \(String(format: "%.2f", elapsed))ms"
         )
     }
 

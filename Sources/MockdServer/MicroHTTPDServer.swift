@@ -31,6 +31,11 @@ public final class MicroHTTPDServer: Sendable {
         /// mmap'ed per connection, and the page faults and TLB shootdowns of that halved throughput with a
         /// new connection per request. Query strings beyond ~450 parameters need more.
         public var connectionMemoryBytes: Int = 32 * 1024
+        /// Serve HTTPS with this certificate and key (libmicrohttpd's GnuTLS support): on `port` alone, or, with
+        /// `tlsPort`, on that second port while `port` serves plain HTTP (one engine behind both).
+        public var tls: TLSCredentials?
+        /// With `tls`: the port for HTTPS besides plain HTTP on `port`; 0 picks a free one.
+        public var tlsPort: Int?
 
         public init(
             host: String = "127.0.0.1",
@@ -49,17 +54,18 @@ public final class MicroHTTPDServer: Sendable {
         }
     }
 
-    /// The daemon handle and the settings block libmicrohttpd keeps a pointer to.
+    /// The daemon handles (the HTTP one first; a second one for `tlsPort`) and the settings blocks
+    /// libmicrohttpd keeps pointers to.
     private struct Running: @unchecked Sendable {
-        let daemon: OpaquePointer
-        let settings: UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>
+        let daemons: [OpaquePointer]
+        let settings: [UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>]
     }
 
     private enum State: @unchecked Sendable {
         case idle
         case running(Running)
-        /// Graceful shutdown under way: the listening socket, quiesced, is closed after `MHD_stop_daemon`.
-        case draining(Running, listenSocket: Int32?)
+        /// Graceful shutdown under way: the listening sockets, quiesced, are closed after `MHD_stop_daemon`.
+        case draining(Running, listenSockets: [Int32])
         case stopped
     }
 
@@ -98,7 +104,9 @@ public final class MicroHTTPDServer: Sendable {
     public var requestsInFlight: Int { bridge.requestsInFlight }
     private let state = Mutex<State>(.idle)
 
-    public init(configuration: Configuration, engine: MockEngine, logger: Logger) {
+    /// - Parameter proxy: Answers unmatched requests from an upstream (capture-on-miss, `mockd record`);
+    ///   `nil` answers them with the engine's 404.
+    public init(configuration: Configuration, engine: MockEngine, logger: Logger, proxy: UpstreamProxy? = nil) {
         self.configuration = configuration
         self.engine = engine
         self.logger = logger
@@ -106,66 +114,119 @@ public final class MicroHTTPDServer: Sendable {
             engine: engine, logger: logger, maxBodyBytes: configuration.maxBodyBytes,
             noResponseHoldMilliseconds: configuration.noResponseHoldMilliseconds
         )
+        bridge.proxy = proxy
     }
 
     /// Binds the socket and starts the daemon.
-    /// - Returns: The base URL clients use, e.g. `http://127.0.0.1:8080`.
+    /// - Returns: The base URL clients use, e.g. `http://127.0.0.1:8080` (`https://…` when the port serves
+    ///   HTTPS); see `startAll()` for both URLs with `tlsPort`.
     /// - Throws: `ServerError` (`.portInUse`, `.permissionDenied`, `.invalidAddress`, `.socketFailed`,
     ///   `.daemonFailed`).
     public func start() throws -> String {
+        try startAll()[0]
+    }
+
+    /// Binds the sockets and starts the daemons: one, or two with `tlsPort` (HTTP, then HTTPS).
+    /// - Returns: The base URLs, the plain HTTP one first (`http://127.0.0.1:8080`, `https://127.0.0.1:8443`).
+    /// - Throws: `ServerError` as `start()`; `.daemonFailed` also when GnuTLS refuses the certificate or key.
+    public func startAll() throws -> [String] {
         try state.withLock { state in
             guard case .idle = state else { preconditionFailure("MicroHTTPDServer.start() called twice") }
-            let socket = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
+            var listeners: [(socket: ListeningSocket, tls: TLSCredentials?)] = []
+            do {
+                let primary = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
+                if let tls = configuration.tls, let tlsPort = configuration.tlsPort {
+                    listeners = [(primary, nil)]
+                    do {
+                        listeners.append((try ListeningSocket.bind(host: configuration.host, port: tlsPort), tls))
+                    } catch let error as ServerError {
+                        throw ServerError(error.code, error.message.replacingOccurrences(of: "--port", with: "--tls-port"))
+                    }
+                } else {
+                    listeners = [(primary, configuration.tls)]
+                }
+            } catch {
+                for listener in listeners { close(listener.socket.descriptor) }
+                throw error
+            }
             NativeResponseSlot.release = { MHD_destroy_response(OpaquePointer($0)) }
             let reactor = WebSocketReactor(engine: engine, logger: logger)
             bridge.webSockets = reactor
             engine.attach(reactor)
             engine.attach(bridge.suspensions)
             ResourceLimits.raiseOpenFileLimit()
-            // Suspend/resume carries latency and throttling; TURBO skips the shutdown() before close, so a
-            // connection-reset fault really resets.
-            var flags =
-                MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
-                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_ALLOW_UPGRADE.rawValue
-            if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-            let settings = UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>.allocate(capacity: 1)
-            let bridgePointer = Unmanaged.passUnretained(bridge).toOpaque()
-            settings.initialize(
-                to: CMicroHTTPD_DaemonSettings(
-                    flags: UInt32(flags),
-                    listenSocket: socket.descriptor,
-                    threadPoolSize: UInt32(max(1, configuration.threads)),
-                    connectionLimit: UInt32(configuration.connectionLimit),
-                    connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
-                    connectionMemoryLimit: configuration.connectionMemoryBytes,
-                    accessHandler: { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
-                        guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
-                        return Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().handle(
-                            connection: connection, url: url, method: method, version: version, uploadData: uploadData,
-                            uploadDataSize: uploadDataSize, slot: slot
-                        )
-                    },
-                    accessContext: bridgePointer,
-                    // Keep URLs as sent: matching needs `%2F` distinct from `/` and normalises in one place.
-                    unescape: { _, _, text in text.map { strlen($0) } ?? 0 },
-                    completed: { cls, _, slot, _ in
-                        Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().endRequest(slot)
-                    },
-                    completedContext: bridgePointer,
-                    logger: { cls, message in
-                        Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().log(message)
-                    },
-                    loggerContext: bridgePointer
-                )
-            )
-            guard let daemon = CMicroHTTPD_startDaemon(settings) else {
-                settings.deallocate()
-                close(socket.descriptor)
-                throw ServerError(.daemonFailed, "libmicrohttpd could not start on \(socket.baseURL) (see the log above)")
+            var daemons: [OpaquePointer] = []
+            var settingsList: [UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>] = []
+            var urls: [String] = []
+            for (index, listener) in listeners.enumerated() {
+                let settings = makeSettings(socket: listener.socket, tls: listener.tls)
+                let url = listener.tls == nil ? listener.socket.baseURL : "https" + listener.socket.baseURL.dropFirst("http".count)
+                guard let daemon = CMicroHTTPD_startDaemon(settings) else {
+                    Self.release(settings)
+                    for later in listeners[index...] { close(later.socket.descriptor) }
+                    for daemon in daemons { MHD_stop_daemon(daemon) }
+                    settingsList.forEach(Self.release)
+                    let why = listener.tls.map { " (GnuTLS refused --tls-cert \($0.certificatePath) or --tls-key \($0.keyPath))" } ?? " (see the log above)"
+                    throw ServerError(.daemonFailed, "libmicrohttpd could not start on \(url)\(why)")
+                }
+                daemons.append(daemon)
+                settingsList.append(settings)
+                urls.append(url)
             }
-            state = .running(Running(daemon: daemon, settings: settings))
-            return socket.baseURL
+            state = .running(Running(daemons: daemons, settings: settingsList))
+            return urls
         }
+    }
+
+    /// The settings block for one daemon on `socket`; freed by `release(_:)` after the daemon stops.
+    private func makeSettings(socket: ListeningSocket, tls: TLSCredentials?) -> UnsafeMutablePointer<CMicroHTTPD_DaemonSettings> {
+        // Suspend/resume carries latency and throttling; TURBO skips the shutdown() before close, so a
+        // connection-reset fault really resets.
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_ALLOW_UPGRADE.rawValue
+        if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        if tls != nil { flags |= MHD_USE_TLS.rawValue }
+        let settings = UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>.allocate(capacity: 1)
+        let bridgePointer = Unmanaged.passUnretained(bridge).toOpaque()
+        settings.initialize(
+            to: CMicroHTTPD_DaemonSettings(
+                flags: UInt32(flags),
+                listenSocket: socket.descriptor,
+                threadPoolSize: UInt32(max(1, configuration.threads)),
+                connectionLimit: UInt32(configuration.connectionLimit),
+                connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
+                connectionMemoryLimit: configuration.connectionMemoryBytes,
+                accessHandler: { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
+                    guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
+                    return Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().handle(
+                        connection: connection, url: url, method: method, version: version, uploadData: uploadData,
+                        uploadDataSize: uploadDataSize, slot: slot
+                    )
+                },
+                accessContext: bridgePointer,
+                // Keep URLs as sent: matching needs `%2F` distinct from `/` and normalises in one place.
+                unescape: { _, _, text in text.map { strlen($0) } ?? 0 },
+                completed: { cls, _, slot, _ in
+                    Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().endRequest(slot)
+                },
+                completedContext: bridgePointer,
+                logger: { cls, message in
+                    Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().log(message)
+                },
+                loggerContext: bridgePointer,
+                tlsCertificate: tls.map { UnsafePointer(strdup($0.certificatePEM)) },
+                tlsKey: tls.map { UnsafePointer(strdup($0.keyPEM)) }
+            )
+        )
+        return settings
+    }
+
+    /// Frees a settings block and its copies of the certificate and key.
+    private static func release(_ settings: UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>) {
+        free(UnsafeMutableRawPointer(mutating: settings.pointee.tlsCertificate))
+        free(UnsafeMutableRawPointer(mutating: settings.pointee.tlsKey))
+        settings.deallocate()
     }
 
     /// Graceful stop: new connections are refused at once, the requests in flight are answered (each
@@ -183,10 +244,10 @@ public final class MicroHTTPDServer: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let running: Running? = state.withLock { state in
             guard case .running(let running) = state else { return nil }
-            // Taken off libmicrohttpd's epoll sets here; it stays open (and unused) until MHD_stop_daemon.
-            let socket = MHD_quiesce_daemon(running.daemon)
-            if socket >= 0 { ListeningSocket.refuseNewConnections(socket) }
-            state = .draining(running, listenSocket: socket >= 0 ? socket : nil)
+            // Taken off libmicrohttpd's epoll sets here; they stay open (and unused) until MHD_stop_daemon.
+            let sockets = running.daemons.map { MHD_quiesce_daemon($0) }.filter { $0 >= 0 }
+            sockets.forEach(ListeningSocket.refuseNewConnections)
+            state = .draining(running, listenSockets: sockets)
             return running
         }
         guard running != nil else { return ShutdownReport(inFlightAtStart: 0, cut: 0, cutShort: false, elapsedMilliseconds: 0) }
@@ -211,11 +272,11 @@ public final class MicroHTTPDServer: Sendable {
     /// Stops at once: stops accepting connections, closes open ones (requests in flight get no answer) and
     /// joins the worker threads.
     public func stop() {
-        let stopping: (running: Running, listenSocket: Int32?)? = state.withLock { state in
+        let stopping: (running: Running, listenSockets: [Int32])? = state.withLock { state in
             defer { state = .stopped }
             switch state {
-            case .running(let running): return (running, nil)
-            case .draining(let running, let listenSocket): return (running, listenSocket)
+            case .running(let running): return (running, [])
+            case .draining(let running, let listenSockets): return (running, listenSockets)
             case .idle, .stopped: return nil
             }
         }
@@ -224,10 +285,10 @@ public final class MicroHTTPDServer: Sendable {
         // abort the process ("called while we have suspended connections"): close and resume them first.
         bridge.stopWebSockets()
         bridge.suspensions.resumeAll()
-        MHD_stop_daemon(stopping.running.daemon)
+        stopping.running.daemons.forEach { MHD_stop_daemon($0) }
         // A quiesced listening socket is the caller's to close, and only once the worker threads are gone.
-        if let socket = stopping.listenSocket { close(socket) }
-        stopping.running.settings.deallocate()
+        for socket in stopping.listenSockets { close(socket) }
+        stopping.running.settings.forEach(Self.release)
     }
 }
 

@@ -112,6 +112,28 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         return true
     }
 
+    /// Suspends `connection` until `resume(token:)` (an answer from elsewhere, e.g. the upstream client, whose
+    /// own timeout guarantees one). No timer: the caller owes the resume. Not ended by a graceful shutdown's
+    /// start (the answer is awaited); `resumeAll()` and the departed-client sweep still resume it.
+    /// - Returns: The token to resume it with, or `nil` when the daemon is stopping (not suspended).
+    func suspendUntilAnswered(_ connection: OpaquePointer) -> UInt64? {
+        let handle = Handle(connection: connection)
+        let token: UInt64? = state.withLock { state in
+            guard !state.stopping else { return nil }
+            state.nextToken += 1
+            state.suspended[state.nextToken] = handle
+            return state.nextToken
+        }
+        guard let token else { return nil }
+        MHD_suspend_connection(connection)
+        return token
+    }
+
+    /// Resumes a suspension from `suspendUntilAnswered`; nothing when it was resumed already.
+    func resume(token: UInt64) {
+        resume(token)
+    }
+
     /// Resumes one suspension, once: a timer and `resumeAll()` may race, only the first one resumes.
     private func resume(_ token: UInt64) {
         guard let handle = state.withLock({ state in

@@ -31,6 +31,8 @@ struct Mockd {
             exit(ImportWireMockCommand.run(options).rawValue)
         case .serve(let options):
             exit(ServeCommand.run(options).rawValue)
+        case .record(let options):
+            exit(RecordCommand.run(options).rawValue)
         case .health(let options):
             exit(HealthCommand.run(options).rawValue)
         }

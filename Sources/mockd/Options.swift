@@ -1,8 +1,10 @@
+import Foundation
 import MockdCore
 
 /// What the command line asks for.
 enum Command: Equatable {
     case serve(ServeOptions)
+    case record(RecordOptions)
     case importHAR(ImportHAROptions)
     case importWireMock(ImportWireMockOptions)
     case validate(ValidateOptions)
@@ -35,6 +37,35 @@ struct ServeOptions: Equatable {
     /// What set the host and port, for error messages: the flag, or `MOCKD_HOST` / `MOCKD_PORT`.
     var hostSource = "--host"
     var portSource = "--port"
+    /// `--on-miss proxy`: unmatched requests go to `upstream` instead of getting 404.
+    var onMissProxy = false
+    /// The shared proxy and TLS flags.
+    var upstream = UpstreamOptions()
+    /// `--record-misses`: proxied exchanges are recorded into the set `<name>-captured`.
+    var recordMisses = false
+    var tlsCertificate: String?
+    var tlsKey: String?
+    var tlsPort: Int?
+}
+
+/// `--upstream URL [--upstream-timeout S] [--upstream-insecure] [--upstream-ca FILE]`
+struct UpstreamOptions: Equatable {
+    /// The origin, normalised without a trailing slash (`https://api.example.com`).
+    var origin: String?
+    var timeoutSeconds = 30.0
+    var insecure = false
+    var caFile: String?
+}
+
+/// `mockd record --upstream URL --set NAME [...]`
+struct RecordOptions: Equatable {
+    /// Port, host, threads, TLS, upstream and the other serve flags (`config` and `set` unused).
+    var serve = ServeOptions()
+    var set = ""
+    /// `--har FILE`; default `<root>/recordings/<set>-<UTC timestamp>.har`.
+    var har: String?
+    var merge = false
+    var force = false
 }
 
 /// `mockd validate --config NAME | --set NAME [--root DIR]`
@@ -99,6 +130,8 @@ enum Options {
         USAGE: mockd --config <name> [--root <dir>] [--port <n>] [--host <addr>] [--threads <n>] [--quiet]
                      [--control-token <t>] [--max-sessions <n>] [--session-timeout <s>] [--journal-limit <n>]
                mockd --set <name> [same options]
+               mockd --config <name> --on-miss proxy --upstream <url> [--record-misses] [same options]
+               mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
                mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]
                mockd validate --config <name> [--root <dir>]
@@ -106,6 +139,8 @@ enum Options {
                mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
 
         COMMANDS:
+          record                  Reverse-proxy an upstream and record every exchange into a HAR and a mock set
+                                  (see `mockd record --help`).
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
           import-wiremock         Turn WireMock stub mappings into a mock set and a scenario (see `mockd import-wiremock --help`).
           validate                Check a scenario and the files it names (see `mockd validate --help`).
@@ -134,6 +169,18 @@ enum Options {
                                   included). (default: 60)
           --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight
                                   (latency included) this many seconds to finish; 0 cuts them at once. (default: 5)
+          --on-miss <proxy|404>   What unmatched requests get: the engine's 404 naming the nearest stubs, or the
+                                  upstream's answer (needs --upstream). (default: 404)
+          --upstream <url>        The server unmatched requests go to, as an origin: https://api.example.com.
+          --upstream-timeout <s>  Whole-exchange limit per upstream request; past it the client gets 504. (default: 30)
+          --upstream-insecure     Do not verify the upstream's TLS certificate (a warning is printed).
+          --upstream-ca <file>    Also trust the CA certificates in this PEM file for the upstream.
+          --record-misses         Record proxied exchanges into the mock set <name>-captured (merged into it when
+                                  it exists), written with a HAR on SIGINT/SIGTERM and POST /__mockd/record/flush.
+          --tls-cert <file>       Serve HTTPS with this PEM certificate chain (scripts/make-cert makes one).
+          --tls-key <file>        The certificate's PEM private key (unencrypted).
+          --tls-port <n>          Serve HTTPS on this port and plain HTTP on --port (one engine behind both);
+                                  without it --port serves HTTPS alone.
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -147,9 +194,52 @@ enum Options {
         SIGTERM and SIGINT stop gracefully: new connections are refused, requests in flight are answered for up
         to --shutdown-timeout seconds, then mockd exits 0 (a second signal stops at once).
         SIGHUP reloads the scenario and its mock sets; a broken file leaves the previous version serving.
-        Once listening, mockd prints exactly one line to stdout, `listening on http://ADDR:PORT`; logs go to
-        stderr, one line per request: method, target, status, stub id or "unmatched", duration in ms.
+        Once listening, mockd prints one line to stdout per port, `listening on http://ADDR:PORT` (https:// for
+        HTTPS); logs go to stderr, one line per request: method, target, status, stub id, "upstream" or
+        "unmatched", duration in ms.
         Exit codes: 0 success, 1 runtime failure, 64 usage error.
+        """
+
+    static let recordHelp = """
+        OVERVIEW: Record an API as a mock set: mockd forwards every request to the upstream, answers the client with
+        the upstream's answer unchanged (status, headers with every Set-Cookie, body bytes; a compressed body stays
+        compressed), and records the exchange. On SIGINT/SIGTERM and on POST /__mockd/record/flush it writes the
+        recording as a HAR 1.2 file and compiles it into mocks/<name>/ exactly as import-har does (hygiene on: the
+        set holds placeholders, never the recorded secrets; the HAR holds everything as sent: keep it out of git),
+        printing the import report to stdout. Each flush rewrites this run's HAR with everything so far.
+
+        A request the upstream cannot answer is recorded too (status 0 and the error in the HAR, skipped and
+        reported by the import); the client gets 502 (connection, DNS or TLS error) or 504 (--upstream-timeout
+        passed) with a JSON body naming the upstream and the error.
+
+        USAGE: mockd record --upstream <url> --set <name> [--root <dir>] [--port <n>] [--host <addr>] [--har <file>]
+                            [--merge | --force] [--upstream-timeout <s>] [--upstream-insecure | --upstream-ca <file>]
+                            [--tls-cert <file> --tls-key <file> [--tls-port <n>]]
+
+        OPTIONS:
+          --upstream <url>        The server to record, as an origin: https://api.example.com (no path).
+          --set <name>            The mock set to write, mocks/<name>/ (letters, digits, '.', '_', '-').
+          --root <dir>            Folder holding mocks/ and recordings/. (default: $MOCKD_ROOT, else the current directory)
+          --port <n>              TCP port to listen on; 0 picks a free port. (default: 8080)
+          --host <addr>           Address to bind. (default: 127.0.0.1)
+          --har <file>            Where to write the HAR. (default: <root>/recordings/<name>-<UTC time>.har)
+          --merge                 The set exists: merge the recording into it (recorded stubs replaced, others kept).
+          --force                 The set (or the --har file) exists: replace it.
+          --upstream-timeout <s>  Whole-exchange limit per request; past it the client gets 504. (default: 30)
+          --upstream-insecure     Do not verify the upstream's TLS certificate (a warning is printed).
+          --upstream-ca <file>    Also trust the CA certificates in this PEM file for the upstream.
+          --tls-cert <file>       Serve HTTPS with this PEM certificate chain (scripts/make-cert makes one).
+          --tls-key <file>        The certificate's PEM private key.
+          --tls-port <n>          Serve HTTPS on this port besides plain HTTP on --port.
+          --threads <n>           Worker threads. (default: one per core)
+          --control-token <t>     Require `Authorization: Bearer <t>` on /__mockd/*.
+          --shutdown-timeout <s>  On SIGINT/SIGTERM, give requests in flight this long before writing. (default: 5)
+          --max-body <b>          Largest request body in bytes. (default: 33554432)
+          --quiet                 Do not log a line per request.
+          -h, --help              Show help information.
+
+        Without --merge or --force an existing set is refused at start, so a recording never overwrites hand
+        edits. Control API: GET /__mockd/record (counts), POST /__mockd/record/flush (write now).
         """
 
     static let healthHelp = """
@@ -272,6 +362,7 @@ enum Options {
         if arguments.first == "health" { return try parseHealth(Array(arguments.dropFirst()), environment: environment) }
         if arguments.first == "import-wiremock" { return try parseImportWireMock(Array(arguments.dropFirst())) }
         if arguments.first == "import-har" { return try parseImport(Array(arguments.dropFirst())) }
+        if arguments.first == "record" { return try parseRecord(Array(arguments.dropFirst()), environment: environment) }
         if arguments.first == "serve" { return try parseServe(Array(arguments.dropFirst()), environment: environment) }
         if arguments.first == "validate" { return try parseValidate(Array(arguments.dropFirst())) }
         if arguments.first == "lint" { return try parseLint(Array(arguments.dropFirst())) }
@@ -302,17 +393,107 @@ enum Options {
             case "--max-connections": options.maxConnections = try reader.integer(for: argument, in: 1...1_000_000)
             case "--connection-timeout": options.connectionTimeoutSeconds = try reader.integer(for: argument, in: 1...86_400)
             case "--shutdown-timeout": options.shutdownTimeoutSeconds = try reader.seconds(for: argument, in: 0...3600)
-            default: throw unknown(argument)
+            case "--on-miss":
+                let value = try reader.value(for: argument)
+                guard value == "proxy" || value == "404" else { throw UsageError("--on-miss expects proxy or 404, got '\(value)'") }
+                options.onMissProxy = value == "proxy"
+            case "--record-misses": options.recordMisses = true
+            default:
+                guard try parseProxyOrTLS(argument, &reader, into: &options) else { throw unknown(argument) }
             }
             given.insert(argument)
         }
         if given.contains("--host") { try EnvironmentDefaults.checkHost(options.host, name: "--host") }
         try EnvironmentDefaults.apply(environment, to: &options, given: given)
+        try checkProxyAndTLS(options, given: given, proxying: options.onMissProxy)
+        if options.recordMisses, !options.onMissProxy { throw UsageError("--record-misses needs --on-miss proxy") }
+        if options.onMissProxy, options.upstream.origin == nil { throw UsageError("--on-miss proxy needs --upstream <url>") }
         switch (options.config, options.set) {
         case (nil, nil): throw UsageError("say what to serve: --config <name> or --set <name>")
         case (.some, .some): throw UsageError("--config and --set cannot be used together")
         default: return .serve(options)
         }
+    }
+
+    /// `mockd record --upstream URL --set NAME [...]`
+    private static func parseRecord(_ arguments: [String], environment: [String: String]) throws -> Command {
+        var options = RecordOptions()
+        var set: String?
+        var given: Set<String> = []
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            switch argument {
+            case "-h", "--help": return .help(recordHelp)
+            case "--set": set = try reader.value(for: argument)
+            case "--root": options.serve.root = try reader.value(for: argument)
+            case "--port": options.serve.port = try reader.integer(for: argument, in: 0...65535)
+            case "--host": options.serve.host = try reader.value(for: argument)
+            case "--threads": options.serve.threads = try reader.integer(for: argument, in: 1...1024)
+            case "--quiet": options.serve.quiet = true
+            case "--control-token": options.serve.controlToken = try reader.value(for: argument)
+            case "--shutdown-timeout": options.serve.shutdownTimeoutSeconds = try reader.seconds(for: argument, in: 0...3600)
+            case "--max-body": options.serve.maxBodyBytes = try reader.integer(for: argument, in: 0...4_294_967_296)
+            case "--har": options.har = try reader.value(for: argument)
+            case "--merge": options.merge = true
+            case "--force": options.force = true
+            default:
+                guard try parseProxyOrTLS(argument, &reader, into: &options.serve) else { throw unknown(argument) }
+            }
+            given.insert(argument)
+        }
+        if given.contains("--host") { try EnvironmentDefaults.checkHost(options.serve.host, name: "--host") }
+        try EnvironmentDefaults.apply(environment, to: &options.serve, given: given)
+        // MOCKD_CONFIG names a scenario to serve; recording serves none.
+        options.serve.config = nil
+        guard options.serve.upstream.origin != nil else { throw UsageError("record needs --upstream <url>: the server to record, e.g. https://api.example.com") }
+        guard let set else { throw UsageError("record needs --set <name> to name the mock set to write") }
+        guard MockdRoot.isValidName(set) else {
+            throw UsageError("--set '\(set)' is not a valid mock set name (use letters, digits, '.', '_' and '-')")
+        }
+        if options.merge, options.force { throw UsageError("--merge and --force cannot be used together") }
+        try checkProxyAndTLS(options.serve, given: given, proxying: true)
+        options.set = set
+        options.serve.set = set
+        return .record(options)
+    }
+
+    /// The upstream and TLS flags shared by serving and recording; `false` when `argument` is none of them.
+    private static func parseProxyOrTLS(_ argument: String, _ reader: inout ArgumentReader, into options: inout ServeOptions) throws -> Bool {
+        switch argument {
+        case "--upstream": options.upstream.origin = try upstreamOrigin(try reader.value(for: argument))
+        case "--upstream-timeout": options.upstream.timeoutSeconds = try reader.seconds(for: argument, in: 0.001...3600)
+        case "--upstream-insecure": options.upstream.insecure = true
+        case "--upstream-ca": options.upstream.caFile = try reader.value(for: argument)
+        case "--tls-cert": options.tlsCertificate = try reader.value(for: argument)
+        case "--tls-key": options.tlsKey = try reader.value(for: argument)
+        case "--tls-port": options.tlsPort = try reader.integer(for: argument, in: 0...65535)
+        default: return false
+        }
+        return true
+    }
+
+    /// Contradictions among the upstream and TLS flags.
+    private static func checkProxyAndTLS(_ options: ServeOptions, given: Set<String>, proxying: Bool) throws {
+        if !proxying {
+            for flag in ["--upstream", "--upstream-timeout", "--upstream-insecure", "--upstream-ca"] where given.contains(flag) {
+                throw UsageError("\(flag) needs --on-miss proxy (or mockd record)")
+            }
+        }
+        if options.upstream.insecure, options.upstream.caFile != nil { throw UsageError("--upstream-insecure and --upstream-ca cannot be used together") }
+        if (options.tlsCertificate == nil) != (options.tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together: give both") }
+        if options.tlsPort != nil, options.tlsCertificate == nil { throw UsageError("--tls-port needs --tls-cert and --tls-key") }
+        if let tlsPort = options.tlsPort, tlsPort != 0, tlsPort == options.port { throw UsageError("--tls-port must differ from --port") }
+    }
+
+    /// `https://api.example.com` from `--upstream`: http or https, a host, an optional port, no path.
+    static func upstreamOrigin(_ text: String) throws -> String {
+        let problem = UsageError("--upstream '\(text)' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query)")
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty, components.user == nil, components.query == nil, components.fragment == nil,
+            components.path.isEmpty || components.path == "/"
+        else { throw problem }
+        let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart.lowercased())" + (components.port.map { ":\($0)" } ?? "")
     }
 
     private static func parseValidate(_ arguments: [String]) throws -> Command {

@@ -6,7 +6,6 @@ import MockdServer
 /// `mockd --config NAME` / `mockd --set NAME`: serve until SIGINT or SIGTERM, then stop gracefully.
 enum ServeCommand {
     static func run(_ options: ServeOptions) -> ExitCode {
-        let logger = Logger(level: options.quiet ? .warning : .info)
         let root = MockdRoot.resolve(option: options.root)
         if let problem = rootProblem(root, option: options.root) {
             Output.error("mockd: \(problem)")
@@ -20,6 +19,63 @@ enum ServeCommand {
             return .failure
         }
 
+        var recorder: Recorder?
+        if options.recordMisses {
+            let set = scenario.name + "-captured"
+            guard MockdRoot.isValidName(set) else {
+                Output.error("mockd: --record-misses: '\(set)' is not a valid mock set name; serve the scenario by name (--config NAME)")
+                return .failure
+            }
+            recorder = RecordCommand.makeRecorder(
+                set: set, root: root, harURL: RecordCommand.defaultHAR(root: root, set: set), existing: .merge,
+                upstream: options.upstream.origin ?? ""
+            )
+        }
+        let stubCount = scenario.index.stubs.count
+        var banner =
+            "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubCount) stub\(stubCount == 1 ? "" : "s")"
+        if options.onMissProxy, let origin = options.upstream.origin {
+            banner += "; unmatched requests go to \(origin)"
+            if let recorder { banner += ", recorded into mocks/\(recorder.set)/ (HAR: \(recorder.harDisplay))" }
+        }
+        return serve(options, scenario: scenario, root: root, loader: { try load(options, root: root) }, recorder: recorder, banner: banner + "; Ctrl-C to stop")
+    }
+
+    /// Serves `scenario` until SIGINT or SIGTERM: with the upstream proxy when `--on-miss proxy` or recording,
+    /// over HTTPS with `--tls-cert`; then stops gracefully and, when recording, writes the HAR and the set.
+    /// - Parameter loader: Reloads the scenario on SIGHUP and `POST /__mockd/reload`; `nil` disables reloading.
+    static func serve(
+        _ options: ServeOptions, scenario: Scenario, root: MockdRoot, loader: (@Sendable () throws -> Scenario)?, recorder: Recorder?,
+        banner: String
+    ) -> ExitCode {
+        let logger = Logger(level: options.quiet ? .warning : .info)
+        var tls: TLSCredentials?
+        if let certificate = options.tlsCertificate, let key = options.tlsKey {
+            do {
+                tls = try TLSCredentials.load(certificate: certificate, key: key)
+            } catch {
+                Output.error("mockd: \(error)")
+                return .failure
+            }
+        }
+        var proxy: UpstreamProxy?
+        if options.onMissProxy || recorder != nil, let origin = options.upstream.origin {
+            if let caFile = options.upstream.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+                Output.error("mockd: --upstream-ca \(caFile): no such file or not readable")
+                return .failure
+            }
+            if options.upstream.insecure {
+                Output.error("mockd: warning: --upstream-insecure: the TLS certificate of \(origin) is not verified")
+            }
+            let client = UpstreamClient(
+                configuration: UpstreamClient.Configuration(
+                    origin: origin, timeoutSeconds: options.upstream.timeoutSeconds, insecure: options.upstream.insecure,
+                    caFile: options.upstream.caFile
+                )
+            )
+            proxy = UpstreamProxy(client: client, recorder: recorder)
+        }
+
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
         let portSource = options.portSource
         let hostSource = options.hostSource
@@ -29,33 +85,38 @@ enum ServeCommand {
         configuration.maxBodyBytes = options.maxBodyBytes
         configuration.connectionLimit = options.maxConnections
         configuration.connectionTimeoutSeconds = options.connectionTimeoutSeconds
-        let engine = MockEngine(
-            scenario: scenario, root: root,
-            options: EngineOptions(
-                maxSessions: options.maxSessions, sessionIdleTimeoutMs: Double(options.sessionTimeoutSeconds) * 1000,
-                journalLimit: options.journalLimit, controlToken: options.controlToken
-            ),
-            loader: { try load(options, root: root) }
+        configuration.tls = tls
+        configuration.tlsPort = options.tlsPort
+        var engineOptions = EngineOptions(
+            maxSessions: options.maxSessions, sessionIdleTimeoutMs: Double(options.sessionTimeoutSeconds) * 1000,
+            journalLimit: options.journalLimit, controlToken: options.controlToken
         )
-        let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger)
+        engineOptions.missesGoUpstream = proxy != nil
+        let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
+        if let recorder { engine.attach(recorder) }
+        let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger, proxy: proxy)
         // SIGHUP reloads the scenario and its sets atomically; a broken file leaves the previous version serving.
-        let reloader = SignalHandler(signal: SIGHUP) {
-            do {
-                let fresh = try load(options, root: root)
-                engine.reload(fresh)
-                Output.error("mockd: SIGHUP: reloaded scenario '\(fresh.name)', \(fresh.index.stubs.count) stubs, \(fresh.overrides.count) overrides")
-            } catch {
-                Output.error("mockd: SIGHUP: reload failed, still serving the previous version:")
-                Output.errorLines(error)
+        let reloader = loader.map { loader in
+            SignalHandler(signal: SIGHUP) {
+                do {
+                    let fresh = try loader()
+                    engine.reload(fresh)
+                    Output.error("mockd: SIGHUP: reloaded scenario '\(fresh.name)', \(fresh.index.stubs.count) stubs, \(fresh.overrides.count) overrides")
+                } catch {
+                    Output.error("mockd: SIGHUP: reload failed, still serving the previous version:")
+                    Output.errorLines(error)
+                }
             }
         }
-        let baseURL: String
+        let baseURLs: [String]
         do {
-            baseURL = try server.start()
+            baseURLs = try server.startAll()
         } catch let error as ServerError {
+            proxy?.stop()
             Output.error("mockd: \(describe(error, hostSource: hostSource, portSource: portSource))")
             return .failure
         } catch {
+            proxy?.stop()
             Output.error("mockd: \(error)")
             return .failure
         }
@@ -66,13 +127,10 @@ enum ServeCommand {
                     : "mockd: warning: listening on \(options.host), reachable from other machines"
             )
         }
-        Output.standard("listening on \(baseURL)")
-        let stubCount = scenario.index.stubs.count
-        Output.error(
-            "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubCount) stub\(stubCount == 1 ? "" : "s"); Ctrl-C to stop"
-        )
+        for url in baseURLs { Output.standard("listening on \(url)") }
+        Output.error(banner)
         let received = signals.wait()
-        reloader.cancel()
+        reloader?.cancel()
         let name = received == SIGINT ? "SIGINT" : "SIGTERM"
         let timeout = EnvironmentDefaults.format(options.shutdownTimeoutSeconds)
         let inFlight = server.requestsInFlight
@@ -88,6 +146,16 @@ enum ServeCommand {
                     ? "mockd: second signal: cut \(requests(report.cut)) still in flight"
                     : "mockd: shutdown timeout (\(timeout) s) reached: cut \(requests(report.cut)) still in flight"
             )
+        }
+        // Exchanges still waiting on the upstream end (as failures, recorded) before the recording is written.
+        proxy?.stop()
+        if let recorder {
+            do {
+                recorder.announce(try recorder.flush())
+            } catch {
+                Output.error("mockd: \(error)")
+                return .failure
+            }
         }
         return .success
     }

@@ -10,6 +10,9 @@ public final class RunningDaemon: @unchecked Sendable {
     public let listeningLine: String
     private let errors: Pipe
     private let collected = LockedData()
+    /// Everything written to stdout (the listening line included), complete once `outputClosed` is set.
+    private let output = LockedData()
+    private let outputClosed = LockedData()
 
     /// Starts `mockd` with `arguments` (add `--port 0`) and waits up to `timeout` seconds for the
     /// `listening on` line.
@@ -29,14 +32,23 @@ public final class RunningDaemon: @unchecked Sendable {
         self.process = process
         self.errors = errors
         let lineSlot = LockedData()
+        let allOutput = self.output
+        let outputClosed = self.outputClosed
         let reader = Thread {
             var buffer = Data()
-            while !buffer.contains(0x0A) {
+            var lineSent = false
+            while true {
                 let chunk = output.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
+                allOutput.set(buffer)
+                if !lineSent, buffer.contains(0x0A) {
+                    lineSlot.set(buffer)
+                    lineSent = true
+                }
             }
-            lineSlot.set(buffer)
+            if !lineSent { lineSlot.set(buffer) }
+            outputClosed.set(Data([1]))
         }
         reader.start()
         let collected = self.collected
@@ -72,6 +84,19 @@ public final class RunningDaemon: @unchecked Sendable {
             waited += 1
         }
         return (process.terminationStatus, String(decoding: collected.value, as: UTF8.self))
+    }
+
+    /// Everything the daemon wrote to stdout so far, the listening lines included; after `stop()` or
+    /// `waitForExit`, all of it (waits up to 5 s for the pipe to close).
+    public var standardOutput: String {
+        if !process.isRunning {
+            var waited = 0
+            while !outputClosed.isSet && waited < 5000 {
+                usleep(1000)
+                waited += 1
+            }
+        }
+        return String(decoding: output.value, as: UTF8.self)
     }
 
     /// Sends `signal` (SIGTERM, SIGINT…) without waiting.

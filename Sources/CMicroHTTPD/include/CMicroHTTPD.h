@@ -28,6 +28,10 @@ typedef struct {
     void *completedContext;
     CMicroHTTPD_LogCallback logger;
     void *loggerContext;
+    /// PEM certificate chain and private key for HTTPS (`MHD_OPTION_HTTPS_MEM_CERT`/`_KEY`, with
+    /// `MHD_USE_TLS` in `flags`); both NULL for plain HTTP. Must outlive the call.
+    const char *tlsCertificate;
+    const char *tlsKey;
 } CMicroHTTPD_DaemonSettings;
 
 /// Starts a daemon on an already listening socket.

@@ -11,6 +11,7 @@ enum JournalJSON {
             "headers": entry.headers.map { "\($0.name): \($0.value)" },
             "bodySize": entry.bodySize,
             "matched": entry.matched,
+            "proxied": entry.proxied,
             "stub": entry.stubID ?? NSNull(),
             "status": entry.status.map { $0 as Any } ?? NSNull(),
             "durationMs": (entry.durationMs * 1000).rounded() / 1000,
@@ -97,6 +98,7 @@ enum JournalJSON {
             "cache": [:] as [String: Any],
             "timings": ["send": 0, "wait": (entry.durationMs * 1000).rounded() / 1000, "receive": 0],
             "_mockdStub": entry.stubID ?? NSNull(),
+            "_mockdProxied": entry.proxied,
         ]
     }
 

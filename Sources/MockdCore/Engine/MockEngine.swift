@@ -11,6 +11,9 @@ public struct EngineOptions: Sendable {
     public var journalLimit: Int
     /// When set, `/__mockd/*` requires `Authorization: Bearer <token>`.
     public var controlToken: String?
+    /// Unmatched requests are answered by an upstream (`--on-miss proxy`, `mockd record`): their planned 404
+    /// is left without the near-miss search and JSON body nobody would see.
+    public var missesGoUpstream = false
 
     public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 10_000, controlToken: String? = nil) {
         self.maxSessions = maxSessions
@@ -32,6 +35,8 @@ public struct EngineOutcome: Sendable {
     public var sessionID: String? { session?.id }
     let arrival: Date
     let nearMisses: [NearMiss]
+    /// Answered by the upstream (capture-on-miss, `mockd record`) instead of a stub; see `answered(byUpstream:)`.
+    public internal(set) var proxied = false
 }
 
 /// The front door of the core: turns a request into a planned response, as data.
@@ -134,6 +139,16 @@ public final class MockEngine: Sendable {
 
     var heldRequests: (any HeldRequestHub)? { heldHub.withLock { $0 } }
 
+    /// The recording of `mockd record` or `--record-misses`, flushed by `POST /__mockd/record/flush`.
+    private let recorderSlot = Mutex<Recorder?>(nil)
+
+    /// Lets the control API show and flush the recording (`/__mockd/record`).
+    public func attach(_ recorder: Recorder) {
+        recorderSlot.withLock { $0 = recorder }
+    }
+
+    var recorder: Recorder? { recorderSlot.withLock { $0 } }
+
     /// Counts a new WebSocket connection to `path` in the outcome's session.
     /// - Returns: its 1-based number among the session's connections to that path (reset with the session).
     public func openWebSocket(_ outcome: EngineOutcome, path: String) -> Int {
@@ -175,7 +190,7 @@ public final class MockEngine: Sendable {
         session.journal.append(
             time: outcome.arrival, request: outcome.request, stubID: response.stubID,
             status: outcome.plan.fault == nil ? response.status : nil, fault: outcome.plan.fault, durationMs: durationMs,
-            response: response, nearMisses: outcome.nearMisses
+            response: response, nearMisses: outcome.nearMisses, proxied: outcome.proxied
         )
     }
 
@@ -304,6 +319,7 @@ public final class MockEngine: Sendable {
     private func unmatched(
         _ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true, states: SessionState? = nil
     ) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
+        if options.missesGoUpstream { return (PlannedResponse(response: MockResponse(status: 404)), []) }
         let misses =
             reason == nil || !overridesToo
             ? (overridesToo

@@ -26,6 +26,8 @@ public struct JournalEntry: Sendable {
     public let response: MockResponse
     /// Why nothing matched, for unmatched requests: the nearest stubs and overrides.
     public let nearMisses: [NearMiss]
+    /// Whether the upstream answered (capture-on-miss, `mockd record`) rather than a stub.
+    public var proxied = false
 
     public var matched: Bool { stubID != nil }
 }
@@ -54,14 +56,15 @@ public final class RequestJournal: Sendable {
 
     func append(
         time: Date, request: HTTPRequest, stubID: String?, status: Int?, fault: Fault?, durationMs: Double,
-        response: MockResponse, nearMisses: [NearMiss]
+        response: MockResponse, nearMisses: [NearMiss], proxied: Bool = false
     ) {
         state.withLock { state in
             let entry = JournalEntry(
                 sequence: state.nextSequence, time: time, method: request.method, target: request.target,
                 // A copy: a slice would keep the whole (possibly huge) request body alive.
                 headers: request.headers, body: Data(request.body.prefix(RequestJournal.bodyLimit)), bodySize: request.body.count,
-                stubID: stubID, status: status, fault: fault, durationMs: durationMs, response: response, nearMisses: nearMisses
+                stubID: stubID, status: status, fault: fault, durationMs: durationMs, response: response, nearMisses: nearMisses,
+                proxied: proxied
             )
             state.nextSequence += 1
             if state.entries.count - state.start >= limit {

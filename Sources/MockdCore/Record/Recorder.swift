@@ -1,0 +1,154 @@
+public import Foundation
+import Synchronization
+
+/// Collects proxied exchanges and turns them into a HAR file and a mock set (`mockd record`, and
+/// `--record-misses` in capture-on-miss mode).
+///
+/// Thread-safe: exchanges arrive from the upstream client's thread. Every `flush()` rewrites the one HAR
+/// file of this run with everything recorded so far (atomically), then compiles it with the HAR importer
+/// (`HARStreamReader` → `HARCompiler`, default hygiene options), so the set always matches the HAR. Nothing
+/// recorded is lost: failed exchanges are in the HAR with status 0 and their error, and the importer skips
+/// and reports them.
+public final class Recorder: Sendable {
+    /// What to do with a mock set that already existed when recording started.
+    public enum ExistingSet: Sendable {
+        /// The set did not exist: write it (and replace this run's own earlier flushes).
+        case create
+        /// `--force`: replace it.
+        case replace
+        /// `--merge`: stubs the recording has replace theirs (ids kept), others are kept (see `MockSetMerger`).
+        case merge
+    }
+
+    /// What one flush did.
+    public struct FlushResult: Sendable {
+        /// The set written to (or that would have been).
+        public var set: String
+        /// The HAR file, as shown to the user (relative to the root when inside it).
+        public var har: String
+        /// Exchanges in the HAR.
+        public var entries: Int
+        /// Exchanges that failed (status 0 in the HAR).
+        public var failed: Int
+        /// Whether `mocks/<set>/` was written (false when nothing was recorded or nothing could be replayed).
+        public var setWritten: Bool
+        /// The import report, as `mockd import-har` prints it.
+        public var report: String
+    }
+
+    public let set: String
+    public let root: MockdRoot
+    /// The HAR file of this run.
+    public let harURL: URL
+    public let existing: ExistingSet
+    /// The upstream origin, e.g. `https://api.example.com`.
+    public let upstream: String
+
+    private struct State {
+        var exchanges: [ProxiedExchange] = []
+        var failed = 0
+        var nextOrder: UInt64 = 0
+        /// Exchanges the last successful flush wrote.
+        var flushed = 0
+    }
+
+    private let state = Mutex(State())
+    /// Told about every flush (the command prints the report to stdout).
+    private let announcer: @Sendable (FlushResult) -> Void
+    /// Serialises flushes (a control API call and a signal may overlap).
+    private let flushing = Mutex(())
+
+    /// - Parameters:
+    ///   - set: The mock set to write, `mocks/<set>/` under `root`.
+    ///   - harURL: Where to write the HAR; its folder is created when missing.
+    ///   - existing: How to treat the set if it exists (decided when recording starts).
+    ///   - announce: Called after each flush with its result, e.g. to print the report.
+    public init(
+        set: String, root: MockdRoot, harURL: URL, existing: ExistingSet, upstream: String,
+        announce: @escaping @Sendable (FlushResult) -> Void = { _ in }
+    ) {
+        self.announcer = announce
+        self.set = set
+        self.root = root
+        self.harURL = harURL
+        self.existing = existing
+        self.upstream = upstream
+    }
+
+    /// The next arrival number, taken when a request is about to be forwarded.
+    public func nextOrder() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextOrder += 1 }
+            return state.nextOrder
+        }
+    }
+
+    /// Adds one exchange (from any thread).
+    public func add(_ exchange: ProxiedExchange) {
+        state.withLock { state in
+            state.exchanges.append(exchange)
+            if case .failure = exchange.result { state.failed += 1 }
+        }
+    }
+
+    /// Exchanges recorded so far, and how many of them failed.
+    public var counts: (entries: Int, failed: Int) {
+        state.withLock { ($0.exchanges.count, $0.failed) }
+    }
+
+    /// Passes a flush's result to the `announce` closure given at creation.
+    public func announce(_ result: FlushResult) {
+        announcer(result)
+    }
+
+    /// The HAR path as shown to users.
+    public var harDisplay: String { root.display(harURL) }
+
+    /// Writes the HAR (everything recorded so far) and compiles it into `mocks/<set>/`.
+    ///
+    /// With nothing recorded, nothing is written. When no exchange can be replayed (all failed), the HAR is
+    /// written and the set is not.
+    /// - Throws: `HARImportError` when the HAR or the set cannot be written, or the existing set cannot be
+    ///   read for a merge.
+    public func flush() throws -> FlushResult {
+        try flushing.withLock { _ in
+            let (exchanges, failed) = state.withLock { ($0.exchanges, $0.failed) }
+            let destination = "mocks/\(set)/"
+            var result = FlushResult(set: set, har: harDisplay, entries: exchanges.count, failed: failed, setWritten: false, report: "")
+            guard !exchanges.isEmpty else {
+                result.report = "recorded nothing for mocks/\(set)/ yet; nothing written"
+                return result
+            }
+            guard exchanges.count != state.withLock({ $0.flushed }) else {
+                result.setWritten = true
+                result.report = "nothing new since the last flush: \(harDisplay) and mocks/\(set)/ are up to date"
+                return result
+            }
+            do {
+                try FileManager.default.createDirectory(at: harURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try RecordingHAR.document(exchanges).write(to: harURL, options: .atomic)
+            } catch {
+                throw HARImportError(.writeFailed, file: harDisplay, message: "cannot write the recording: \(error.localizedDescription)")
+            }
+            var compiler = HARCompiler(options: HARImportOptions(), harDirectory: harURL.deletingLastPathComponent())
+            _ = try HARStreamReader().read(contentsOf: harURL, displayName: harDisplay) { compiler.add($0) }
+            var (build, report) = compiler.finish()
+            state.withLock { $0.flushed = exchanges.count }
+            guard !build.file.stubs.isEmpty else {
+                result.report = report.rendered(source: harDisplay, destination: "(nothing written: no exchange can be replayed)")
+                return result
+            }
+            var mergeLine = ""
+            if existing == .merge, FileManager.default.fileExists(atPath: root.setURL(set).path) {
+                let current = try MockSetMerger.read(set: set, root: root)
+                let (merged, summary) = MockSetMerger.merge(build, into: current)
+                build = merged
+                mergeLine = "\n  merged:         \(summary.replaced) stubs replaced, \(summary.added) added, \(summary.kept) kept as they were"
+            }
+            try MockSetWriter(root: root).write(build, set: set, replace: true, source: harDisplay)
+            result.setWritten = true
+            result.report = report.rendered(source: harDisplay, destination: destination) + mergeLine
+            return result
+        }
+    }
+}
