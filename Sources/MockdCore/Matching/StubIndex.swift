@@ -1,7 +1,9 @@
 import Foundation
 
 /// All stubs of a scenario, indexed by `RequestKey` for constant-time lookup.
-public struct StubIndex: Sendable {
+///
+/// Immutable; a class so that reaching it through a scenario on every request costs no copy of its fields.
+public final class StubIndex: Sendable {
     /// The stubs sharing one request key.
     struct Route: Sendable {
         /// Stubs that accept any body.
