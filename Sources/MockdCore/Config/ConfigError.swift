@@ -116,15 +116,24 @@ public enum ConfigFile {
     ///   - missing: The message when the file does not exist (say how to create it).
     /// - Returns: The decoded value and the raw bytes (for the unknown-field check).
     public static func decode<Value: Decodable>(_ type: Value.Type, at url: URL, display: String, missing: String) throws -> (Value, Data) {
-        let data: Data
+        let data = try read(at: url, display: display, missing: missing)
+        return (try decode(type, from: data, display: display), data)
+    }
+
+    /// The file's bytes; `.fileNotFound` with `missing`, or `.unreadable`.
+    static func read(at url: URL, display: String, missing: String) throws -> Data {
         do {
-            data = try Data(contentsOf: url)
+            return try Data(contentsOf: url)
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) { throw ConfigError(.fileNotFound, file: display, message: missing) }
             throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
         }
+    }
+
+    /// `data` decoded, every decoding failure as a located `ConfigError`.
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, display: String) throws -> Value {
         do {
-            return (try JSONDecoder().decode(type, from: data), data)
+            return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
             throw ConfigError.decoding(error, file: display)
         }

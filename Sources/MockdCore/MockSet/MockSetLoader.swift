@@ -45,16 +45,22 @@ public struct MockSetLoader: Sendable {
                 message: "not a valid mock set name (use letters, digits, '.', '_' and '-')"
             )
         }
-        let (file, data) = try ConfigFile.decode(
-            MockSetFile.self, at: indexURL, display: indexName,
-            missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
+        let data = try ConfigFile.read(
+            at: indexURL, display: indexName, missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
         )
-        // The unknown-field check parses the file a second time; large (generated, imported) indexes skip it
-        // when serving, and `mockd validate` always runs it.
-        if data.count <= MockSetLoader.unknownFieldCheckLimit || alwaysCheckUnknownFields,
-            let unknown = KnownFields.check(data, shape: KnownFields.mockSet, file: indexName).first
-        {
-            throw unknown
+        let file: MockSetFile
+        if let fast = MockSetFastDecoder.decode(data) {
+            // Holds only known fields (the fast decoder gives up on any other), so needs no unknown-field check.
+            file = fast
+        } else {
+            file = try ConfigFile.decode(MockSetFile.self, from: data, display: indexName)
+            // The unknown-field check parses the file a second time; large (generated, imported) indexes skip it
+            // when serving, and `mockd validate` always runs it.
+            if data.count <= MockSetLoader.unknownFieldCheckLimit || alwaysCheckUnknownFields,
+                let unknown = KnownFields.check(data, shape: KnownFields.mockSet, file: indexName).first
+            {
+                throw unknown
+            }
         }
         let normalize = file.normalize ?? RequestNormalization()
         if let problem = normalize.problems().first {
