@@ -28,6 +28,40 @@ public final class StubIndex: Sendable {
     /// - Parameter normalizer: Rules applied to every stub's key and body here and to every request in `key(for:)`.
     /// - Complexity: O(n) in the number of stubs.
     public init(layers: [[Stub]], normalizer: RequestNormalizer = .none) {
+        if normalizer.isEmpty {
+            // Keys and bodies are the stubs' own, so one table serves both layering and routing: one hash per
+            // stub instead of three (an identity table beside the routes showed in the start-up profile).
+            var stubs: [Stub] = []
+            var routes: [RequestKey: Route] = [:]
+            routes.reserveCapacity(layers.reduce(0) { $0 + $1.count })
+            for layer in layers {
+                for stub in layer {
+                    // The same identity (key, header constraints, body) replaces the earlier stub in place.
+                    if let route = routes[stub.key],
+                        let existing = (stub.body.map { route.byBody[$0] ?? [] } ?? route.anyBody).first(where: {
+                            stubs[$0].headerConstraints == stub.headerConstraints
+                        })
+                    {
+                        stubs[existing] = stub
+                        continue
+                    }
+                    let ordinal = stubs.count
+                    stubs.append(stub)
+                    if let body = stub.body {
+                        routes[stub.key, default: Route()].byBody[body, default: []].append(ordinal)
+                    } else {
+                        routes[stub.key, default: Route()].anyBody.append(ordinal)
+                    }
+                }
+            }
+            self.stubs = stubs
+            self.routes = routes
+            self.normalizer = normalizer
+            self.routeKeys = stubs.map(\.key)
+            self.routeBodies = stubs.map(\.body)
+            hasHostKeys = stubs.contains { !$0.key.host.isEmpty }
+            return
+        }
         var stubs: [Stub] = []
         var positions: [Stub.Identity: Int] = [:]
         for layer in layers {
