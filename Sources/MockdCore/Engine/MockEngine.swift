@@ -243,7 +243,7 @@ public final class MockEngine: Sendable {
             let stub = scenario.index.stubs[baseOrdinal]
             if stub.isStatic {
                 var plan = PlannedResponse(response: stub.responses[0], fault: stub.responses[0].fault)
-                plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlots[0] : nil
+                plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
                 return (plan, [])
             }
         }
@@ -335,10 +335,10 @@ public final class MockEngine: Sendable {
     private func stubResponse(_ stub: Stub, ordinal: Int, state: SessionState)
         -> (response: MockResponse?, call: Int, slot: NativeResponseSlot?)
     {
-        if stub.isStatic { return (stub.responses[0], 0, stub.nativeSlots[0]) }
+        if stub.isStatic { return (stub.responses[0], 0, stub.nativeSlot(0)) }
         let call = state.stubCursors.take(ordinal)
         guard let step = stub.afterLast.step(forCall: call, count: stub.responses.count) else { return (nil, call, nil) }
-        return (stub.responses[step], call, stub.nativeSlots[step])
+        return (stub.responses[step], call, stub.nativeSlot(step))
     }
 
     private func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {
