@@ -112,8 +112,8 @@ final class ConnectionBridge: @unchecked Sendable {
             // First call: headers are complete. Queueing a response now would make MHD close the connection.
             let context = RequestContext(target: RequestReader.target(of: connection, url: url))
             inFlightCount.add(1, ordering: .relaxed)
-            context.method = method.map { String(cString: $0) } ?? "GET"
-            context.version = version.map { String(cString: $0) } ?? ""
+            context.method = method.map(RequestReader.method) ?? "GET"
+            context.version = version.map(RequestReader.version) ?? ""
             RequestReader.readHeaders(of: connection, into: context)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
             // Rejected before the body is read: answering now makes libmicrohttpd close the connection after
@@ -165,19 +165,22 @@ final class ConnectionBridge: @unchecked Sendable {
             outcome = engine.handle(request)
             if proxy != nil, outcome.isUnmatched { return forwardUpstream(outcome, context: context, connection: connection) }
         }
-        context.outcome = outcome
+        // Kept in the context only for a suspended connection, which is answered from it when resumed.
         if outcome.plan.fault == .noResponse {
+            context.outcome = outcome
             finish(outcome, context: context, status: nil)
             return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds, endsAtDrain: true) ? .YES : .NO
         }
         if let hold = outcome.plan.holdMs {
             // Long-poll: answered when the hold ends or the control API releases it.
+            context.outcome = outcome
             let heldFor = (outcome.sessionID ?? "default", String(outcome.request.path))
             if suspensions.suspend(connection, resumeAfter: hold, heldFor: heldFor) { return .YES }
             // During a graceful shutdown a long-poll is answered at once instead of held.
             return suspensions.isStopping ? .NO : deliver(outcome, context: context, connection: connection)
         }
         if outcome.plan.delayMs > 0 {
+            context.outcome = outcome
             return suspensions.suspend(connection, resumeAfter: outcome.plan.delayMs) ? .YES : .NO
         }
         return deliver(outcome, context: context, connection: connection)
@@ -186,6 +189,15 @@ final class ConnectionBridge: @unchecked Sendable {
     /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response; then
     /// journals and logs the exchange.
     func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        if let slot = outcome.plan.nativeSlot, !isDraining, outcome.plan.fault == nil, outcome.plan.throttleBytesPerSecond == nil,
+            outcome.plan.response.webSocket == nil, outcome.plan.response.eventStream == nil
+        {
+            // A stub's response as loaded, sent as is: the shared native response, without copying the plan
+            // (what the general path below does for it too).
+            let result = ResponseWriter.queueShared(outcome.plan.response, slot: slot, on: connection, logger: logger)
+            finish(outcome, context: context, status: outcome.plan.response.status)
+            return result
+        }
         var plan = outcome.plan
         if isDraining {
             // Shutting down: answer, then close the connection so a keep-alive client does not send more.
@@ -313,7 +325,7 @@ enum RequestReader {
     /// (RFC 9112 §3.2.2), and the query rebuilt from MHD's argument list in order.
     static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?) -> String {
         var path = url.map { String(cString: $0) } ?? "/"
-        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+        if url?.pointee == CChar(UInt8(ascii: "h")), path.hasPrefix("http://") || path.hasPrefix("https://") {
             let afterScheme = path[path.index(path.firstIndex(of: ":")!, offsetBy: 3)...]
             path = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
         }
@@ -332,6 +344,20 @@ enum RequestReader {
             )
         }
         return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
+    }
+
+    /// The method as a string; the common ones as literals, which cost no UTF-8 validation or allocation.
+    static func method(_ text: UnsafePointer<CChar>) -> String {
+        if strcmp(text, "GET") == 0 { return "GET" }
+        if strcmp(text, "POST") == 0 { return "POST" }
+        return String(cString: text)
+    }
+
+    /// The protocol version as a string; `HTTP/1.1` and `HTTP/1.0` as literals.
+    static func version(_ text: UnsafePointer<CChar>) -> String {
+        if strcmp(text, "HTTP/1.1") == 0 { return "HTTP/1.1" }
+        if strcmp(text, "HTTP/1.0") == 0 { return "HTTP/1.0" }
+        return String(cString: text)
     }
 
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {

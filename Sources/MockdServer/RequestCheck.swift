@@ -13,7 +13,7 @@ enum RequestCheck {
         if !HTTPToken.isToken(context.method) {
             return (400, "bad_request", "the method is not an HTTP token")
         }
-        let lengths = context.headers.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
+        let lengths = context.headers.values(named: "content-length")
         guard !lengths.isEmpty else { return nil }
         let values = Set(lengths.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
         if values.count > 1 { return (400, "bad_request", "conflicting Content-Length values") }

@@ -116,13 +116,22 @@ public enum ConfigFile {
     ///   - missing: The message when the file does not exist (say how to create it).
     /// - Returns: The decoded value and the raw bytes (for the unknown-field check).
     public static func decode<Value: Decodable>(_ type: Value.Type, at url: URL, display: String, missing: String) throws -> (Value, Data) {
-        let data: Data
+        let data = try read(at: url, display: display, missing: missing)
+        return (try decode(type, from: data, display: display), data)
+    }
+
+    /// The file's bytes; `.fileNotFound` with `missing`, or `.unreadable`.
+    static func read(at url: URL, display: String, missing: String) throws -> Data {
         do {
-            data = try Data(contentsOf: url)
+            return try Data(contentsOf: url)
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) { throw ConfigError(.fileNotFound, file: display, message: missing) }
             throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
         }
+    }
+
+    /// `data` decoded, every decoding failure as a located `ConfigError`.
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, display: String) throws -> Value {
         // JSONSerialization first: its errors name the byte (reported as a line) and the reason (too deep,
         // number out of range, invalid UTF-8), where JSONDecoder only says the data is not valid JSON.
         do {
@@ -141,7 +150,7 @@ public enum ConfigFile {
             throw ConfigError(.invalidJSON, file: display, jsonPath: duplicate.path, message: "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts")
         }
         do {
-            return (try JSONDecoder().decode(type, from: data), data)
+            return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
                 let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),

@@ -24,19 +24,53 @@ public struct EngineOptions: Sendable {
 }
 
 /// What the engine decided for one request, with what the bridge needs to journal it afterwards.
+///
+/// The exchange sits behind one reference: the outcome is passed through several layers per request, and
+/// the journal keeps the exchange itself instead of copying its fields (both showed in the profile as
+/// retain/release traffic).
 public struct EngineOutcome: Sendable {
-    public let plan: PlannedResponse
-    /// The request as matched (a `/__session/ID` prefix removed).
-    public let request: HTTPRequest
+    /// The request and the answer planned for it, immutable; what the journal keeps.
+    @usableFromInline
+    final class Exchange: Sendable {
+        @usableFromInline let plan: PlannedResponse
+        @usableFromInline let request: HTTPRequest
+        let arrival: Date
+        let nearMisses: [NearMiss]
+        let proxied: Bool
+
+        init(plan: PlannedResponse, request: HTTPRequest, arrival: Date, nearMisses: [NearMiss], proxied: Bool) {
+            self.plan = plan
+            self.request = request
+            self.arrival = arrival
+            self.nearMisses = nearMisses
+            self.proxied = proxied
+        }
+    }
+
+    @usableFromInline let exchange: Exchange
     /// `nil` for control API requests, which are not journaled.
     let session: Session?
 
+    init(plan: PlannedResponse, request: HTTPRequest, session: Session?, arrival: Date, nearMisses: [NearMiss], proxied: Bool = false) {
+        self.exchange = Exchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied)
+        self.session = session
+    }
+
+    // Inlinable and yielded, not returned: a plain getter copies the whole plan on every `outcome.plan.field`
+    // read in the server bridge.
+    @inlinable public var plan: PlannedResponse {
+        _read { yield exchange.plan }
+    }
+    /// The request as matched (a `/__session/ID` prefix removed).
+    @inlinable public var request: HTTPRequest {
+        _read { yield exchange.request }
+    }
     /// The session's id (`default` for the default session); `nil` for control requests.
     public var sessionID: String? { session?.id }
-    let arrival: Date
-    let nearMisses: [NearMiss]
+    var arrival: Date { exchange.arrival }
+    var nearMisses: [NearMiss] { exchange.nearMisses }
     /// Answered by the upstream (capture-on-miss, `mockd record`) instead of a stub; see `answered(byUpstream:)`.
-    public internal(set) var proxied = false
+    public var proxied: Bool { exchange.proxied }
 }
 
 /// The front door of the core: turns a request into a planned response, as data.
@@ -103,23 +137,32 @@ public final class MockEngine: Sendable {
     }
 
     /// Routes `request` to the control API or to its session, and plans the answer.
-    public func handle(_ request: HTTPRequest) -> EngineOutcome {
+    public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
         let arrival = Date()
-        if request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
+        if MockEngine.mayBeControl(request.target), request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
             return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: nil, arrival: arrival, nearMisses: [])
         }
-        switch SessionRouting.route(request) {
+        // Routed in place: copies of the request (and of a routing result holding one) showed in the profile.
+        switch SessionRouting.route(&request) {
         case .failure(let error):
             let response = ControlAPI.error(400, "invalid_session", "session id '\(error.id)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
             return EngineOutcome(plan: PlannedResponse(response: response), request: request, session: nil, arrival: arrival, nearMisses: [])
-        case .success(var routed):
-            HostRouting.strip(&routed.request)
-            let session = sessions.session(routed.id) { catalog.startup }
+        case .success(let id):
+            HostRouting.strip(&request)
+            let session = sessions.session(id) { catalog.startup }
             // The default session never expires, so it needs no clock read.
-            if routed.id != nil { session.touch() }
-            let (plan, misses) = plan(routed.request, in: session)
-            return EngineOutcome(plan: plan, request: routed.request, session: session, arrival: arrival, nearMisses: misses)
+            if id != nil { session.touch() }
+            let (plan, misses) = plan(request, in: session)
+            return EngineOutcome(plan: plan, request: request, session: session, arrival: arrival, nearMisses: misses)
         }
+    }
+
+    /// Whether `target` starts with `/__` (control API, session and host prefixes all do): one byte
+    /// comparison instead of string prefix checks for almost every request.
+    @inline(__always)
+    static func mayBeControl(_ target: String) -> Bool {
+        var utf8 = target.utf8.makeIterator()
+        return utf8.next() == UInt8(ascii: "/") && utf8.next() == UInt8(ascii: "_") && utf8.next() == UInt8(ascii: "_")
     }
 
     /// Lets the control API reach open WebSockets (`/__mockd/ws…`).
@@ -173,25 +216,24 @@ public final class MockEngine: Sendable {
         if request.target.hasPrefix(ControlAPI.prefix) {
             return EngineOutcome(plan: PlannedResponse(response: answer), request: request, session: nil, arrival: Date(), nearMisses: [])
         }
-        let routed = (try? SessionRouting.route(request).get()) ?? (id: nil, request: request)
-        let session = sessions.session(routed.id) { catalog.startup }
-        return EngineOutcome(plan: PlannedResponse(response: answer), request: routed.request, session: session, arrival: Date(), nearMisses: [])
+        var routed = request
+        let id: String?
+        switch SessionRouting.route(&routed) {
+        case .success(let routedID): id = routedID
+        case .failure:
+            id = nil
+            routed = request
+        }
+        let session = sessions.session(id) { catalog.startup }
+        return EngineOutcome(plan: PlannedResponse(response: answer), request: routed, session: session, arrival: Date(), nearMisses: [])
     }
 
     /// Writes the exchange to its session's journal (control requests are not journaled).
     public func record(_ outcome: EngineOutcome, durationMs: Double) {
         guard let session = outcome.session else { return }
-        var response = outcome.plan.response
         // A stub's own body is shared, not copied; a body made for this request (rendered, patched) is kept
-        // only up to the journal's body limit.
-        if outcome.plan.nativeSlot == nil, response.body.count > RequestJournal.bodyLimit {
-            response.body = Data(response.body.prefix(RequestJournal.bodyLimit))
-        }
-        session.journal.append(
-            time: outcome.arrival, request: outcome.request, stubID: response.stubID,
-            status: outcome.plan.fault == nil ? response.status : nil, fault: outcome.plan.fault, durationMs: durationMs,
-            response: response, nearMisses: outcome.nearMisses, proxied: outcome.proxied
-        )
+        // only up to the journal's body limit (see `RequestJournal.append(_:durationMs:)`).
+        session.journal.append(outcome.exchange, durationMs: durationMs)
     }
 
     /// What to answer `request` with in `session`, and how to deliver it.
@@ -203,15 +245,25 @@ public final class MockEngine: Sendable {
     /// Placeholders are rendered last.
     /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
     func plan(_ request: HTTPRequest, in session: Session) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
-        let core = session.core.withLock { $0 }
-        let scenario = core.scenario
-        let state = core.state
+        // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile).
+        let (scenario, state, runtime) = session.core.withLock { core in
+            (core.scenario, core.state, core.runtime.isEmpty ? [] : core.runtimeOrder)
+        }
         let key = scenario.index.key(for: request)
         var baseOrdinal = scenario.index.match(request, key: key)
         if baseOrdinal == nil, request.method == "HEAD" {
             baseOrdinal = scenario.index.match(request, key: key.with(method: "GET"))
         }
-        let runtime = core.runtime.isEmpty ? [] : core.runtimeOrder
+        // The common case — a static stub, no override, no scenario defaults or conditional requests — is the
+        // general path below with every step a no-op; taken directly it saves several response copies.
+        if let baseOrdinal, runtime.isEmpty, scenario.overrides.isEmpty, scenario.defaults == nil, !scenario.conditionalRequests {
+            let stub = scenario.index.stubs[baseOrdinal]
+            if stub.isStatic {
+                var plan = PlannedResponse(response: stub.responses[0], fault: stub.responses[0].fault)
+                plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
+                return (plan, [])
+            }
+        }
         // An override with a state rule matches only in its required state; `admits` checks and moves the
         // state machine atomically, and runs only for the override that otherwise matches.
         let matchedOverride =
@@ -300,10 +352,10 @@ public final class MockEngine: Sendable {
     private func stubResponse(_ stub: Stub, ordinal: Int, state: SessionState)
         -> (response: MockResponse?, call: Int, slot: NativeResponseSlot?)
     {
-        if stub.isStatic { return (stub.responses[0], 0, stub.nativeSlots[0]) }
+        if stub.isStatic { return (stub.responses[0], 0, stub.nativeSlot(0)) }
         let call = state.stubCursors.take(ordinal)
         guard let step = stub.afterLast.step(forCall: call, count: stub.responses.count) else { return (nil, call, nil) }
-        return (stub.responses[step], call, stub.nativeSlots[step])
+        return (stub.responses[step], call, stub.nativeSlot(step))
     }
 
     private func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {

@@ -101,7 +101,7 @@ public struct MockResponse: Sendable {
         }
         guard template != nil else { return }
         body = Template.renderingFakeValues(in: body)
-        if headers.contains(where: { $0.value.contains("{{") }) {
+        if headers.contains(where: { $0.value.containsPlaceholderOpening }) {
             headers = HTTPHeaders(
                 headers.fields.map { .init(name: $0.name, value: String(decoding: Template.renderingFakeValues(in: Data($0.value.utf8)), as: UTF8.self)) }
             )
@@ -136,7 +136,24 @@ struct ResponseTemplate: Sendable {
     /// `nil` when neither the body nor any header value contains `{{`.
     init?(body: Data, headers: HTTPHeaders) {
         self.body = Template.parse(body)
-        self.hasHeaderPlaceholders = headers.contains { $0.value.contains("{{") }
+        self.hasHeaderPlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
         if self.body == nil && !hasHeaderPlaceholders { return nil }
+    }
+}
+
+extension String {
+    /// Whether the text contains `{{`, compared as UTF-8 bytes. Foundation's `contains(_:)` went through
+    /// CFStringFind, about 4,000 instructions per stub in the start-up profile.
+    var containsPlaceholderOpening: Bool {
+        var previousWasBrace = false
+        for byte in utf8 {
+            if byte == UInt8(ascii: "{") {
+                if previousWasBrace { return true }
+                previousWasBrace = true
+            } else {
+                previousWasBrace = false
+            }
+        }
+        return false
     }
 }

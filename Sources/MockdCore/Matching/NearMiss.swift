@@ -69,7 +69,7 @@ public enum NearMissCalculator {
         var misses: [NearMiss] = []
         misses.reserveCapacity(min(index.stubs.count, 64))
         for (ordinal, stub) in index.stubs.enumerated() {
-            let stubKey = index.routeKeys[ordinal]
+            let stubKey = index.routeKey(ordinal)
             var distance = 0.0
             var differences: [NearMiss.Difference] = []
             if !stubKey.host.isEmpty, stubKey.host != requestHost {
@@ -106,7 +106,7 @@ public enum NearMissCalculator {
                     )
                 }
             }
-            if let body = index.routeBodies[ordinal] {
+            if let body = index.routeBody(ordinal) {
                 let canonical = canonicalBody ?? index.canonicalBody(of: request)
                 canonicalBody = canonical
                 if canonical != body {

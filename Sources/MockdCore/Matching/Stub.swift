@@ -18,8 +18,13 @@ public final class Stub: Sendable {
     public let bodyContentType: String?
     /// The response sequence; never empty.
     public let responses: [MockResponse]
-    /// One native-response slot per step, for steps served unchanged.
-    let nativeSlots: [NativeResponseSlot]
+    /// The native-response slot of the first step, and of the others (none for a single response, the common
+    /// case: a one-element array was 48 bytes per stub of idle memory). Read through `nativeSlot(_:)`.
+    private let firstSlot = NativeResponseSlot()
+    private let laterSlots: [NativeResponseSlot]
+
+    /// The native-response slot of step `step`, for a step served unchanged.
+    func nativeSlot(_ step: Int) -> NativeResponseSlot { step == 0 ? firstSlot : laterSlots[step - 1] }
     public let afterLast: ExhaustionPolicy
 
     /// - Precondition: `responses` is not empty (the loaders report an empty list as a file error).
@@ -46,7 +51,7 @@ public final class Stub: Sendable {
             response.stubID = id
             return response
         }
-        self.nativeSlots = responses.map { _ in NativeResponseSlot() }
+        self.laterSlots = responses.dropFirst().map { _ in NativeResponseSlot() }
         self.isStatic = responses.count == 1 && afterLast != .notFound && responses[0].template == nil
     }
 

@@ -1,7 +1,10 @@
 import Foundation
 
 /// A loaded scenario: mock sets layered into one `StubIndex`, plus overrides and defaults.
-public struct Scenario: Sendable {
+///
+/// Immutable, and a class so that taking the session's scenario on every request is one retain rather than
+/// a copy of every field (it showed in the per-request profile).
+public final class Scenario: Sendable {
     public let name: String
     public let description: String?
     public let sets: [String]
@@ -13,7 +16,7 @@ public struct Scenario: Sendable {
     /// Whether unmatched CORS preflights get a permissive 204 (a set's or the scenario's `cors`).
     public let cors: Bool
 
-    public init(name: String, description: String? = nil, sets: [String], index: StubIndex, cors: Bool = false) {
+    public convenience init(name: String, description: String? = nil, sets: [String], index: StubIndex, cors: Bool = false) {
         self.init(
             name: name, description: description, sets: sets, index: index, overrides: [], defaults: nil, conditionalRequests: false,
             cors: cors

@@ -40,11 +40,56 @@ public final class RequestJournal: Sendable {
     /// Request bodies are kept up to this many bytes (64 KiB).
     public static let bodyLimit = 64 * 1024
 
+    /// One journaled request. An exchange answered by the engine is kept as the engine's own immutable
+    /// record, not copied field by field (that copy showed in the per-request profile); its `JournalEntry` is
+    /// built when the journal is read.
+    private enum Record: Sendable {
+        case exchange(EngineOutcome.Exchange, sequence: Int, durationMs: Double)
+        case entry(EntryBox)
+
+        var entry: JournalEntry {
+            switch self {
+            case .entry(let box):
+                return box.entry
+            case .exchange(let exchange, let sequence, let durationMs):
+                let plan = exchange.plan
+                let request = exchange.request
+                return JournalEntry(
+                    sequence: sequence, time: exchange.arrival, method: request.method, target: request.target, headers: request.headers,
+                    body: request.body, bodySize: request.body.count, stubID: plan.response.stubID,
+                    status: plan.fault == nil ? plan.response.status : nil, fault: plan.fault, durationMs: durationMs,
+                    response: plan.response, nearMisses: exchange.nearMisses, proxied: exchange.proxied
+                )
+            }
+        }
+    }
+
+    private final class EntryBox: Sendable {
+        let entry: JournalEntry
+        init(_ entry: JournalEntry) { self.entry = entry }
+    }
+
     private struct State {
-        var entries: [JournalEntry] = []
+        var entries: [Record] = []
         var start = 0
         var nextSequence = 1
         var dropped = 0
+
+        /// Appends the record built for the next sequence number, dropping the oldest beyond `limit`.
+        mutating func append(limit: Int, _ record: (Int) -> Record) {
+            let entry = record(nextSequence)
+            nextSequence += 1
+            if entries.count - start >= limit {
+                start += 1
+                dropped += 1
+            }
+            entries.append(entry)
+            // Compact now and then so dropped entries do not pin memory.
+            if start > limit {
+                entries.removeFirst(start)
+                start = 0
+            }
+        }
     }
 
     public let limit: Int
@@ -59,30 +104,51 @@ public final class RequestJournal: Sendable {
         response: MockResponse, nearMisses: [NearMiss], proxied: Bool = false
     ) {
         state.withLock { state in
-            let entry = JournalEntry(
-                sequence: state.nextSequence, time: time, method: request.method, target: request.target,
-                // A copy: a slice would keep the whole (possibly huge) request body alive.
-                headers: request.headers, body: Data(request.body.prefix(RequestJournal.bodyLimit)), bodySize: request.body.count,
-                stubID: stubID, status: status, fault: fault, durationMs: durationMs, response: response, nearMisses: nearMisses,
-                proxied: proxied
+            state.append(limit: limit) { sequence in
+                .entry(
+                    EntryBox(
+                        JournalEntry(
+                            sequence: sequence, time: time, method: request.method, target: request.target,
+                            // A copy when cut: a slice would keep the whole (possibly huge) request body alive.
+                            headers: request.headers,
+                            body: request.body.count <= RequestJournal.bodyLimit
+                                ? request.body : Data(request.body.prefix(RequestJournal.bodyLimit)),
+                            bodySize: request.body.count,
+                            stubID: stubID, status: status, fault: fault, durationMs: durationMs, response: response, nearMisses: nearMisses,
+                            proxied: proxied
+                        )
+                    )
+                )
+            }
+        }
+    }
+
+    /// Journals an exchange as the engine planned it; one whose request or made-up response body is over
+    /// `bodyLimit` is journaled cut (as `append(time:…)` does).
+    func append(_ exchange: EngineOutcome.Exchange, durationMs: Double) {
+        let plan = exchange.plan
+        guard exchange.request.body.count <= RequestJournal.bodyLimit,
+            plan.nativeSlot != nil || plan.response.body.count <= RequestJournal.bodyLimit
+        else {
+            var response = plan.response
+            if plan.nativeSlot == nil, response.body.count > RequestJournal.bodyLimit {
+                response.body = Data(response.body.prefix(RequestJournal.bodyLimit))
+            }
+            append(
+                time: exchange.arrival, request: exchange.request, stubID: response.stubID, status: plan.fault == nil ? response.status : nil,
+                fault: plan.fault, durationMs: durationMs, response: response, nearMisses: exchange.nearMisses, proxied: exchange.proxied
             )
-            state.nextSequence += 1
-            if state.entries.count - state.start >= limit {
-                state.start += 1
-                state.dropped += 1
-            }
-            state.entries.append(entry)
-            // Compact now and then so dropped entries do not pin memory.
-            if state.start > limit {
-                state.entries.removeFirst(state.start)
-                state.start = 0
-            }
+            return
+        }
+        state.withLock { state in
+            state.append(limit: limit) { .exchange(exchange, sequence: $0, durationMs: durationMs) }
         }
     }
 
     /// The entries in arrival order, and how many were dropped for the limit.
     public func snapshot() -> (entries: [JournalEntry], dropped: Int) {
-        state.withLock { (Array($0.entries[$0.start...]), $0.dropped) }
+        let (records, dropped) = state.withLock { (Array($0.entries[$0.start...]), $0.dropped) }
+        return (records.map(\.entry), dropped)
     }
 
     /// Empties the journal; numbering starts over.

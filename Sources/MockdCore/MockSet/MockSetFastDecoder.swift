@@ -1,0 +1,420 @@
+import Foundation
+
+/// Decodes the common shape of `index.json` in one pass over the bytes, for start-up speed.
+///
+/// Why it exists: `JSONDecoder` plus the unknown-field check (a second parse with `JSONSerialization`) cost
+/// ~130 µs per stub in the start-up profile, most of a 10,000-stub cold start. This reads the same fields
+/// into the same `MockSetFile`, and gives up (`nil`) on anything it does not handle exactly as the slow path
+/// does: a field it does not know, a duplicate key, an unexpected type, a number that is not a plain integer
+/// where one is expected, a string that is not valid UTF-8, a newer version… The loader then decodes the file
+/// the slow way, which reports the problem with its usual message. So a file this accepts is one the slow
+/// path accepts with the same result, and every error still comes from the slow path.
+///
+/// Rarely used sub-values (`normalize`, `json` bodies, `websocket`, `events`) are cut out as raw JSON and
+/// decoded with `JSONDecoder` after the same unknown-field check on their own shape.
+enum MockSetFastDecoder {
+    /// The decoded file, or `nil` when the slow path must decide.
+    static func decode(_ data: Data) -> MockSetFile? {
+        data.withUnsafeBytes { raw -> MockSetFile? in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress, !raw.isEmpty else { return nil }
+            var parser = Parser(bytes: UnsafeBufferPointer(start: base, count: raw.count), data: data)
+            guard let file = parser.root() else { return nil }
+            parser.skipWhitespace()
+            return parser.position == parser.bytes.count ? file : nil
+        }
+    }
+
+    /// An object key as its UTF-8 bytes, matched against string literals in `switch`.
+    private struct Key {
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        static func ~= (pattern: StaticString, key: Key) -> Bool {
+            pattern.utf8CodeUnitCount == key.bytes.count && memcmp(pattern.utf8Start, key.bytes.baseAddress!, key.bytes.count) == 0
+        }
+    }
+
+    private struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        /// The whole file, for cutting out sub-values decoded with `JSONDecoder`.
+        let data: Data
+        var position = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>, data: Data) {
+            self.bytes = bytes
+            self.data = data
+        }
+
+        // MARK: the index
+
+        mutating func root() -> MockSetFile? {
+            var file = MockSetFile(stubs: [])
+            var version: Int?
+            var stubs: [MockSetFile.StubEntry]?
+            let ok = object { parser, key in
+                switch key {
+                case "$schema": return parser.skipValue()
+                case "version": return parser.optional(&version) { $0.integer() }
+                case "matchHeaders": return parser.optional(&file.matchHeaders) { $0.stringArray() }
+                case "normalize": return parser.optional(&file.normalize) { $0.decoded(RequestNormalization.self, shape: KnownFields.normalize) }
+                case "cors": return parser.optional(&file.cors) { $0.bool() }
+                case "conditionalRequests": return parser.optional(&file.conditionalRequests) { $0.bool() }
+                case "stubs": return parser.optional(&stubs) { $0.array { $0.stub() } }
+                default: return false
+                }
+            }
+            guard ok else { return nil }
+            file.version = version ?? 1
+            // A newer version is an error the slow path words.
+            guard file.version <= MockSetFile.currentVersion else { return nil }
+            file.stubs = stubs ?? []
+            return file
+        }
+
+        mutating func stub() -> MockSetFile.StubEntry? {
+            var id: String?
+            var request: MockSetFile.RequestEntry?
+            var responses: [MockSetFile.ResponseEntry]?
+            var afterLast: ExhaustionPolicy?
+            let ok = object { parser, key in
+                switch key {
+                case "id": return parser.optional(&id) { $0.string() }
+                case "request": return parser.optional(&request) { $0.request() }
+                case "responses": return parser.optional(&responses) { $0.array { $0.response() } }
+                case "afterLast": return parser.optional(&afterLast) { $0.string().flatMap(ExhaustionPolicy.init(rawValue:)) }
+                default: return false
+                }
+            }
+            guard ok, let request, let responses else { return nil }
+            return MockSetFile.StubEntry(id: id, request: request, responses: responses, afterLast: afterLast)
+        }
+
+        mutating func request() -> MockSetFile.RequestEntry? {
+            var host: String?
+            var method: String?
+            var path: String?
+            var query: String?
+            var headers: [String]?
+            var body: MockSetFile.BodyEntry?
+            let ok = object { parser, key in
+                switch key {
+                case "host": return parser.optional(&host) { $0.string() }
+                case "method": return parser.optional(&method) { $0.string() }
+                case "path": return parser.optional(&path) { $0.string() }
+                case "query": return parser.optional(&query) { $0.string() }
+                case "headers": return parser.optional(&headers) { $0.stringArray() }
+                case "body": return parser.optional(&body) { $0.requestBody() }
+                default: return false
+                }
+            }
+            guard ok, let method, let path else { return nil }
+            return MockSetFile.RequestEntry(method: method, path: path, query: query, headers: headers, body: body, host: host)
+        }
+
+        mutating func requestBody() -> MockSetFile.BodyEntry? {
+            var body = MockSetFile.BodyEntry()
+            let ok = object { parser, key in
+                switch key {
+                case "file": return parser.optional(&body.file) { $0.string() }
+                case "text": return parser.optional(&body.text) { $0.string() }
+                case "json": return parser.optional(&body.json) { $0.decoded(JSONValue.self, shape: .any) }
+                case "contentType": return parser.optional(&body.contentType) { $0.string() }
+                default: return false
+                }
+            }
+            return ok ? body : nil
+        }
+
+        mutating func response() -> MockSetFile.ResponseEntry? {
+            var step = MockSetFile.ResponseEntry()
+            let ok = object { parser, key in
+                switch key {
+                case "status": return parser.optional(&step.status) { $0.integer() }
+                case "headers": return parser.optional(&step.headers) { $0.stringArray() }
+                case "bodyFile": return parser.optional(&step.bodyFile) { $0.string() }
+                case "body": return parser.optional(&step.body) { $0.string() }
+                case "json": return parser.optional(&step.json) { $0.decoded(JSONValue.self, shape: .any) }
+                case "recordedTimeMs": return parser.optional(&step.recordedTimeMs) { $0.double() }
+                case "templated": return parser.optional(&step.templated) { $0.templateMode() }
+                case "websocket": return parser.optional(&step.websocket) { $0.decoded(WebSocketScript.self, shape: KnownFields.webSocket) }
+                case "events": return parser.optional(&step.events) { $0.decoded(EventStream.self, shape: KnownFields.eventStream) }
+                case "fault": return parser.optional(&step.fault) { $0.string().flatMap(Fault.init(rawValue:)) }
+                default: return false
+                }
+            }
+            return ok ? step : nil
+        }
+
+        mutating func templateMode() -> TemplateMode? {
+            if let flag = bool() { return flag ? .on : .off }
+            return string() == "redacted" ? .redactedOnly : nil
+        }
+
+        // MARK: JSON
+
+        mutating func skipWhitespace() {
+            while position < bytes.count {
+                switch bytes[position] {
+                case 0x20, 0x09, 0x0A, 0x0D: position += 1
+                default: return
+                }
+            }
+        }
+
+        /// Reads `null` (leaving `value` nil, as `decodeIfPresent` does) or a value with `read`; a key seen
+        /// twice gives up (how `JSONDecoder` treats duplicates is not ours to guess).
+        mutating func optional<T>(_ value: inout T?, _ read: (inout Parser) -> T?) -> Bool {
+            guard value == nil else { return false }
+            skipWhitespace()
+            if literal("null") { return true }
+            guard let read = read(&self) else { return false }
+            value = read
+            return true
+        }
+
+        /// An object, calling `field` after each key (positioned before its value); `field` returns false to give up.
+        /// A key repeated with `null` values is not detected, which is harmless: both paths read it as absent.
+        /// Keys are compared as bytes (`Key`), not made into strings; a key with escapes gives up.
+        mutating func object(_ field: (inout Parser, Key) -> Bool) -> Bool {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else { return false }
+            position += 1
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return true
+            }
+            while true {
+                skipWhitespace()
+                guard let key = rawKey() else { return false }
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return false }
+                position += 1
+                guard field(&self, key) else { return false }
+                skipWhitespace()
+                guard position < bytes.count else { return false }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    return true
+                } else {
+                    return false
+                }
+            }
+        }
+
+        mutating func array<T>(_ element: (inout Parser) -> T?) -> [T]? {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "[") else { return nil }
+            position += 1
+            var items: [T] = []
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                return items
+            }
+            while true {
+                guard let item = element(&self) else { return nil }
+                items.append(item)
+                skipWhitespace()
+                guard position < bytes.count else { return nil }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    return items
+                } else {
+                    return nil
+                }
+            }
+        }
+
+        /// A key without escapes, as its bytes.
+        mutating func rawKey() -> Key? {
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+            let start = position + 1
+            var index = start
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    position = index + 1
+                    return Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        mutating func stringArray() -> [String]? {
+            array { $0.string() }
+        }
+
+        mutating func literal(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard position + count <= bytes.count else { return false }
+            for offset in 0..<count where bytes[position + offset] != word.utf8Start[offset] { return false }
+            position += count
+            return true
+        }
+
+        mutating func bool() -> Bool? {
+            skipWhitespace()
+            if literal("true") { return true }
+            if literal("false") { return false }
+            return nil
+        }
+
+        /// A plain integer (`-?digits`); fractions and exponents give up.
+        mutating func integer() -> Int? {
+            skipWhitespace()
+            let start = position
+            guard let end = numberEnd(), bytes[start..<end].allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) }) else {
+                return nil
+            }
+            position = end
+            return Int(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+        }
+
+        mutating func double() -> Double? {
+            skipWhitespace()
+            let start = position
+            guard let end = numberEnd() else { return nil }
+            position = end
+            // Out of range: left to the slow path, which does not turn it into infinity.
+            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
+        }
+
+        /// The end of a JSON number starting here (RFC 8259 §6 grammar), or `nil`.
+        func numberEnd() -> Int? {
+            var index = position
+            func digits() -> Bool {
+                let start = index
+                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+                return index > start
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count else { return nil }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else if !digits() {
+                return nil
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits() else { return nil }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits() else { return nil }
+            }
+            return index
+        }
+
+        /// A string value; `nil` for another type, a bad escape, a control character or invalid UTF-8.
+        mutating func string() -> String? {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+            let start = position + 1
+            var index = start
+            var ascii = true
+            // Fast scan: no escapes.
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    position = index + 1
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+                }
+                if byte == UInt8(ascii: "\\") { break }
+                if byte < 0x20 { return nil }
+                if byte >= 0x80 { ascii = false }
+                index += 1
+            }
+            guard index < bytes.count else { return nil }
+            // With escapes.
+            var output = Array(bytes[start..<index])
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    position = index + 1
+                    return String(validating: output, as: UTF8.self)
+                }
+                if byte < 0x20 { return nil }
+                guard byte == UInt8(ascii: "\\") else {
+                    output.append(byte)
+                    index += 1
+                    continue
+                }
+                guard index + 1 < bytes.count else { return nil }
+                let escape = bytes[index + 1]
+                index += 2
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escape)
+                case UInt8(ascii: "b"): output.append(0x08)
+                case UInt8(ascii: "f"): output.append(0x0C)
+                case UInt8(ascii: "n"): output.append(0x0A)
+                case UInt8(ascii: "r"): output.append(0x0D)
+                case UInt8(ascii: "t"): output.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard var scalar = hex4(at: index) else { return nil }
+                    index += 4
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        // A high surrogate must be followed by an escaped low one.
+                        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u"),
+                            let low = hex4(at: index + 2), (0xDC00..<0xE000).contains(low)
+                        else { return nil }
+                        index += 6
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00..<0xE000).contains(scalar) {
+                        return nil
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { return nil }
+                    output.append(contentsOf: UTF8.encode(unicode)!)
+                default:
+                    return nil
+                }
+            }
+            return nil
+        }
+
+        func hex4(at index: Int) -> UInt32? {
+            guard index + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for offset in 0..<4 {
+                guard let digit = URLEncoding.hexValue(bytes[index + offset]) else { return nil }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+
+        /// Skips any JSON value (for `$schema`, whose content is free).
+        mutating func skipValue() -> Bool {
+            skipWhitespace()
+            guard position < bytes.count else { return false }
+            switch bytes[position] {
+            case UInt8(ascii: "\""): return string() != nil
+            case UInt8(ascii: "{"): return object { parser, _ in parser.skipValue() }
+            case UInt8(ascii: "["): return array { $0.skipValue() ? () : nil } != nil
+            case UInt8(ascii: "t"), UInt8(ascii: "f"): return bool() != nil
+            case UInt8(ascii: "n"): return literal("null")
+            default:
+                guard let end = numberEnd() else { return false }
+                position = end
+                return true
+            }
+        }
+
+        /// A sub-value decoded with `JSONDecoder` from its own bytes, after the unknown-field check on `shape`;
+        /// `nil` (give up) on any problem, which the slow path then reports.
+        mutating func decoded<T: Decodable>(_ type: T.Type, shape: KnownFields.Shape) -> T? {
+            skipWhitespace()
+            let start = position
+            guard skipValue() else { return nil }
+            let slice = data.subdata(in: (data.startIndex + start)..<(data.startIndex + position))
+            guard KnownFields.check(slice, shape: shape, file: "").isEmpty else { return nil }
+            return try? JSONDecoder().decode(T.self, from: slice)
+        }
+    }
+}
