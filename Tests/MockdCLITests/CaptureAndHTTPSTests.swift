@@ -139,6 +139,58 @@ struct HTTPSTests {
         }
     }
 
+    /// A URLSession client, compiled at test time: prints the body of a GET, exits 1 on an error.
+    static let urlSessionClient = """
+        import Foundation
+        import FoundationNetworking
+        let semaphore = DispatchSemaphore(value: 0)
+        var status: Int32 = 1
+        URLSession(configuration: .ephemeral).dataTask(with: URL(string: CommandLine.arguments[1])!) { data, _, error in
+            if let error { FileHandle.standardError.write(Data("\\(error.localizedDescription)\\n".utf8)) } else {
+                FileHandle.standardOutput.write(data ?? Data()); status = 0
+            }
+            semaphore.signal()
+        }.resume()
+        semaphore.wait()
+        exit(status)
+        """
+
+    @Test("URLSession trusts the generated CA once it is in the system store (a private mount namespace, so the machine's store is untouched)")
+    func urlSessionWithTheCA() throws {
+        let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
+        guard getuid() == 0, FileManager.default.fileExists(atPath: "/usr/bin/unshare"), FileManager.default.fileExists(atPath: systemBundle) else {
+            print("SKIPPED urlSessionWithTheCA: needs root, unshare and \(systemBundle) to mount a CA bundle privately")
+            return
+        }
+        let certs = try Self.makeCertificates()
+        defer { try? FileManager.default.removeItem(at: certs) }
+        let source = certs.appendingPathComponent("client.swift")
+        try Self.urlSessionClient.write(to: source, atomically: true, encoding: .utf8)
+        let client = certs.appendingPathComponent("client")
+        let compiled = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", source.path, "-o", client.path])
+        try #require(compiled.status == 0, "\(compiled.stderr)")
+        // The system bundle plus our CA, bind-mounted over the system bundle in a mount namespace of its own.
+        let bundle = certs.appendingPathComponent("bundle.crt")
+        try (try Data(contentsOf: URL(fileURLWithPath: systemBundle)) + Data(contentsOf: certs.appendingPathComponent("mockd-ca.pem"))).write(to: bundle)
+        let daemon = try RunningDaemon(
+            [
+                "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0",
+                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key", certs.appendingPathComponent("server-key.pem").path,
+            ],
+            environment: Recording.environment
+        )
+        defer { daemon.stop() }
+        let script = #"mount --bind "$1" /etc/ssl/certs/ca-certificates.crt && exec "$2" "$3""#
+        let trusted = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/unshare"), ["--mount", "/bin/sh", "-c", script, "sh", bundle.path, client.path, "https://localhost:\(daemon.port)/v1/me"]
+        )
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        #expect(Data(trusted.stdout.utf8) == (try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json"))))
+        // The same client outside the namespace: the machine's store never had the CA.
+        let outside = try ProcessRunner.run(client, ["https://localhost:\(daemon.port)/v1/me"])
+        #expect(outside.status == 1)
+    }
+
     @Test("--tls-port serves HTTPS beside plain HTTP on --port, from one engine")
     func servesBothSchemes() throws {
         let certs = try Self.makeCertificates()
