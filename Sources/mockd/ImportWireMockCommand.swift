@@ -21,7 +21,7 @@ enum ImportWireMockCommand {
                 )
             }
             try WireMockWriter(root: root).write(result, set: options.set, replace: options.force)
-            Output.standard(result.report.rendered(source: options.source, set: options.set))
+            Output.standard(result.report.rendered(source: options.source, set: options.set, root: options.root))
             return .success
         } catch {
             Output.error("mockd: \(error)")

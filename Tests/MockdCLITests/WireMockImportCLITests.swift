@@ -66,7 +66,7 @@ struct WireMockImportCLITests {
         let first = try ProcessRunner.mockd(["import-wiremock", source, "--set", "wm", "--root", root.path])
         #expect(first.status == 0)
         #expect(first.stdout == """
-            imported \(source) into mocks/wm/ and configs/wm.json (serve with: mockd --config wm)
+            imported \(source) into mocks/wm/ and configs/wm.json (serve with: mockd --config wm --root \(root.path))
               files read:        1
               mappings read:     1
               stubs written:     1 (mocks/wm/index.json: exact method and URL)
@@ -153,8 +153,8 @@ struct WireMockImportCLITests {
               "overrides" : [
                 {
                   "addHeaders" : [
-                    "Set-Cookie: a=1",
-                    "Set-Cookie: b=2"
+                    "Set-Cookie: a={{cookie}}",
+                    "Set-Cookie: b={{cookie}}"
                   ],
                   "bodyFile" : "wm/bodies/all_1_.bin",
                   "headers" : {

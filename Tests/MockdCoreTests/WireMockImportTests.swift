@@ -193,7 +193,7 @@ struct WireMockImportTests {
             #"{"fault":"malformedChunk","id":"responses[9]","match":{"method":"GET","url":"/chunk"},"priority":-5,"status":200}"#,
             #"{"fault":"malformedChunk","id":"responses[10]","match":{"method":"GET","url":"/random"},"priority":-5,"status":200}"#,
             #"{"body":"0123456789","headers":{"Content-Type":null},"id":"responses[12]","latency":{"median":80,"sigma":0.4},"match":{"method":"GET","url":"/dribble"},"priority":-5,"status":200,"throttle":{"bytesPerSecond":10}}"#,
-            #"{"addHeaders":["Set-Cookie: x=1","Set-Cookie: y=2"],"body":"\"a string\"","headers":{"Content-Type":null},"id":"responses[13]","match":{"method":"GET","path":"/json-text","query":{"a":{"equalTo":"1"}}},"priority":-5,"status":200}"#,
+            #"{"addHeaders":["Set-Cookie: x={{cookie}}","Set-Cookie: y={{cookie}}"],"body":"\"a string\"","headers":{"Content-Type":null},"id":"responses[13]","match":{"method":"GET","path":"/json-text","query":{"a":{"equalTo":"1"}}},"priority":-5,"status":200}"#,
         ])
         let file = "$ROOT/wiremock/mappings/responses.json"
         #expect(Self.items(result, root: root) == [
@@ -216,7 +216,8 @@ struct WireMockImportTests {
         #expect(String(decoding: file3.body, as: UTF8.self) == #"{"name": "{{request.path}}"}"#)
         let jsonText = engine.respond(to: HTTPRequest(method: "GET", target: "/json-text?a=1"))
         #expect(String(decoding: jsonText.body, as: UTF8.self) == #""a string""#)
-        #expect(jsonText.headers.fields.map { "\($0.name): \($0.value)" } == ["Set-Cookie: x=1", "Set-Cookie: y=2"])
+        // Hygiene as in import-har: cookie values become {{cookie}}, served as the fixed fake value.
+        #expect(jsonText.headers.fields.map { "\($0.name): \($0.value)" } == ["Set-Cookie: x=mockd-cookie-value", "Set-Cookie: y=mockd-cookie-value"])
         let slow = engine.plan(HTTPRequest(method: "GET", target: "/slow"))
         #expect(slow.delayMs == 250)
         #expect(engine.plan(HTTPRequest(method: "GET", target: "/random")).fault == .malformedChunk)
@@ -344,7 +345,7 @@ struct WireMockImportTests {
         #expect(result.mockSet.files == ["bodies/__files/a.txt": Data("A".utf8)])
     }
 
-    @Test(arguments: [
+    @Test(.serialized, arguments: [  // serialized: each case changes the process's current directory
         (#"{"request": {"url": "/a""#, "x.json: not valid JSON (Unexpected end of file during JSON parse.)"),
         ("", "x.json: not valid JSON (the file is empty)"),
         ("[1]", #"x.json: not a WireMock stub mapping (expected an object with "request" and "response", or "mappings": […]), got an array"#),

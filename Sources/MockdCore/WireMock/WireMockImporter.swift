@@ -62,6 +62,38 @@ public enum WireMockImporter {
             }
         }
 
+        // Hygiene, as `import-har` does by default: secrets and personal data in responses become placeholders
+        // (rendered to fixed fake values when served), unstable headers are not kept. Responses sent literally
+        // (`{{…}}` without WireMock's response-template) are left alone, since placeholders would not render.
+        var redactor = Redactor()
+        let unstable = Set(UnstableHeaders.defaults)
+        for index in candidates.indices where !candidates[index].response.literal {
+            var response = candidates[index].response
+            let entry = candidates[index].order
+            response.headers = response.headers.compactMap { header in
+                if unstable.contains(header.name.lowercased()) {
+                    report.unstableHeadersDropped[header.name.lowercased(), default: 0] += 1
+                    return nil
+                }
+                return (header.name, redactor.redactHeader(name: header.name, value: header.value, entry: entry))
+            }
+            let contentType = response.headers.first { $0.name.caseInsensitiveEquals("content-type") }?.value
+            switch response.body {
+            case .text(let text):
+                if let clean = redactor.redactResponseBody(Data(text.utf8), mimeType: contentType, entry: entry) {
+                    response.body = .text(String(decoding: clean, as: UTF8.self))
+                }
+            case .file(let path):
+                if let data = mapper.files[path], let clean = redactor.redactResponseBody(data, mimeType: contentType, entry: entry) {
+                    mapper.files[path] = clean
+                }
+            case .empty, .json:
+                break
+            }
+            candidates[index].response = response
+        }
+        report.redactions = redactor.log
+
         // Exact stubs sharing a method and URL: WireMock only ever answers with the one that comes first.
         var groups: [RequestKey: [WireMockCandidate]] = [:]
         for candidate in candidates {

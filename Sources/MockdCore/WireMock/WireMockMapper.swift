@@ -18,7 +18,7 @@ struct WireMockCandidate {
     /// hold (state, delay, fault): a candidate for the index.
     let exact: (method: String, url: String)?
     let state: ScenarioFile.StateEntry?
-    let response: WireMockResponse
+    var response: WireMockResponse
 
     /// Whether WireMock tries `self` before `other`: a smaller priority number, or the same priority and
     /// added later.

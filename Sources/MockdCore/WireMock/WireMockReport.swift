@@ -28,15 +28,20 @@ public struct WireMockImportReport: Sendable, Equatable {
     public var mappingsSkipped = 0
     /// In file order, then mapping order.
     public var unmapped: [Item] = []
+    /// What hygiene replaced in responses (entries are mapping load-order numbers).
+    public var redactions = RedactionLog()
+    /// Unstable response headers left out, by lower-case name.
+    public var unstableHeadersDropped: [String: Int] = [:]
 
     public init() {}
 
     /// The report as printed at the end of `mockd import-wiremock`; `written: false` when the import wrote
     /// nothing (every mapping skipped).
-    public func rendered(source: String, set: String, written: Bool = true) -> String {
+    /// - Parameter root: The `--root` given, repeated in the "serve with" hint; `nil` for the default.
+    public func rendered(source: String, set: String, written: Bool = true, root: String? = nil) -> String {
         var lines = [
             written
-                ? "imported \(source) into mocks/\(set)/ and configs/\(set).json (serve with: mockd --config \(set))"
+                ? "imported \(source) into mocks/\(set)/ and configs/\(set).json (serve with: mockd --config \(set)\(root.map { " --root \($0)" } ?? ""))"
                 : "read \(source); nothing written"
         ]
         lines.append("  files read:        \(filesRead)")
@@ -46,6 +51,13 @@ public struct WireMockImportReport: Sendable, Equatable {
         lines.append("  mappings skipped:  \(mappingsSkipped)")
         lines.append("  unmapped:          \(unmapped.count)")
         lines += unmapped.map { "    \($0)" }
+        if !redactions.isEmpty {
+            lines.append("  redacted:          \(redactions.total) value\(redactions.total == 1 ? "" : "s") in responses (placeholders render to fake values)")
+            for item in redactions.items { lines.append("    \(item.description) ×\(item.count)") }
+        }
+        if !unstableHeadersDropped.isEmpty {
+            lines.append("  unstable headers not stored: " + unstableHeadersDropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+        }
         return lines.joined(separator: "\n")
     }
 }
