@@ -254,6 +254,14 @@ struct ImportHygieneTests {
             #expect(try ProcessRunner.mockd(["import-har", har2.path, "--set", "m", "--root", root.path, "--merge"]).status == 0)
             #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == before)
             #expect(before != first)
+
+            // A body file that cannot come along (here a symbolic link) refuses the merge instead of being lost.
+            try FileManager.default.removeItem(at: set.appendingPathComponent("bodies/GET_two.json"))
+            try FileManager.default.createSymbolicLink(at: set.appendingPathComponent("bodies/GET_two.json"), withDestinationURL: set.appendingPathComponent("NOTES.md"))
+            let refusedLink = try ProcessRunner.mockd(["import-har", har2.path, "--set", "m", "--root", root.path, "--merge"])
+            #expect(refusedLink.status == 1)
+            #expect(refusedLink.stderr.hasSuffix("'bodies/GET_two.json' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed\n"), "\(refusedLink.stderr)")
+            #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == before)
         }
     }
 

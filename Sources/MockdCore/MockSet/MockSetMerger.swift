@@ -36,6 +36,21 @@ public struct MockSetMerger {
                 files[relative] = try Data(contentsOf: url)
             }
         }
+        // Every body file the index names must come along, or the merged set would lose it: a symbolic link,
+        // a missing file or a path outside the set is refused before anything is written.
+        for (stubIndex, stub) in file.stubs.enumerated() {
+            var named: [(path: String, jsonPath: String)] = []
+            if let path = stub.request.body?.file { named.append((path, "stubs[\(stubIndex)].request.body.file")) }
+            for (step, response) in stub.responses.enumerated() {
+                if let path = response.bodyFile { named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile")) }
+            }
+            for (path, jsonPath) in named where files[path] == nil {
+                throw ConfigError(
+                    .invalidValue, file: root.display(indexURL), jsonPath: jsonPath,
+                    message: "'\(path)' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed"
+                )
+            }
+        }
         return MockSetBuild(file: file, files: files)
     }
 
