@@ -261,11 +261,7 @@ final class HARStreamScanner {
                 if byte == UInt8(ascii: "\"") {
                     beginValue(.string, .key(level), chunk: chunk, at: index)
                 } else if byte == UInt8(ascii: "}") {
-                    if case .top = level {
-                        expect = .afterRoot
-                    } else {
-                        expect = .next(.top)
-                    }
+                    expect = Self.afterClosing(level)
                 } else {
                     throw invalid(at: position)
                 }
@@ -287,11 +283,7 @@ final class HARStreamScanner {
                 if byte == UInt8(ascii: ",") {
                     expect = .key(level)
                 } else if byte == UInt8(ascii: "}") {
-                    if case .top = level {
-                        expect = .afterRoot
-                    } else {
-                        expect = .next(.top)
-                    }
+                    expect = Self.afterClosing(level)
                 } else {
                     throw invalid(at: position)
                 }
@@ -531,6 +523,13 @@ final class HARStreamScanner {
             }
             try onEntry(HARReader.readEntry(JSONNode(value, path: "log.entries[\(index)]"), index: index))
         }
+    }
+
+    /// What follows the `}` that closes an object at `level`: the end of the document, or the next member of
+    /// the top-level object (after `log`).
+    private static func afterClosing(_ level: Level) -> Expect {
+        if case .top = level { return .afterRoot }
+        return .next(.top)
     }
 
     /// Parses a wrapped value (`[value]` or `{"":value}`) and returns the value; a parser error is reported
