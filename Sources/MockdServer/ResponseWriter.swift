@@ -23,7 +23,7 @@ enum ResponseWriter {
 
     /// Queues a static stub response through one native response built on first use and kept in `slot`:
     /// libmicrohttpd reference-counts responses, so every connection can queue the same one.
-    static func queueShared(_ response: MockResponse, slot: NativeResponseSlot, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
+    static func queueShared(_ response: MockResponse, slot: any NativeResponseSlot, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
         if let cached = slot.load() {
             return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(cached))
         }

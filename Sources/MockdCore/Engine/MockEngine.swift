@@ -259,7 +259,7 @@ public final class MockEngine: Sendable {
         if let baseOrdinal, runtime.isEmpty, scenario.overrides.isEmpty, scenario.defaults == nil, !scenario.conditionalRequests {
             let stub = scenario.index.stubs[baseOrdinal]
             if stub.isStatic {
-                var plan = PlannedResponse(response: stub.responses[0], fault: stub.responses[0].fault)
+                var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
                 plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
                 return (plan, [])
             }
@@ -274,7 +274,7 @@ public final class MockEngine: Sendable {
         var response: MockResponse
         var recipe: ResponseRecipe?
         // Stays set only while the response is a stub's step exactly as loaded.
-        var slot: NativeResponseSlot?
+        var slot: (any NativeResponseSlot)?
         if let override = matchedOverride {
             if let rule = override.rateLimit, let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock()) {
                 return (PlannedResponse(response: rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), [])
@@ -310,7 +310,7 @@ public final class MockEngine: Sendable {
             guard let stubResponse = taken.response else {
                 return unmatched(
                     request, scenario: scenario, runtime: runtime,
-                    reason: "stub '\(stub.id)' answered all \(stub.responses.count) responses of its sequence (afterLast: notFound)"
+                    reason: "stub '\(stub.id)' answered all \(stub.responseCount) responses of its sequence (afterLast: notFound)"
                 )
             }
             call = taken.call
@@ -350,12 +350,12 @@ public final class MockEngine: Sendable {
     /// The stub's next sequence step (nil when exhausted with `notFound`), the 0-based call number, and the
     /// step's native-response slot.
     private func stubResponse(_ stub: Stub, ordinal: Int, state: SessionState)
-        -> (response: MockResponse?, call: Int, slot: NativeResponseSlot?)
+        -> (response: MockResponse?, call: Int, slot: (any NativeResponseSlot)?)
     {
-        if stub.isStatic { return (stub.responses[0], 0, stub.nativeSlot(0)) }
+        if stub.isStatic { return (stub.firstResponse, 0, stub) }
         let call = state.stubCursors.take(ordinal)
-        guard let step = stub.afterLast.step(forCall: call, count: stub.responses.count) else { return (nil, call, nil) }
-        return (stub.responses[step], call, stub.nativeSlot(step))
+        guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
+        return (stub.response(step), call, stub.nativeSlot(step))
     }
 
     private func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {

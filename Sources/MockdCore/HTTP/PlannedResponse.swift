@@ -12,7 +12,7 @@ public struct PlannedResponse: Sendable {
     public var holdMs: Double?
     /// Set when `response` is a stub's response exactly as loaded: the bridge may reuse a native response
     /// kept in this slot.
-    public var nativeSlot: NativeResponseSlot?
+    public var nativeSlot: (any NativeResponseSlot)?
 
     public init(response: MockResponse, delayMs: Double = 0, throttleBytesPerSecond: Int? = nil, fault: Fault? = nil) {
         self.response = response

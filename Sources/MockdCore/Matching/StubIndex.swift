@@ -4,35 +4,23 @@ import Foundation
 ///
 /// Immutable; a class so that reaching it through a scenario on every request costs no copy of its fields.
 public final class StubIndex: Sendable {
-    /// The stubs sharing one request key.
+    /// The stubs sharing one request key, when there are several or one keyed by body (a key with one stub
+    /// that accepts any body, nearly every key, is stored as that stub's ordinal alone).
     struct Route: Sendable {
+        let key: RequestKey
         /// Stubs that accept any body.
         var anyBody: [Int] = []
         /// Stubs keyed by canonical request body.
         var byBody: [Data: [Int]] = [:]
     }
 
-    /// A key's route as kept: almost every key has one stub that accepts any body, kept without the route's
-    /// arrays (a one-element array was 48 bytes per stub of idle memory).
-    enum CompactRoute: Sendable {
-        case single(Int)
-        case full(Route)
-
-        init(_ route: Route) {
-            self = route.byBody.isEmpty && route.anyBody.count == 1 ? .single(route.anyBody[0]) : .full(route)
-        }
-
-        var route: Route {
-            switch self {
-            case .single(let ordinal): return Route(anyBody: [ordinal])
-            case .full(let route): return route
-            }
-        }
-    }
-
     /// Every stub, by ordinal.
     public let stubs: [Stub]
-    private let routes: [RequestKey: CompactRoute]
+    /// Request key → a stub ordinal, or `Route.flag | i` for `groups[i]`.
+    private let table: RouteTable
+    private let groups: [Route]
+    /// Set in a table value that names a group rather than a stub.
+    private static let groupFlag: UInt32 = 1 << 31
     /// The rules every key and body goes through (see `RequestNormalization`).
     public let normalizer: RequestNormalizer
     /// Each stub's key and canonical body under `normalizer`, by ordinal; empty when there are no rules and
@@ -53,82 +41,116 @@ public final class StubIndex: Sendable {
     /// - Parameter normalizer: Rules applied to every stub's key and body here and to every request in `key(for:)`.
     /// - Complexity: O(n) in the number of stubs.
     public init(layers: [[Stub]], normalizer: RequestNormalizer = .none) {
+        let total = layers.reduce(0) { $0 + $1.count }
+        var stubs: [Stub] = []
+        stubs.reserveCapacity(total)
+        var builder = Builder(capacity: total)
         if normalizer.isEmpty {
             // Keys and bodies are the stubs' own, so one table serves both layering and routing: one hash per
-            // stub instead of three (an identity table beside the routes showed in the start-up profile).
-            var stubs: [Stub] = []
-            var routes: [RequestKey: CompactRoute] = [:]
-            routes.reserveCapacity(layers.reduce(0) { $0 + $1.count })
+            // stub (an identity table beside the routes showed in the start-up profile).
             for layer in layers {
                 for stub in layer {
-                    let existing = routes[stub.key]
-                    // The same identity (key, header constraints, body) replaces the earlier stub in place.
-                    if let route = existing?.route,
-                        let earlier = (stub.body.map { route.byBody[$0] ?? [] } ?? route.anyBody).first(where: {
-                            stubs[$0].headerConstraints == stub.headerConstraints
-                        })
-                    {
+                    let hash = stub.key.routeHash
+                    if let earlier = builder.sameIdentity(as: stub, hash: hash, stubs: stubs) {
                         stubs[earlier] = stub
                         continue
                     }
-                    let ordinal = stubs.count
                     stubs.append(stub)
-                    guard let existing else {
-                        routes[stub.key] = stub.body.map { .full(Route(byBody: [$0: [ordinal]])) } ?? .single(ordinal)
-                        continue
-                    }
-                    var route = existing.route
-                    if let body = stub.body {
-                        route.byBody[body, default: []].append(ordinal)
-                    } else {
-                        route.anyBody.append(ordinal)
-                    }
-                    routes[stub.key] = .full(route)
+                    builder.add(stubs.count - 1, key: stub.key, hash: hash, body: stub.body) { stubs[Int($0)].key }
                 }
             }
-            self.stubs = stubs
-            self.routes = routes
-            self.normalizer = normalizer
             self.routeKeys = []
             self.routeBodies = []
             hasHostKeys = stubs.contains { !$0.key.host.isEmpty }
-            return
-        }
-        var stubs: [Stub] = []
-        var positions: [Stub.Identity: Int] = [:]
-        for layer in layers {
-            for stub in layer {
-                if let existing = positions[stub.identity] {
-                    stubs[existing] = stub
-                } else {
-                    positions[stub.identity] = stubs.count
-                    stubs.append(stub)
+        } else {
+            var positions: [Stub.Identity: Int] = [:]
+            for layer in layers {
+                for stub in layer {
+                    if let existing = positions[stub.identity] {
+                        stubs[existing] = stub
+                    } else {
+                        positions[stub.identity] = stubs.count
+                        stubs.append(stub)
+                    }
                 }
             }
-        }
-        let routeKeys = stubs.map { $0.key.normalized(by: normalizer) }
-        let routeBodies = stubs.map { stub in
-            stub.body.map { body in
-                // Stored bodies are canonical already; only body rules can change them.
-                normalizer.hasBodyRules
-                    ? BodyCanonicalizer.canonicalize(body, contentType: stub.bodyContentType, normalizer: normalizer) : body
+            let routeKeys = stubs.map { $0.key.normalized(by: normalizer) }
+            let routeBodies = stubs.map { stub in
+                stub.body.map { body in
+                    // Stored bodies are canonical already; only body rules can change them.
+                    normalizer.hasBodyRules
+                        ? BodyCanonicalizer.canonicalize(body, contentType: stub.bodyContentType, normalizer: normalizer) : body
+                }
             }
-        }
-        var routes: [RequestKey: Route] = [:]
-        routes.reserveCapacity(stubs.count)
-        for ordinal in stubs.indices {
-            if let body = routeBodies[ordinal] {
-                routes[routeKeys[ordinal], default: Route()].byBody[body, default: []].append(ordinal)
-            } else {
-                routes[routeKeys[ordinal], default: Route()].anyBody.append(ordinal)
+            for ordinal in stubs.indices {
+                builder.add(ordinal, key: routeKeys[ordinal], hash: routeKeys[ordinal].routeHash, body: routeBodies[ordinal]) {
+                    routeKeys[Int($0)]
+                }
             }
+            self.routeKeys = routeKeys
+            self.routeBodies = routeBodies
+            hasHostKeys = routeKeys.contains { !$0.host.isEmpty }
         }
         self.stubs = stubs
-        self.routes = routes.mapValues(CompactRoute.init)
+        self.table = builder.table
+        self.groups = builder.groups
         self.normalizer = normalizer
-        self.routeKeys = routeKeys
-        self.routeBodies = routeBodies
-        hasHostKeys = routeKeys.contains { !$0.host.isEmpty }
+    }
+
+    /// Fills the table and groups while stubs are added.
+    private struct Builder {
+        var table: RouteTable
+        var groups: [Route] = []
+
+        init(capacity: Int) { table = RouteTable(capacity: capacity) }
+
+        /// The table value under `key`, if any.
+        func value(for key: RequestKey, hash: UInt64, keyOf: (UInt32) -> RequestKey) -> UInt32? {
+            table.find(hash: hash) { value in
+                (value & StubIndex.groupFlag != 0 ? groups[Int(value & ~StubIndex.groupFlag)].key : keyOf(value)) == key
+            }
+        }
+
+        /// The ordinal of an earlier stub with `stub`'s identity (key, header constraints, body), if any.
+        func sameIdentity(as stub: Stub, hash: UInt64, stubs: [Stub]) -> Int? {
+            guard let value = value(for: stub.key, hash: hash, keyOf: { stubs[Int($0)].key }) else { return nil }
+            let candidates: [Int]
+            if value & StubIndex.groupFlag != 0 {
+                let group = groups[Int(value & ~StubIndex.groupFlag)]
+                candidates = stub.body.map { group.byBody[$0] ?? [] } ?? group.anyBody
+            } else {
+                candidates = stub.body == nil ? [Int(value)] : []
+            }
+            return candidates.first { stubs[$0].headerConstraints == stub.headerConstraints }
+        }
+
+        /// Routes stub `ordinal` under `key` (with `body` when it is keyed by body).
+        mutating func add(_ ordinal: Int, key: RequestKey, hash: UInt64, body: Data?, keyOf: (UInt32) -> RequestKey) {
+            let existing = value(for: key, hash: hash, keyOf: keyOf)
+            var route: Route
+            if let existing, existing & StubIndex.groupFlag != 0 {
+                let index = Int(existing & ~StubIndex.groupFlag)
+                route = groups[index]
+                groups[index] = Route(key: key)  // drops the second reference before the arrays are appended to
+                route.append(ordinal, body: body)
+                groups[index] = route
+                return
+            }
+            if existing == nil, body == nil {
+                table.insert(hash: hash, value: UInt32(ordinal))
+                return
+            }
+            route = Route(key: key)
+            if let existing { route.anyBody = [Int(existing)] }
+            route.append(ordinal, body: body)
+            let value = UInt32(groups.count) | StubIndex.groupFlag
+            groups.append(route)
+            if let existing {
+                table.replace(hash: hash, old: existing, new: value)
+            } else {
+                table.insert(hash: hash, value: value)
+            }
+        }
     }
 
     /// The key `request` is looked up with: its method, path and query under this index's rules (no host;
@@ -155,15 +177,13 @@ public final class StubIndex: Sendable {
     }
 
     private func matchRoute(_ request: HTTPRequest, key: RequestKey) -> Int? {
-        guard let compact = routes[key] else { return nil }
-        let route: Route
-        switch compact {
-        case .single(let ordinal):
-            // The general loop below with one candidate.
+        guard let value = tableValue(for: key) else { return nil }
+        guard value & StubIndex.groupFlag != 0 else {
+            // A route of one stub: the general loop below with one candidate.
+            let ordinal = Int(value)
             return stubs[ordinal].acceptsHeaders(request.headers) ? ordinal : nil
-        case .full(let full):
-            route = full
         }
+        let route = groups[Int(value & ~StubIndex.groupFlag)]
         var best: Int?
         var bestSpecificity = -1
         if !route.byBody.isEmpty {
@@ -186,6 +206,23 @@ public final class StubIndex: Sendable {
         return best
     }
 
+    /// The table value stored under `key`: a stub ordinal, or a group with `groupFlag` set.
+    private func tableValue(for key: RequestKey) -> UInt32? {
+        table.find(hash: key.routeHash) { value in
+            (value & StubIndex.groupFlag != 0 ? groups[Int(value & ~StubIndex.groupFlag)].key : routeKey(Int(value))) == key
+        }
+    }
+
     /// Whether any stub uses `key`.
-    func contains(_ key: RequestKey) -> Bool { routes[key] != nil }
+    func contains(_ key: RequestKey) -> Bool { tableValue(for: key) != nil }
+}
+
+extension StubIndex.Route {
+    mutating func append(_ ordinal: Int, body: Data?) {
+        if let body {
+            byBody[body, default: []].append(ordinal)
+        } else {
+            anyBody.append(ordinal)
+        }
+    }
 }

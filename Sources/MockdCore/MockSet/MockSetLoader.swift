@@ -76,9 +76,12 @@ public struct MockSetLoader: Sendable {
     func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
         let matchHeaders = Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased))
         let bodyReader = BodyFileReader(folder: folder, root: root)
-        // Identical header lists (most stubs of a set share a few) are kept once.
-        var internedHeaders: [[String]: HTTPHeaders] = [:]
+        // Identical header lists (most stubs of a set share a few) are kept once, with whether they hold
+        // placeholders; consecutive stubs usually share one, so the last is compared before hashing.
+        var internedHeaders: [[String]: (headers: HTTPHeaders, hasPlaceholders: Bool)] = [:]
+        var lastHeaders: (lines: [String], headers: HTTPHeaders, hasPlaceholders: Bool)?
         var seenIDs: Set<String> = []
+        seenIDs.reserveCapacity(file.stubs.count)
         var stubs: [Stub] = []
         stubs.reserveCapacity(file.stubs.count)
         for (index, entry) in file.stubs.enumerated() {
@@ -153,8 +156,11 @@ public struct MockSetLoader: Sendable {
                 }
                 let lines = step.headers ?? []
                 var headers = HTTPHeaders()
-                if let interned = internedHeaders[lines] {
-                    headers = interned
+                var headersHavePlaceholders = false
+                if let last = lastHeaders, last.lines == lines {
+                    (headers, headersHavePlaceholders) = (last.headers, last.hasPlaceholders)
+                } else if let interned = internedHeaders[lines] {
+                    (headers, headersHavePlaceholders) = interned
                 } else {
                     for (headerIndex, line) in lines.enumerated() {
                         guard let field = HeaderLine.parse(line), HeaderLine.isValidValue(field.value) else {
@@ -165,8 +171,10 @@ public struct MockSetLoader: Sendable {
                         }
                         if !ResponseHeaderPolicy.isDropped(field.name) { headers.add(name: field.name, value: field.value) }
                     }
-                    internedHeaders[lines] = headers
+                    headersHavePlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
+                    internedHeaders[lines] = (headers, headersHavePlaceholders)
                 }
+                lastHeaders = (lines, headers, headersHavePlaceholders)
                 let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
                 guard sources <= 1 else {
                     throw ConfigError(
@@ -175,14 +183,21 @@ public struct MockSetLoader: Sendable {
                     )
                 }
                 var body = Data()
+                var bodyTemplate: Template?
                 if let file = step.bodyFile {
-                    body = try bodyReader.read(file, indexName: indexName, jsonPath: "\(stepPath).bodyFile")
-                } else if let text = step.body {
-                    body = Data(text.utf8)
-                } else if let json = step.json {
-                    body = try JSONValueEncoding.data(json)
+                    (body, bodyTemplate) = try bodyReader.readParsed(file, indexName: indexName, jsonPath: "\(stepPath).bodyFile")
+                } else {
+                    if let text = step.body {
+                        body = Data(text.utf8)
+                    } else if let json = step.json {
+                        body = try JSONValueEncoding.data(json)
+                    }
+                    bodyTemplate = Template.parse(body)
                 }
-                var response = MockResponse(status: status, headers: headers, body: body, recordedTimeMs: step.recordedTimeMs)
+                var response = MockResponse(
+                    status: status, headers: headers, body: body, recordedTimeMs: step.recordedTimeMs, bodyTemplate: bodyTemplate,
+                    headersHavePlaceholders: headersHavePlaceholders
+                )
                 response.applyTemplateMode(step.templated ?? .on)
                 // Set only when present: the setter rebuilds the rare-fields box even for nil.
                 if let fault = step.fault { response.fault = fault }
@@ -217,7 +232,7 @@ final class BodyFileReader {
     let folder: URL
     let root: MockdRoot
     private let resolvedFolder: String
-    private var cache: [String: Data] = [:]
+    private var cache: [String: (data: Data, template: Template?)] = [:]
 
     init(folder: URL, root: MockdRoot) {
         self.folder = folder
@@ -228,10 +243,16 @@ final class BodyFileReader {
 
     /// - Parameter jsonPath: Named in an error; built only then.
     func read(_ relativePath: String, indexName: String, jsonPath: @autoclosure () -> String) throws -> Data {
+        try readParsed(relativePath, indexName: indexName, jsonPath: jsonPath()).data
+    }
+
+    /// The file's bytes and their placeholders (`Template.parse`), both worked out once per file.
+    func readParsed(_ relativePath: String, indexName: String, jsonPath: @autoclosure () -> String) throws -> (data: Data, template: Template?) {
         if let cached = cache[relativePath] { return cached }
         let data = try readUncached(relativePath, indexName: indexName, jsonPath: jsonPath())
-        cache[relativePath] = data
-        return data
+        let parsed = (data, Template.parse(data))
+        cache[relativePath] = parsed
+        return parsed
     }
 
     private func readUncached(_ relativePath: String, indexName: String, jsonPath: String) throws -> Data {

@@ -1,0 +1,88 @@
+/// The hash table behind `StubIndex`: request key → route value, open addressing with linear probing.
+///
+/// Each slot is one 64-bit word (the key's hash in the high 32 bits, the value + 1 in the low 32; 0 = empty),
+/// so 100,000 keys take 2 MiB where a `Dictionary<RequestKey, …>` took 23 MiB (88-byte buckets at a load
+/// factor under 0.4). Keys are not stored: the caller compares the candidate values' keys, which it keeps
+/// anyway. Probe sequences depend only on the stored keys (the user's own stubs), so a request cannot make
+/// them longer; the hash needs no seed.
+struct RouteTable: Sendable {
+    private var slots: [UInt64]
+    private let mask: Int
+    private(set) var count = 0
+
+    /// - Parameter capacity: Keys expected; the table is sized for a load factor of at most 1/2.
+    init(capacity: Int) {
+        var size = 8
+        while size < capacity * 2 { size <<= 1 }
+        slots = Array(repeating: 0, count: size)
+        mask = size - 1
+    }
+
+    /// The value stored under a key with `hash` for which `isKey` holds, if any.
+    @inline(__always)
+    func find(hash: UInt64, isKey: (UInt32) -> Bool) -> UInt32? {
+        let tag = UInt64(truncatingIfNeeded: hash >> 32) << 32
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let slot = slots[index]
+            if slot == 0 { return nil }
+            if slot & 0xFFFF_FFFF_0000_0000 == tag {
+                let value = UInt32(truncatingIfNeeded: slot) &- 1
+                if isKey(value) { return value }
+            }
+            index = (index &+ 1) & mask
+        }
+    }
+
+    /// Stores `value` for a key with `hash` that is not in the table yet.
+    /// - Precondition: fewer keys than the `capacity` the table was made for (it never grows: the stored words
+    ///   keep only part of each hash, so growing would need every key again).
+    mutating func insert(hash: UInt64, value: UInt32) {
+        precondition(value < UInt32.max && (count + 1) * 2 <= slots.count, "RouteTable sized for fewer keys than inserted")
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while slots[index] != 0 { index = (index &+ 1) & mask }
+        slots[index] = (UInt64(truncatingIfNeeded: hash >> 32) << 32) | UInt64(value + 1)
+        count += 1
+    }
+
+    /// Replaces the value `old` stored under `hash` with `new`.
+    mutating func replace(hash: UInt64, old: UInt32, new: UInt32) {
+        let tag = UInt64(truncatingIfNeeded: hash >> 32) << 32
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while slots[index] != 0 {
+            if slots[index] == tag | UInt64(old + 1) {
+                slots[index] = tag | UInt64(new + 1)
+                return
+            }
+            index = (index &+ 1) & mask
+        }
+        preconditionFailure("replaced a route value that is not in the table")
+    }
+}
+
+extension RequestKey {
+    /// A 64-bit hash of the key's bytes (FNV-1a, then a MurmurHash3 finaliser so the low bits that pick the
+    /// slot depend on every byte). Not seeded: see `RouteTable`.
+    var routeHash: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        @inline(__always) func mix(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                for byte in bytes {
+                    hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                }
+            }
+            hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01b3
+        }
+        mix(method)
+        mix(path)
+        mix(query)
+        mix(host)
+        hash ^= hash >> 33
+        hash &*= 0xff51_afd7_ed55_8ccd
+        hash ^= hash >> 33
+        hash &*= 0xc4ce_b9fe_1a85_ec53
+        hash ^= hash >> 33
+        return hash
+    }
+}
