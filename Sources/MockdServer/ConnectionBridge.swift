@@ -13,6 +13,8 @@ final class RequestContext {
     let startNanoseconds: UInt64
     var headersRead = false
     var method = ""
+    /// Whether `method` is one of the common methods (read as a literal), so needs no token check.
+    var methodIsKnownToken = false
     /// `HTTP/1.1`, `HTTP/1.0`…
     var version = ""
     var headers = HTTPHeaders()
@@ -112,7 +114,7 @@ final class ConnectionBridge: @unchecked Sendable {
             // First call: headers are complete. Queueing a response now would make MHD close the connection.
             let context = RequestContext(target: RequestReader.target(of: connection, url: url))
             inFlightCount.add(1, ordering: .relaxed)
-            context.method = method.map(RequestReader.method) ?? "GET"
+            (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
             context.version = version.map(RequestReader.version) ?? ""
             RequestReader.readHeaders(of: connection, into: context)
             slot.pointee = Unmanaged.passRetained(context).toOpaque()
@@ -346,11 +348,15 @@ enum RequestReader {
         return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
     }
 
-    /// The method as a string; the common ones as literals, which cost no UTF-8 validation or allocation.
-    static func method(_ text: UnsafePointer<CChar>) -> String {
-        if strcmp(text, "GET") == 0 { return "GET" }
-        if strcmp(text, "POST") == 0 { return "POST" }
-        return String(cString: text)
+    /// The method as a string; the common ones as literals, which cost no UTF-8 validation or allocation
+    /// and need no token check (`isKnown`).
+    static func method(_ text: UnsafePointer<CChar>) -> (method: String, isKnown: Bool) {
+        if strcmp(text, "GET") == 0 { return ("GET", true) }
+        if strcmp(text, "POST") == 0 { return ("POST", true) }
+        if strcmp(text, "PUT") == 0 { return ("PUT", true) }
+        if strcmp(text, "DELETE") == 0 { return ("DELETE", true) }
+        if strcmp(text, "HEAD") == 0 { return ("HEAD", true) }
+        return (String(cString: text), false)
     }
 
     /// The protocol version as a string; `HTTP/1.1` and `HTTP/1.0` as literals.
@@ -360,17 +366,24 @@ enum RequestReader {
         return String(cString: text)
     }
 
+    /// Packed into one buffer (`HTTPHeaders.Packer`) from libmicrohttpd's names and values with their lengths;
+    /// strings are made only for the fields someone lists.
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
-        let contextPointer = Unmanaged.passUnretained(context).toOpaque()
-        _ = MHD_get_connection_values(
-            connection, .HEADER_KIND,
-            { cls, _, key, value in
-                guard let cls, let key else { return .YES }
-                let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-                context.headers.add(name: String(cString: key), value: value.map { String(cString: $0) } ?? "")
-                return .YES
-            },
-            contextPointer
-        )
+        context.headers = HTTPHeaders { packer in
+            _ = withUnsafeMutablePointer(to: &packer) { pointer in
+                MHD_get_connection_values_n(
+                    connection, .HEADER_KIND,
+                    { cls, _, key, keySize, value, valueSize in
+                        guard let cls, let key else { return .YES }
+                        cls.assumingMemoryBound(to: HTTPHeaders.Packer.self).pointee.append(
+                            name: UnsafeRawBufferPointer(start: key, count: keySize),
+                            value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+                        )
+                        return .YES
+                    },
+                    pointer
+                )
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ enum RequestCheck {
     ///   smuggling pattern), and a `Content-Length` that is not a number.
     /// - 413 for a declared body over `maxBodyBytes` (a chunked body over the limit gets 413 once read).
     static func rejection(of context: RequestContext, maxBodyBytes: Int) -> (Int, String, String)? {
-        if !HTTPToken.isToken(context.method) {
+        if !context.methodIsKnownToken, !HTTPToken.isToken(context.method) {
             return (400, "bad_request", "the method is not an HTTP token")
         }
         let lengths = context.headers.values(named: "content-length")

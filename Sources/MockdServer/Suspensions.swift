@@ -76,8 +76,11 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         timer.stop()
     }
 
-    /// Whether the daemon is stopping; handlers then end their connections.
-    var isStopping: Bool { state.withLock { $0.stopping } }
+    /// Whether the daemon is stopping; handlers then end their connections. Read on every request, so kept
+    /// beside the lock as an atomic: the lock taken for it by both worker threads showed as context switches
+    /// under keep-alive load. Set under the lock with `State.stopping`, which decisions made under the lock read.
+    var isStopping: Bool { stoppingFlag.load(ordering: .acquiring) }
+    private let stoppingFlag = Atomic<Bool>(false)
 
     /// Whether a graceful shutdown has begun (`beginDrain()`); requests in flight are still answered.
     var isDraining: Bool { state.withLock { $0.draining } }
@@ -171,6 +174,7 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         timer.stop()
         let connections = state.withLock { state in
             state.stopping = true
+            stoppingFlag.store(true, ordering: .releasing)
             state.held.removeAll()
             state.endsAtDrain.removeAll()
             defer { state.suspended.removeAll() }

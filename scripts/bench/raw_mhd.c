@@ -1,8 +1,13 @@
 /*
  * raw_mhd.c - minimal libmicrohttpd server: the throughput ceiling of mockd's stack.
  *
- * Serves one pre-built 1024-byte application/json response for every request.
- * Usage: raw_mhd [PORT]   (0 or absent = pick a free port)
+ * Serves one pre-built 1024-byte application/json response for every request, with the daemon
+ * configuration mockd uses (MHD_ALLOW_SUSPEND_RESUME, MHD_USE_TURBO, MHD_ALLOW_UPGRADE, strict parsing,
+ * the identity unescape callback, a request-completed callback, the same connection limit, timeout and
+ * memory), so the difference to mockd is mockd's own work per request.
+ * Usage: raw_mhd [--minimal] [PORT]   (0 or absent = pick a free port)
+ *   --minimal: only MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL and the thread pool (libmicrohttpd's
+ *              fastest configuration, shown for reference; suspend/resume costs a lock per event loop turn)
  * Prints "listening on http://127.0.0.1:PORT" once bound, runs until SIGINT/SIGTERM.
  *
  * Build: cc -O2 -o raw_mhd raw_mhd.c $(pkg-config --cflags --libs libmicrohttpd)
@@ -56,6 +61,19 @@ static MHD_RESULT_T handler(void *cls, struct MHD_Connection *conn, const char *
     return MHD_queue_response(conn, MHD_HTTP_OK, response);
 }
 
+/* mockd keeps the request-target as sent (%2F distinct from /): the identity unescape. */
+static size_t unescape_identity(void *cls, struct MHD_Connection *conn, char *text) {
+    (void)cls; (void)conn;
+    return strlen(text);
+}
+
+/* mockd releases its per-request state here. */
+static void request_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                              enum MHD_RequestTerminationCode code) {
+    (void)cls; (void)conn; (void)code;
+    *req_cls = NULL;
+}
+
 static void build_body(void) {
     /* A valid 1024-byte JSON document: {"data":"xxxx...x"} */
     const char *head = "{\"data\":\"";
@@ -68,11 +86,17 @@ static void build_body(void) {
 
 int main(int argc, char **argv) {
     unsigned int port = 0;
-    if (argc > 1) {
+    int minimal = 0;
+    int arg = 1;
+    if (arg < argc && strcmp(argv[arg], "--minimal") == 0) {
+        minimal = 1;
+        arg++;
+    }
+    if (arg < argc) {
         char *end = NULL;
-        long p = strtol(argv[1], &end, 10);
-        if (end == argv[1] || *end != '\0' || p < 0 || p > 65535) {
-            fprintf(stderr, "usage: %s [PORT]\n", argv[0]);
+        long p = strtol(argv[arg], &end, 10);
+        if (end == argv[arg] || *end != '\0' || p < 0 || p > 65535 || arg + 1 < argc) {
+            fprintf(stderr, "usage: %s [--minimal] [PORT]\n", argv[0]);
             return 2;
         }
         port = (unsigned int)p;
@@ -103,14 +127,33 @@ int main(int argc, char **argv) {
     addr.sin_port = htons((uint16_t)port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
-        (uint16_t)port, NULL, NULL, &handler, NULL,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)10000,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-        MHD_OPTION_END);
+    struct MHD_Daemon *d;
+    if (minimal) {
+        d = MHD_start_daemon(
+            MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+            (uint16_t)port, NULL, NULL, &handler, NULL,
+            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
+            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)10000,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+            MHD_OPTION_END);
+    } else {
+        /* The flags and options of mockd's daemon (Sources/MockdServer/MicroHTTPDServer.swift and
+         * Sources/CMicroHTTPD/shim.c) with their defaults. */
+        d = MHD_start_daemon(
+            MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME
+                | MHD_USE_TURBO | MHD_ALLOW_UPGRADE,
+            (uint16_t)port, NULL, NULL, &handler, NULL,
+            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
+            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)10000,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+            MHD_OPTION_UNESCAPE_CALLBACK, &unescape_identity, NULL,
+            MHD_OPTION_NOTIFY_COMPLETED, &request_completed, NULL,
+            MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+            MHD_OPTION_END);
+    }
     if (d == NULL) {
         fprintf(stderr, "raw_mhd: MHD_start_daemon failed\n");
         MHD_destroy_response(response);

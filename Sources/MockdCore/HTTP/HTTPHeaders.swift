@@ -2,6 +2,10 @@
 ///
 /// Order and repeated names are kept (several `Set-Cookie` fields stay separate); lookups compare
 /// names case-insensitively.
+///
+/// A request's headers arrive packed (`Packer`): all names and values in one byte buffer, looked up in place
+/// and made into `Field`s only when listed (the journal, templates). Making two strings per header for every
+/// request, and copying fields on each lookup, was a sixth of the per-request work in the keep-alive profile.
 public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// One header field as sent or recorded.
     public struct Field: Sendable, Equatable {
@@ -14,41 +18,248 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
-    public private(set) var fields: [Field]
+    private enum Storage: @unchecked Sendable {  // PackedBytes is never written after it is made
+        case fields([Field])
+        /// Per field: name length (2 bytes, little-endian), name, value length (4 bytes), value.
+        case packed(PackedBytes)
+    }
+
+    /// The bytes of packed headers, in one allocation with their count (an `[UInt8]` paid a generic
+    /// storage-type lookup per request) and a signature of the names present.
+    private final class PackedBytes: ManagedBuffer<PackedBytes.Header, UInt8> {
+        struct Header {
+            let count: Int
+            /// One bit per name, by `nameBit(_:)`: a lookup of a name whose bit is clear (most lookups: session
+            /// headers, cookies, Content-Length on a GET) answers without walking the fields.
+            let names: UInt64
+        }
+
+        static func make(copying bytes: UnsafeBufferPointer<UInt8>, names: UInt64) -> PackedBytes {
+            let buffer = PackedBytes.create(minimumCapacity: bytes.count) { _ in Header(count: bytes.count, names: names) }
+            buffer.withUnsafeMutablePointerToElements { elements in
+                if let base = bytes.baseAddress { elements.update(from: base, count: bytes.count) }
+            }
+            // `create` returns the ManagedBuffer static type; the instance is a PackedBytes.
+            return unsafeDowncast(buffer, to: PackedBytes.self)
+        }
+
+        func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            withUnsafeMutablePointers { header, elements in body(UnsafeBufferPointer(start: elements, count: header.pointee.count)) }
+        }
+
+        func mayContain(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+            // Through the pointer: the `header` property pays a dynamic exclusivity check.
+            withUnsafeMutablePointerToHeader { $0.pointee.names } & nameBit(name) != 0
+        }
+    }
+
+    /// A name's bit in `PackedBytes.Header.names`: from its length and first and last bytes, case-insensitive.
+    @inline(__always)
+    private static func nameBit(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard let first = name.first, let last = name.last else { return 1 }
+        let mixed = (UInt64(asciiLowercase(first)) &* 31 &+ UInt64(asciiLowercase(last))) &* 7 &+ UInt64(truncatingIfNeeded: name.count)
+        return 1 << (mixed & 63)
+    }
+
+    private var storage: Storage
 
     public init(_ fields: [Field] = []) {
-        self.fields = fields
+        storage = .fields(fields)
     }
 
     public init(_ pairs: [(String, String)]) {
-        self.fields = pairs.map { Field(name: $0.0, value: $0.1) }
+        storage = .fields(pairs.map { Field(name: $0.0, value: $0.1) })
     }
 
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
+    /// Packed headers written by `fill` through a `Packer` (the server bridge, from libmicrohttpd's names and
+    /// values): packed on the stack, then copied once into their own allocation.
+    public init(packing fill: (inout Packer) -> Void) {
+        // 1,024 bytes: larger temporary allocations go to the heap (swift_stdlib_isStackAllocationSafe).
+        storage = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var packer = Packer(scratch: scratch)
+            fill(&packer)
+            return .packed(packer.withBytes { PackedBytes.make(copying: $0, names: packer.names) })
+        }
+    }
+
+    /// Writes packed fields into a scratch buffer, moving to a growing heap array if they outgrow it.
+    public struct Packer {
+        private let scratch: UnsafeMutableBufferPointer<UInt8>
+        private var offset = 0
+        private var spill: [UInt8]?
+        fileprivate private(set) var names: UInt64 = 0
+
+        fileprivate init(scratch: UnsafeMutableBufferPointer<UInt8>) {
+            self.scratch = scratch
+        }
+
+        /// Appends one field. A name over 65,535 bytes is cut there (libmicrohttpd's limits keep them far shorter).
+        public mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            let nameCount = Swift.min(name.count, Int(UInt16.max))
+            let size = 6 + nameCount + value.count
+            names |= HTTPHeaders.nameBit(UnsafeRawBufferPointer(rebasing: name[..<nameCount]).bindMemory(to: UInt8.self))
+            if spill == nil, offset + size <= scratch.count, let base = scratch.baseAddress {
+                base[offset] = UInt8(truncatingIfNeeded: nameCount)
+                base[offset + 1] = UInt8(truncatingIfNeeded: nameCount >> 8)
+                if let start = name.baseAddress { (base + offset + 2).update(from: start.assumingMemoryBound(to: UInt8.self), count: nameCount) }
+                offset += 2 + nameCount
+                for index in 0..<4 { base[offset + index] = UInt8(truncatingIfNeeded: value.count >> (8 * index)) }
+                if let start = value.baseAddress { (base + offset + 4).update(from: start.assumingMemoryBound(to: UInt8.self), count: value.count) }
+                offset += 4 + value.count
+                return
+            }
+            if spill == nil { spill = Array(UnsafeBufferPointer(rebasing: scratch[..<offset])) }
+            spill!.append(UInt8(truncatingIfNeeded: nameCount))
+            spill!.append(UInt8(truncatingIfNeeded: nameCount >> 8))
+            spill!.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<nameCount]).bindMemory(to: UInt8.self))
+            for index in 0..<4 { spill!.append(UInt8(truncatingIfNeeded: value.count >> (8 * index))) }
+            spill!.append(contentsOf: value.bindMemory(to: UInt8.self))
+        }
+
+        fileprivate func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            if let spill { return spill.withUnsafeBufferPointer(body) }
+            return body(UnsafeBufferPointer(rebasing: scratch[..<offset]))
+        }
+    }
+
+    /// Every field, in order.
+    public var fields: [Field] {
+        switch storage {
+        case .fields(let fields):
+            return fields
+        case .packed(let bytes):
+            var fields: [Field] = []
+            HTTPHeaders.walk(bytes) { name, value in
+                fields.append(Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+                return true
+            }
+            return fields
+        }
+    }
+
+    public var count: Int {
+        switch storage {
+        case .fields(let fields):
+            return fields.count
+        case .packed(let bytes):
+            var count = 0
+            HTTPHeaders.walk(bytes) { _, _ in
+                count += 1
+                return true
+            }
+            return count
+        }
+    }
+
+    public var isEmpty: Bool { count == 0 }
 
     public func makeIterator() -> IndexingIterator<[Field]> {
         fields.makeIterator()
     }
 
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields == rhs.fields
+    }
+
     /// Appends a field, keeping any earlier field with the same name.
     public mutating func add(name: String, value: String) {
+        var fields = self.fields
+        storage = .fields([])  // drops the other reference, so the append does not copy
         fields.append(Field(name: name, value: value))
+        storage = .fields(fields)
     }
 
     /// Removes every field called `name` (case-insensitive).
     public mutating func remove(name: String) {
+        var fields = self.fields
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        storage = .fields(fields)
     }
 
     /// The first value of the field called `name` (case-insensitive), or `nil`.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        switch storage {
+        case .fields(let fields):
+            // Indexed, not `first(where:)`: that copied every field it passed (a retain and release each).
+            for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) {
+                return fields[index].value
+            }
+            return nil
+        case .packed(let bytes):
+            var found: String?
+            HTTPHeaders.walk(bytes, named: name) { value in
+                found = String(decoding: value, as: UTF8.self)
+                return false
+            }
+            return found
+        }
     }
 
     /// Every value of the fields called `name`, in order.
     public func values(named name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        switch storage {
+        case .fields(let fields):
+            var values: [String] = []
+            for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) {
+                values.append(fields[index].value)
+            }
+            return values
+        case .packed(let bytes):
+            var values: [String] = []
+            HTTPHeaders.walk(bytes, named: name) { value in
+                values.append(String(decoding: value, as: UTF8.self))
+                return true
+            }
+            return values
+        }
+    }
+
+    /// Calls `body` with each packed field's name and value bytes until it returns false.
+    private static func walk(_ bytes: PackedBytes, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+        bytes.withBytes { buffer in
+            var offset = 0
+            while offset + 2 <= buffer.count {
+                let nameCount = Int(buffer[offset]) | Int(buffer[offset + 1]) << 8
+                let name = UnsafeBufferPointer(rebasing: buffer[(offset + 2)..<(offset + 2 + nameCount)])
+                offset += 2 + nameCount
+                var valueCount = 0
+                for index in 0..<4 { valueCount |= Int(buffer[offset + index]) << (8 * index) }
+                let value = UnsafeBufferPointer(rebasing: buffer[(offset + 4)..<(offset + 4 + valueCount)])
+                offset += 4 + valueCount
+                if !body(name, value) { return }
+            }
+        }
+    }
+
+    /// Calls `body` with the value bytes of each packed field called `name` (ASCII case-insensitive) until it
+    /// returns false; the name's bytes are taken once, and other fields are skipped by their length.
+    private static func walk(_ bytes: PackedBytes, named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        if name.utf8.withContiguousStorageIfAvailable({ walk(bytes, named: $0, body) }) == nil {
+            Array(name.utf8).withUnsafeBufferPointer { walk(bytes, named: $0, body) }
+        }
+    }
+
+    @inline(__always)
+    private static func walk(_ bytes: PackedBytes, named wanted: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        do {
+            guard bytes.mayContain(wanted) else { return }
+            bytes.withBytes { buffer in
+                guard let base = buffer.baseAddress, let wantedBase = wanted.baseAddress else { return }
+                var offset = 0
+                while offset + 6 <= buffer.count {
+                    let nameCount = Int(base[offset]) | Int(base[offset + 1]) << 8
+                    let nameStart = base + offset + 2
+                    let lengthAt = offset + 2 + nameCount
+                    let valueCount =
+                        Int(base[lengthAt]) | Int(base[lengthAt + 1]) << 8 | Int(base[lengthAt + 2]) << 16 | Int(base[lengthAt + 3]) << 24
+                    offset = lengthAt + 4 + valueCount
+                    guard nameCount == wanted.count else { continue }
+                    var index = 0
+                    while index < nameCount, asciiLowercase(nameStart[index]) == asciiLowercase(wantedBase[index]) { index += 1 }
+                    if index == nameCount, !body(UnsafeBufferPointer(start: base + lengthAt + 4, count: valueCount)) { return }
+                }
+            }
+        }
     }
 }
 
@@ -58,6 +269,18 @@ extension String {
         let lhs = self.utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
+        // Compared as buffers when both are contiguous (always for native strings): the generic zip of two
+        // UTF-8 views showed in the per-request profile, where every header lookup runs this.
+        if let equal = lhs.withContiguousStorageIfAvailable({ left in
+            rhs.withContiguousStorageIfAvailable { right in
+                for index in 0..<left.count where left[index] != right[index] {
+                    if asciiLowercase(left[index]) != asciiLowercase(right[index]) { return false }
+                }
+                return true
+            }
+        }), let equal {
+            return equal
+        }
         for (a, b) in zip(lhs, rhs) where a != b {
             if asciiLowercase(a) != asciiLowercase(b) { return false }
         }
