@@ -146,6 +146,27 @@ struct LiveServerTests {
         #expect(try Curl.send(CurlRequest(url: harness.url("/poll"))).status == 404)
     }
 
+    /// Request headers beyond the bridge's 1 KB stack buffer are packed on the heap: the session header
+    /// after 40 large fields still routes the request, and the journal lists every field exactly.
+    @Test func largeRequestHeadersAreReadWholeAndRouteTheSession() throws {
+        let harness = try Harness([Self.stub("hello", "/hello", responses: [MockResponse(status: 200, body: Data("hi".utf8))])])
+        let large = (0..<40).map { ("X-Field-\($0)", String(repeating: "v\($0 % 10)", count: 50)) }
+        let response = try Curl.send(CurlRequest(url: harness.url("/hello"), headers: large + [("X-Mockd-Session", "deep-one")]))
+        #expect(response.status == 200)
+        #expect(response.body == Data("hi".utf8))
+        let journal = try Curl.send(CurlRequest(url: harness.url("/__mockd/journal"), headers: [("X-Mockd-Session", "deep-one")]))
+        let object = try JSONSerialization.jsonObject(with: journal.body) as? [String: Any]
+        let entries = object?["entries"] as? [[String: Any]] ?? []
+        #expect(entries.count == 1)
+        let headers = entries.first?["headers"] as? [String] ?? []
+        for (name, value) in large { #expect(headers.contains("\(name): \(value)")) }
+        #expect(headers.contains("X-Mockd-Session: deep-one"))
+        // The default session saw nothing.
+        let defaultJournal = try Curl.send(CurlRequest(url: harness.url("/__mockd/journal")))
+        let defaultEntries = (try JSONSerialization.jsonObject(with: defaultJournal.body) as? [String: Any])?["entries"] as? [[String: Any]]
+        #expect(defaultEntries?.count == 0)
+    }
+
     @Test func oversizedBodyGets413AndTheServerKeepsServing() throws {
         let harness = try Harness([Self.stub("upload", "/upload", method: "POST", responses: [MockResponse(status: 204)])], maxBodyBytes: 1024)
         let responses = try Curl.batch([

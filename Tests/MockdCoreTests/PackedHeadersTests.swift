@@ -1,0 +1,73 @@
+import Foundation
+import MockdCore
+import Testing
+
+/// Request headers as the server bridge packs them (`HTTPHeaders.Packer`): lookups, listing, and the
+/// spill to the heap when they outgrow the stack buffer.
+@Suite
+struct PackedHeadersTests {
+    static func packed(_ pairs: [(String, String)]) -> HTTPHeaders {
+        HTTPHeaders { packer in
+            for (name, value) in pairs {
+                Array(name.utf8).withUnsafeBytes { nameBytes in
+                    Array(value.utf8).withUnsafeBytes { valueBytes in packer.append(name: nameBytes, value: valueBytes) }
+                }
+            }
+        }
+    }
+
+    @Test func looksUpNamesCaseInsensitivelyAndListsFieldsInOrder() {
+        let pairs = [("Host", "127.0.0.1:8080"), ("Accept", "*/*"), ("X-Trace", "a"), ("x-trace", "b"), ("Cookie", "mockd_session=s1")]
+        let headers = Self.packed(pairs)
+        #expect(headers["host"] == "127.0.0.1:8080")
+        #expect(headers["ACCEPT"] == "*/*")
+        #expect(headers["x-trace"] == "a")
+        #expect(headers.values(named: "X-TRACE") == ["a", "b"])
+        #expect(headers["content-length"] == nil)
+        #expect(headers.values(named: "content-length").isEmpty)
+        #expect(headers["x-mockd-session"] == nil)
+        #expect(headers.count == 5)
+        #expect(headers.fields.map(\.name) == ["Host", "Accept", "X-Trace", "x-trace", "Cookie"])
+        #expect(headers.fields.map(\.value) == ["127.0.0.1:8080", "*/*", "a", "b", "mockd_session=s1"])
+        #expect(headers == HTTPHeaders(pairs))
+    }
+
+    @Test func emptyValuesAndNoHeaders() {
+        let headers = Self.packed([("X-Empty", "")])
+        #expect(headers["x-empty"] == "")
+        #expect(headers.count == 1)
+        let none = Self.packed([])
+        #expect(none.isEmpty)
+        #expect(none["host"] == nil)
+        #expect(none.fields.isEmpty)
+    }
+
+    @Test func headersLargerThanTheStackBufferSpillToTheHeap() {
+        // 40 fields of 100-byte values: well over the 1,024-byte stack buffer.
+        let pairs = (0..<40).map { ("X-Field-\($0)", String(repeating: Character(UnicodeScalar(UInt8(65 + $0 % 26))), count: 100)) }
+            + [("X-Mockd-Session", "deep")]
+        let headers = Self.packed(pairs)
+        #expect(headers.count == 41)
+        #expect(headers["x-field-0"] == String(repeating: "A", count: 100))
+        #expect(headers["X-FIELD-39"] == String(repeating: "N", count: 100))
+        #expect(headers["x-mockd-session"] == "deep")
+        #expect(headers.fields.map(\.name) == pairs.map(\.0))
+    }
+
+    @Test func editsTurnPackedHeadersIntoFields() {
+        var headers = Self.packed([("Host", "h"), ("Accept", "a")])
+        headers.add(name: "Accept", value: "b")
+        #expect(headers.values(named: "accept") == ["a", "b"])
+        headers.remove(name: "ACCEPT")
+        #expect(headers.fields == [HTTPHeaders.Field(name: "Host", value: "h")])
+    }
+
+    @Test func invalidUTF8IsRepairedAsStringsFromCDo() {
+        let headers = HTTPHeaders { packer in
+            let name = Array("X-Bytes".utf8)
+            let value: [UInt8] = [0x61, 0xFF, 0x62]
+            name.withUnsafeBytes { nameBytes in value.withUnsafeBytes { packer.append(name: nameBytes, value: $0) } }
+        }
+        #expect(headers["x-bytes"] == "a\u{FFFD}b")
+    }
+}
