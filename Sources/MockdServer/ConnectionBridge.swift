@@ -29,9 +29,17 @@ final class RequestContext {
     /// Set while the upstream answers an unmatched request (capture-on-miss, `mockd record`).
     var upstream: PendingUpstream?
 
+    /// CLOCK_MONOTONIC in ns, read directly: `DispatchTime.now()` went through libdispatch and a retain per call,
+    /// twice per request.
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+
     init(target: String) {
         self.target = target
-        self.startNanoseconds = DispatchTime.now().uptimeNanoseconds
+        self.startNanoseconds = RequestContext.monotonicNanoseconds()
     }
 }
 
@@ -301,7 +309,7 @@ final class ConnectionBridge: @unchecked Sendable {
 
     /// Journals the exchange in its session and writes the request log line.
     private func finish(_ outcome: EngineOutcome, context: RequestContext, status: Int?) {
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - context.startNanoseconds) / 1_000_000
+        let elapsed = Double(RequestContext.monotonicNanoseconds() &- context.startNanoseconds) / 1_000_000
         engine.record(outcome, durationMs: elapsed)
         guard logger.isEnabled(.info) else { return }
         let plan = outcome.plan

@@ -86,7 +86,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     public struct Packer {
         private let scratch: UnsafeMutableBufferPointer<UInt8>
         private var offset = 0
-        private var spill: [UInt8]?
+        /// The fields once they outgrow `scratch` (`spilled`); a plain array and flag, since comparing an
+        /// optional array with nil cost two retains per field.
+        private var spill: [UInt8] = []
+        private var spilled = false
         fileprivate private(set) var names: UInt64 = 0
 
         fileprivate init(scratch: UnsafeMutableBufferPointer<UInt8>) {
@@ -98,7 +101,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             let nameCount = Swift.min(name.count, Int(UInt16.max))
             let size = 6 + nameCount + value.count
             names |= HTTPHeaders.nameBit(UnsafeRawBufferPointer(rebasing: name[..<nameCount]).bindMemory(to: UInt8.self))
-            if spill == nil, offset + size <= scratch.count, let base = scratch.baseAddress {
+            if !spilled, offset + size <= scratch.count, let base = scratch.baseAddress {
                 base[offset] = UInt8(truncatingIfNeeded: nameCount)
                 base[offset + 1] = UInt8(truncatingIfNeeded: nameCount >> 8)
                 if let start = name.baseAddress { (base + offset + 2).update(from: start.assumingMemoryBound(to: UInt8.self), count: nameCount) }
@@ -108,16 +111,19 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
                 offset += 4 + value.count
                 return
             }
-            if spill == nil { spill = Array(UnsafeBufferPointer(rebasing: scratch[..<offset])) }
-            spill!.append(UInt8(truncatingIfNeeded: nameCount))
-            spill!.append(UInt8(truncatingIfNeeded: nameCount >> 8))
-            spill!.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<nameCount]).bindMemory(to: UInt8.self))
-            for index in 0..<4 { spill!.append(UInt8(truncatingIfNeeded: value.count >> (8 * index))) }
-            spill!.append(contentsOf: value.bindMemory(to: UInt8.self))
+            if !spilled {
+                spill = Array(UnsafeBufferPointer(rebasing: scratch[..<offset]))
+                spilled = true
+            }
+            spill.append(UInt8(truncatingIfNeeded: nameCount))
+            spill.append(UInt8(truncatingIfNeeded: nameCount >> 8))
+            spill.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<nameCount]).bindMemory(to: UInt8.self))
+            for index in 0..<4 { spill.append(UInt8(truncatingIfNeeded: value.count >> (8 * index))) }
+            spill.append(contentsOf: value.bindMemory(to: UInt8.self))
         }
 
         fileprivate func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            if let spill { return spill.withUnsafeBufferPointer(body) }
+            if spilled { return spill.withUnsafeBufferPointer(body) }
             return body(UnsafeBufferPointer(rebasing: scratch[..<offset]))
         }
     }
