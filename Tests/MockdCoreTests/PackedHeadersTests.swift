@@ -54,6 +54,14 @@ struct PackedHeadersTests {
         #expect(headers.fields.map(\.name) == pairs.map(\.0))
     }
 
+    @Test func namesLongerThan65535BytesAreKeptWhole() {
+        let name = "X-" + String(repeating: "n", count: 70_000)
+        let headers = Self.packed([(name, "v"), ("Host", "h")])
+        #expect(headers.fields.first?.name.utf8.count == 70_002)
+        #expect(headers[name] == "v")
+        #expect(headers["host"] == "h")
+    }
+
     @Test func editsTurnPackedHeadersIntoFields() {
         var headers = Self.packed([("Host", "h"), ("Accept", "a")])
         headers.add(name: "Accept", value: "b")

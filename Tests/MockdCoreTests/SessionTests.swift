@@ -14,6 +14,7 @@ struct SessionTests {
     @Test(arguments: [
         (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("X-Mockd-Session", " a1 ")])), "a1", "/poll"),
         (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("Cookie", "x=1; mockd_session=\"c-2\"; y=2")])), "c-2", "/poll"),
+        (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("Cookie", "x=1"), ("Cookie", "mockd_session=c-3")])), "c-3", "/poll"),
         (HTTPRequest(method: "GET", target: "/__session/p.3/poll?x=1"), "p.3", "/poll?x=1"),
         (HTTPRequest(method: "GET", target: "/__session/p4"), "p4", "/"),
         (HTTPRequest(method: "GET", target: "/poll"), nil, "/poll"),

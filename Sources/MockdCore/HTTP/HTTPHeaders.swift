@@ -20,7 +20,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     private enum Storage: @unchecked Sendable {  // PackedBytes is never written after it is made
         case fields([Field])
-        /// Per field: name length (2 bytes, little-endian), name, value length (4 bytes), value.
+        /// Per field: name length (4 bytes, little-endian), name, value length (4 bytes), value.
         case packed(PackedBytes)
     }
 
@@ -51,6 +51,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             // Through the pointer: the `header` property pays a dynamic exclusivity check.
             withUnsafeMutablePointerToHeader { $0.pointee.names } & nameBit(name) != 0
         }
+    }
+
+    /// A packed length: 4 bytes, little-endian, at `offset`.
+    @inline(__always)
+    private static func length(in buffer: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
+        Int(buffer[offset]) | Int(buffer[offset + 1]) << 8 | Int(buffer[offset + 2]) << 16 | Int(buffer[offset + 3]) << 24
     }
 
     /// A name's bit in `PackedBytes.Header.names`: from its length and first and last bytes, case-insensitive.
@@ -96,16 +102,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             self.scratch = scratch
         }
 
-        /// Appends one field. A name over 65,535 bytes is cut there (libmicrohttpd's limits keep them far shorter).
+        /// Appends one field.
         public mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-            let nameCount = Swift.min(name.count, Int(UInt16.max))
-            let size = 6 + nameCount + value.count
-            names |= HTTPHeaders.nameBit(UnsafeRawBufferPointer(rebasing: name[..<nameCount]).bindMemory(to: UInt8.self))
+            let size = 8 + name.count + value.count
+            names |= HTTPHeaders.nameBit(name.bindMemory(to: UInt8.self))
             if !spilled, offset + size <= scratch.count, let base = scratch.baseAddress {
-                base[offset] = UInt8(truncatingIfNeeded: nameCount)
-                base[offset + 1] = UInt8(truncatingIfNeeded: nameCount >> 8)
-                if let start = name.baseAddress { (base + offset + 2).update(from: start.assumingMemoryBound(to: UInt8.self), count: nameCount) }
-                offset += 2 + nameCount
+                for index in 0..<4 { base[offset + index] = UInt8(truncatingIfNeeded: name.count >> (8 * index)) }
+                if let start = name.baseAddress { (base + offset + 4).update(from: start.assumingMemoryBound(to: UInt8.self), count: name.count) }
+                offset += 4 + name.count
                 for index in 0..<4 { base[offset + index] = UInt8(truncatingIfNeeded: value.count >> (8 * index)) }
                 if let start = value.baseAddress { (base + offset + 4).update(from: start.assumingMemoryBound(to: UInt8.self), count: value.count) }
                 offset += 4 + value.count
@@ -115,9 +119,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
                 spill = Array(UnsafeBufferPointer(rebasing: scratch[..<offset]))
                 spilled = true
             }
-            spill.append(UInt8(truncatingIfNeeded: nameCount))
-            spill.append(UInt8(truncatingIfNeeded: nameCount >> 8))
-            spill.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<nameCount]).bindMemory(to: UInt8.self))
+            for index in 0..<4 { spill.append(UInt8(truncatingIfNeeded: name.count >> (8 * index))) }
+            spill.append(contentsOf: name.bindMemory(to: UInt8.self))
             for index in 0..<4 { spill.append(UInt8(truncatingIfNeeded: value.count >> (8 * index))) }
             spill.append(contentsOf: value.bindMemory(to: UInt8.self))
         }
@@ -224,12 +227,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     private static func walk(_ bytes: PackedBytes, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
         bytes.withBytes { buffer in
             var offset = 0
-            while offset + 2 <= buffer.count {
-                let nameCount = Int(buffer[offset]) | Int(buffer[offset + 1]) << 8
-                let name = UnsafeBufferPointer(rebasing: buffer[(offset + 2)..<(offset + 2 + nameCount)])
-                offset += 2 + nameCount
-                var valueCount = 0
-                for index in 0..<4 { valueCount |= Int(buffer[offset + index]) << (8 * index) }
+            while offset + 8 <= buffer.count {
+                let nameCount = HTTPHeaders.length(in: buffer, at: offset)
+                let name = UnsafeBufferPointer(rebasing: buffer[(offset + 4)..<(offset + 4 + nameCount)])
+                offset += 4 + nameCount
+                let valueCount = HTTPHeaders.length(in: buffer, at: offset)
                 let value = UnsafeBufferPointer(rebasing: buffer[(offset + 4)..<(offset + 4 + valueCount)])
                 offset += 4 + valueCount
                 if !body(name, value) { return }
@@ -252,12 +254,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             bytes.withBytes { buffer in
                 guard let base = buffer.baseAddress, let wantedBase = wanted.baseAddress else { return }
                 var offset = 0
-                while offset + 6 <= buffer.count {
-                    let nameCount = Int(base[offset]) | Int(base[offset + 1]) << 8
-                    let nameStart = base + offset + 2
-                    let lengthAt = offset + 2 + nameCount
-                    let valueCount =
-                        Int(base[lengthAt]) | Int(base[lengthAt + 1]) << 8 | Int(base[lengthAt + 2]) << 16 | Int(base[lengthAt + 3]) << 24
+                while offset + 8 <= buffer.count {
+                    let nameCount = HTTPHeaders.length(in: buffer, at: offset)
+                    let nameStart = base + offset + 4
+                    let lengthAt = offset + 4 + nameCount
+                    let valueCount = HTTPHeaders.length(in: buffer, at: lengthAt)
                     offset = lengthAt + 4 + valueCount
                     guard nameCount == wanted.count else { continue }
                     var index = 0

@@ -87,8 +87,9 @@ enum SessionRouting {
             request.target = remainder.hasPrefix("/") ? String(remainder) : "/" + remainder
         } else if let header = request.headers[header] {
             id = header.trimming([" ", "\t"])
-        } else if let cookieHeader = request.headers["cookie"], let value = cookieValue(cookieHeader, named: cookie), isValidID(value) {
-            // A cookie the app did not set on purpose (empty, garbled) never breaks its requests.
+        } else if let value = request.headers.values(named: "cookie").lazy.compactMap({ cookieValue($0, named: cookie) }).first, isValidID(value) {
+            // Every Cookie field counts (HTTP/2 clients and proxies may split them, RFC 9113 §8.2.3); a cookie
+            // the app did not set on purpose (empty, garbled) never breaks its requests.
             id = value
         }
         if let id, !isValidID(id) { return .failure(RoutingError(id: id)) }
