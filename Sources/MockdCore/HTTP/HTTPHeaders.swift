@@ -88,7 +88,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
-    /// Writes packed fields into a scratch buffer, moving to a growing heap array if they outgrow it.
+    /// Writes packed fields into a scratch buffer, moving to a growing heap array if they outgrow it. Valid only
+    /// inside the `init(packing:)` closure it is handed to (the scratch buffer lives on that call's stack).
     public struct Packer {
         private let scratch: UnsafeMutableBufferPointer<UInt8>
         private var offset = 0
