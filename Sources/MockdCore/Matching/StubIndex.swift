@@ -21,6 +21,10 @@ public final class StubIndex: Sendable {
     private let groups: [Route]
     /// Set in a table value that names a group rather than a stub.
     private static let groupFlag: UInt32 = 1 << 31
+
+    /// The group a table value names, or `nil` when it names a stub (its ordinal is the value itself).
+    @inline(__always)
+    private static func group(_ value: UInt32) -> Int? { value & groupFlag != 0 ? Int(value & ~groupFlag) : nil }
     /// The rules every key and body goes through (see `RequestNormalization`).
     public let normalizer: RequestNormalizer
     /// Each stub's key and canonical body under `normalizer`, by ordinal; empty when there are no rules and
@@ -107,7 +111,7 @@ public final class StubIndex: Sendable {
         /// The table value under `key`, if any.
         func value(for key: RequestKey, hash: UInt64, keyOf: (UInt32) -> RequestKey) -> UInt32? {
             table.find(hash: hash) { value in
-                (value & StubIndex.groupFlag != 0 ? groups[Int(value & ~StubIndex.groupFlag)].key : keyOf(value)) == key
+                (StubIndex.group(value).map { groups[$0].key } ?? keyOf(value)) == key
             }
         }
 
@@ -115,8 +119,8 @@ public final class StubIndex: Sendable {
         func sameIdentity(as stub: Stub, hash: UInt64, stubs: [Stub]) -> Int? {
             guard let value = value(for: stub.key, hash: hash, keyOf: { stubs[Int($0)].key }) else { return nil }
             let candidates: [Int]
-            if value & StubIndex.groupFlag != 0 {
-                let group = groups[Int(value & ~StubIndex.groupFlag)]
+            if let index = StubIndex.group(value) {
+                let group = groups[index]
                 candidates = stub.body.map { group.byBody[$0] ?? [] } ?? group.anyBody
             } else {
                 candidates = stub.body == nil ? [Int(value)] : []
@@ -128,8 +132,7 @@ public final class StubIndex: Sendable {
         mutating func add(_ ordinal: Int, key: RequestKey, hash: UInt64, body: Data?, keyOf: (UInt32) -> RequestKey) {
             let existing = value(for: key, hash: hash, keyOf: keyOf)
             var route: Route
-            if let existing, existing & StubIndex.groupFlag != 0 {
-                let index = Int(existing & ~StubIndex.groupFlag)
+            if let existing, let index = StubIndex.group(existing) {
                 route = groups[index]
                 groups[index] = Route(key: key)  // drops the second reference before the arrays are appended to
                 route.append(ordinal, body: body)
@@ -178,12 +181,12 @@ public final class StubIndex: Sendable {
 
     private func matchRoute(_ request: HTTPRequest, key: RequestKey) -> Int? {
         guard let value = tableValue(for: key) else { return nil }
-        guard value & StubIndex.groupFlag != 0 else {
+        guard let index = StubIndex.group(value) else {
             // A route of one stub: the general loop below with one candidate.
             let ordinal = Int(value)
             return stubs[ordinal].acceptsHeaders(request.headers) ? ordinal : nil
         }
-        let route = groups[Int(value & ~StubIndex.groupFlag)]
+        let route = groups[index]
         var best: Int?
         var bestSpecificity = -1
         if !route.byBody.isEmpty {
@@ -209,7 +212,7 @@ public final class StubIndex: Sendable {
     /// The table value stored under `key`: a stub ordinal, or a group with `groupFlag` set.
     private func tableValue(for key: RequestKey) -> UInt32? {
         table.find(hash: key.routeHash) { value in
-            (value & StubIndex.groupFlag != 0 ? groups[Int(value & ~StubIndex.groupFlag)].key : routeKey(Int(value))) == key
+            (StubIndex.group(value).map { groups[$0].key } ?? routeKey(Int(value))) == key
         }
     }
 
