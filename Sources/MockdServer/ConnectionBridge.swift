@@ -173,6 +173,8 @@ final class ConnectionBridge: @unchecked Sendable {
             )
         } else {
             outcome = engine.handle(request)
+            // A stub's response as loaded: nothing to hold or delay, so no plan is read (see `servedStub`).
+            if outcome.servedStub != nil { return deliver(outcome, context: context, connection: connection) }
             if proxy != nil, outcome.isUnmatched { return forwardUpstream(outcome, context: context, connection: connection) }
         }
         // Kept in the context only for a suspended connection, which is answered from it when resumed.
@@ -199,6 +201,11 @@ final class ConnectionBridge: @unchecked Sendable {
     /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response; then
     /// journals and logs the exchange.
     func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        if let stub = outcome.servedStub, !isDraining {
+            let result = ResponseWriter.queueShared(stub: stub, on: connection, logger: logger)
+            finish(outcome, context: context, status: stub.firstResponse.status)
+            return result
+        }
         if let slot = outcome.plan.nativeSlot, !isDraining, outcome.plan.fault == nil, outcome.plan.throttleBytesPerSecond == nil,
             outcome.plan.response.webSocket == nil, outcome.plan.response.eventStream == nil
         {

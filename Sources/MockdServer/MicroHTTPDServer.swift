@@ -199,16 +199,20 @@ public final class MicroHTTPDServer: Sendable {
                 connectionMemoryLimit: configuration.connectionMemoryBytes,
                 accessHandler: { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
                     guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
-                    return Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().handle(
-                        connection: connection, url: url, method: method, version: version, uploadData: uploadData,
-                        uploadDataSize: uploadDataSize, slot: slot
-                    )
+                    // A guaranteed reference: the server keeps the bridge alive, and a retain/release pair on
+                    // the one object every worker thread calls through bounced its cache line between cores.
+                    return Unmanaged<ConnectionBridge>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+                        $0.handle(
+                            connection: connection, url: url, method: method, version: version, uploadData: uploadData,
+                            uploadDataSize: uploadDataSize, slot: slot
+                        )
+                    }
                 },
                 accessContext: bridgePointer,
                 // Keep URLs as sent: matching needs `%2F` distinct from `/` and normalises in one place.
                 unescape: { _, _, text in text.map { strlen($0) } ?? 0 },
                 completed: { cls, _, slot, _ in
-                    Unmanaged<ConnectionBridge>.fromOpaque(cls!).takeUnretainedValue().endRequest(slot)
+                    Unmanaged<ConnectionBridge>.fromOpaque(cls!)._withUnsafeGuaranteedRef { $0.endRequest(slot) }
                 },
                 completedContext: bridgePointer,
                 logger: { cls, message in

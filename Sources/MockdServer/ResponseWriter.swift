@@ -24,13 +24,25 @@ enum ResponseWriter {
     /// Queues a static stub response through one native response built on first use and kept in `slot`:
     /// libmicrohttpd reference-counts responses, so every connection can queue the same one.
     static func queueShared(_ response: MockResponse, slot: any NativeResponseSlot, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
+        queueShared(status: response.status, building: response, slot: slot, on: connection, logger: logger)
+    }
+
+    /// `queueShared(_:slot:…)` for a stub's first response as loaded; the response is read only to build the
+    /// native one (a copy of it per request showed in the profile).
+    static func queueShared(stub: Stub, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
+        queueShared(status: stub.firstResponse.status, building: stub.firstResponse, slot: stub, on: connection, logger: logger)
+    }
+
+    private static func queueShared(
+        status: Int, building response: @autoclosure () -> MockResponse, slot: any NativeResponseSlot, on connection: OpaquePointer, logger: Logger
+    ) -> MHD_Result {
         if let cached = slot.load() {
-            return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(cached))
+            return MHD_queue_response(connection, UInt32(status), OpaquePointer(cached))
         }
-        guard let mhdResponse = sharing(response, logger: logger) else { return .NO }
+        guard let mhdResponse = sharing(response(), logger: logger) else { return .NO }
         let kept = slot.store(UnsafeMutableRawPointer(mhdResponse))
         if kept != UnsafeMutableRawPointer(mhdResponse) { MHD_destroy_response(mhdResponse) }
-        return MHD_queue_response(connection, UInt32(response.status), OpaquePointer(kept))
+        return MHD_queue_response(connection, UInt32(status), OpaquePointer(kept))
     }
 
     /// Queues a Server-Sent Events stream (chunked; see `EventStreamBody`).

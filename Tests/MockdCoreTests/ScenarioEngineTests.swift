@@ -317,3 +317,71 @@ struct ScenarioEngineTests {
         #expect { try Scenario.load(named: "s", root: root) } throws: { "\($0)" == expected }
     }
 }
+
+/// Plain static stubs are answered by the stub itself (`EngineOutcome.servedStub`): no response copy per request,
+/// yet the same plan and the same journal entry as a planned answer.
+struct StubServedAsLoadedTests {
+    @Test func onlyPlainStaticStubsAreServedAsLoadedAndTheirJournalEntriesAreWhole() throws {
+        let engine = try ScenarioEngineTests.engine(#"{"sets": ["base"]}"#)
+        let order = engine.handle(ScenarioEngineTests.get("/v1/orders/4521"))
+        let stub = try #require(order.servedStub)
+        #expect(stub.id == "order")
+        // Read through the plan, the answer is the stub's response with its native-response slot.
+        #expect(order.plan.response.status == 200)
+        #expect(order.plan.response.stubID == "order")
+        #expect(order.plan.response.headers["etag"] == "\"v7\"")
+        #expect(order.plan.response.body == stub.firstResponse.body)
+        #expect(order.plan.nativeSlot === stub)
+        #expect(order.plan.delayMs == 0 && order.plan.fault == nil && order.plan.holdMs == nil)
+        #expect(!order.isUnmatched)
+        engine.record(order, durationMs: 1.5)
+        // A HEAD is answered by the GET stub, as loaded too.
+        let head = engine.handle(ScenarioEngineTests.get("/avatar.png", method: "HEAD"))
+        #expect(head.servedStub?.id == "avatar")
+        engine.record(head, durationMs: 0.5)
+        // A sequence is not static; an unmatched request has no stub.
+        let poll = engine.handle(ScenarioEngineTests.get("/poll"))
+        #expect(poll.servedStub == nil)
+        #expect(String(decoding: poll.plan.response.body, as: UTF8.self) == "one")
+        let miss = engine.handle(ScenarioEngineTests.get("/nothing"))
+        #expect(miss.servedStub == nil)
+        #expect(miss.isUnmatched)
+
+        let (entries, dropped) = engine.sessions.defaultSession.journal.snapshot()
+        #expect(dropped == 0)
+        #expect(entries.map(\.sequence) == [1, 2])
+        #expect(entries.map(\.method) == ["GET", "HEAD"])
+        #expect(entries.map(\.target) == ["/v1/orders/4521", "/avatar.png"])
+        #expect(entries.map(\.stubID) == ["order", "avatar"])
+        #expect(entries.map(\.status) == [200, 200])
+        #expect(entries.map(\.durationMs) == [1.5, 0.5])
+        #expect(entries[0].response.headers.fields.map(\.name) == ["Content-Type", "ETag", "X-Trace"])
+        #expect(String(decoding: entries[0].response.body, as: UTF8.self).hasPrefix("{\n  \"id\": \"4521\""))
+        #expect(String(decoding: entries[1].response.body, as: UTF8.self) == "PNG")
+    }
+
+    @Test func overridesDefaultsConditionalsAndRuntimeStubsTurnItOff() throws {
+        for scenario in [
+            #"{"sets": ["base"], "overrides": [{"id": "o", "match": {"path": "/elsewhere"}, "status": 500}]}"#,
+            #"{"sets": ["base"], "defaults": {"latency": 5}}"#,
+            #"{"sets": ["base"], "conditionalRequests": true}"#,
+        ] {
+            let engine = try ScenarioEngineTests.engine(scenario)
+            let order = engine.handle(ScenarioEngineTests.get("/v1/orders/4521"))
+            #expect(order.servedStub == nil, "\(scenario)")
+            #expect(order.plan.response.stubID == "order", "\(scenario)")
+        }
+        let engine = try ScenarioEngineTests.engine(#"{"sets": ["base"]}"#)
+        #expect(engine.handle(ScenarioEngineTests.get("/avatar.png")).servedStub != nil)
+        let added = engine.handle(
+            ScenarioEngineTests.get(
+                "/__mockd/stubs", method: "POST", body: #"{"id": "late", "match": {"path": "/elsewhere"}, "status": 204}"#
+            )
+        )
+        #expect(added.plan.response.status == 201)
+        let avatar = engine.handle(ScenarioEngineTests.get("/avatar.png"))
+        #expect(avatar.servedStub == nil)
+        #expect(avatar.plan.response.stubID == "avatar")
+        #expect(String(decoding: avatar.plan.response.body, as: UTF8.self) == "PNG")
+    }
+}

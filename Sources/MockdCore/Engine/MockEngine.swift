@@ -32,18 +32,51 @@ public struct EngineOutcome: Sendable {
     /// The request and the answer planned for it, immutable; what the journal keeps.
     @usableFromInline
     final class Exchange: Sendable {
-        @usableFromInline let plan: PlannedResponse
+        /// The plan; a response-less placeholder when `stub` is set (the plan is then derived from the stub).
+        @usableFromInline let storedPlan: PlannedResponse
+        /// Set when the answer is this stub's first response exactly as loaded (a static, plain stub: no
+        /// sequence, placeholders, fault, stream or WebSocket): the bridge sends the stub's shared native
+        /// response, and no copy of the response is made or kept. Each copy retained the stub's header and
+        /// body storage, which every worker thread shares, and those retains bounced between cores.
+        @usableFromInline let stub: Stub?
         @usableFromInline let request: HTTPRequest
         let arrival: Date
         let nearMisses: [NearMiss]
         let proxied: Bool
 
         init(plan: PlannedResponse, request: HTTPRequest, arrival: Date, nearMisses: [NearMiss], proxied: Bool) {
-            self.plan = plan
+            self.storedPlan = plan
+            self.stub = nil
             self.request = request
             self.arrival = arrival
             self.nearMisses = nearMisses
             self.proxied = proxied
+        }
+
+        init(stub: Stub, request: HTTPRequest, arrival: Date) {
+            self.storedPlan = Exchange.noPlan
+            self.stub = stub
+            self.request = request
+            self.arrival = arrival
+            self.nearMisses = []
+            self.proxied = false
+        }
+
+        /// `storedPlan` of a stub's answer; made once (a response's initialiser parses its body for placeholders).
+        private static let noPlan = PlannedResponse(response: MockResponse(status: 0))
+
+        /// What the request was answered with and how.
+        @usableFromInline var plan: PlannedResponse {
+            _read {
+                if let stub { yield Exchange.plan(sending: stub) } else { yield storedPlan }
+            }
+        }
+
+        /// The plan that sends `stub`'s first response as loaded, through its shared native response.
+        @usableFromInline static func plan(sending stub: Stub) -> PlannedResponse {
+            var plan = PlannedResponse(response: stub.firstResponse)
+            plan.nativeSlot = stub
+            return plan
         }
     }
 
@@ -56,11 +89,20 @@ public struct EngineOutcome: Sendable {
         self.session = session
     }
 
+    /// An answer by `stub`'s first response exactly as loaded (see `Exchange.stub`).
+    init(stub: Stub, request: HTTPRequest, session: Session, arrival: Date) {
+        self.exchange = Exchange(stub: stub, request: request, arrival: arrival)
+        self.session = session
+    }
+
     // Inlinable and yielded, not returned: a plain getter copies the whole plan on every `outcome.plan.field`
     // read in the server bridge.
     @inlinable public var plan: PlannedResponse {
         _read { yield exchange.plan }
     }
+    /// The stub whose first response answers, exactly as loaded, when the answer is that simple (most requests):
+    /// the bridge then sends the stub's shared native response without reading `plan`, which would be built for it.
+    public var servedStub: Stub? { exchange.stub }
     /// The request as matched (a `/__session/ID` prefix removed).
     @inlinable public var request: HTTPRequest {
         _read { yield exchange.request }
@@ -152,8 +194,12 @@ public final class MockEngine: Sendable {
             let session = sessions.session(id) { catalog.startup }
             // The default session never expires, so it needs no clock read.
             if id != nil { session.touch() }
-            let (plan, misses) = plan(request, in: session)
-            return EngineOutcome(plan: plan, request: request, session: session, arrival: arrival, nearMisses: misses)
+            switch answer(request, in: session) {
+            case .stub(let stub):
+                return EngineOutcome(stub: stub, request: request, session: session, arrival: arrival)
+            case .planned(let plan, let misses):
+                return EngineOutcome(plan: plan, request: request, session: session, arrival: arrival, nearMisses: misses)
+            }
         }
     }
 
@@ -245,9 +291,25 @@ public final class MockEngine: Sendable {
     /// Placeholders are rendered last.
     /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
     func plan(_ request: HTTPRequest, in session: Session) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
-        // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile).
-        let (scenario, state, runtime) = session.core.withLock { core in
-            (core.scenario, core.state, core.runtime.isEmpty ? [] : core.runtimeOrder)
+        switch answer(request, in: session) {
+        case .stub(let stub): return (EngineOutcome.Exchange.plan(sending: stub), [])
+        case .planned(let plan, let misses): return (plan, misses)
+        }
+    }
+
+    /// How `plan(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
+    enum Answer {
+        case stub(Stub)
+        case planned(PlannedResponse, nearMisses: [NearMiss])
+    }
+
+    /// `plan(_:in:)`, with the common case — a static, plain stub, no override, no scenario defaults or
+    /// conditional requests — answered by the stub itself (see `EngineOutcome.Exchange.stub`).
+    func answer(_ request: HTTPRequest, in session: Session) -> Answer {
+        // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
+        // stubs are served as loaded, not even the state, whose reference count every worker thread shares.
+        let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
+            core.runtime.isEmpty && core.scenario.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
         }
         let key = scenario.index.key(for: request)
         var baseOrdinal = scenario.index.match(request, key: key)
@@ -256,13 +318,19 @@ public final class MockEngine: Sendable {
         }
         // The common case — a static stub, no override, no scenario defaults or conditional requests — is the
         // general path below with every step a no-op; taken directly it saves several response copies.
-        if let baseOrdinal, runtime.isEmpty, scenario.overrides.isEmpty, scenario.defaults == nil, !scenario.conditionalRequests {
+        if let baseOrdinal, taken == nil {
             let stub = scenario.index.stubs[baseOrdinal]
             if stub.isStatic {
+                if stub.firstResponse.isPlain { return .stub(stub) }
                 var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
                 plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
-                return (plan, [])
+                return .planned(plan, nearMisses: [])
             }
+        }
+        // The state of this scenario; if the session switched scenarios meanwhile, the request is answered afresh
+        // (a state paired with another scenario's stubs would move the wrong cursors).
+        guard let state = taken ?? session.core.withLock({ $0.scenario === scenario ? $0.state : nil }) else {
+            return answer(request, in: session)
         }
         // An override with a state rule matches only in its required state; `admits` checks and moves the
         // state machine atomically, and runs only for the override that otherwise matches.
@@ -277,7 +345,7 @@ public final class MockEngine: Sendable {
         var slot: (any NativeResponseSlot)?
         if let override = matchedOverride {
             if let rule = override.rateLimit, let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock()) {
-                return (PlannedResponse(response: rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), [])
+                return .planned(PlannedResponse(response: rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), nearMisses: [])
             }
             call = state.overrideCursors.take(override.serial)
             guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
@@ -326,7 +394,7 @@ public final class MockEngine: Sendable {
                 }
             }
         } else if scenario.cors, let preflight = CORSPreflight.response(to: request) {
-            return (PlannedResponse(response: preflight), [])
+            return .planned(PlannedResponse(response: preflight), nearMisses: [])
         } else {
             return unmatched(request, scenario: scenario, runtime: runtime, reason: nil, states: state)
         }
@@ -344,7 +412,7 @@ public final class MockEngine: Sendable {
         )
         plan.nativeSlot = response.eventStream == nil && plan.fault == nil ? slot : nil
         plan.holdMs = recipe?.holdMs
-        return (plan, [])
+        return .planned(plan, nearMisses: [])
     }
 
     /// The stub's next sequence step (nil when exhausted with `notFound`), the 0-based call number, and the
@@ -370,8 +438,8 @@ public final class MockEngine: Sendable {
     /// A 404 naming the nearest stubs (and overrides, unless `overridesToo` is false).
     private func unmatched(
         _ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true, states: SessionState? = nil
-    ) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
-        if options.missesGoUpstream { return (PlannedResponse(response: MockResponse(status: 404)), []) }
+    ) -> Answer {
+        if options.missesGoUpstream { return .planned(PlannedResponse(response: MockResponse(status: 404)), nearMisses: []) }
         let misses =
             reason == nil || !overridesToo
             ? (overridesToo
@@ -385,7 +453,7 @@ public final class MockEngine: Sendable {
             body: body,
             stubID: nil
         )
-        return (PlannedResponse(response: response), misses)
+        return .planned(PlannedResponse(response: response), nearMisses: misses)
     }
 
     public static let monotonicMilliseconds: @Sendable () -> Double = {

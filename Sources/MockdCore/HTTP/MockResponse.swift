@@ -17,6 +17,9 @@ public struct MockResponse: Sendable {
     /// optional's tag byte after the 8-byte fields keeps the response at 65 bytes inline (73 otherwise).
     public var recordedTimeMs: Double?
 
+    /// Whether the response is status, headers and body only: no placeholders, WebSocket, event stream or fault.
+    var isPlain: Bool { extras == nil }
+
     /// Placeholders in the body or headers, parsed at load; `nil` for plain responses.
     var template: ResponseTemplate? {
         get { extras?.template }

@@ -15,6 +15,9 @@ public final class Scenario: Sendable {
     public let conditionalRequests: Bool
     /// Whether unmatched CORS preflights get a permissive 204 (a set's or the scenario's `cors`).
     public let cors: Bool
+    /// No overrides, defaults or conditional requests: a matched stub's response is served as loaded (decided
+    /// once, as every request asks).
+    let servesStubsAsLoaded: Bool
 
     public convenience init(name: String, description: String? = nil, sets: [String], index: StubIndex, cors: Bool = false) {
         self.init(
@@ -37,6 +40,7 @@ public final class Scenario: Sendable {
         }
         self.defaults = defaults
         self.conditionalRequests = conditionalRequests
+        self.servesStubsAsLoaded = overrides.isEmpty && defaults == nil && !conditionalRequests
     }
 
     /// Loads `configs/<name>.json` (or a `.json` path), its includes and every mock set it names.

@@ -126,10 +126,10 @@ public final class RequestJournal: Sendable {
     /// Journals an exchange as the engine planned it; one whose request or made-up response body is over
     /// `bodyLimit` is journaled cut (as `append(time:…)` does).
     func append(_ exchange: EngineOutcome.Exchange, durationMs: Double) {
-        let plan = exchange.plan
         guard exchange.request.body.count <= RequestJournal.bodyLimit,
-            plan.nativeSlot != nil || plan.response.body.count <= RequestJournal.bodyLimit
+            exchange.stub != nil || exchange.plan.nativeSlot != nil || exchange.plan.response.body.count <= RequestJournal.bodyLimit
         else {
+            let plan = exchange.plan
             var response = plan.response
             if plan.nativeSlot == nil, response.body.count > RequestJournal.bodyLimit {
                 response.body = Data(response.body.prefix(RequestJournal.bodyLimit))
