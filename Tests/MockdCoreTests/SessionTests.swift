@@ -65,5 +65,24 @@ struct SessionTests {
         #expect(entries.map(\.target) == ["/2", "/3", "/4"])
         #expect(entries.map(\.sequence) == [3, 4, 5])
         #expect(dropped == 2)
+        // Around the ring several times, in arrival order at every step.
+        for index in 5..<12 {
+            journal.append(
+                time: Date(), request: HTTPRequest(method: "GET", target: "/\(index)"), stubID: nil, status: 404, fault: nil,
+                durationMs: 1, response: MockResponse(status: 404), nearMisses: []
+            )
+            let (now, droppedNow) = journal.snapshot()
+            #expect(now.map(\.target) == (index - 2...index).map { "/\($0)" })
+            #expect(now.map(\.sequence) == Array(index - 1...index + 1))
+            #expect(droppedNow == index - 2)
+        }
+        journal.clear()
+        #expect(journal.snapshot().entries.isEmpty)
+        #expect(journal.snapshot().dropped == 0)
+        journal.append(
+            time: Date(), request: HTTPRequest(method: "GET", target: "/again"), stubID: nil, status: 404, fault: nil,
+            durationMs: 1, response: MockResponse(status: 404), nearMisses: []
+        )
+        #expect(journal.snapshot().entries.map(\.sequence) == [1])
     }
 }

@@ -69,27 +69,33 @@ public final class RequestJournal: Sendable {
         init(_ entry: JournalEntry) { self.entry = entry }
     }
 
+    /// A ring of at most `limit` records: each append past the limit replaces the oldest. (An array trimmed from
+    /// the front released `limit` records at once, under the lock, every `limit` requests: a p99 spike for every
+    /// request waiting on the lock meanwhile.)
     private struct State {
-        var entries: [Record] = []
-        var start = 0
+        /// Arrival order once full: `records[oldest...]`, then `records[..<oldest]`.
+        var records: [Record] = []
+        var oldest = 0
         var nextSequence = 1
         var dropped = 0
 
-        /// Appends the record built for the next sequence number, dropping the oldest beyond `limit`.
-        mutating func append(limit: Int, _ record: (Int) -> Record) {
+        /// Appends the record built for the next sequence number.
+        /// - Returns: the record it replaced (the oldest) once the journal is full, to be released after the lock.
+        mutating func append(limit: Int, _ record: (Int) -> Record) -> Record? {
             let entry = record(nextSequence)
             nextSequence += 1
-            if entries.count - start >= limit {
-                start += 1
-                dropped += 1
+            guard records.count >= limit else {
+                records.append(entry)
+                return nil
             }
-            entries.append(entry)
-            // Compact now and then so dropped entries do not pin memory.
-            if start > limit {
-                entries.removeFirst(start)
-                start = 0
-            }
+            dropped += 1
+            var evicted = entry
+            swap(&records[oldest], &evicted)
+            oldest = (oldest + 1) % records.count
+            return evicted
         }
+
+        var inArrivalOrder: [Record] { Array(records[oldest...]) + records[..<oldest] }
     }
 
     public let limit: Int
@@ -103,7 +109,8 @@ public final class RequestJournal: Sendable {
         time: Date, request: HTTPRequest, stubID: String?, status: Int?, fault: Fault?, durationMs: Double,
         response: MockResponse, nearMisses: [NearMiss], proxied: Bool = false
     ) {
-        state.withLock { state in
+        // The replaced record is released here, after the lock.
+        _ = state.withLock { state in
             state.append(limit: limit) { sequence in
                 .entry(
                     EntryBox(
@@ -140,19 +147,25 @@ public final class RequestJournal: Sendable {
             )
             return
         }
-        state.withLock { state in
+        // The replaced record is released here, after the lock.
+        _ = state.withLock { state in
             state.append(limit: limit) { .exchange(exchange, sequence: $0, durationMs: durationMs) }
         }
     }
 
     /// The entries in arrival order, and how many were dropped for the limit.
     public func snapshot() -> (entries: [JournalEntry], dropped: Int) {
-        let (records, dropped) = state.withLock { (Array($0.entries[$0.start...]), $0.dropped) }
+        let (records, dropped) = state.withLock { ($0.inArrivalOrder, $0.dropped) }
         return (records.map(\.entry), dropped)
     }
 
     /// Empties the journal; numbering starts over.
     public func clear() {
-        state.withLock { $0 = State() }
+        // The old records are swapped out and released after the lock.
+        _ = state.withLock { state in
+            var old = State()
+            swap(&old, &state)
+            return old
+        }
     }
 }
