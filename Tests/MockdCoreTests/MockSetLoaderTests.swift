@@ -77,6 +77,46 @@ struct MockSetLoaderTests {
         #expect(try loadError(index) == expected)
     }
 
+    /// An index of `count` stubs `GET /n/I` sharing one body file, with `edit` applied to stub I's JSON text.
+    private func largeIndex(count: Int, edit: [Int: @Sendable (String) -> String] = [:]) -> String {
+        let stubs = (0..<count).map { index in
+            let stub = #"{"id": "s\#(index)", "request": {"method": "GET", "path": "/n/\#(index)"}, "responses": [{"headers": ["Content-Type: application/json"], "bodyFile": "bodies/shared.json"}]}"#
+            return edit[index].map { $0(stub) } ?? stub
+        }
+        return #"{"stubs": ["# + stubs.joined(separator: ",") + "]}"
+    }
+
+    @Test func largeIndexIsBuiltInOrderOnSeveralThreads() throws {
+        let count = MockSetLoader.parallelBuildThreshold + 1001
+        let root = try root(index: largeIndex(count: count), files: ["mocks/s/bodies/shared.json": #"{"ok": true}"#])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let stubs = try MockSetLoader(root: root).load(set: "s")
+        #expect(stubs.count == count)
+        #expect(stubs.map(\.id) == (0..<count).map { "s\($0)" })
+        #expect(stubs.map(\.key.path) == (0..<count).map { "/n/\($0)" })
+        #expect(stubs.allSatisfy { String(decoding: $0.firstResponse.body, as: UTF8.self) == #"{"ok": true}"# })
+        #expect(stubs.allSatisfy { $0.firstResponse.headers.fields.map(\.name) == ["Content-Type"] })
+    }
+
+    @Test(arguments: [
+        // The first error in index order wins, whichever thread builds it.
+        ([4500: { $0.replacingOccurrences(of: #""GET""#, with: #""G T""#) }], "stubs[4500].request.method: 'G T' is not an HTTP method token"),
+        ([10: { $0.replacingOccurrences(of: "/n/10", with: "n/10") }, 4500: { $0.replacingOccurrences(of: #""GET""#, with: #""G T""#) }],
+         "stubs[10].request.path: must start with '/' (got 'n/10')"),
+        // A duplicate of an id in another slice, and one after a later slice's own error.
+        ([5000: { $0.replacingOccurrences(of: #""id": "s5000""#, with: #""id": "s3""#) }], "stubs[5000].id: duplicate stub id 's3'"),
+        ([4200: { $0.replacingOccurrences(of: #""id": "s4200""#, with: #""id": "s1""#) },
+          4100: { $0.replacingOccurrences(of: "bodies/shared.json", with: "bodies/missing.json") }],
+         "stubs[4100].responses[0].bodyFile: body file 'bodies/missing.json' not found"),
+        // On the duplicate's own stub, checks that come before the id's win, as in one pass.
+        ([4300: { $0.replacingOccurrences(of: #""id": "s4300""#, with: #""id": "s2""#).replacingOccurrences(of: "/n/4300", with: "n") }],
+         "stubs[4300].request.path: must start with '/' (got 'n')"),
+    ] as [([Int: @Sendable (String) -> String], String)])
+    func largeIndexReportsTheFirstErrorInIndexOrder(_ edit: [Int: @Sendable (String) -> String], _ expected: String) throws {
+        let index = largeIndex(count: MockSetLoader.parallelBuildThreshold + 2000, edit: edit)
+        #expect(try loadError(index, files: ["mocks/s/bodies/shared.json": "{}"]) == "mocks/s/index.json: " + expected)
+    }
+
     @Test func truncatedIndexIsNamedAsInvalidJSON() throws {
         let message = try loadError(#"{"stubs": [{"request": "#)
         #expect(message == "mocks/s/index.json: not valid JSON at line 1 (Unexpected end of file during JSON parse.)")
