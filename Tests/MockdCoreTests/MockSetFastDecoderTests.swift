@@ -18,6 +18,40 @@ struct MockSetFastDecoderTests {
         }
     }
 
+    /// A `stubs` array over `MockSetFastDecoder.parallelBytes`, whose entries hold brackets, braces, commas, quotes
+    /// and backslashes inside strings and nested JSON bodies (what the slice scan must not cut at).
+    private func largeIndex(count: Int, replacing: [Int: String] = [:]) -> String {
+        let stubs = (0..<count).map { index in
+            replacing[index]
+                ?? #"""
+                {"id": "s\#(index) [\"],{\\\\}", "request": {"method": "POST", "path": "/n/\#(index)", "body": {"json": {"a": [1, {"b": "],}"}], "c": "\\\\"}}},
+                 "responses": [{"status": 200, "headers": ["X-Odd: [{,}]"], "body": "x\\\\\"],"}, {"json": [[], {}, [{}]]}]}
+                """#
+        }
+        return #"{"version": 1, "stubs": [ "# + stubs.joined(separator: " ,\n") + "\n]}"
+    }
+
+    @Test func largeIndexDecodedInSlicesMatchesJSONDecoder() throws {
+        #expect(MockSetFastDecoder.decode(Data(largeIndex(count: 3).utf8)) == (try slow(largeIndex(count: 3))), "single pass")
+        let text = largeIndex(count: 2500)
+        #expect(text.utf8.count > MockSetFastDecoder.parallelBytes)
+        let fast = try #require(MockSetFastDecoder.decode(Data(text.utf8)))
+        #expect(fast.stubs.count == 2500)
+        #expect(fast.stubs[1234].id == #"s1234 ["],{\\}"#)
+        #expect(fast == (try slow(text)))
+    }
+
+    @Test(arguments: [
+        // A field the fast decoder does not know, a trailing comma, an empty element, a missing comma: give up.
+        (1700, #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}], "later": 1}"#),
+        (2499, #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}]},"#),
+        (900, ""),
+        (1500, #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}]} {"request": {"method": "GET", "path": "/y"}, "responses": [{}]}"#),
+    ])
+    func largeIndexWithABadEntryInAnySliceGivesUp(_ index: Int, _ entry: String) throws {
+        #expect(MockSetFastDecoder.decode(Data(largeIndex(count: 2500, replacing: [index: entry]).utf8)) == nil)
+    }
+
     @Test func everyHandledFieldMatches() throws {
         let text = #"""
             {"$schema": {"x": [1, true, null, "s"]}, "version": 1, "matchHeaders": ["accept", "x-a"], "cors": true,
