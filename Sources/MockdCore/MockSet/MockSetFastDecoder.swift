@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Decodes the common shape of `index.json` in one pass over the bytes, for start-up speed.
 ///
@@ -84,29 +83,26 @@ enum MockSetFastDecoder {
         /// to exactly its end, so the result is the one a single pass gives, or `nil` when a single pass gives up.
         mutating func stubArray() -> [MockSetFile.StubEntry]? {
             skipWhitespace()
-            let slices = min(4, ProcessInfo.processInfo.activeProcessorCount)
-            guard slices > 1, bytes.count - position >= MockSetFastDecoder.parallelBytes, let (elements, end) = elementBounds(),
-                elements.count >= slices * 64
+            guard ParallelSlices.sliceCount > 1, bytes.count - position >= MockSetFastDecoder.parallelBytes,
+                let (elements, end) = elementBounds(), elements.count >= ParallelSlices.sliceCount * 64
             else { return array { $0.stub() } }
-            let bounds = (0...slices).map { elements.count * $0 / slices }
             let shared = SharedBytes(bytes: bytes, data: data)
-            let results = Mutex([[MockSetFile.StubEntry]?](repeating: nil, count: slices))
-            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let slices = ParallelSlices.run(over: elements.count) { range -> [MockSetFile.StubEntry]? in
                 var parser = Parser(bytes: shared.bytes, data: shared.data)
                 var stubs: [MockSetFile.StubEntry] = []
-                stubs.reserveCapacity(bounds[slice + 1] - bounds[slice])
-                for element in elements[bounds[slice]..<bounds[slice + 1]] {
+                stubs.reserveCapacity(range.count)
+                for element in elements[range] {
                     parser.position = element.lowerBound
-                    guard let stub = parser.stub() else { return }
+                    guard let stub = parser.stub() else { return nil }
                     parser.skipWhitespace()
-                    guard parser.position == element.upperBound else { return }
+                    guard parser.position == element.upperBound else { return nil }
                     stubs.append(stub)
                 }
-                results.withLock { $0[slice] = stubs }
+                return stubs
             }
             var stubs: [MockSetFile.StubEntry] = []
             stubs.reserveCapacity(elements.count)
-            for slice in results.withLock({ $0 }) {
+            for slice in slices {
                 guard let slice else { return nil }
                 stubs.append(contentsOf: slice)
             }

@@ -97,17 +97,13 @@ public struct MockSetLoader: Sendable {
             firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs)
         )
         let entries = file.stubs
-        let slices = entries.count >= MockSetLoader.parallelBuildThreshold ? min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) : 1
-        if slices == 1 { return try builder.build(entries, entries.indices) }
-        let bounds = (0...slices).map { entries.count * $0 / slices }
-        let results = Mutex([Result<[Stub], any Error>?](repeating: nil, count: slices))
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let built = Result { try builder.build(entries, bounds[slice]..<bounds[slice + 1]) }
-            results.withLock { $0[slice] = built }
+        guard entries.count >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 else {
+            return try builder.build(entries, entries.indices)
         }
+        let slices = ParallelSlices.run(over: entries.count) { range in Result { try builder.build(entries, range) } }
         var stubs: [Stub] = []
         stubs.reserveCapacity(entries.count)
-        for result in results.withLock({ $0 }) { stubs.append(contentsOf: try result!.get()) }
+        for slice in slices { stubs.append(contentsOf: try slice.get()) }
         return stubs
     }
 
