@@ -41,6 +41,18 @@ struct MockSetFastDecoderTests {
         #expect(fast == (try slow(text)))
     }
 
+    @Test func arraysAreCutAtTopLevelCommasOnly() throws {
+        // Quotes after an even number of backslashes close a string; after an odd number they are part of it.
+        let elements = [#""a\\""#, #""b\\\"c,]""#, #"{"x": "]", "y": [1, ","]}"#, #"[{}, [], "\\"]"#, #""\\\\""#, "12"]
+        let text = "[ " + elements.joined(separator: " ,\n ") + "\t]  trailing"
+        let data = Data(text.utf8)
+        let cut = try #require(MockSetFastDecoder.arrayElementBounds(data))
+        #expect(cut.elements.map { String(decoding: data[$0], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } == elements)
+        #expect(String(decoding: data[cut.end...], as: UTF8.self) == "  trailing")
+        #expect(MockSetFastDecoder.arrayElementBounds(Data(#"["unterminated\"]"#.utf8)) == nil)
+        #expect(MockSetFastDecoder.arrayElementBounds(Data(#"[1, {"a": 2]"#.utf8)) == nil)
+    }
+
     @Test(arguments: [
         // A field the fast decoder does not know, a trailing comma, an empty element, a missing comma: give up.
         (1700, #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}], "later": 1}"#),

@@ -27,6 +27,14 @@ enum ByteSearch {
         }
     }
 
+    /// The index of the first `byte` in `buffer` at or after `offset` (`memchr`).
+    static func firstIndex(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int? {
+        guard let base = buffer.baseAddress, offset < buffer.count,
+            let hit = memchr(base + offset, Int32(byte), buffer.count - offset)
+        else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+
     static func contains(_ pattern: [UInt8], in data: Data) -> Bool {
         firstOffset(of: pattern, in: data) != nil
     }
