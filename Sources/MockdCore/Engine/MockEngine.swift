@@ -175,7 +175,10 @@ public final class MockEngine: Sendable {
 
     /// The default session's plan for `request` (sessions and the control API aside).
     public func plan(_ request: HTTPRequest) -> PlannedResponse {
-        plan(request, in: sessions.defaultSession).plan
+        switch answer(request, in: sessions.defaultSession) {
+        case .stub(let stub): return EngineOutcome.Exchange.plan(sending: stub)
+        case .planned(let plan, _): return plan
+        }
     }
 
     /// Routes `request` to the control API or to its session, and plans the answer.
@@ -282,6 +285,12 @@ public final class MockEngine: Sendable {
         session.journal.append(outcome.exchange, durationMs: durationMs)
     }
 
+    /// How `answer(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
+    enum Answer {
+        case stub(Stub)
+        case planned(PlannedResponse, nearMisses: [NearMiss])
+    }
+
     /// What to answer `request` with in `session`, and how to deliver it.
     ///
     /// Order: the session's runtime stubs (latest first), the scenario's overrides (highest priority first,
@@ -289,22 +298,9 @@ public final class MockEngine: Sendable {
     /// the `GET` stub (RFC 9110 §9.3.2). An override without its own body edits the response the stub would
     /// give. With `conditionalRequests`, a response with an `ETag` answers a matching `If-None-Match` with 304.
     /// Placeholders are rendered last.
+    /// The common case — a static, plain stub, no override, no scenario defaults or conditional requests — is
+    /// answered by the stub itself (see `EngineOutcome.Exchange.stub`).
     /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
-    func plan(_ request: HTTPRequest, in session: Session) -> (plan: PlannedResponse, nearMisses: [NearMiss]) {
-        switch answer(request, in: session) {
-        case .stub(let stub): return (EngineOutcome.Exchange.plan(sending: stub), [])
-        case .planned(let plan, let misses): return (plan, misses)
-        }
-    }
-
-    /// How `plan(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
-    enum Answer {
-        case stub(Stub)
-        case planned(PlannedResponse, nearMisses: [NearMiss])
-    }
-
-    /// `plan(_:in:)`, with the common case — a static, plain stub, no override, no scenario defaults or
-    /// conditional requests — answered by the stub itself (see `EngineOutcome.Exchange.stub`).
     func answer(_ request: HTTPRequest, in session: Session) -> Answer {
         // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
         // stubs are served as loaded, not even the state, whose reference count every worker thread shares.
