@@ -43,6 +43,14 @@ final class RequestContext {
     }
 }
 
+/// A counter alone on its 64-byte cache line (padded on both sides), so that threads writing it do not
+/// take the line away from readers of neighbouring data.
+final class IsolatedCounter: Sendable {
+    private let before: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    let value = Atomic<Int>(0)
+    private let after: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+}
+
 /// The Swift side of libmicrohttpd's callbacks: reads requests, asks the engine, writes responses.
 ///
 /// Passed to C unretained; `MicroHTTPDServer` keeps it alive for the daemon's lifetime.
@@ -57,8 +65,10 @@ final class ConnectionBridge: @unchecked Sendable {
     var proxy: UpstreamProxy?
     /// How long a `noResponse` fault holds a connection before closing it, in ms.
     let noResponseHoldMilliseconds: Double
-    /// Requests whose headers have arrived and whose exchange has not completed.
-    private let inFlightCount = Atomic<Int>(0)
+    /// Requests whose headers have arrived and whose exchange has not completed. In an object of its own: every
+    /// worker thread writes it twice per request, and inline it shared a cache line with the fields above, which
+    /// every request reads.
+    private let inFlightCount = IsolatedCounter()
     /// Set by `beginDrain()`: answers then close their connection.
     private let draining = Atomic<Bool>(false)
     /// Whether the reactor still takes upgraded sockets; guards adopting against `stopWebSockets()`.
@@ -76,14 +86,14 @@ final class ConnectionBridge: @unchecked Sendable {
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let pointer = slot.pointee else { return }
         let context = Unmanaged<RequestContext>.fromOpaque(pointer)
-        if context.takeUnretainedValue().inFlight { inFlightCount.subtract(1, ordering: .relaxed) }
+        if context.takeUnretainedValue().inFlight { inFlightCount.value.subtract(1, ordering: .relaxed) }
         context.release()
         slot.pointee = nil
     }
 
     /// Requests being answered now: headers read, exchange not complete — including those waiting on
     /// simulated latency, throttling or a hold. Idle keep-alive connections and open WebSockets are not counted.
-    var requestsInFlight: Int { inFlightCount.load(ordering: .relaxed) }
+    var requestsInFlight: Int { inFlightCount.value.load(ordering: .relaxed) }
 
     /// Whether a graceful shutdown has begun.
     var isDraining: Bool { draining.load(ordering: .relaxed) }
@@ -121,7 +131,7 @@ final class ConnectionBridge: @unchecked Sendable {
         guard let pointer = slot.pointee else {
             // First call: headers are complete. Queueing a response now would make MHD close the connection.
             let context = RequestContext(target: RequestReader.target(of: connection, url: url))
-            inFlightCount.add(1, ordering: .relaxed)
+            inFlightCount.value.add(1, ordering: .relaxed)
             (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
             context.version = version.map(RequestReader.version) ?? ""
             RequestReader.readHeaders(of: connection, into: context)
@@ -161,7 +171,12 @@ final class ConnectionBridge: @unchecked Sendable {
             return deliver(outcome, context: context, connection: connection)
         }
         let outcome: EngineOutcome
-        let request = HTTPRequest(method: context.method, target: context.target, headers: context.headers, body: context.body)
+        // Headers and body are moved into the request, not copied: the context's copies lived on until it was freed.
+        var headers = HTTPHeaders()
+        var body = Data()
+        swap(&headers, &context.headers)
+        swap(&body, &context.body)
+        let request = HTTPRequest(method: context.method, target: context.target, headers: headers, body: body)
         if context.bodyTooLarge {
             outcome = engine.outcome(
                 request,
@@ -172,9 +187,9 @@ final class ConnectionBridge: @unchecked Sendable {
                 )
             )
         } else {
-            outcome = engine.handle(request)
+            outcome = engine.handle(consume request)
             // A stub's response as loaded: nothing to hold or delay, so no plan is read (see `servedStub`).
-            if outcome.servedStub != nil { return deliver(outcome, context: context, connection: connection) }
+            if outcome.borrowedServedStub != nil { return deliver(outcome, context: context, connection: connection) }
             if proxy != nil, outcome.isUnmatched { return forwardUpstream(outcome, context: context, connection: connection) }
         }
         // Kept in the context only for a suspended connection, which is answered from it when resumed.
@@ -201,10 +216,13 @@ final class ConnectionBridge: @unchecked Sendable {
     /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response; then
     /// journals and logs the exchange.
     func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        if let stub = outcome.servedStub, !isDraining {
-            let result = ResponseWriter.queueShared(stub: stub, on: connection, logger: logger)
-            finish(outcome, context: context, status: stub.firstResponse.status)
-            return result
+        if let borrowed = outcome.borrowedServedStub, !isDraining {
+            // The outcome owns the stub; a retained copy here was one more write to a count all threads share.
+            return borrowed._withUnsafeGuaranteedRef { stub in
+                let result = ResponseWriter.queueShared(stub: stub, on: connection, logger: logger)
+                finish(outcome, context: context, status: stub.firstResponse.status)
+                return result
+            }
         }
         if let slot = outcome.plan.nativeSlot, !isDraining, outcome.plan.fault == nil, outcome.plan.throttleBytesPerSecond == nil,
             outcome.plan.response.webSocket == nil, outcome.plan.response.eventStream == nil
@@ -299,7 +317,7 @@ final class ConnectionBridge: @unchecked Sendable {
         // The HTTP exchange is over; the socket is the reactor's now.
         if context.inFlight {
             context.inFlight = false
-            inFlightCount.subtract(1, ordering: .relaxed)
+            inFlightCount.value.subtract(1, ordering: .relaxed)
         }
         let adopted = webSocketsOpen.withLock { open -> Bool in
             guard open else { return false }

@@ -30,7 +30,11 @@ enum ResponseWriter {
     /// `queueShared(_:slot:…)` for a stub's first response as loaded; the response is read only to build the
     /// native one (a copy of it per request showed in the profile).
     static func queueShared(stub: Stub, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
-        queueShared(status: stub.firstResponse.status, building: stub.firstResponse, slot: stub, on: connection, logger: logger)
+        // Read directly once built: passing the stub as `any NativeResponseSlot` retained it.
+        if let cached = stub.load() {
+            return MHD_queue_response(connection, UInt32(stub.firstResponse.status), OpaquePointer(cached))
+        }
+        return queueShared(status: stub.firstResponse.status, building: stub.firstResponse, slot: stub, on: connection, logger: logger)
     }
 
     private static func queueShared(

@@ -29,48 +29,31 @@ public struct EngineOptions: Sendable {
 /// the journal keeps the exchange itself instead of copying its fields (both showed in the profile as
 /// retain/release traffic).
 public struct EngineOutcome: Sendable {
-    /// The request and the answer planned for it, immutable; what the journal keeps.
+    /// The request and the answer planned for it, immutable; what the journal keeps. One of two kinds:
+    /// `PlannedExchange` (a plan made for this request) or `StubExchange` (a stub's response as loaded).
+    /// `@unchecked Sendable`: every stored property of the class and its subclasses is a `let` of a Sendable type.
     @usableFromInline
-    final class Exchange: Sendable {
-        /// The plan; a response-less placeholder when `stub` is set (the plan is then derived from the stub).
-        @usableFromInline let storedPlan: PlannedResponse
-        /// Set when the answer is this stub's first response exactly as loaded (a static, plain stub: no
-        /// sequence, placeholders, fault, stream or WebSocket): the bridge sends the stub's shared native
-        /// response, and no copy of the response is made or kept. Each copy retained the stub's header and
-        /// body storage, which every worker thread shares, and those retains bounced between cores.
-        @usableFromInline let stub: Stub?
+    class Exchange: @unchecked Sendable {
         @usableFromInline let request: HTTPRequest
         let arrival: Date
-        let nearMisses: [NearMiss]
-        let proxied: Bool
+        /// For a `StubExchange`, its stub without a reference count (the exchange owns it): asking whether a stub
+        /// answered, and using it, then retains nothing that other threads also retain.
+        let borrowedStub: Unmanaged<Stub>?
 
-        init(plan: PlannedResponse, request: HTTPRequest, arrival: Date, nearMisses: [NearMiss], proxied: Bool) {
-            self.storedPlan = plan
-            self.stub = nil
+        fileprivate init(request: HTTPRequest, arrival: Date, borrowedStub: Unmanaged<Stub>? = nil) {
             self.request = request
             self.arrival = arrival
-            self.nearMisses = nearMisses
-            self.proxied = proxied
+            self.borrowedStub = borrowedStub
         }
-
-        init(stub: Stub, request: HTTPRequest, arrival: Date) {
-            self.storedPlan = Exchange.noPlan
-            self.stub = stub
-            self.request = request
-            self.arrival = arrival
-            self.nearMisses = []
-            self.proxied = false
-        }
-
-        /// `storedPlan` of a stub's answer; made once (a response's initialiser parses its body for placeholders).
-        private static let noPlan = PlannedResponse(response: MockResponse(status: 0))
 
         /// What the request was answered with and how.
         @usableFromInline var plan: PlannedResponse {
-            _read {
-                if let stub { yield Exchange.plan(sending: stub) } else { yield storedPlan }
-            }
+            _read { fatalError("EngineOutcome.Exchange is abstract") }
         }
+        /// The stub whose first response answered exactly as loaded, for a `StubExchange`.
+        var stub: Stub? { borrowedStub?.takeUnretainedValue() }
+        var nearMisses: [NearMiss] { [] }
+        var proxied: Bool { false }
 
         /// The plan that sends `stub`'s first response as loaded, through its shared native response.
         @usableFromInline static func plan(sending stub: Stub) -> PlannedResponse {
@@ -80,18 +63,64 @@ public struct EngineOutcome: Sendable {
         }
     }
 
-    @usableFromInline let exchange: Exchange
-    /// `nil` for control API requests, which are not journaled.
-    let session: Session?
+    /// An exchange answered by a plan made for its request.
+    final class PlannedExchange: Exchange, @unchecked Sendable {
+        let storedPlan: PlannedResponse
+        let misses: [NearMiss]
+        let answeredUpstream: Bool
 
-    init(plan: PlannedResponse, request: HTTPRequest, session: Session?, arrival: Date, nearMisses: [NearMiss], proxied: Bool = false) {
-        self.exchange = Exchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied)
+        init(plan: PlannedResponse, request: HTTPRequest, arrival: Date, nearMisses: [NearMiss], proxied: Bool) {
+            self.storedPlan = plan
+            self.misses = nearMisses
+            self.answeredUpstream = proxied
+            super.init(request: request, arrival: arrival)
+        }
+
+        override var plan: PlannedResponse {
+            _read { yield storedPlan }
+        }
+        override var nearMisses: [NearMiss] { misses }
+        override var proxied: Bool { answeredUpstream }
+    }
+
+    /// An exchange answered by a stub's first response exactly as loaded (a static, plain stub: no sequence,
+    /// placeholders, fault, stream or WebSocket): the bridge sends the stub's shared native response, and no
+    /// plan or copy of the response is made or kept (each copy retained the stub's header and body storage,
+    /// which every worker thread shares, and a placeholder plan cost a copy and a destruction per request).
+    final class StubExchange: Exchange, @unchecked Sendable {
+        let answeringStub: Stub
+
+        init(stub: Stub, request: HTTPRequest, arrival: Date) {
+            self.answeringStub = stub
+            super.init(request: request, arrival: arrival, borrowedStub: Unmanaged.passUnretained(stub))
+        }
+
+        override var plan: PlannedResponse {
+            _read { yield Exchange.plan(sending: answeringStub) }
+        }
+    }
+
+    /// The session an outcome is journaled in.
+    enum SessionReference: Sendable {
+        /// A control API request (or a refused session id): not journaled.
+        case none
+        /// The default session, named rather than referenced: it lives as long as the engine, which resolves it.
+        /// Its reference count, changed by every worker thread on every request, moved its cache line between cores.
+        case defaultSession
+        case named(Session)
+    }
+
+    @usableFromInline let exchange: Exchange
+    let session: SessionReference
+
+    init(plan: PlannedResponse, request: HTTPRequest, session: SessionReference, arrival: Date, nearMisses: [NearMiss], proxied: Bool = false) {
+        self.exchange = PlannedExchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied)
         self.session = session
     }
 
-    /// An answer by `stub`'s first response exactly as loaded (see `Exchange.stub`).
-    init(stub: Stub, request: HTTPRequest, session: Session, arrival: Date) {
-        self.exchange = Exchange(stub: stub, request: request, arrival: arrival)
+    /// An answer by `stub`'s first response exactly as loaded (see `StubExchange`).
+    init(stub: Stub, request: HTTPRequest, session: SessionReference, arrival: Date) {
+        self.exchange = StubExchange(stub: stub, request: request, arrival: arrival)
         self.session = session
     }
 
@@ -103,12 +132,25 @@ public struct EngineOutcome: Sendable {
     /// The stub whose first response answers, exactly as loaded, when the answer is that simple (most requests):
     /// the bridge then sends the stub's shared native response without reading `plan`, which would be built for it.
     public var servedStub: Stub? { exchange.stub }
+    /// `servedStub` without a retain, valid while this outcome lives (use it with `_withUnsafeGuaranteedRef`).
+    public var borrowedServedStub: Unmanaged<Stub>? { exchange.borrowedStub }
     /// The request as matched (a `/__session/ID` prefix removed).
     @inlinable public var request: HTTPRequest {
         _read { yield exchange.request }
     }
     /// The session's id (`default` for the default session); `nil` for control requests.
-    public var sessionID: String? { session?.id }
+    public var sessionID: String? {
+        switch session {
+        case .none: return nil
+        case .defaultSession: return SessionRegistry.defaultID
+        case .named(let session): return session.id
+        }
+    }
+    /// Whether the outcome is journaled in a session (every request but control API ones).
+    var isJournaled: Bool {
+        if case .none = session { return false }
+        return true
+    }
     var arrival: Date { exchange.arrival }
     var nearMisses: [NearMiss] { exchange.nearMisses }
     /// Answered by the upstream (capture-on-miss, `mockd record`) instead of a stub; see `answered(byUpstream:)`.
@@ -185,24 +227,43 @@ public final class MockEngine: Sendable {
     public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
         let arrival = Date()
         if MockEngine.mayBeControl(request.target), request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
-            return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: nil, arrival: arrival, nearMisses: [])
+            return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: .none, arrival: arrival, nearMisses: [])
         }
         // Routed in place: copies of the request (and of a routing result holding one) showed in the profile.
         switch SessionRouting.route(&request) {
         case .failure(let error):
             let response = ControlAPI.error(400, "invalid_session", "session id '\(error.id)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
-            return EngineOutcome(plan: PlannedResponse(response: response), request: request, session: nil, arrival: arrival, nearMisses: [])
+            return EngineOutcome(plan: PlannedResponse(response: response), request: request, session: .none, arrival: arrival, nearMisses: [])
         case .success(let id):
             HostRouting.strip(&request)
-            let session = sessions.session(id) { catalog.startup }
-            // The default session never expires, so it needs no clock read.
-            if id != nil { session.touch() }
-            switch answer(request, in: session) {
-            case .stub(let stub):
-                return EngineOutcome(stub: stub, request: request, session: session, arrival: arrival)
-            case .planned(let plan, let misses):
-                return EngineOutcome(plan: plan, request: request, session: session, arrival: arrival, nearMisses: misses)
+            guard let id, id != SessionRegistry.defaultID else {
+                // Borrowed from the registry, which owns it for the engine's life: no reference count changes (see
+                // `SessionReference`). The default session never expires, so it needs no clock read.
+                let answer = sessions.borrowedDefaultSession._withUnsafeGuaranteedRef { self.answer(request, in: $0) }
+                return outcome(answer, request: request, in: .defaultSession, arrival: arrival)
             }
+            let session = sessions.session(id) { catalog.startup }
+            session.touch()
+            return outcome(answer(request, in: session), request: request, in: .named(session), arrival: arrival)
+        }
+    }
+
+    @inline(__always)
+    private func outcome(_ answer: Answer, request: consuming HTTPRequest, in reference: EngineOutcome.SessionReference, arrival: Date) -> EngineOutcome {
+        switch answer {
+        case .stub(let stub):
+            return EngineOutcome(stub: stub, request: consume request, session: reference, arrival: arrival)
+        case .planned(let plan, let misses):
+            return EngineOutcome(plan: plan, request: consume request, session: reference, arrival: arrival, nearMisses: misses)
+        }
+    }
+
+    /// The session `outcome` is journaled in, or `nil` for control requests.
+    private func session(of outcome: EngineOutcome) -> Session? {
+        switch outcome.session {
+        case .none: return nil
+        case .defaultSession: return sessions.defaultSession
+        case .named(let session): return session
         }
     }
 
@@ -244,7 +305,7 @@ public final class MockEngine: Sendable {
     /// Counts a new WebSocket connection to `path` in the outcome's session.
     /// - Returns: its 1-based number among the session's connections to that path (reset with the session).
     public func openWebSocket(_ outcome: EngineOutcome, path: String) -> Int {
-        guard let session = outcome.session else { return 1 }
+        guard let session = session(of: outcome) else { return 1 }
         return session.core.withLock { $0.state }.webSocketConnections.take(path) + 1
     }
 
@@ -263,7 +324,7 @@ public final class MockEngine: Sendable {
     /// An outcome with a fixed answer (e.g. 413 from the bridge), journaled in the request's session.
     public func outcome(_ request: HTTPRequest, answer: MockResponse) -> EngineOutcome {
         if request.target.hasPrefix(ControlAPI.prefix) {
-            return EngineOutcome(plan: PlannedResponse(response: answer), request: request, session: nil, arrival: Date(), nearMisses: [])
+            return EngineOutcome(plan: PlannedResponse(response: answer), request: request, session: .none, arrival: Date(), nearMisses: [])
         }
         var routed = request
         let id: String?
@@ -273,16 +334,50 @@ public final class MockEngine: Sendable {
             id = nil
             routed = request
         }
-        let session = sessions.session(id) { catalog.startup }
-        return EngineOutcome(plan: PlannedResponse(response: answer), request: routed, session: session, arrival: Date(), nearMisses: [])
+        let reference: EngineOutcome.SessionReference
+        if let id, id != SessionRegistry.defaultID {
+            let session = sessions.session(id) { catalog.startup }
+            session.touch()
+            reference = .named(session)
+        } else {
+            reference = .defaultSession
+        }
+        return EngineOutcome(plan: PlannedResponse(response: answer), request: routed, session: reference, arrival: Date(), nearMisses: [])
     }
 
     /// Writes the exchange to its session's journal (control requests are not journaled).
     public func record(_ outcome: EngineOutcome, durationMs: Double) {
-        guard let session = outcome.session else { return }
         // A stub's own body is shared, not copied; a body made for this request (rendered, patched) is kept
         // only up to the journal's body limit (see `RequestJournal.append(_:durationMs:)`).
-        session.journal.append(outcome.exchange, durationMs: durationMs)
+        switch outcome.session {
+        case .none: return
+        case .defaultSession:
+            sessions.borrowedDefaultSession._withUnsafeGuaranteedRef { session in
+                session.borrowedJournal._withUnsafeGuaranteedRef { $0.append(outcome.exchange, durationMs: durationMs) }
+            }
+        case .named(let session): session.journal.append(outcome.exchange, durationMs: durationMs)
+        }
+    }
+
+    /// The stub of the scenario's mock sets that matches `request` (a `HEAD` without a stub of its own: the `GET`
+    /// one, RFC 9110 §9.3.2), with the request's key; `nil` when none does.
+    private static func baseMatch(_ request: HTTPRequest, in scenario: Scenario) -> (key: RequestKey, ordinal: Int)? {
+        let key = scenario.index.key(for: request)
+        if let ordinal = scenario.index.match(request, key: key) { return (key, ordinal) }
+        if request.method == "HEAD", let ordinal = scenario.index.match(request, key: key.with(method: "GET")) { return (key, ordinal) }
+        return nil
+    }
+
+    /// The answer of a static stub (one response, no sequence) where nothing else applies (no override, runtime
+    /// stub, scenario defaults or conditional requests): the general path of `answer(_:in:)` with every step a
+    /// no-op, taken directly. A plain response is the stub itself (see `EngineOutcome.StubExchange`).
+    /// - Returns: `nil` for a stub with a sequence.
+    private static func asLoaded(_ stub: Stub) -> Answer? {
+        guard stub.isStatic else { return nil }
+        if stub.firstResponse.isPlain { return .stub(stub) }
+        var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
+        plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
+        return .planned(plan, nearMisses: [])
     }
 
     /// How `answer(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
@@ -299,29 +394,25 @@ public final class MockEngine: Sendable {
     /// give. With `conditionalRequests`, a response with an `ETag` answers a matching `If-None-Match` with 304.
     /// Placeholders are rendered last.
     /// The common case — a static, plain stub, no override, no scenario defaults or conditional requests — is
-    /// answered by the stub itself (see `EngineOutcome.Exchange.stub`).
+    /// answered by the stub itself (see `EngineOutcome.StubExchange`).
     /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
     func answer(_ request: HTTPRequest, in session: Session) -> Answer {
+        // The common case first, through this thread's copy of the scenario: no lock, no shared reference count.
+        if let answer = ScenarioCache.withScenarioServingAsLoaded(of: session, { scenario in
+            MockEngine.baseMatch(request, in: scenario).flatMap { MockEngine.asLoaded(scenario.index.stubs[$0.ordinal]) }
+        }), let answer {
+            return answer
+        }
         // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
         // stubs are served as loaded, not even the state, whose reference count every worker thread shares.
         let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
             core.runtime.isEmpty && core.scenario.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
         }
-        let key = scenario.index.key(for: request)
-        var baseOrdinal = scenario.index.match(request, key: key)
-        if baseOrdinal == nil, request.method == "HEAD" {
-            baseOrdinal = scenario.index.match(request, key: key.with(method: "GET"))
-        }
-        // The common case — a static stub, no override, no scenario defaults or conditional requests — is the
-        // general path below with every step a no-op; taken directly it saves several response copies.
-        if let baseOrdinal, taken == nil {
-            let stub = scenario.index.stubs[baseOrdinal]
-            if stub.isStatic {
-                if stub.firstResponse.isPlain { return .stub(stub) }
-                var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
-                plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
-                return .planned(plan, nearMisses: [])
-            }
+        let base = MockEngine.baseMatch(request, in: scenario)
+        let key = base?.key ?? scenario.index.key(for: request)
+        let baseOrdinal = base?.ordinal
+        if let baseOrdinal, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[baseOrdinal]) {
+            return answer
         }
         // The state of this scenario; if the session switched scenarios meanwhile, the request is answered afresh
         // (a state paired with another scenario's stubs would move the wrong cursors).

@@ -205,6 +205,22 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
+    /// Whether a field called `name` (case-insensitive) is present. For packed headers the names signature
+    /// answers most of these (a GET has no `Content-Length`) without walking or making a string.
+    public func contains(name: String) -> Bool {
+        switch storage {
+        case .fields(let fields):
+            return fields.indices.contains { fields[$0].name.caseInsensitiveEquals(name) }
+        case .packed(let bytes):
+            var found = false
+            HTTPHeaders.walk(bytes, named: name) { _ in
+                found = true
+                return false
+            }
+            return found
+        }
+    }
+
     /// Every value of the fields called `name`, in order.
     public func values(named name: String) -> [String] {
         switch storage {

@@ -41,7 +41,21 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates the key of a live request.
     public init(_ request: HTTPRequest) {
-        self.init(method: request.method, rawPath: request.path, rawQuery: request.query)
+        self = RequestKey(method: request.method, canonicalTarget: request.target)
+            ?? RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query)
+    }
+
+    /// The key of a request-target that is its own canonical path: unreserved characters and path delimiters
+    /// only, so no query, fragment or escape (most requests). The target is taken as the path as is, which
+    /// is what slicing off the path and normalising it would give, without the slice or a new string.
+    /// - Returns: `nil` for any other target (the general initialiser handles it).
+    init?(method: String, canonicalTarget target: String) {
+        let isCanonical =
+            target.utf8.withContiguousStorageIfAvailable { bytes in
+                !bytes.isEmpty && bytes.allSatisfy { URLEncoding.isUnreserved($0) || URLEncoding.isPathDelimiter($0) }
+            } ?? false
+        guard isCanonical else { return nil }
+        self.init(method: method, normalizedPath: target, normalizedQuery: "", host: "")
     }
 
     /// The same key for another method (used to answer `HEAD` from a `GET` stub).

@@ -105,6 +105,7 @@ public final class Stub: NativeResponseSlot {
     }
 
     /// Whether every header constraint holds for `headers`.
+    @inline(__always)  // called on a stub every worker thread shares: a call retained it around the check
     func acceptsHeaders(_ headers: HTTPHeaders) -> Bool {
         guard let extras else { return true }
         return extras.headerConstraints.allSatisfy { $0.isSatisfied(by: headers) }

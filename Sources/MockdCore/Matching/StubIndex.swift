@@ -159,7 +159,9 @@ public final class StubIndex: Sendable {
     /// The key `request` is looked up with: its method, path and query under this index's rules (no host;
     /// `match` adds the request's host when the index has host-keyed stubs).
     public func key(for request: HTTPRequest) -> RequestKey {
-        RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query, normalizer: normalizer)
+        // The normalizer edits queries only: a target without one is keyed alike under every scenario.
+        RequestKey(method: request.method, canonicalTarget: request.target)
+            ?? RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query, normalizer: normalizer)
     }
 
     /// The request body as stubs' bodies are compared: canonical, after the body rules.
@@ -212,7 +214,9 @@ public final class StubIndex: Sendable {
     /// The table value stored under `key`: a stub ordinal, or a group with `groupFlag` set.
     private func tableValue(for key: RequestKey) -> UInt32? {
         table.find(hash: key.routeHash) { value in
-            (StubIndex.group(value).map { groups[$0].key } ?? routeKey(Int(value))) == key
+            // Compared in place: copying the stored key out to compare it cost a retain and release per string.
+            if let group = StubIndex.group(value) { return groups[group].key == key }
+            return routeKeys.isEmpty ? stubs[Int(value)].key == key : routeKeys[Int(value)] == key
         }
     }
 

@@ -127,7 +127,7 @@ extension EngineOutcome {
     /// exhausted with `afterLast: notFound`), so the engine planned its 404. Control API requests, CORS
     /// preflights it answered and rate-limit answers are not unmatched.
     public var isUnmatched: Bool {
-        session != nil && servedStub == nil && plan.response.stubID == nil && plan.fault == nil && plan.holdMs == nil && plan.response.status == 404
+        isJournaled && borrowedServedStub == nil && plan.response.stubID == nil && plan.fault == nil && plan.holdMs == nil && plan.response.status == 404
             && plan.response.webSocket == nil && plan.response.eventStream == nil
     }
 

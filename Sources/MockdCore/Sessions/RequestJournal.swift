@@ -134,7 +134,7 @@ public final class RequestJournal: Sendable {
     /// `bodyLimit` is journaled cut (as `append(time:…)` does).
     func append(_ exchange: EngineOutcome.Exchange, durationMs: Double) {
         guard exchange.request.body.count <= RequestJournal.bodyLimit,
-            exchange.stub != nil || exchange.plan.nativeSlot != nil || exchange.plan.response.body.count <= RequestJournal.bodyLimit
+            exchange.borrowedStub != nil || exchange.plan.nativeSlot != nil || exchange.plan.response.body.count <= RequestJournal.bodyLimit
         else {
             let plan = exchange.plan
             var response = plan.response

@@ -32,7 +32,12 @@ public final class Session: Sendable {
 
     public let id: String
     let core: Mutex<Core>
+    /// Changed (under the `core` lock) whenever the scenario or the runtime stubs change: `ScenarioCache` keeps a
+    /// thread's copy of the scenario while it stays the same.
+    let generation = Atomic<UInt64>(0)
     public let journal: RequestJournal
+    /// `journal`, for use without a retain (see `SessionRegistry.borrowedDefaultSession`); valid as long as the session.
+    let borrowedJournal: Unmanaged<RequestJournal>
     /// Uptime in ns of the last request, for idle expiry.
     let lastUsed: Atomic<UInt64>
 
@@ -40,6 +45,7 @@ public final class Session: Sendable {
         self.id = id
         self.core = Mutex(Core(scenario: scenario, state: SessionState(), runtime: []))
         self.journal = RequestJournal(limit: journalLimit)
+        self.borrowedJournal = Unmanaged.passUnretained(journal)
         self.lastUsed = Atomic(DispatchTime.now().uptimeNanoseconds)
     }
 
@@ -50,14 +56,30 @@ public final class Session: Sendable {
         lastUsed.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
+    /// The scenario, whether its stubs are served as loaded (no runtime stubs, `Scenario.servesStubsAsLoaded`),
+    /// and the generation they belong to, read together under the lock.
+    var asLoadedSnapshot: (scenario: Scenario, servesStubsAsLoaded: Bool, generation: UInt64) {
+        core.withLock { core in
+            (core.scenario, core.runtime.isEmpty && core.scenario.servesStubsAsLoaded, generation.load(ordering: .relaxed))
+        }
+    }
+
+    /// Changes the scenario or the runtime stubs, and the generation with them.
+    private func change<R>(_ body: (inout Core) -> R) -> R {
+        core.withLock { core in
+            defer { generation.add(1, ordering: .releasing) }
+            return body(&core)
+        }
+    }
+
     /// Switches the scenario; cursors, rate limits and runtime stubs start over, the journal is kept.
     func use(_ scenario: Scenario) {
-        core.withLock { $0 = Core(scenario: scenario, state: SessionState(), runtime: []) }
+        change { $0 = Core(scenario: scenario, state: SessionState(), runtime: []) }
     }
 
     /// A reloaded copy of the scenario: cursors and rate limits start over, runtime stubs and journal stay.
     func reload(_ scenario: Scenario) {
-        core.withLock { core in
+        change { core in
             core.scenario = scenario
             core.state = SessionState()
         }
@@ -65,7 +87,7 @@ public final class Session: Sendable {
 
     /// Back to the scenario's start: cursors, rate limits, runtime stubs and journal.
     func reset() {
-        core.withLock { core in
+        change { core in
             core.state = SessionState()
             core.runtime = []
         }
@@ -73,12 +95,12 @@ public final class Session: Sendable {
     }
 
     func addRuntimeStub(_ stub: RuntimeStub) {
-        core.withLock { $0.runtime.append(stub) }
+        change { $0.runtime.append(stub) }
     }
 
     /// - Returns: whether a stub with that id existed.
     func removeRuntimeStub(id: String) -> Bool {
-        core.withLock { core in
+        change { core in
             let before = core.runtime.count
             core.runtime.removeAll { $0.override.id == id }
             return core.runtime.count != before
@@ -86,7 +108,7 @@ public final class Session: Sendable {
     }
 
     func removeAllRuntimeStubs() {
-        core.withLock { $0.runtime.removeAll() }
+        change { $0.runtime.removeAll() }
     }
 
     var runtimeStubs: [RuntimeStub] { core.withLock { $0.runtime } }

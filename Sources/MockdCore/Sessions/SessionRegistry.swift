@@ -10,6 +10,10 @@ final class SessionRegistry: Sendable {
     static let defaultID = "default"
 
     let defaultSession: Session
+    /// `defaultSession`, for use without a retain (`_withUnsafeGuaranteedRef`): the compiler retained the session
+    /// around each call on it, and as every worker thread did so on every request, its reference count moved its
+    /// cache line between the cores. Valid as long as the registry.
+    let borrowedDefaultSession: Unmanaged<Session>
     private let sessions = Mutex<[String: Session]>([:])
     let maxSessions: Int
     let idleTimeoutMs: Double
@@ -17,6 +21,7 @@ final class SessionRegistry: Sendable {
 
     init(scenario: Scenario, maxSessions: Int, idleTimeoutMs: Double, journalLimit: Int) {
         defaultSession = Session(id: SessionRegistry.defaultID, scenario: scenario, journalLimit: journalLimit)
+        borrowedDefaultSession = Unmanaged.passUnretained(defaultSession)
         self.maxSessions = max(1, maxSessions)
         self.idleTimeoutMs = idleTimeoutMs
         self.journalLimit = journalLimit
@@ -87,7 +92,7 @@ enum SessionRouting {
             request.target = remainder.hasPrefix("/") ? String(remainder) : "/" + remainder
         } else if let header = request.headers[header] {
             id = header.trimming([" ", "\t"])
-        } else if let value = request.headers.values(named: "cookie").lazy.compactMap({ cookieValue($0, named: cookie) }).first, isValidID(value) {
+        } else if request.headers.contains(name: "cookie"), let value = request.headers.values(named: "cookie").lazy.compactMap({ cookieValue($0, named: cookie) }).first, isValidID(value) {
             // Every Cookie field counts (HTTP/2 clients and proxies may split them, RFC 9113 §8.2.3); a cookie
             // the app did not set on purpose (empty, garbled) never breaks its requests.
             id = value

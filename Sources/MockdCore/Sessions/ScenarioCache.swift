@@ -1,0 +1,59 @@
+import Foundation
+import Synchronization
+
+/// Each thread's last-read scenario of one session, so that a request answered by a stub as loaded takes no
+/// lock and changes no reference count another thread also changes.
+///
+/// Every request read the session's scenario under its lock and retained it: the lock word and the scenario's
+/// reference count were written by both worker threads on every request, and their cache lines moved between
+/// the cores each time. Here a request reads the session's `generation` (written only when its scenario or
+/// runtime stubs change, so its line stays shared) and, when it is the one this thread saw last, uses the
+/// scenario this thread already holds. A request racing a change may be answered by the scenario of just
+/// before it, as if it had arrived first.
+final class ScenarioCache {
+    /// Held strongly: no other session can take its address (and be mistaken for it) while it is cached.
+    private var session: Session?
+    private var generation: UInt64 = 0
+    /// Keeps `scenario` alive; `borrowed` hands it out without a retain.
+    private var owner: Scenario?
+    private var borrowed: Unmanaged<Scenario>?
+    private var servesStubsAsLoaded = false
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<ScenarioCache>.fromOpaque(pointer).release() }
+        }
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
+
+    /// Calls `body` with `session`'s scenario when its stubs are served as loaded (no runtime stubs, and a
+    /// scenario without overrides, defaults or conditional requests; see `Scenario.servesStubsAsLoaded`).
+    /// - Returns: `body`'s result, or `nil` when the session's stubs are not served as loaded.
+    static func withScenarioServingAsLoaded<R>(of session: Session, _ body: (Scenario) -> R) -> R? {
+        let cache: Unmanaged<ScenarioCache>
+        if let pointer = pthread_getspecific(key) {
+            cache = Unmanaged.fromOpaque(pointer)
+        } else {
+            cache = Unmanaged.passRetained(ScenarioCache())  // released by the key's destructor at thread exit
+            pthread_setspecific(key, cache.toOpaque())
+        }
+        return cache._withUnsafeGuaranteedRef { $0.withScenarioServingAsLoaded(of: session, body) }
+    }
+
+    private func withScenarioServingAsLoaded<R>(of session: Session, _ body: (Scenario) -> R) -> R? {
+        if self.session !== session || generation != session.generation.load(ordering: .acquiring) {
+            let (scenario, servesStubsAsLoaded, generation) = session.asLoadedSnapshot
+            self.session = session
+            self.owner = scenario
+            self.borrowed = Unmanaged.passUnretained(scenario)
+            self.servesStubsAsLoaded = servesStubsAsLoaded
+            self.generation = generation
+        }
+        guard servesStubsAsLoaded, let borrowed else { return nil }
+        // `owner` keeps the scenario alive during `body`: only this thread changes this cache, and `body` does
+        // not come back here.
+        return borrowed._withUnsafeGuaranteedRef(body)
+    }
+}
