@@ -384,4 +384,87 @@ struct StubServedAsLoadedTests {
         #expect(avatar.plan.response.stubID == "avatar")
         #expect(String(decoding: avatar.plan.response.body, as: UTF8.self) == "PNG")
     }
+
+    /// A root with the base set, an "other" set whose avatar differs, and scenarios "s" (base) and "other".
+    static func twoScenarioRoot() throws -> MockdRoot {
+        let root = try ScenarioEngineTests.makeRoot(["s": #"{"sets": ["base"]}"#, "other": #"{"sets": ["other"]}"#])
+        let index = root.url.appendingPathComponent("mocks/other/index.json")
+        try FileManager.default.createDirectory(at: index.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try #"{"stubs": [{"id": "avatar2", "request": {"method": "GET", "path": "/avatar.png"}, "responses": [{"body": "GIF"}]}]}"#
+            .write(to: index, atomically: true, encoding: .utf8)
+        return root
+    }
+
+    static func body(_ outcome: EngineOutcome) -> String {
+        String(decoding: outcome.plan.response.body, as: UTF8.self)
+    }
+
+    /// Each thread keeps the session's scenario it read last (`ScenarioCache`); every change to the scenario or
+    /// the runtime stubs must reach the very next request on the same thread.
+    @Test func theNextRequestOnTheSameThreadSeesEveryChange() throws {
+        let root = try Self.twoScenarioRoot()
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let engine = MockEngine(scenario: try Scenario.load(named: "s", root: root), root: root)
+        func avatar() -> EngineOutcome { engine.handle(ScenarioEngineTests.get("/avatar.png")) }
+        func control(_ method: String, _ path: String, _ body: String = "") -> Int {
+            engine.handle(ScenarioEngineTests.get(path, method: method, body: body)).plan.response.status
+        }
+        #expect(avatar().servedStub?.id == "avatar")
+        #expect(control("POST", "/__mockd/stubs", #"{"id": "teapot", "match": {"path": "/avatar.png"}, "status": 418}"#) == 201)
+        #expect(avatar().plan.response.status == 418)
+        #expect(control("DELETE", "/__mockd/stubs/teapot") == 204)
+        #expect(avatar().servedStub?.id == "avatar")
+        #expect(control("PUT", "/__mockd/scenario", #"{"name": "other"}"#) == 200)
+        let switched = avatar()
+        #expect(switched.servedStub?.id == "avatar2")
+        #expect(Self.body(switched) == "GIF")
+        #expect(control("POST", "/__mockd/stubs", #"{"id": "gone", "match": {"path": "/avatar.png"}, "status": 410}"#) == 201)
+        #expect(avatar().plan.response.status == 410)
+        #expect(control("POST", "/__mockd/reset") == 200)
+        #expect(Self.body(avatar()) == "GIF")
+        engine.reload(try Scenario.load(named: "s", root: root))
+        #expect(Self.body(avatar()) == "GIF", "a session keeps its own scenario on reload, reloaded from disk")
+        #expect(control("PUT", "/__mockd/scenario", #"{"name": "s"}"#) == 200)
+        #expect(Self.body(avatar()) == "PNG")
+        // A named session has its own generation: the default session's cached scenario does not leak into it.
+        let named = engine.handle(ScenarioEngineTests.get("/avatar.png", headers: [("X-Mockd-Session", "t1")]))
+        #expect(named.sessionID == "t1")
+        #expect(Self.body(named) == "PNG")
+        #expect(engine.handle(ScenarioEngineTests.get("/__mockd/scenario", method: "PUT", body: #"{"name": "other"}"#)).plan.response.status == 200)
+        #expect(Self.body(avatar()) == "GIF")
+        #expect(Self.body(engine.handle(ScenarioEngineTests.get("/avatar.png", headers: [("X-Mockd-Session", "t1")]))) == "PNG")
+    }
+
+    /// An exchange answered by a stub keeps that stub alive (through the answering thread's lease on its
+    /// scenario) after the session moved to another scenario and after the engine itself is gone.
+    @Test func answersAndJournalEntriesOutliveTheirScenarioAndEngine() throws {
+        let root = try Self.twoScenarioRoot()
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        var kept: EngineOutcome?
+        var journal: RequestJournal?
+        do {
+            let engine = MockEngine(scenario: try Scenario.load(named: "s", root: root), root: root)
+            let first = engine.handle(ScenarioEngineTests.get("/avatar.png"))
+            engine.record(first, durationMs: 1)
+            kept = first
+            journal = engine.sessions.defaultSession.journal
+            // The session and this thread's cache move on to a fresh copy of "s" (a reload): only the exchange
+            // holds the first copy now.
+            engine.reload(try Scenario.load(named: "other", root: root))
+            let fresh = engine.handle(ScenarioEngineTests.get("/avatar.png"))
+            #expect(Self.body(fresh) == "PNG")
+            #expect(fresh.servedStub !== first.servedStub)
+        }
+        // Another engine on this thread replaces the thread's cached scenario as well.
+        let other = try ScenarioEngineTests.engine(#"{"sets": ["base"]}"#)
+        #expect(other.handle(ScenarioEngineTests.get("/poll")).plan.response.status == 200)
+        let outcome = try #require(kept)
+        #expect(outcome.sessionID == "default")
+        #expect(outcome.servedStub?.id == "avatar")
+        #expect(Self.body(outcome) == "PNG")
+        #expect(outcome.plan.response.headers["content-type"] == "image/png")
+        let entries = try #require(journal).snapshot().entries
+        #expect(entries.map(\.stubID) == ["avatar"])
+        #expect(String(decoding: entries[0].response.body, as: UTF8.self) == "PNG")
+    }
 }

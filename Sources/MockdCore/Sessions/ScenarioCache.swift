@@ -14,9 +14,11 @@ final class ScenarioCache {
     /// Held strongly: no other session can take its address (and be mistaken for it) while it is cached.
     private var session: Session?
     private var generation: UInt64 = 0
-    /// Keeps `scenario` alive; `borrowed` hands it out without a retain.
-    private var owner: Scenario?
+    /// Keeps the scenario alive, here and in the exchanges answered by its stubs; `borrowed` and `borrowedLease`
+    /// hand both out without a retain.
+    private var lease: ScenarioLease?
     private var borrowed: Unmanaged<Scenario>?
+    private var borrowedLease: Unmanaged<ScenarioLease>?
     private var servesStubsAsLoaded = false
 
     private static let key: pthread_key_t = {
@@ -28,10 +30,14 @@ final class ScenarioCache {
         return key
     }()
 
-    /// Calls `body` with `session`'s scenario when its stubs are served as loaded (no runtime stubs, and a
-    /// scenario without overrides, defaults or conditional requests; see `Scenario.servesStubsAsLoaded`).
-    /// - Returns: `body`'s result, or `nil` when the session's stubs are not served as loaded.
-    static func withScenarioServingAsLoaded<R>(of session: Session, _ body: (Scenario) -> R) -> R? {
+    /// `session`'s scenario when its stubs are served as loaded (no runtime stubs, and a scenario without
+    /// overrides, defaults or conditional requests; see `Scenario.servesStubsAsLoaded`), with this thread's lease
+    /// on it, which keeps the scenario and its stubs alive for whoever retains it.
+    ///
+    /// Both are unretained and valid until this thread calls again: use the scenario through
+    /// `_withUnsafeGuaranteedRef`, and retain the lease to keep a stub beyond that.
+    /// - Returns: `nil` when the session's stubs are not served as loaded.
+    static func scenarioServingAsLoaded(of session: Session) -> (scenario: Unmanaged<Scenario>, lease: Unmanaged<ScenarioLease>)? {
         let cache: Unmanaged<ScenarioCache>
         if let pointer = pthread_getspecific(key) {
             cache = Unmanaged.fromOpaque(pointer)
@@ -39,21 +45,33 @@ final class ScenarioCache {
             cache = Unmanaged.passRetained(ScenarioCache())  // released by the key's destructor at thread exit
             pthread_setspecific(key, cache.toOpaque())
         }
-        return cache._withUnsafeGuaranteedRef { $0.withScenarioServingAsLoaded(of: session, body) }
+        return cache._withUnsafeGuaranteedRef { $0.scenarioServingAsLoaded(of: session) }
     }
 
-    private func withScenarioServingAsLoaded<R>(of session: Session, _ body: (Scenario) -> R) -> R? {
+    private func scenarioServingAsLoaded(of session: Session) -> (scenario: Unmanaged<Scenario>, lease: Unmanaged<ScenarioLease>)? {
         if self.session !== session || generation != session.generation.load(ordering: .acquiring) {
             let (scenario, servesStubsAsLoaded, generation) = session.asLoadedSnapshot
+            let lease = ScenarioLease(scenario)
             self.session = session
-            self.owner = scenario
+            self.lease = lease
             self.borrowed = Unmanaged.passUnretained(scenario)
+            self.borrowedLease = Unmanaged.passUnretained(lease)
             self.servesStubsAsLoaded = servesStubsAsLoaded
             self.generation = generation
         }
-        guard servesStubsAsLoaded, let borrowed else { return nil }
-        // `owner` keeps the scenario alive during `body`: only this thread changes this cache, and `body` does
-        // not come back here.
-        return borrowed._withUnsafeGuaranteedRef(body)
+        // `lease` keeps the scenario alive until the next call: only this thread changes this cache.
+        guard servesStubsAsLoaded, let borrowed, let borrowedLease else { return nil }
+        return (borrowed, borrowedLease)
+    }
+}
+
+/// A thread's hold on a scenario (see `ScenarioCache`): exchanges answered by the scenario's stubs retain the
+/// lease instead of the stub, whose reference count every thread would write (and which is cold in memory
+/// once stubs are many); the lease's count is written mostly by the thread that made it.
+final class ScenarioLease: Sendable {
+    let scenario: Scenario
+
+    init(_ scenario: Scenario) {
+        self.scenario = scenario
     }
 }
