@@ -435,25 +435,28 @@ struct StubServedAsLoadedTests {
         #expect(Self.body(engine.handle(ScenarioEngineTests.get("/avatar.png", headers: [("X-Mockd-Session", "t1")]))) == "PNG")
     }
 
-    /// An exchange answered by a stub keeps that stub alive (through the answering thread's lease on its
-    /// scenario) after the session moved to another scenario and after the engine itself is gone.
-    @Test func answersAndJournalEntriesOutliveTheirScenarioAndEngine() throws {
+    /// An exchange answered by a stub keeps that stub alive after the session moved to another scenario and
+    /// after the engine itself is gone, and keeps only the stub: a journal full of such entries must not hold
+    /// on to every scenario a reload replaced (each a whole mock set).
+    @Test func answersAndJournalEntriesOutliveTheirScenarioAndEngineButKeepOnlyTheStub() throws {
         let root = try Self.twoScenarioRoot()
         defer { try? FileManager.default.removeItem(at: root.url) }
         var kept: EngineOutcome?
         var journal: RequestJournal?
+        weak var firstScenario: Scenario?
         do {
             let engine = MockEngine(scenario: try Scenario.load(named: "s", root: root), root: root)
+            firstScenario = engine.scenario
             let first = engine.handle(ScenarioEngineTests.get("/avatar.png"))
             engine.record(first, durationMs: 1)
             kept = first
             journal = engine.sessions.defaultSession.journal
-            // The session and this thread's cache move on to a fresh copy of "s" (a reload): only the exchange
-            // holds the first copy now.
+            // The session and this thread's cache move on to a fresh copy of "s" (a reload).
             engine.reload(try Scenario.load(named: "other", root: root))
             let fresh = engine.handle(ScenarioEngineTests.get("/avatar.png"))
             #expect(Self.body(fresh) == "PNG")
             #expect(fresh.servedStub !== first.servedStub)
+            #expect(firstScenario == nil, "the journal entry and the kept answer hold their stub, not its scenario")
         }
         // Another engine on this thread replaces the thread's cached scenario as well.
         let other = try ScenarioEngineTests.engine(#"{"sets": ["base"]}"#)
@@ -466,5 +469,28 @@ struct StubServedAsLoadedTests {
         let entries = try #require(journal).snapshot().entries
         #expect(entries.map(\.stubID) == ["avatar"])
         #expect(String(decoding: entries[0].response.body, as: UTF8.self) == "PNG")
+    }
+
+    /// A thread's cached scenario names its session by identity only: a removed session is freed at once, and a
+    /// session made afterwards (possibly at the same address) is read afresh.
+    @Test func theCacheKeepsNoRemovedSessionAlive() throws {
+        let root = try Self.twoScenarioRoot()
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let engine = MockEngine(scenario: try Scenario.load(named: "s", root: root), root: root)
+        func avatar(_ session: String) -> EngineOutcome {
+            engine.handle(ScenarioEngineTests.get("/avatar.png", headers: [("X-Mockd-Session", session)]))
+        }
+        weak var removed: Session?
+        do {
+            #expect(Self.body(avatar("t1")) == "PNG")
+            removed = engine.sessions.existing("t1")
+            #expect(removed != nil)
+            #expect(engine.handle(ScenarioEngineTests.get("/__mockd/scenario", headers: [("X-Mockd-Session", "t1")], method: "PUT", body: #"{"name": "other"}"#)).plan.response.status == 200)
+            #expect(Self.body(avatar("t1")) == "GIF")
+            engine.sessions.removeAll()
+        }
+        #expect(removed == nil, "the thread's cache does not keep a removed session")
+        // Made anew with the startup scenario, whatever address it gets.
+        #expect(Self.body(avatar("t1")) == "PNG")
     }
 }

@@ -88,16 +88,15 @@ public struct EngineOutcome: Sendable {
     /// plan or copy of the response is made or kept (each copy retained the stub's header and body storage,
     /// which every worker thread shares, and a placeholder plan cost a copy and a destruction per request).
     final class StubExchange: Exchange, @unchecked Sendable {
-        /// Keeps the stub alive: the stub itself, or the answering thread's `ScenarioLease` on its scenario.
-        let owner: AnyObject
+        let answeringStub: Stub
 
-        init(stub: Unmanaged<Stub>, owner: AnyObject, request: HTTPRequest, arrival: Date) {
-            self.owner = owner
-            super.init(request: request, arrival: arrival, borrowedStub: stub)
+        init(stub: Stub, request: HTTPRequest, arrival: Date) {
+            self.answeringStub = stub
+            super.init(request: request, arrival: arrival, borrowedStub: Unmanaged.passUnretained(stub))
         }
 
         override var plan: PlannedResponse {
-            _read { yield Exchange.plan(sending: borrowedStub.unsafelyUnwrapped.takeUnretainedValue()) }
+            _read { yield Exchange.plan(sending: answeringStub) }
         }
     }
 
@@ -119,9 +118,9 @@ public struct EngineOutcome: Sendable {
         self.session = session
     }
 
-    /// An answer by `stub`'s first response exactly as loaded (see `StubExchange`); `owner` keeps the stub alive.
-    init(stub: Unmanaged<Stub>, owner: AnyObject, request: HTTPRequest, session: SessionReference, arrival: Date) {
-        self.exchange = StubExchange(stub: stub, owner: owner, request: request, arrival: arrival)
+    /// An answer by `stub`'s first response exactly as loaded (see `StubExchange`).
+    init(stub: Stub, request: HTTPRequest, session: SessionReference, arrival: Date) {
+        self.exchange = StubExchange(stub: stub, request: request, arrival: arrival)
         self.session = session
     }
 
@@ -219,7 +218,7 @@ public final class MockEngine: Sendable {
     /// The default session's plan for `request` (sessions and the control API aside).
     public func plan(_ request: HTTPRequest) -> PlannedResponse {
         switch answer(request, in: sessions.defaultSession) {
-        case .stub(let stub, let owner): return withExtendedLifetime(owner) { EngineOutcome.Exchange.plan(sending: stub.takeUnretainedValue()) }
+        case .stub(let stub): return EngineOutcome.Exchange.plan(sending: stub)
         case .planned(let plan, _): return plan
         }
     }
@@ -252,8 +251,8 @@ public final class MockEngine: Sendable {
     @inline(__always)
     private func outcome(_ answer: Answer, request: consuming HTTPRequest, in reference: EngineOutcome.SessionReference, arrival: Date) -> EngineOutcome {
         switch answer {
-        case .stub(let stub, let owner):
-            return EngineOutcome(stub: stub, owner: owner, request: consume request, session: reference, arrival: arrival)
+        case .stub(let stub):
+            return EngineOutcome(stub: stub, request: consume request, session: reference, arrival: arrival)
         case .planned(let plan, let misses):
             return EngineOutcome(plan: plan, request: consume request, session: reference, arrival: arrival, nearMisses: misses)
         }
@@ -373,11 +372,9 @@ public final class MockEngine: Sendable {
     /// stub, scenario defaults or conditional requests): the general path of `answer(_:in:)` with every step a
     /// no-op, taken directly. A plain response is the stub itself (see `EngineOutcome.StubExchange`).
     /// - Returns: `nil` for a stub with a sequence.
-    /// - Parameter lease: This thread's lease on the stub's scenario, which then keeps the stub alive for the
-    ///   answer; without one the answer retains the stub.
-    private static func asLoaded(_ stub: Stub, lease: Unmanaged<ScenarioLease>?) -> Answer? {
+    private static func asLoaded(_ stub: Stub) -> Answer? {
         guard stub.isStatic else { return nil }
-        if stub.firstResponse.isPlain { return .stub(Unmanaged.passUnretained(stub), owner: lease?.takeUnretainedValue() ?? stub) }
+        if stub.firstResponse.isPlain { return .stub(stub) }
         var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
         plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
         return .planned(plan, nearMisses: [])
@@ -385,8 +382,7 @@ public final class MockEngine: Sendable {
 
     /// How `answer(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
     enum Answer {
-        /// The stub (unretained) and what keeps it alive: the stub itself, or a `ScenarioLease` on its scenario.
-        case stub(Unmanaged<Stub>, owner: AnyObject)
+        case stub(Stub)
         case planned(PlannedResponse, nearMisses: [NearMiss])
     }
 
@@ -402,14 +398,9 @@ public final class MockEngine: Sendable {
     /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
     func answer(_ request: HTTPRequest, in session: Session) -> Answer {
         // The common case first, through this thread's copy of the scenario: no lock, no shared reference count.
-        if let (scenario, lease) = ScenarioCache.scenarioServingAsLoaded(of: session),
-            let answer = scenario._withUnsafeGuaranteedRef({ scenario -> Answer? in
-                guard let base = MockEngine.baseMatch(request, in: scenario) else { return nil }
-                // Owned by the lease, not retained: a stub's reference count is shared by all threads (and cold
-                // once stubs are many), while the lease is this thread's.
-                return MockEngine.asLoaded(scenario.index.stubs[base.ordinal], lease: lease)
-            })
-        {
+        if let answer = ScenarioCache.withScenarioServingAsLoaded(of: session, { scenario in
+            MockEngine.baseMatch(request, in: scenario).flatMap { MockEngine.asLoaded(scenario.index.stubs[$0.ordinal]) }
+        }), let answer {
             return answer
         }
         // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
@@ -420,7 +411,7 @@ public final class MockEngine: Sendable {
         let base = MockEngine.baseMatch(request, in: scenario)
         let key = base?.key ?? scenario.index.key(for: request)
         let baseOrdinal = base?.ordinal
-        if let baseOrdinal, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[baseOrdinal], lease: nil) {
+        if let baseOrdinal, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[baseOrdinal]) {
             return answer
         }
         // The state of this scenario; if the session switched scenarios meanwhile, the request is answered afresh

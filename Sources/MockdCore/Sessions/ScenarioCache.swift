@@ -11,14 +11,13 @@ import Synchronization
 /// scenario this thread already holds. A request racing a change may be answered by the scenario of just
 /// before it, as if it had arrived first.
 final class ScenarioCache {
-    /// Held strongly: no other session can take its address (and be mistaken for it) while it is cached.
-    private var session: Session?
+    /// The session by identity only, so that a cache never keeps a removed session (and its journal) alive. A
+    /// session later made at the same address is not mistaken for it: generations are unique across sessions.
+    private var session: ObjectIdentifier?
     private var generation: UInt64 = 0
-    /// Keeps the scenario alive, here and in the exchanges answered by its stubs; `borrowed` and `borrowedLease`
-    /// hand both out without a retain.
-    private var lease: ScenarioLease?
+    /// Keeps `scenario` alive; `borrowed` hands it out without a retain.
+    private var owner: Scenario?
     private var borrowed: Unmanaged<Scenario>?
-    private var borrowedLease: Unmanaged<ScenarioLease>?
     private var servesStubsAsLoaded = false
 
     private static let key: pthread_key_t = {
@@ -30,14 +29,10 @@ final class ScenarioCache {
         return key
     }()
 
-    /// `session`'s scenario when its stubs are served as loaded (no runtime stubs, and a scenario without
-    /// overrides, defaults or conditional requests; see `Scenario.servesStubsAsLoaded`), with this thread's lease
-    /// on it, which keeps the scenario and its stubs alive for whoever retains it.
-    ///
-    /// Both are unretained and valid until this thread calls again: use the scenario through
-    /// `_withUnsafeGuaranteedRef`, and retain the lease to keep a stub beyond that.
-    /// - Returns: `nil` when the session's stubs are not served as loaded.
-    static func scenarioServingAsLoaded(of session: Session) -> (scenario: Unmanaged<Scenario>, lease: Unmanaged<ScenarioLease>)? {
+    /// Calls `body` with `session`'s scenario when its stubs are served as loaded (no runtime stubs, and a
+    /// scenario without overrides, defaults or conditional requests; see `Scenario.servesStubsAsLoaded`).
+    /// - Returns: `body`'s result, or `nil` when the session's stubs are not served as loaded.
+    static func withScenarioServingAsLoaded<R>(of session: Session, _ body: (Scenario) -> R) -> R? {
         let cache: Unmanaged<ScenarioCache>
         if let pointer = pthread_getspecific(key) {
             cache = Unmanaged.fromOpaque(pointer)
@@ -45,33 +40,21 @@ final class ScenarioCache {
             cache = Unmanaged.passRetained(ScenarioCache())  // released by the key's destructor at thread exit
             pthread_setspecific(key, cache.toOpaque())
         }
-        return cache._withUnsafeGuaranteedRef { $0.scenarioServingAsLoaded(of: session) }
+        return cache._withUnsafeGuaranteedRef { $0.withScenarioServingAsLoaded(of: session, body) }
     }
 
-    private func scenarioServingAsLoaded(of session: Session) -> (scenario: Unmanaged<Scenario>, lease: Unmanaged<ScenarioLease>)? {
-        if self.session !== session || generation != session.generation.load(ordering: .acquiring) {
+    private func withScenarioServingAsLoaded<R>(of session: Session, _ body: (Scenario) -> R) -> R? {
+        if self.session != ObjectIdentifier(session) || generation != session.generation.load(ordering: .acquiring) {
             let (scenario, servesStubsAsLoaded, generation) = session.asLoadedSnapshot
-            let lease = ScenarioLease(scenario)
-            self.session = session
-            self.lease = lease
+            self.session = ObjectIdentifier(session)
+            self.owner = scenario
             self.borrowed = Unmanaged.passUnretained(scenario)
-            self.borrowedLease = Unmanaged.passUnretained(lease)
             self.servesStubsAsLoaded = servesStubsAsLoaded
             self.generation = generation
         }
-        // `lease` keeps the scenario alive until the next call: only this thread changes this cache.
-        guard servesStubsAsLoaded, let borrowed, let borrowedLease else { return nil }
-        return (borrowed, borrowedLease)
-    }
-}
-
-/// A thread's hold on a scenario (see `ScenarioCache`): exchanges answered by the scenario's stubs retain the
-/// lease instead of the stub, whose reference count every thread would write (and which is cold in memory
-/// once stubs are many); the lease's count is written mostly by the thread that made it.
-final class ScenarioLease: Sendable {
-    let scenario: Scenario
-
-    init(_ scenario: Scenario) {
-        self.scenario = scenario
+        guard servesStubsAsLoaded, let borrowed else { return nil }
+        // `owner` keeps the scenario alive during `body`: only this thread changes this cache, and `body` does
+        // not come back here.
+        return borrowed._withUnsafeGuaranteedRef(body)
     }
 }

@@ -33,8 +33,16 @@ public final class Session: Sendable {
     public let id: String
     let core: Mutex<Core>
     /// Changed (under the `core` lock) whenever the scenario or the runtime stubs change: `ScenarioCache` keeps a
-    /// thread's copy of the scenario while it stays the same.
-    let generation = Atomic<UInt64>(0)
+    /// thread's copy of the scenario while it stays the same. Drawn from `Session.generations`, so no two
+    /// sessions ever share a value (a cache tells sessions apart by address and generation).
+    let generation = Atomic<UInt64>(Session.nextGeneration())
+
+    /// The source of every session's generations.
+    private static let generations = Atomic<UInt64>(0)
+
+    private static func nextGeneration() -> UInt64 {
+        generations.add(1, ordering: .relaxed).newValue
+    }
     public let journal: RequestJournal
     /// `journal`, for use without a retain (see `SessionRegistry.borrowedDefaultSession`); valid as long as the session.
     let borrowedJournal: Unmanaged<RequestJournal>
@@ -67,7 +75,7 @@ public final class Session: Sendable {
     /// Changes the scenario or the runtime stubs, and the generation with them.
     private func change<R>(_ body: (inout Core) -> R) -> R {
         core.withLock { core in
-            defer { generation.add(1, ordering: .releasing) }
+            defer { generation.store(Session.nextGeneration(), ordering: .releasing) }
             return body(&core)
         }
     }
