@@ -345,7 +345,7 @@ struct WireMockImportTests {
         #expect(result.mockSet.files == ["bodies/__files/a.txt": Data("A".utf8)])
     }
 
-    @Test(.serialized, arguments: [  // serialized: each case changes the process's current directory
+    @Test(arguments: [
         (#"{"request": {"url": "/a""#, "x.json: not valid JSON (Unexpected end of file during JSON parse.)"),
         ("", "x.json: not valid JSON (the file is empty)"),
         ("[1]", #"x.json: not a WireMock stub mapping (expected an object with "request" and "response", or "mappings": […]), got an array"#),
@@ -377,10 +377,13 @@ struct WireMockImportTests {
     func malformedMappingsFailWithFileAndJSONPath(_ content: String, _ expected: String) throws {
         let root = try Self.folder(["x.json": content])
         defer { try? FileManager.default.removeItem(at: root) }
-        let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(root.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
-        #expect { try WireMockImporter.build(try WireMockSource.locate("x.json"), set: "wm") } throws: { "\($0)" == expected }
+        // Named by its full path, not relative to a changed current directory: a process other tests start in the
+        // meantime takes the current directory as its own, and failed to start ("file doesn't exist") when the
+        // folder was removed before it did.
+        let path = root.appendingPathComponent("x.json").path
+        #expect { try WireMockImporter.build(try WireMockSource.locate(path), set: "wm") } throws: {
+            "\($0)" == path + expected.dropFirst("x.json".count)
+        }
     }
 
     @Test func delaysMockdCannotHonourAreReportedAndLeftOut() throws {
