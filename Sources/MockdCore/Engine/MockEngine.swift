@@ -380,6 +380,14 @@ public final class MockEngine: Sendable {
         return .planned(plan, nearMisses: [])
     }
 
+    /// What a thread's cached scenario made of a request (see `answer(_:in:)`).
+    private enum CachedMatch {
+        case answer(Answer)
+        /// A stub that needs more than its response as loaded (a sequence), in the scenario with that identity.
+        case matched(ObjectIdentifier, key: RequestKey, ordinal: Int)
+        case unmatched
+    }
+
     /// How `answer(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
     enum Answer {
         case stub(Stub)
@@ -398,17 +406,25 @@ public final class MockEngine: Sendable {
     /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
     func answer(_ request: HTTPRequest, in session: Session) -> Answer {
         // The common case first, through this thread's copy of the scenario: no lock, no shared reference count.
-        if let answer = ScenarioCache.withScenarioServingAsLoaded(of: session, { scenario in
-            MockEngine.baseMatch(request, in: scenario).flatMap { MockEngine.asLoaded(scenario.index.stubs[$0.ordinal]) }
-        }), let answer {
-            return answer
+        // A match found there that needs more (a sequence) is kept for the path below, under the same scenario.
+        let cached = ScenarioCache.withScenarioServingAsLoaded(of: session) { scenario -> CachedMatch in
+            guard let base = MockEngine.baseMatch(request, in: scenario) else { return .unmatched }
+            if let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) { return .answer(answer) }
+            return .matched(ObjectIdentifier(scenario), key: base.key, ordinal: base.ordinal)
         }
+        if case .answer(let answer) = cached { return answer }
         // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
         // stubs are served as loaded, not even the state, whose reference count every worker thread shares.
         let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
             core.runtime.isEmpty && core.scenario.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
         }
-        let base = MockEngine.baseMatch(request, in: scenario)
+        // The thread's cache still holds the scenario it matched against, so an equal identity is that scenario.
+        let base: (key: RequestKey, ordinal: Int)?
+        if case .matched(let matched, let key, let ordinal) = cached, matched == ObjectIdentifier(scenario) {
+            base = (key, ordinal)
+        } else {
+            base = MockEngine.baseMatch(request, in: scenario)
+        }
         let key = base?.key ?? scenario.index.key(for: request)
         let baseOrdinal = base?.ordinal
         if let baseOrdinal, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[baseOrdinal]) {
