@@ -39,21 +39,19 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         RequestKey(method: method, normalizedPath: path, normalizedQuery: query, host: host)
     }
 
-    /// Creates the key of a live request.
-    public init(_ request: HTTPRequest) {
+    /// Creates the key of a live request, its query under `normalizer`'s rules.
+    public init(_ request: HTTPRequest, normalizer: RequestNormalizer = .none) {
+        // The normalizer edits queries only: a target without one is keyed alike under every rule set.
         self = RequestKey(method: request.method, canonicalTarget: request.target)
-            ?? RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query)
+            ?? RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query, normalizer: normalizer)
     }
 
     /// The key of a request-target that is its own canonical path: unreserved characters and path delimiters
     /// only, so no query, fragment or escape (most requests). The target is taken as the path as is, which
     /// is what slicing off the path and normalising it would give, without the slice or a new string.
     /// - Returns: `nil` for any other target (the general initialiser handles it).
-    init?(method: String, canonicalTarget target: String) {
-        let isCanonical =
-            target.utf8.withContiguousStorageIfAvailable { bytes in
-                !bytes.isEmpty && bytes.allSatisfy { URLEncoding.isUnreserved($0) || URLEncoding.isPathDelimiter($0) }
-            } ?? false
+    private init?(method: String, canonicalTarget target: String) {
+        let isCanonical = target.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(RequestKey.isLiteralPathByte) } ?? false
         guard isCanonical else { return nil }
         self.init(method: method, normalizedPath: target, normalizedQuery: "", host: "")
     }
@@ -81,15 +79,20 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         query.replacingOccurrences(of: "%7B%7B", with: "{{").replacingOccurrences(of: "%7D%7D", with: "}}")
     }
 
+    /// Whether `byte` stands for itself in a canonical path: unreserved, or a path delimiter (RFC 3986 §3.3).
+    @inline(__always)
+    static func isLiteralPathByte(_ byte: UInt8) -> Bool {
+        URLEncoding.isUnreserved(byte) || URLEncoding.isPathDelimiter(byte)
+    }
+
     /// The canonical form of a raw path; an empty path becomes `/`.
     public static func normalizePath<P: StringProtocol>(_ rawPath: P) -> String {
         if rawPath.isEmpty { return "/" }
         // Fast path (almost every request): nothing to rewrite, no byte array needed; scanned in place when
         // the text is contiguous (the generic walk showed in the per-request profile).
         let literal =
-            rawPath.utf8.withContiguousStorageIfAvailable { bytes in
-                bytes.allSatisfy { URLEncoding.isUnreserved($0) || URLEncoding.isPathDelimiter($0) }
-            } ?? rawPath.utf8.allSatisfy({ URLEncoding.isUnreserved($0) || URLEncoding.isPathDelimiter($0) })
+            rawPath.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(RequestKey.isLiteralPathByte) }
+            ?? rawPath.utf8.allSatisfy(RequestKey.isLiteralPathByte)
         if literal {
             return String(rawPath)
         }

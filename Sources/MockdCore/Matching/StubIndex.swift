@@ -159,9 +159,7 @@ public final class StubIndex: Sendable {
     /// The key `request` is looked up with: its method, path and query under this index's rules (no host;
     /// `match` adds the request's host when the index has host-keyed stubs).
     public func key(for request: HTTPRequest) -> RequestKey {
-        // The normalizer edits queries only: a target without one is keyed alike under every scenario.
-        RequestKey(method: request.method, canonicalTarget: request.target)
-            ?? RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query, normalizer: normalizer)
+        RequestKey(request, normalizer: normalizer)
     }
 
     /// The request body as stubs' bodies are compared: canonical, after the body rules.

@@ -15,7 +15,7 @@ final class ScenarioCache {
     /// session later made at the same address is not mistaken for it: generations are unique across sessions.
     private var session: ObjectIdentifier?
     private var generation: UInt64 = 0
-    /// Keeps `scenario` alive; `borrowed` hands it out without a retain.
+    /// Keeps the cached scenario alive; `borrowed` hands it out without a retain.
     private var owner: Scenario?
     private var borrowed: Unmanaged<Scenario>?
     private var servesStubsAsLoaded = false
