@@ -27,8 +27,11 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         var wantsWrite = false
         /// Set once a close frame was sent: the connection ends when the client answers or after a grace period.
         var closeSent = false
-        /// Tear down once the outbox is flushed.
+        /// Stop sending once the outbox is flushed: the close handshake is over, or the client broke the protocol.
         var closeAfterFlush = false
+        /// Our side is shut down (`SHUT_WR`); what the client still sends is read and dropped until it closes too, so
+        /// the kernel never answers its unread bytes with a reset that would hide our close frame (RFC 6455 §7.1.1).
+        var lingering = false
         var firedOnce: Set<Int> = []
 
         init(id: Int, socket: Int32, handle: OpaquePointer, session: String, path: String, stubID: String?, script: WebSocketScript,
@@ -53,11 +56,18 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         case stop
     }
 
-    /// A scripted step due for a connection; steps due at the same moment run in scheduling order.
+    /// Something due for a connection; timers due at the same moment run in scheduling order.
     private struct Timer {
+        enum Action {
+            /// A scripted step.
+            case step(WebSocketStep)
+            /// The grace period after our close frame is over: end the connection whether or not the client answered.
+            case closeGraceOver
+        }
+
         let deadline: UInt64
         let connection: Int
-        let step: WebSocketStep
+        let action: Action
     }
 
     private let engine: MockEngine
@@ -206,7 +216,9 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         while connections[connection.id] != nil, turns < 4 {
             turns += 1
             let count = Foundation.recv(connection.socket, &buffer, buffer.count, 0)
-            if count > 0 {
+            if count > 0, connection.lingering {
+                continue
+            } else if count > 0 {
                 let events = buffer.withUnsafeBytes { connection.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 process(connection, events)
             } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -264,15 +276,19 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         for step in steps {
             offset += min(max(0, step.after ?? 0), 3_600_000)
-            push(Timer(deadline: now + UInt64(offset * 1_000_000), connection: connection.id, step: step))
+            push(Timer(deadline: now + UInt64(offset * 1_000_000), connection: connection.id, action: .step(step)))
         }
     }
 
     private func fireDueTimers() {
         let now = DispatchTime.now().uptimeNanoseconds
         while let timer = timers.popDue(now: now) {
-            guard let connection = connections[timer.connection], !connection.closeSent else { continue }
-            let step = timer.step
+            guard let connection = connections[timer.connection] else { continue }
+            guard case .step(let step) = timer.action else {
+                teardown(connection)
+                continue
+            }
+            guard !connection.closeSent else { continue }
             if let payload = step.send {
                 sendMessage(payload.message, on: connection)
             } else if let close = step.close {
@@ -298,7 +314,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         )
         queue(WebSocketFrame.close(code: code, reason: reason), on: connection)
         // The client should answer with its close frame; do not wait for it forever.
-        push(Timer(deadline: DispatchTime.now().uptimeNanoseconds + 2_000_000_000, connection: connection.id, step: WebSocketStep(drop: true)))
+        push(Timer(deadline: DispatchTime.now().uptimeNanoseconds + 2_000_000_000, connection: connection.id, action: .closeGraceOver))
     }
 
     private func journal(_ connection: Connection, incoming: Bool, message: WebSocketMessage) {
@@ -341,7 +357,11 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             }
         }
         setWriteInterest(false, on: connection)
-        if connection.closeAfterFlush { teardown(connection) }
+        if connection.closeAfterFlush, !connection.lingering {
+            // The client reads our close frame, sees the end of the stream and closes; `receive` then ends it here.
+            connection.lingering = true
+            _ = Glibc.shutdown(connection.socket, Int32(SHUT_WR))
+        }
     }
 
     private func setWriteInterest(_ wanted: Bool, on connection: Connection) {
