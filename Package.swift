@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .executable(name: "mockd", targets: ["mockd"]),
         .library(name: "MockdCore", targets: ["MockdCore"]),
+        // The file formats (scenario, mock set, runtime stub), Foundation only: what MockdClient encodes.
+        .library(name: "MockdFormat", targets: ["MockdFormat"]),
         // What an XCUITest (or Linux XCTest) target links to steer a running mockd: Foundation only.
         .library(name: "MockdClient", targets: ["MockdClient"]),
     ],
@@ -30,13 +32,17 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll and eventfd headers (the NIO CNIOLinux pattern), for the WebSocket reactor.
         .systemLibrary(name: "CLinux"),
+        // The file formats, once: Codable types and known fields. Foundation only (no C, no Synchronization), so
+        // that MockdClient, and with it an XCUITest target, can use them.
+        .target(name: "MockdFormat", swiftSettings: swiftSettings),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
-        .target(name: "MockdCore", dependencies: ["CCompression"], swiftSettings: swiftSettings),
+        .target(name: "MockdCore", dependencies: ["MockdFormat", "CCompression"], swiftSettings: swiftSettings),
         .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"], swiftSettings: swiftSettings),
-        .target(name: "MockdClient", swiftSettings: swiftSettings),
+        .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
         // Shared by the test targets: the built binary, a curl client, the corpus location.
         .target(name: "MockdTestSupport", dependencies: ["MockdCore"], path: "Tests/MockdTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .testTarget(name: "MockdCoreTests", dependencies: ["MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MockdServerTests",

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A Server-Sent Events response (`text/event-stream`, WHATWG HTML §9.2): events sent one by one with
 /// delays, then the stream ends or stays open.
@@ -16,13 +16,6 @@ public struct EventStream: Codable, Sendable, Equatable {
     public init(items: [ServerSentEvent], keepOpen: Bool? = nil) {
         self.items = items
         self.keepOpen = keepOpen
-    }
-
-    /// The events to send for a request that carried `lastEventID`: those after the event with that id,
-    /// or all of them when the id is unknown.
-    public func events(after lastEventID: String?) -> ArraySlice<ServerSentEvent> {
-        guard let lastEventID, let index = items.lastIndex(where: { $0.id == lastEventID }) else { return items[...] }
-        return items[(index + 1)...]
     }
 }
 
@@ -45,30 +38,4 @@ public struct ServerSentEvent: Codable, Sendable, Equatable {
         self.id = id
         self.retry = retry
     }
-
-    /// The event as it goes on the wire, ending with the blank line.
-    public var encoded: Data {
-        var text = ""
-        if let event { text += "event: \(event)\n" }
-        if let id { text += "id: \(id)\n" }
-        if let retry { text += "retry: \(retry)\n" }
-        if let data {
-            let payload: String
-            if case .string(let string) = data {
-                payload = string
-            } else {
-                payload = (try? String(decoding: JSONValueEncoding.data(data), as: UTF8.self)) ?? ""
-            }
-            for line in payload.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
-        }
-        return Data((text + "\n").utf8)
-    }
-}
-
-/// Requests held open by long-poll stubs, released early from the control API; implemented by the bridge.
-public protocol HeldRequestHub: Sendable {
-    /// Answers the held requests of `session` (on `path` when given) now. Returns how many.
-    func release(session: String, path: String?) -> Int
-    /// Held requests of `session`: their paths.
-    func held(session: String) -> [String]
 }

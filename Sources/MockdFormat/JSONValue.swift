@@ -1,12 +1,15 @@
 public import Foundation
 
-/// Any JSON value: what a stub's `body`, `bodyPatch` or `match.body.json` holds.
+/// Any JSON value (RFC 8259): inline `json` bodies in mock sets, `body`, `bodyPatch` and `match.body.json` in
+/// scenarios and runtime stubs, WebSocket and SSE payloads.
 ///
 /// Write it with literals (`["name": "Anna", "unread": 2, "tags": ["a"], "note": nil]`) or the cases
-/// (`.object(["a": 1])`). Integers stay integers on the wire (`1`, never `1.0`).
+/// (`.object(["a": 1])`). Whole numbers that fit 64 bits are `.int` and stay integers on the wire (`1`, never
+/// `1.0`); every other number is `.double`.
 public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
+    /// A whole number within the 64-bit range (`Int` is 64 bits on every platform mockd supports).
     case int(Int)
     case double(Double)
     case string(String)

@@ -35,13 +35,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
-        if version > MockSetFile.currentVersion {
-            throw DecodingError.dataCorruptedError(
-                forKey: .version, in: container,
-                debugDescription: "version \(version) is newer than this mockd supports (up to \(MockSetFile.currentVersion))"
-            )
-        }
+        version = try container.decodeVersion(upTo: MockSetFile.currentVersion, forKey: .version)
         matchHeaders = try container.decodeIfPresent([String].self, forKey: .matchHeaders)
         normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
         cors = try container.decodeIfPresent(Bool.self, forKey: .cors)

@@ -92,21 +92,6 @@ public struct WebSocketMatch: Codable, Sendable, Equatable {
         self.regex = regex
         self.any = any
     }
-
-    /// Whether a client message matches.
-    public func matches(_ message: WebSocketMessage) -> Bool {
-        if any == true { return true }
-        guard case .text(let text) = message else { return false }
-        if let expected = self.text { return text == expected }
-        if let json {
-            guard let actual = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return false }
-            return RequestPattern.jsonContains(actual, json)
-        }
-        if let regex, let expression = try? NSRegularExpression(pattern: regex) {
-            return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-        }
-        return false
-    }
 }
 
 /// A message payload in a script: a string is sent as a text frame, `{"binary": "<base64>"}` as a binary
@@ -141,52 +126,5 @@ public enum WebSocketPayload: Codable, Sendable, Equatable {
         case .json(let value): try value.encode(to: encoder)
         case .binary(let data): try JSONValue.object(["binary": .string(data.base64EncodedString())]).encode(to: encoder)
         }
-    }
-
-    /// The frame to send.
-    public var message: WebSocketMessage {
-        switch self {
-        case .text(let text): return .text(text)
-        case .json(let value): return .text((try? String(decoding: JSONValueEncoding.data(value), as: UTF8.self)) ?? "null")
-        case .binary(let data): return .binary(data)
-        }
-    }
-}
-
-/// A complete WebSocket data message.
-public enum WebSocketMessage: Sendable, Equatable {
-    case text(String)
-    case binary(Data)
-}
-
-/// Open WebSockets, as the control API sees them; implemented by the server bridge.
-public protocol WebSocketHub: Sendable {
-    /// Connections of `session` (all sessions when `nil`).
-    func connections(session: String?) -> [WebSocketConnectionInfo]
-    /// Sends `message` to every open WebSocket of `session` (on `path` when given). Returns how many got it.
-    func send(_ message: WebSocketMessage, session: String, path: String?) -> Int
-    /// Closes every open WebSocket of `session` (on `path` when given) with `code`. Returns how many.
-    func close(code: Int, reason: String, session: String, path: String?) -> Int
-}
-
-/// One open WebSocket.
-public struct WebSocketConnectionInfo: Sendable {
-    public let id: Int
-    public let session: String
-    public let path: String
-    /// 1-based number of this connection among the session's connections to `path`.
-    public let connectionNumber: Int
-    public let openedAt: Date
-    public let framesIn: Int
-    public let framesOut: Int
-
-    public init(id: Int, session: String, path: String, connectionNumber: Int, openedAt: Date, framesIn: Int, framesOut: Int) {
-        self.id = id
-        self.session = session
-        self.path = path
-        self.connectionNumber = connectionNumber
-        self.openedAt = openedAt
-        self.framesIn = framesIn
-        self.framesOut = framesOut
     }
 }

@@ -3,54 +3,6 @@ import Foundation
 import MockdCore
 import Synchronization
 
-/// Per-request state, created on the first access-handler call and released when libmicrohttpd reports
-/// the request complete (which it does for every request the handler has seen). Only the connection's own
-/// MHD thread touches it.
-final class RequestContext {
-    /// The request-target as sent: path and query are kept percent-encoded (the daemon's unescape callback
-    /// is the identity), so `%2F` stays distinct from `/`.
-    let target: String
-    let startNanoseconds: UInt64
-    var headersRead = false
-    var method = ""
-    /// Whether `method` is one of the common methods (read as a literal), so needs no token check.
-    var methodIsKnownToken = false
-    /// `HTTP/1.1`, `HTTP/1.0`…
-    var version = ""
-    var headers = HTTPHeaders()
-    var body = Data()
-    var bodyTooLarge = false
-    /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
-    var outcome: EngineOutcome?
-    /// Set when the answer is a WebSocket upgrade: what the reactor runs once the 101 is sent.
-    var webSocket: (script: WebSocketScript, outcome: EngineOutcome, path: String)?
-    /// Counted in `ConnectionBridge.requestsInFlight` until the request completes or becomes a WebSocket.
-    var inFlight = true
-    /// Set while the upstream answers an unmatched request (capture-on-miss, `mockd record`).
-    var upstream: PendingUpstream?
-
-    /// CLOCK_MONOTONIC in ns, read directly: `DispatchTime.now()` went through libdispatch and a retain per call,
-    /// twice per request.
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-    }
-
-    init(target: String) {
-        self.target = target
-        self.startNanoseconds = RequestContext.monotonicNanoseconds()
-    }
-}
-
-/// A counter alone on its 64-byte cache line (padded on both sides), so that threads writing it do not
-/// take the line away from readers of neighbouring data.
-final class IsolatedCounter: Sendable {
-    private let before: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-    let value = Atomic<Int>(0)
-    private let after: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-}
-
 /// The Swift side of libmicrohttpd's callbacks: reads requests, asks the engine, writes responses.
 ///
 /// Passed to C unretained; `MicroHTTPDServer` keeps it alive for the daemon's lifetime.
@@ -351,72 +303,5 @@ final class ConnectionBridge: @unchecked Sendable {
         // Faults and shutdown end connections on purpose by returning MHD_NO; MHD calls that an internal error.
         let level: Logger.Level = text.hasPrefix("Application reported internal error") ? .debug : .warning
         logger.log(level, "libmicrohttpd: \(text)")
-    }
-}
-
-/// Converts libmicrohttpd's request data to Swift values, once, at the edge.
-enum RequestReader {
-    /// The raw request-target: MHD's (not unescaped) path, an absolute-form target reduced to its path
-    /// (RFC 9112 §3.2.2), and the query rebuilt from MHD's argument list in order.
-    static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?) -> String {
-        var path = url.map { String(cString: $0) } ?? "/"
-        if url?.pointee == CChar(UInt8(ascii: "h")), path.hasPrefix("http://") || path.hasPrefix("https://") {
-            let afterScheme = path[path.index(path.firstIndex(of: ":")!, offsetBy: 3)...]
-            path = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
-        }
-        var pairs: [String] = []
-        _ = withUnsafeMutablePointer(to: &pairs) { pointer in
-            MHD_get_connection_values(
-                connection, .GET_ARGUMENT_KIND,
-                { cls, _, key, value in
-                    guard let cls, let key else { return .YES }
-                    let pairs = cls.assumingMemoryBound(to: [String].self)
-                    let name = String(cString: key)
-                    pairs.pointee.append(value.map { "\(name)=\(String(cString: $0))" } ?? name)
-                    return .YES
-                },
-                pointer
-            )
-        }
-        return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
-    }
-
-    /// The method as a string; the common ones as literals, which cost no UTF-8 validation or allocation
-    /// and need no token check (`isKnown`).
-    static func method(_ text: UnsafePointer<CChar>) -> (method: String, isKnown: Bool) {
-        if strcmp(text, "GET") == 0 { return ("GET", true) }
-        if strcmp(text, "POST") == 0 { return ("POST", true) }
-        if strcmp(text, "PUT") == 0 { return ("PUT", true) }
-        if strcmp(text, "DELETE") == 0 { return ("DELETE", true) }
-        if strcmp(text, "HEAD") == 0 { return ("HEAD", true) }
-        return (String(cString: text), false)
-    }
-
-    /// The protocol version as a string; `HTTP/1.1` and `HTTP/1.0` as literals.
-    static func version(_ text: UnsafePointer<CChar>) -> String {
-        if strcmp(text, "HTTP/1.1") == 0 { return "HTTP/1.1" }
-        if strcmp(text, "HTTP/1.0") == 0 { return "HTTP/1.0" }
-        return String(cString: text)
-    }
-
-    /// Packed into one buffer (`HTTPHeaders.Packer`) from libmicrohttpd's names and values with their lengths;
-    /// strings are made only for the fields someone lists.
-    static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
-        context.headers = HTTPHeaders { packer in
-            _ = withUnsafeMutablePointer(to: &packer) { pointer in
-                MHD_get_connection_values_n(
-                    connection, .HEADER_KIND,
-                    { cls, _, key, keySize, value, valueSize in
-                        guard let cls, let key else { return .YES }
-                        cls.assumingMemoryBound(to: HTTPHeaders.Packer.self).pointee.append(
-                            name: UnsafeRawBufferPointer(start: key, count: keySize),
-                            value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-                        )
-                        return .YES
-                    },
-                    pointer
-                )
-            }
-        }
     }
 }

@@ -67,7 +67,7 @@ struct LiveDaemonTests {
             let id = try await client.addStub(
                 StubDefinition(
                     id: "me-teapot", method: "GET", path: "/v1/me", status: 418, headers: ["X-Mock": "yes"],
-                    json: ["name": "Teapot", "unread": 2]))
+                    body: ["name": "Teapot", "unread": 2]))
             #expect(id == "me-teapot")
             let stubbed = try harness.app("/v1/me")
             #expect(stubbed.status == 418)
@@ -101,7 +101,7 @@ struct LiveDaemonTests {
         try await withDaemon { harness in
             let client = harness.client
             let first = try await client.addStub(StubDefinition(method: "GET", path: "/a", status: 204))
-            let second = try await client.addStub(StubDefinition(method: "GET", path: "/b", text: "bee"))
+            let second = try await client.addStub(StubDefinition(method: "GET", path: "/b", body: "bee"))
             #expect([first, second] == ["runtime-1", "runtime-2"])
             let b = try harness.app("/b")
             #expect(b.status == 200)
@@ -117,8 +117,8 @@ struct LiveDaemonTests {
         try await withDaemon { harness in
             try await harness.client.addStub(
                 StubDefinition(
-                    method: "POST", path: "/v1/search", query: ["q": "tea"], requestBody: .json(["kind": "all"]),
-                    responses: [.init(status: 200, text: "first"), .init(serverUnavailable: .init(retryAfter: 7))],
+                    method: "POST", path: "/v1/search", query: ["q": "tea"], requestBody: .init(json: ["kind": "all"]),
+                    responses: [.init(status: 200, body: "first"), .init(serverUnavailable: .init(retryAfter: 7))],
                     afterLast: .notFound))
             let search = harness.request("POST", "/v1/search?q=tea", json: #"{"kind": "all", "page": 1}"#)
             let other = harness.request("POST", "/v1/search?q=coffee", json: #"{"kind": "all"}"#)

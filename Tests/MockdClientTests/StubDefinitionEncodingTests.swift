@@ -2,7 +2,7 @@ import Foundation
 import MockdClient
 import Testing
 
-@Suite("StubDefinition and JSONValue encoding")
+@Suite("StubDefinition and JSONValue encoding: the scenario override format")
 struct StubDefinitionEncodingTests {
     private func encoded(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
@@ -11,7 +11,7 @@ struct StubDefinitionEncodingTests {
     }
 
     @Test func minimalStubSendsOnlyItsFields() throws {
-        let stub = StubDefinition(method: "GET", path: "/v1/me", status: 200, json: ["name": "x"])
+        let stub = StubDefinition(method: "GET", path: "/v1/me", status: 200, body: ["name": "x"])
         #expect(try encoded(stub) == #"{"body":{"name":"x"},"match":{"method":"GET","path":"/v1/me"},"status":200}"#)
     }
 
@@ -20,10 +20,10 @@ struct StubDefinitionEncodingTests {
             id: "all", priority: 5,
             match: .init(
                 method: "POST", path: "/v1/orders/{id}", query: ["limit": "20"], headers: ["Accept": "application/json"],
-                body: .json(["sku": "A-1", "qty": 2])),
+                body: .init(json: ["sku": "A-1", "qty": 2])),
             response: .init(
                 status: 201, headers: ["Cache-Control": "no-store", "ETag": nil], addHeaders: ["Set-Cookie: a=1"],
-                bodyPatch: ["total": 9.5, "gone": nil], latency: .uniform(min: 100, max: 400), throttle: .profile("3g"),
+                bodyPatch: ["total": 9.5, "gone": nil], latency: .uniform(min: 100, max: 400), throttle: .threeG,
                 fault: .truncatedBody),
             afterLast: .cycle, rateLimit: .init(limit: 2, windowMs: 1000, retryAfter: 3))
         #expect(
@@ -32,31 +32,31 @@ struct StubDefinitionEncodingTests {
                 + #""fault":"truncatedBody","headers":{"Cache-Control":"no-store","ETag":null},"id":"all","latency":{"max":400,"min":100},"#
                 + #""match":{"body":{"json":{"qty":2,"sku":"A-1"}},"headers":{"Accept":"application/json"},"method":"POST","#
                 + #""path":"/v1/orders/{id}","query":{"limit":"20"}},"priority":5,"rateLimit":{"limit":2,"retryAfter":3,"windowMs":1000},"#
-                + #""status":201,"throttle":"3g"}"#)
+                + #""status":201,"throttle":{"bytesPerSecond":97500}}"#)
     }
 
     @Test func sequenceStepsAndTheirForms() throws {
         let stub = StubDefinition(
-            path: "/v1/x", requestBody: .contains("hi"),
+            path: "/v1/x", requestBody: .init(contains: "hi"),
             responses: [
                 .init(serverUnavailable: .init(retryAfter: 5)), .init(serverUnavailable: .init()), .init(),
-                .init(text: "plain", latency: .fixed(300), throttle: .bytesPerSecond(512)),
+                .init(body: "plain", latency: .fixed(300), throttle: .init(bytesPerSecond: 512)),
                 .init(latency: .logNormal(median: 800, sigma: 0.5, seed: 7), fault: .connectionReset),
             ], afterLast: .notFound)
         #expect(
             try encoded(stub)
                 == #"{"afterLast":"notFound","match":{"body":{"contains":"hi"},"path":"/v1/x"},"responses":["#
-                + #"{"serverUnavailable":{"retryAfter":5}},{"serverUnavailable":true},{},"#
-                + #"{"body":"plain","latency":300,"throttle":512},"#
+                + #"{"serverUnavailable":{"retryAfter":5}},{"serverUnavailable":{"retryAfter":30}},{},"#
+                + #"{"body":"plain","latency":{"fixed":300},"throttle":{"bytesPerSecond":512}},"#
                 + #"{"fault":"connectionReset","latency":{"median":800,"seed":7,"sigma":0.5}}]}"#)
     }
 
     @Test func latencyMsConvenienceAndTextBody() throws {
         let stub = StubDefinition(
-            id: "t", method: "GET", path: "/t", requestBody: .text("exact"), text: "hello", latencyMs: 1.5)
+            id: "t", method: "GET", path: "/t", requestBody: .init(text: "exact"), body: "hello", latencyMs: 1.5)
         #expect(
             try encoded(stub)
-                == #"{"body":"hello","id":"t","latency":1.5,"match":{"body":{"text":"exact"},"method":"GET","path":"/t"}}"#)
+                == #"{"body":"hello","id":"t","latency":{"fixed":1.5},"match":{"body":{"text":"exact"},"method":"GET","path":"/t"}}"#)
     }
 
     @Test func jsonValueLiteralsRoundTrip() throws {

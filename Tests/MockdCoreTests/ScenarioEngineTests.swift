@@ -206,8 +206,8 @@ struct ScenarioEngineTests {
 
     @Test func dateFormatsAreExact() {
         let date = Date(timeIntervalSince1970: 1_795_636_800)  // 2026-11-25T20:00:00Z, a Wednesday
-        #expect(TemplateContext.rfc3339(date) == "2026-11-25T20:00:00Z")
-        #expect(TemplateContext.httpDate(date) == "Wed, 25 Nov 2026 20:00:00 GMT")
+        #expect(DateFormats.rfc3339(date) == "2026-11-25T20:00:00Z")
+        #expect(DateFormats.imfFixdate(date) == "Wed, 25 Nov 2026 20:00:00 GMT")
     }
 
     @Test func unknownPlaceholdersAndNonUTF8BodiesStayByteExact() {

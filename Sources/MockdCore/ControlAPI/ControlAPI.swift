@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// The control API under `/__mockd/`: one route table, JSON in and out, session from `X-Mockd-Session`
 /// or `?session=`. Answers every mistake with a JSON error (`{"error": code, "message": …}`, 4xx) and never
@@ -301,7 +302,7 @@ struct ControlAPI {
             "session": call.session.id,
             "connections": connections.map { info -> [String: Any] in
                 ["id": info.id, "session": info.session, "path": info.path, "connection": info.connectionNumber,
-                 "openedAt": JournalJSON.timestamp(info.openedAt), "framesIn": info.framesIn, "framesOut": info.framesOut]
+                 "openedAt": DateFormats.rfc3339Milliseconds(info.openedAt), "framesIn": info.framesIn, "framesOut": info.framesOut]
             },
         ])
     }

@@ -5,7 +5,7 @@ enum JournalJSON {
     static func entry(_ entry: JournalEntry) -> [String: Any] {
         var item: [String: Any] = [
             "sequence": entry.sequence,
-            "time": timestamp(entry.time),
+            "time": DateFormats.rfc3339Milliseconds(entry.time),
             "method": entry.method,
             "target": entry.target,
             "headers": entry.headers.map { "\($0.name): \($0.value)" },
@@ -81,12 +81,12 @@ enum JournalJSON {
         }
         let status = entry.status ?? 0
         return [
-            "startedDateTime": timestamp(entry.time),
+            "startedDateTime": DateFormats.rfc3339Milliseconds(entry.time),
             "time": (entry.durationMs * 1000).rounded() / 1000,
             "request": harRequest,
             "response": [
                 "status": status,
-                "statusText": entry.fault.map { "fault: \($0.rawValue)" } ?? reasonPhrase(status),
+                "statusText": entry.fault.map { "fault: \($0.rawValue)" } ?? HTTPStatus.reasonPhrase(status),
                 "httpVersion": "HTTP/1.1",
                 "headers": response.headers.map { ["name": $0.name, "value": $0.value] },
                 "cookies": [],
@@ -100,22 +100,5 @@ enum JournalJSON {
             "_mockdStub": entry.stubID ?? NSNull(),
             "_mockdProxied": entry.proxied,
         ]
-    }
-
-    /// RFC 3339 UTC with milliseconds.
-    static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
-        let base = TemplateContext.rfc3339(Date(timeIntervalSince1970: Double(milliseconds / 1000)))
-        return base.dropLast() + String(format: ".%03dZ", milliseconds % 1000)
-    }
-
-    static func reasonPhrase(_ status: Int) -> String {
-        let phrases = [
-            200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 301: "Moved Permanently", 302: "Found",
-            304: "Not Modified", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-            409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content", 429: "Too Many Requests",
-            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
-        ]
-        return phrases[status] ?? ""
     }
 }

@@ -1,162 +1,6 @@
 public import Foundation
 import Synchronization
 
-/// Limits and switches of the engine.
-public struct EngineOptions: Sendable {
-    /// Sessions besides the default one kept at most (least recently used removed first).
-    public var maxSessions: Int
-    /// A session unused this long (ms) is removed when another is created.
-    public var sessionIdleTimeoutMs: Double
-    /// Journal entries kept per session; older ones are dropped and counted.
-    public var journalLimit: Int
-    /// When set, `/__mockd/*` requires `Authorization: Bearer <token>`.
-    public var controlToken: String?
-    /// Unmatched requests are answered by an upstream (`--on-miss proxy`, `mockd record`): their planned 404
-    /// is left without the near-miss search and JSON body nobody would see.
-    public var missesGoUpstream = false
-
-    public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 10_000, controlToken: String? = nil) {
-        self.maxSessions = maxSessions
-        self.sessionIdleTimeoutMs = sessionIdleTimeoutMs
-        self.journalLimit = journalLimit
-        self.controlToken = controlToken
-    }
-}
-
-/// What the engine decided for one request, with what the bridge needs to journal it afterwards.
-///
-/// The exchange sits behind one reference: the outcome is passed through several layers per request, and
-/// the journal keeps the exchange itself instead of copying its fields (both showed in the profile as
-/// retain/release traffic).
-public struct EngineOutcome: Sendable {
-    /// The request and the answer planned for it, immutable; what the journal keeps. One of two kinds:
-    /// `PlannedExchange` (a plan made for this request) or `StubExchange` (a stub's response as loaded).
-    /// `@unchecked Sendable`: every stored property of the class and its subclasses is a `let` of a Sendable type.
-    @usableFromInline
-    class Exchange: @unchecked Sendable {
-        @usableFromInline let request: HTTPRequest
-        let arrival: Date
-        /// For a `StubExchange`, its stub without a reference count (the exchange owns it): asking whether a stub
-        /// answered, and using it, then retains nothing that other threads also retain.
-        let borrowedStub: Unmanaged<Stub>?
-
-        fileprivate init(request: HTTPRequest, arrival: Date, borrowedStub: Unmanaged<Stub>? = nil) {
-            self.request = request
-            self.arrival = arrival
-            self.borrowedStub = borrowedStub
-        }
-
-        /// What the request was answered with and how.
-        @usableFromInline var plan: PlannedResponse {
-            _read { fatalError("EngineOutcome.Exchange is abstract") }
-        }
-        /// The stub whose first response answered exactly as loaded, for a `StubExchange`.
-        var stub: Stub? { borrowedStub?.takeUnretainedValue() }
-        var nearMisses: [NearMiss] { [] }
-        var proxied: Bool { false }
-
-        /// The plan that sends `stub`'s first response as loaded, through its shared native response.
-        @usableFromInline static func plan(sending stub: Stub) -> PlannedResponse {
-            var plan = PlannedResponse(response: stub.firstResponse)
-            plan.nativeSlot = stub
-            return plan
-        }
-    }
-
-    /// An exchange answered by a plan made for its request.
-    final class PlannedExchange: Exchange, @unchecked Sendable {
-        let storedPlan: PlannedResponse
-        let misses: [NearMiss]
-        let answeredUpstream: Bool
-
-        init(plan: PlannedResponse, request: HTTPRequest, arrival: Date, nearMisses: [NearMiss], proxied: Bool) {
-            self.storedPlan = plan
-            self.misses = nearMisses
-            self.answeredUpstream = proxied
-            super.init(request: request, arrival: arrival)
-        }
-
-        override var plan: PlannedResponse {
-            _read { yield storedPlan }
-        }
-        override var nearMisses: [NearMiss] { misses }
-        override var proxied: Bool { answeredUpstream }
-    }
-
-    /// An exchange answered by a stub's first response exactly as loaded (a static, plain stub: no sequence,
-    /// placeholders, fault, stream or WebSocket): the bridge sends the stub's shared native response, and no
-    /// plan or copy of the response is made or kept (each copy retained the stub's header and body storage,
-    /// which every worker thread shares, and a placeholder plan cost a copy and a destruction per request).
-    final class StubExchange: Exchange, @unchecked Sendable {
-        let answeringStub: Stub
-
-        init(stub: Stub, request: HTTPRequest, arrival: Date) {
-            self.answeringStub = stub
-            super.init(request: request, arrival: arrival, borrowedStub: Unmanaged.passUnretained(stub))
-        }
-
-        override var plan: PlannedResponse {
-            _read { yield Exchange.plan(sending: answeringStub) }
-        }
-    }
-
-    /// The session an outcome is journaled in.
-    enum SessionReference: Sendable {
-        /// A control API request (or a refused session id): not journaled.
-        case none
-        /// The default session, named rather than referenced: it lives as long as the engine, which resolves it.
-        /// Its reference count, changed by every worker thread on every request, moved its cache line between cores.
-        case defaultSession
-        case named(Session)
-    }
-
-    @usableFromInline let exchange: Exchange
-    let session: SessionReference
-
-    init(plan: PlannedResponse, request: HTTPRequest, session: SessionReference, arrival: Date, nearMisses: [NearMiss], proxied: Bool = false) {
-        self.exchange = PlannedExchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied)
-        self.session = session
-    }
-
-    /// An answer by `stub`'s first response exactly as loaded (see `StubExchange`).
-    init(stub: Stub, request: HTTPRequest, session: SessionReference, arrival: Date) {
-        self.exchange = StubExchange(stub: stub, request: request, arrival: arrival)
-        self.session = session
-    }
-
-    // Inlinable and yielded, not returned: a plain getter copies the whole plan on every `outcome.plan.field`
-    // read in the server bridge.
-    @inlinable public var plan: PlannedResponse {
-        _read { yield exchange.plan }
-    }
-    /// The stub whose first response answers, exactly as loaded, when the answer is that simple (most requests):
-    /// the bridge then sends the stub's shared native response without reading `plan`, which would be built for it.
-    public var servedStub: Stub? { exchange.stub }
-    /// `servedStub` without a retain, valid while this outcome lives (use it with `_withUnsafeGuaranteedRef`).
-    public var borrowedServedStub: Unmanaged<Stub>? { exchange.borrowedStub }
-    /// The request as matched (a `/__session/ID` prefix removed).
-    @inlinable public var request: HTTPRequest {
-        _read { yield exchange.request }
-    }
-    /// The session's id (`default` for the default session); `nil` for control requests.
-    public var sessionID: String? {
-        switch session {
-        case .none: return nil
-        case .defaultSession: return SessionRegistry.defaultID
-        case .named(let session): return session.id
-        }
-    }
-    /// Whether the outcome is journaled in a session (every request but control API ones).
-    var isJournaled: Bool {
-        if case .none = session { return false }
-        return true
-    }
-    var arrival: Date { exchange.arrival }
-    var nearMisses: [NearMiss] { exchange.nearMisses }
-    /// Answered by the upstream (capture-on-miss, `mockd record`) instead of a stub; see `answered(byUpstream:)`.
-    public var proxied: Bool { exchange.proxied }
-}
-
 /// The front door of the core: turns a request into a planned response, as data.
 ///
 /// Thread-safe: scenarios are immutable, cursors and sessions sit behind small locks, so libmicrohttpd's
@@ -226,7 +70,7 @@ public final class MockEngine: Sendable {
     /// Routes `request` to the control API or to its session, and plans the answer.
     public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
         let arrival = Date()
-        if MockEngine.mayBeControl(request.target), request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
+        if request.hasReservedPrefix, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
             return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: .none, arrival: arrival, nearMisses: [])
         }
         // Routed in place: copies of the request (and of a routing result holding one) showed in the profile.
@@ -265,14 +109,6 @@ public final class MockEngine: Sendable {
         case .defaultSession: return sessions.defaultSession
         case .named(let session): return session
         }
-    }
-
-    /// Whether `target` starts with `/__` (control API, session and host prefixes all do): one byte
-    /// comparison instead of string prefix checks for almost every request.
-    @inline(__always)
-    static func mayBeControl(_ target: String) -> Bool {
-        var utf8 = target.utf8.makeIterator()
-        return utf8.next() == UInt8(ascii: "/") && utf8.next() == UInt8(ascii: "_") && utf8.next() == UInt8(ascii: "_")
     }
 
     /// Lets the control API reach open WebSockets (`/__mockd/ws…`).
@@ -561,75 +397,5 @@ public final class MockEngine: Sendable {
 
     public static let monotonicMilliseconds: @Sendable () -> Double = {
         Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000
-    }
-}
-
-/// `If-None-Match` handling (RFC 9110 §13.1.2): weak comparison, `*` matches any current representation.
-enum ConditionalRequest {
-    /// Whether `request`'s validators match `response` (RFC 9110 §13.1.2 `If-None-Match` against `ETag`;
-    /// without it, §13.1.3 `If-Modified-Since` not before `Last-Modified`).
-    static func isNotModified(_ request: HTTPRequest, _ response: MockResponse) -> Bool {
-        if let condition = request.headers["if-none-match"] {
-            guard let etag = response.headers["etag"] else { return false }
-            return matches(etag: etag, ifNoneMatch: condition)
-        }
-        guard let since = request.headers["if-modified-since"], let modified = response.headers["last-modified"] else { return false }
-        if since == modified { return true }
-        guard let sinceDate = httpDate(since), let modifiedDate = httpDate(modified) else { return false }
-        return modifiedDate <= sinceDate
-    }
-
-    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
-    }
-
-    static func matches(etag: String, ifNoneMatch: String) -> Bool {
-        let current = weak(etag)
-        return ifNoneMatch.split(separator: ",").contains { candidate in
-            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
-            return trimmed == "*" || weak(trimmed) == current
-        }
-    }
-
-    private static func weak(_ tag: String) -> String {
-        tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
-    }
-
-    /// 304 keeps the validator and caching headers and drops the content (RFC 9110 §15.4.5).
-    static func notModified(_ response: MockResponse) -> MockResponse {
-        let kept: Set<String> = ["etag", "cache-control", "content-location", "date", "expires", "vary", "last-modified"]
-        var result = MockResponse(
-            status: 304, headers: HTTPHeaders(response.headers.fields.filter { kept.contains($0.name.lowercased()) }),
-            stubID: response.stubID
-        )
-        result.recordedTimeMs = response.recordedTimeMs
-        return result
-    }
-}
-
-/// The JSON body of a 404 for an unmatched request.
-struct UnmatchedReport {
-    let request: HTTPRequest
-    let reason: String?
-    let nearMisses: [NearMiss]
-
-    func jsonData() -> Data {
-        let key = RequestKey(request)
-        let object: [String: Any] = [
-            "error": "unmatched",
-            "message": reason ?? "No stub matches \(request.method) \(request.target)",
-            "request": ["method": request.method, "path": key.path, "query": key.query],
-            "nearMisses": nearMisses.map(JournalJSON.nearMiss),
-        ]
-        let data = try? JSONSerialization.data(
-            withJSONObject: object,
-            options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        )
-        return (data ?? Data("{\"error\":\"unmatched\"}".utf8)) + Data("\n".utf8)
     }
 }

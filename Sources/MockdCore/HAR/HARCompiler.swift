@@ -1,4 +1,5 @@
 public import Foundation
+import MockdFormat
 
 /// Compiles HAR entries into a mock set, one entry at a time, so a reader can stream a large file
 /// through it: one stub per request key (and header constraints), repeated requests as a sequence,

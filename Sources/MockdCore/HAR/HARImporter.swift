@@ -1,4 +1,5 @@
 public import Foundation
+public import MockdFormat
 
 /// Options for turning a HAR into a mock set.
 public struct HARImportOptions: Sendable {
@@ -39,13 +40,6 @@ public struct HARImportOptions: Sendable {
         self.webSocketTimeScale = webSocketTimeScale
         self.webSocketWaitForClient = webSocketWaitForClient
     }
-}
-
-/// A mock set ready to be written: the index and its files, by path relative to the set folder.
-public struct MockSetBuild: Sendable {
-    public var file: MockSetFile
-    /// `bodies/…` path → bytes.
-    public var files: [String: Data]
 }
 
 /// Compiles HAR entries into a mock set: one stub per request key, repeated requests as a sequence.

@@ -158,9 +158,9 @@ public enum HARReader {
     /// A one-line explanation of why `bytes` is not JSON, with a hint for the common causes.
     static func notJSONMessage(_ bytes: Data, error: any Error) -> String {
         notJSONMessage(
-            prefix: bytes.prefix(64), detail: parserDetail(error),
-            line: { offset in offset <= bytes.count ? lineNumber(bytes.prefix(offset)) : nil },
-            lastLine: { lastContentLine(bytes) }
+            prefix: bytes.prefix(64), detail: JSONSyntaxLocation.parserDetail(error),
+            line: { offset in offset <= bytes.count ? JSONSyntaxLocation.lineNumber(bytes.prefix(offset)) : nil },
+            lastLine: { JSONSyntaxLocation.lastContentLine(bytes) }
         )
     }
 
@@ -179,49 +179,8 @@ public enum HARReader {
         {
             return "not a HAR file: it is wrapped in JSONP `\(prefix[...paren])…)`; export plain HAR JSON instead"
         }
-        var location = ""
-        if let offset = firstInvalidOffset(detail: detail), let line = line(offset) {
-            location = " at line \(line)"
-        } else if detail == truncatedDetail, let line = lastLine() {
-            location = " at line \(line)"
-        }
+        let location = JSONSyntaxLocation.atLine(detail: detail, line: line, lastLine: lastLine)
         return "not a HAR file: invalid JSON\(location) (\(oneLine(detail)))"
-    }
-
-    /// What the JSON parser says about a file that ends inside a value.
-    static let truncatedDetail = "Unexpected end of file during JSON parse."
-
-    /// The parser's own message for a `JSONSerialization` error.
-    static func parserDetail(_ error: any Error) -> String {
-        (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
-    }
-
-    /// 1 + the number of line feeds in `bytes`.
-    static func lineNumber(_ bytes: some Collection<UInt8>) -> Int {
-        bytes.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
-    }
-
-    /// The line of the last byte that is not JSON whitespace, `nil` when there is none.
-    static func lastContentLine(_ bytes: Data) -> Int? {
-        guard let last = bytes.lastIndex(where: { !isJSONWhitespace($0) }) else { return nil }
-        return lineNumber(bytes[..<last])
-    }
-
-    /// Space, tab, line feed and carriage return: the only whitespace JSON allows between tokens.
-    @inline(__always)
-    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    /// The byte offset named in a JSON parser message (`… around character 123.` / `… at offset 123`), if any.
-    static func firstInvalidOffset(detail: String) -> Int? {
-        for marker in ["character ", "offset "] {
-            if let range = detail.range(of: marker, options: .backwards) {
-                let digits = detail[range.upperBound...].prefix { $0.isNumber }
-                if let offset = Int(digits) { return offset }
-            }
-        }
-        return nil
     }
 }
 

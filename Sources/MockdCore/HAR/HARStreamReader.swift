@@ -240,7 +240,7 @@ final class HARStreamScanner {
                 continue
             }
             let byte = chunk[index]
-            if HARReader.isJSONWhitespace(byte) {
+            if JSONSyntaxLocation.isJSONWhitespace(byte) {
                 if byte == 0x0A { newlines += 1 }
                 index += 1
                 continue
@@ -314,16 +314,16 @@ final class HARStreamScanner {
     func finish() throws -> HARLogInfo {
         if kind != .none {
             // Ends inside a value: the parser names the first problem in what was read (or the truncation).
-            if let last = carried.lastIndex(where: { !HARReader.isJSONWhitespace($0) }) {
-                lastContentLine = valueLine + HARReader.lineNumber(carried[..<last]) - 1
+            if let last = carried.lastIndex(where: { !JSONSyntaxLocation.isJSONWhitespace($0) }) {
+                lastContentLine = valueLine + JSONSyntaxLocation.lineNumber(carried[..<last]) - 1
             }
             let bytes = Data([UInt8(ascii: "[")] + carried)
             _ = try parse(bytes, openCount: 1, closeCount: 0)
-            throw jsonError(detail: HARReader.truncatedDetail, line: { _ in nil })
+            throw jsonError(detail: JSONSyntaxLocation.truncatedDetail, line: { _ in nil })
         }
         guard case .afterRoot = expect else {
             // Truncated, or nothing but whitespace (the message then says that the file is empty).
-            throw jsonError(detail: HARReader.truncatedDetail, line: { _ in nil })
+            throw jsonError(detail: JSONSyntaxLocation.truncatedDetail, line: { _ in nil })
         }
         switch log {
         case .missing: throw HARReader.logError(JSONNode(nil, path: "log"), file: fileName)
@@ -540,13 +540,13 @@ final class HARStreamScanner {
             wrapped = try JSONSerialization.jsonObject(with: bytes, options: [])
         } catch {
             let shift = valueStart - openCount
-            let detail = Self.shiftingOffsets(in: HARReader.parserDetail(error), by: shift)
+            let detail = Self.shiftingOffsets(in: JSONSyntaxLocation.parserDetail(error), by: shift)
             let valueLine = valueLine
             throw jsonError(
                 detail: detail,
                 line: { offset in
                     let end = min(max(offset - shift, openCount), bytes.count - closeCount)
-                    return valueLine + HARReader.lineNumber(bytes[openCount..<max(openCount, end)]) - 1
+                    return valueLine + JSONSyntaxLocation.lineNumber(bytes[openCount..<max(openCount, end)]) - 1
                 }
             )
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// Turns a recorded WebSocket entry (Chrome's `_webSocketMessages`) into a script that replays the server's
 /// frames with their recorded timing.

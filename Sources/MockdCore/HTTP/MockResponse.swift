@@ -1,4 +1,5 @@
 public import Foundation
+public import MockdFormat
 
 /// What the engine decided to answer: status, headers and body, as data.
 ///

@@ -1,3 +1,5 @@
+public import MockdFormat
+
 /// A response plus how to deliver it: what the engine decides, as data, for the server bridge to carry out
 /// without blocking a worker thread.
 public struct PlannedResponse: Sendable {

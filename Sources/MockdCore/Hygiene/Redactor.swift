@@ -1,4 +1,5 @@
 public import Foundation
+public import MockdFormat
 
 /// Replaces secrets and personal data in recorded requests and responses with named placeholders
 /// (`{{token}}`, `{{cookie}}`, `{{email}}`…) that render to `FakeValues` when served.

@@ -8,7 +8,7 @@ public enum HostRouting {
 
     /// Removes a `/__host/NAME` prefix from `request.target` and records NAME (lower-cased) in `routedHost`.
     public static func strip(_ request: inout HTTPRequest) {
-        guard MockEngine.mayBeControl(request.target), request.target.hasPrefix(pathPrefix) else { return }
+        guard request.hasReservedPrefix, request.target.hasPrefix(pathPrefix) else { return }
         let rest = request.target.dropFirst(pathPrefix.count)
         let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let host = rest[..<end]

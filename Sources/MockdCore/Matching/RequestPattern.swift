@@ -1,4 +1,5 @@
 import Foundation
+public import MockdFormat
 
 /// The request condition of a scenario override: method, path (exact, `{name}` template or regex), exact URL
 /// or URL regex, query and header conditions, and body conditions. Absent parts match anything; every given

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+public import MockdFormat
 
 /// A request matcher and the sequence of responses it answers with.
 ///

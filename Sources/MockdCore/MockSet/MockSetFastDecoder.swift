@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// Decodes the common shape of `index.json` in one pass over the bytes, for start-up speed.
 ///

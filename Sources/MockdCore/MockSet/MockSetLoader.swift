@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import MockdFormat
 
 /// Reads a mock set folder (`index.json` + body files) into `Stub`s.
 public struct MockSetLoader: Sendable {
@@ -330,63 +331,6 @@ final class BodyFileReader: Sendable {
                 message: exists ? "cannot read '\(relativePath)'" : "body file '\(relativePath)' not found"
             )
         }
-    }
-}
-
-/// `Name: value` header lines as written in mock set files.
-enum HeaderLine {
-    static func parse(_ line: String) -> HTTPHeaders.Field? {
-        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex || line.hasPrefix(":") else { return nil }
-        // HTTP/2 pseudo-headers (`:status: 200`) start with a colon; split after the name.
-        let nameEnd: String.Index
-        if line.hasPrefix(":") {
-            guard let second = line[line.index(after: line.startIndex)...].firstIndex(of: ":") else { return nil }
-            nameEnd = second
-        } else {
-            nameEnd = colon
-        }
-        let name = line[..<nameEnd].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { return nil }
-        let value = line[line.index(after: nameEnd)...].trimmingCharacters(in: .whitespaces)
-        return HTTPHeaders.Field(name: name, value: value)
-    }
-
-    static func format(_ field: HTTPHeaders.Field) -> String { "\(field.name): \(field.value)" }
-
-    /// A field value may not contain CR, LF or NUL (RFC 9110 §5.5): they would split the response.
-    static func isValidValue(_ value: String) -> Bool {
-        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
-    }
-}
-
-/// RFC 9110 §5.6.2 tokens (methods and header names).
-/// RFC 9110 §5.6.2 tokens (methods, header names).
-public enum HTTPToken {
-    public static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
-    }
-
-    /// RFC 9110 tchar. A switch rather than a search of the symbol list, which was ~170 instructions per
-    /// method in the request and start-up profiles.
-    @inline(__always)
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        if URLEncoding.isUnreserved(byte) { return true }
-        switch byte {
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "|"):
-            return true
-        default:
-            return false
-        }
-    }
-}
-
-/// Compact, key-sorted JSON for inline `json` bodies.
-enum JSONValueEncoding {
-    static func data(_ value: JSONValue) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
     }
 }
 

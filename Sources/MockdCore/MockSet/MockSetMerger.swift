@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// `mockd import-har --merge`: folds a fresh import into an existing mock set so that a re-recording
 /// changes only what it recorded.

@@ -15,14 +15,14 @@ public struct MockSetWriter: Sendable {
     /// - Parameters:
     ///   - replace: Replace an existing set of that name (its old folder is removed only after the new one
     ///     is in place).
-    /// - Throws: `HARImportError` `.setExists` when the set exists and `replace` is false, `.writeFailed`
+    /// - Throws: `MockSetWriteError` `.setExists` when the set exists and `replace` is false, `.writeFailed`
     ///   when the disk refuses.
     public func write(_ build: MockSetBuild, set name: String, replace: Bool, source: String) throws {
         let fileManager = FileManager.default
         let destination = root.setURL(name)
         let display = root.display(destination) + "/"
         if fileManager.fileExists(atPath: destination.path), !replace {
-            throw HARImportError(
+            throw MockSetWriteError(
                 .setExists, file: display,
                 message: "mock set '\(name)' already exists; pass --force to replace it (hand edits there would be lost)"
             )
@@ -54,14 +54,14 @@ public struct MockSetWriter: Sendable {
             } else {
                 try fileManager.moveItem(at: staging, to: destination)
             }
-        } catch let error as HARImportError {
+        } catch let error as MockSetWriteError {
             try? fileManager.removeItem(at: staging)
             throw error
         } catch {
             try? fileManager.removeItem(at: staging)
-            throw HARImportError(
+            throw MockSetWriteError(
                 .writeFailed, file: display,
-                message: "could not write the mock set (\(oneLine(error.localizedDescription))); nothing was changed"
+                message: "could not write the mock set (\(oneLine(error.localizedDescription))); nothing was changed", cause: error
             )
         }
     }

@@ -65,7 +65,7 @@ public enum RecordingHAR {
             }
             response = [
                 "status": upstream.status,
-                "statusText": JournalJSON.reasonPhrase(upstream.status),
+                "statusText": HTTPStatus.reasonPhrase(upstream.status),
                 "httpVersion": upstream.httpVersion,
                 "headers": fields(upstream.headers),
                 "cookies": [] as [Any],
@@ -90,7 +90,7 @@ public enum RecordingHAR {
             ]
         }
         return [
-            "startedDateTime": JournalJSON.timestamp(exchange.startedAt),
+            "startedDateTime": DateFormats.rfc3339Milliseconds(exchange.startedAt),
             "time": milliseconds,
             "request": request,
             "response": response,

@@ -1,3 +1,5 @@
+public import MockdFormat
+
 /// JSON Merge Patch (RFC 7386): `null` removes a member, objects merge recursively, anything else replaces.
 public enum MergePatch {
     public static func apply(_ patch: JSONValue, to target: JSONValue) -> JSONValue {

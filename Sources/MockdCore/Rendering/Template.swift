@@ -117,8 +117,8 @@ public final class TemplateContext {
 
     func value(for name: String) -> String? {
         switch name {
-        case "now", "now.iso": return TemplateContext.rfc3339(now)
-        case "now.http": return TemplateContext.httpDate(now)
+        case "now", "now.iso": return DateFormats.rfc3339(now)
+        case "now.http": return DateFormats.imfFixdate(now)
         case "now.epoch": return String(Int(now.timeIntervalSince1970))
         case "now.epochMs": return String(Int(now.timeIntervalSince1970 * 1000))
         case "uuid": return UUID().uuidString.lowercased()
@@ -171,28 +171,5 @@ public final class TemplateContext {
             return String(decoding: data, as: UTF8.self)
         }
         return ""
-    }
-
-    static func rfc3339(_ date: Date) -> String {
-        var time = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
-            parts.tm_min, parts.tm_sec
-        )
-    }
-
-    /// IMF-fixdate, e.g. `Sun, 29 Nov 2026 20:00:00 GMT`.
-    static func httpDate(_ date: Date) -> String {
-        var time = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return String(
-            format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", days[Int(parts.tm_wday)], parts.tm_mday, months[Int(parts.tm_mon)],
-            parts.tm_year + 1900, parts.tm_hour, parts.tm_min, parts.tm_sec
-        )
     }
 }

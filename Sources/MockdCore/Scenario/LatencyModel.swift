@@ -1,4 +1,5 @@
 import Foundation
+public import MockdFormat
 
 /// How long to hold a response before sending it, in ms.
 ///

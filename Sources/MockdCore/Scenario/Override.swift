@@ -1,4 +1,5 @@
 import Synchronization
+public import MockdFormat
 
 /// A scenario override: a request pattern with a priority and the response steps it gives.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// One compiled response step of an override or of scenario `defaults`: edits applied on top of the
 /// response the mock sets give (or an empty 200 when no stub matches).

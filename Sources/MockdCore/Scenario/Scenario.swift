@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// A loaded scenario: mock sets layered into one `StubIndex`, plus overrides and defaults.
 ///
@@ -104,17 +105,6 @@ public final class Scenario: Sendable {
             conditionalRequests: loaded.conditionalRequests, cors: loaded.cors
         )
     }
-}
-
-/// Several problems found in one load, printed one per line.
-public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
-    public let errors: [ConfigError]
-
-    public init(_ errors: [ConfigError]) {
-        self.errors = errors
-    }
-
-    public var description: String { errors.map(\.description).joined(separator: "\n") }
 }
 
 /// Follows `include` chains and merges scenario files: included content first, the including file last.

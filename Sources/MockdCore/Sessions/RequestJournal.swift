@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+public import MockdFormat
 
 /// One request as the session saw it: what came in, what answered, what went out.
 public struct JournalEntry: Sendable {

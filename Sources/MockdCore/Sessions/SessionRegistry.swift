@@ -84,7 +84,7 @@ enum SessionRouting {
     /// on the way, which showed in the per-request profile).
     static func route(_ request: inout HTTPRequest) -> Result<String?, RoutingError> {
         var id: String?
-        if MockEngine.mayBeControl(request.target), request.target.hasPrefix(pathPrefix) {
+        if request.hasReservedPrefix, request.target.hasPrefix(pathPrefix) {
             let rest = request.target.dropFirst(pathPrefix.count)
             let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
             id = String(rest[..<end])

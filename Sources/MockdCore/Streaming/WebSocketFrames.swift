@@ -1,11 +1,10 @@
-import Foundation
-import MockdCore
+public import Foundation
 
 /// RFC 6455 §5 framing: a parser for client frames (masking enforced, fragments reassembled, size-limited)
 /// and an encoder for server frames (never masked).
-struct WebSocketFrameParser {
+public struct WebSocketFrameParser {
     /// What a batch of bytes produced.
-    enum Event: Equatable {
+    public enum Event: Equatable {
         case message(WebSocketMessage)
         case ping(Data)
         case pong
@@ -15,16 +14,16 @@ struct WebSocketFrameParser {
         case failure(code: Int, reason: String)
     }
 
-    let maxMessageBytes: Int
+    public let maxMessageBytes: Int
     private var buffer: [UInt8] = []
     private var fragments: (opcode: UInt8, payload: [UInt8])?
 
-    init(maxMessageBytes: Int) {
+    public init(maxMessageBytes: Int) {
         self.maxMessageBytes = maxMessageBytes
     }
 
     /// Appends received bytes and returns the complete events; stops at the first failure.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Event] {
         buffer.append(contentsOf: bytes)
         var events: [Event] = []
         while let event = nextEvent() {
@@ -110,8 +109,8 @@ struct WebSocketFrameParser {
 }
 
 /// Server-to-client frames (RFC 6455 §5.2), unmasked.
-enum WebSocketFrame {
-    static func encode(opcode: UInt8, payload: Data) -> [UInt8] {
+public enum WebSocketFrame {
+    public static func encode(opcode: UInt8, payload: Data) -> [UInt8] {
         var frame: [UInt8] = [0x80 | opcode]
         let count = payload.count
         if count < 126 {
@@ -126,7 +125,7 @@ enum WebSocketFrame {
         return frame
     }
 
-    static func message(_ message: WebSocketMessage) -> [UInt8] {
+    public static func message(_ message: WebSocketMessage) -> [UInt8] {
         switch message {
         case .text(let text): return encode(opcode: 0x1, payload: Data(text.utf8))
         case .binary(let data): return encode(opcode: 0x2, payload: data)
@@ -134,7 +133,7 @@ enum WebSocketFrame {
     }
 
     /// A close frame; the reason is cut to 123 bytes at a character boundary (control frames carry ≤ 125).
-    static func close(code: Int, reason: String) -> [UInt8] {
+    public static func close(code: Int, reason: String) -> [UInt8] {
         var payload = Data([UInt8(code >> 8), UInt8(code & 0xFF)])
         var kept = ""
         for character in reason {

@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// Checks a WebSocket script for mistakes the decoder cannot see (close codes, regexes, empty matches).
 enum WebSocketScriptCheck {

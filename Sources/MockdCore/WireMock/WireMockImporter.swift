@@ -1,4 +1,5 @@
 import Foundation
+public import MockdFormat
 
 /// What a WireMock import writes: the mock set `mocks/<set>/` and the scenario `configs/<set>.json`.
 public struct WireMockImport: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// A JSON value read from a WireMock file, with its file and JSON path for messages.
 struct WireMockNode {

@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// One WireMock mapping as mockd will write it, before the importer decides between the mock set index and
 /// a scenario override.

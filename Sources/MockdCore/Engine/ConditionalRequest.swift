@@ -1,0 +1,40 @@
+import Foundation
+
+/// `If-None-Match` handling (RFC 9110 §13.1.2): weak comparison, `*` matches any current representation.
+enum ConditionalRequest {
+    /// Whether `request`'s validators match `response` (RFC 9110 §13.1.2 `If-None-Match` against `ETag`;
+    /// without it, §13.1.3 `If-Modified-Since` not before `Last-Modified`).
+    static func isNotModified(_ request: HTTPRequest, _ response: MockResponse) -> Bool {
+        if let condition = request.headers["if-none-match"] {
+            guard let etag = response.headers["etag"] else { return false }
+            return matches(etag: etag, ifNoneMatch: condition)
+        }
+        guard let since = request.headers["if-modified-since"], let modified = response.headers["last-modified"] else { return false }
+        if since == modified { return true }
+        guard let sinceDate = DateFormats.parseIMFFixdate(since), let modifiedDate = DateFormats.parseIMFFixdate(modified) else { return false }
+        return modifiedDate <= sinceDate
+    }
+
+    static func matches(etag: String, ifNoneMatch: String) -> Bool {
+        let current = weak(etag)
+        return ifNoneMatch.split(separator: ",").contains { candidate in
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || weak(trimmed) == current
+        }
+    }
+
+    private static func weak(_ tag: String) -> String {
+        tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+    }
+
+    /// 304 keeps the validator and caching headers and drops the content (RFC 9110 §15.4.5).
+    static func notModified(_ response: MockResponse) -> MockResponse {
+        let kept: Set<String> = ["etag", "cache-control", "content-location", "date", "expires", "vary", "last-modified"]
+        var result = MockResponse(
+            status: 304, headers: HTTPHeaders(response.headers.fields.filter { kept.contains($0.name.lowercased()) }),
+            stubID: response.stubID
+        )
+        result.recordedTimeMs = response.recordedTimeMs
+        return result
+    }
+}

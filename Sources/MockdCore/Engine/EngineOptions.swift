@@ -1,0 +1,21 @@
+/// Limits and switches of the engine.
+public struct EngineOptions: Sendable {
+    /// Sessions besides the default one kept at most (least recently used removed first).
+    public var maxSessions: Int
+    /// A session unused this long (ms) is removed when another is created.
+    public var sessionIdleTimeoutMs: Double
+    /// Journal entries kept per session; older ones are dropped and counted.
+    public var journalLimit: Int
+    /// When set, `/__mockd/*` requires `Authorization: Bearer <token>`.
+    public var controlToken: String?
+    /// Unmatched requests are answered by an upstream (`--on-miss proxy`, `mockd record`): their planned 404
+    /// is left without the near-miss search and JSON body nobody would see.
+    public var missesGoUpstream = false
+
+    public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 10_000, controlToken: String? = nil) {
+        self.maxSessions = maxSessions
+        self.sessionIdleTimeoutMs = sessionIdleTimeoutMs
+        self.journalLimit = journalLimit
+        self.controlToken = controlToken
+    }
+}

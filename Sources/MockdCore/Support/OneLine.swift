@@ -1,0 +1,4 @@
+/// Collapses a message onto one line.
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).joined(separator: " ")
+}

@@ -1,0 +1,42 @@
+import Foundation
+import MockdCore
+
+/// Per-request state, created on the first access-handler call and released when libmicrohttpd reports
+/// the request complete (which it does for every request the handler has seen). Only the connection's own
+/// MHD thread touches it.
+final class RequestContext {
+    /// The request-target as sent: path and query are kept percent-encoded (the daemon's unescape callback
+    /// is the identity), so `%2F` stays distinct from `/`.
+    let target: String
+    let startNanoseconds: UInt64
+    var headersRead = false
+    var method = ""
+    /// Whether `method` is one of the common methods (read as a literal), so needs no token check.
+    var methodIsKnownToken = false
+    /// `HTTP/1.1`, `HTTP/1.0`…
+    var version = ""
+    var headers = HTTPHeaders()
+    var body = Data()
+    var bodyTooLarge = false
+    /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
+    var outcome: EngineOutcome?
+    /// Set when the answer is a WebSocket upgrade: what the reactor runs once the 101 is sent.
+    var webSocket: (script: WebSocketScript, outcome: EngineOutcome, path: String)?
+    /// Counted in `ConnectionBridge.requestsInFlight` until the request completes or becomes a WebSocket.
+    var inFlight = true
+    /// Set while the upstream answers an unmatched request (capture-on-miss, `mockd record`).
+    var upstream: PendingUpstream?
+
+    /// CLOCK_MONOTONIC in ns, read directly: `DispatchTime.now()` went through libdispatch and a retain per call,
+    /// twice per request.
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+
+    init(target: String) {
+        self.target = target
+        self.startNanoseconds = RequestContext.monotonicNanoseconds()
+    }
+}
