@@ -81,69 +81,76 @@ final class ConnectionBridge: @unchecked Sendable {
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let pointer = slot.pointee else {
-            // First call: headers are complete. Queueing a response now would make MHD close the connection.
-            let context = RequestContext(target: RequestReader.target(of: connection, url: url))
-            inFlightCount.value.add(1, ordering: .relaxed)
-            (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
-            context.version = version.map(RequestReader.version) ?? ""
-            RequestReader.readHeaders(of: connection, into: context)
-            slot.pointee = Unmanaged.passRetained(context).toOpaque()
-            // Rejected before the body is read: answering now makes libmicrohttpd close the connection after
-            // the response, which is what a request whose body must not be read needs.
-            if let (status, error, message) = RequestCheck.rejection(of: context, maxBodyBytes: maxBodyBytes) {
-                let request = HTTPRequest(method: context.method, target: context.target, headers: context.headers)
-                let answer = MockResponse(
-                    status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Connection", "close")]),
-                    body: Data(#"{"error":"\#(error)","message":"\#(message)"}"#.utf8 + [0x0A])
-                )
-                let outcome = engine.outcome(request, answer: answer)
-                context.outcome = outcome
-                return deliver(outcome, context: context, connection: connection)
-            }
-            return .YES
+            return didReceiveHead(connection: connection, url: url, method: method, version: version, slot: slot)
         }
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
         if uploadDataSize.pointee > 0 {
-            if !context.bodyTooLarge, let uploadData {
-                if context.body.count + uploadDataSize.pointee > maxBodyBytes {
-                    context.bodyTooLarge = true
-                    context.body = Data()
-                } else {
-                    context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadDataSize.pointee)
-                }
-            }
+            didReceiveBody(uploadData, count: uploadDataSize.pointee, context: context)
             uploadDataSize.pointee = 0
             return .YES
         }
         if suspensions.isStopping { return .NO }
         if let pending = context.upstream { return resumeProxied(pending, context: context, connection: connection) }
-        if let outcome = context.outcome {
-            // Resumed after the planned delay (or after a `noResponse` hold, which ends by closing).
-            if outcome.plan.fault == .noResponse { return .NO }
-            return deliver(outcome, context: context, connection: connection)
-        }
-        let outcome: EngineOutcome
-        // Headers and body are moved into the request, not copied: the context's copies lived on until it was freed.
-        var headers = HTTPHeaders()
-        var body = Data()
-        swap(&headers, &context.headers)
-        swap(&body, &context.body)
-        let request = HTTPRequest(method: context.method, target: context.target, headers: headers, body: body)
-        if context.bodyTooLarge {
-            outcome = engine.outcome(
-                request,
-                answer: MockResponse(
-                    status: 413,
-                    headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
-                    body: Data("{\"error\":\"payload_too_large\",\"message\":\"request body exceeds \(maxBodyBytes) bytes\"}\n".utf8)
-                )
-            )
+        if let outcome = context.outcome { return didResume(outcome, context: context, connection: connection) }
+        return didReceiveRequest(context, connection: connection)
+    }
+
+    /// First call: the head is complete. The context is created and kept in libmicrohttpd's slot; nothing is
+    /// queued unless the head alone must be refused.
+    private func didReceiveHead(
+        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        let context = RequestContext(target: RequestReader.target(of: connection, url: url))
+        inFlightCount.value.add(1, ordering: .relaxed)
+        (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
+        context.version = version.map(RequestReader.version) ?? ""
+        RequestReader.readHeaders(of: connection, into: context)
+        slot.pointee = Unmanaged.passRetained(context).toOpaque()
+        guard let rejection = RequestCheck.rejection(of: context, maxBodyBytes: maxBodyBytes) else { return .YES }
+        // Refused before the body is read: answering now makes libmicrohttpd close the connection after the response,
+        // which is what a request whose body must not be read needs.
+        let outcome = engine.reject(HTTPRequest(method: context.method, target: context.target, headers: context.headers), rejection, closing: true)
+        context.outcome = outcome
+        return deliver(outcome, context: context, connection: connection)
+    }
+
+    /// A piece of the body: kept up to the limit; past it the body is dropped and the request answered with 413.
+    private func didReceiveBody(_ bytes: UnsafePointer<CChar>?, count: Int, context: RequestContext) {
+        guard !context.bodyTooLarge, let bytes else { return }
+        if context.body.count + count > maxBodyBytes {
+            context.bodyTooLarge = true
+            context.body = Data()
         } else {
-            outcome = engine.handle(consume request)
-            // A stub's response as loaded: nothing to hold or delay, so no plan is read (see `servedStub`).
-            if outcome.borrowedServedStub != nil { return deliver(outcome, context: context, connection: connection) }
-            if proxy != nil, outcome.isUnmatched { return forwardUpstream(outcome, context: context, connection: connection) }
+            context.body.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
         }
+    }
+
+    /// Resumed after the planned delay (or after a `noResponse` hold, which ends by closing).
+    private func didResume(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        if outcome.plan.fault == .noResponse { return .NO }
+        return deliver(outcome, context: context, connection: connection)
+    }
+
+    /// Last call: the whole request is in. The engine answers; a stub's response as loaded is sent at once, anything
+    /// else may first wait (delay, hold, upstream).
+    private func didReceiveRequest(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        let request = context.takeRequest()
+        if context.bodyTooLarge {
+            return schedule(engine.reject(request, .payloadTooLarge(limitBytes: maxBodyBytes)), context: context, connection: connection)
+        }
+        let outcome = engine.handle(consume request)
+        // A stub's response as loaded: nothing to hold or delay, so no plan is read (see `servedStub`).
+        if let stub = outcome.borrowedServedStub, !isDraining {
+            return deliverShared(stub, outcome: outcome, context: context, connection: connection)
+        }
+        if proxy != nil, outcome.isUnmatched { return forwardUpstream(outcome, context: context, connection: connection) }
+        return schedule(outcome, context: context, connection: connection)
+    }
+
+    /// Waits as the plan says (suspending the connection, never a worker): a `noResponse` fault until the client
+    /// gives up, a long-poll hold until released, a delay; or delivers at once.
+    private func schedule(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         // Kept in the context only for a suspended connection, which is answered from it when resumed.
         if outcome.plan.fault == .noResponse {
             context.outcome = outcome
@@ -165,36 +172,41 @@ final class ConnectionBridge: @unchecked Sendable {
         return deliver(outcome, context: context, connection: connection)
     }
 
-    /// Sends the planned response: a fault at the socket, a throttled body, or a buffered response; then
-    /// journals and logs the exchange.
+    /// Sends the planned response, then journals and logs the exchange.
     func deliver(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        if let borrowed = outcome.borrowedServedStub, !isDraining {
-            // The outcome owns the stub; a retained copy here was one more write to a count all threads share.
-            return borrowed._withUnsafeGuaranteedRef { stub in
-                let result = ResponseWriter.queueShared(stub: stub, on: connection, logger: logger)
-                finish(outcome, context: context, status: stub.firstResponse.status)
-                return result
-            }
+        if let stub = outcome.borrowedServedStub, !isDraining {
+            return deliverShared(stub, outcome: outcome, context: context, connection: connection)
         }
         if let slot = outcome.plan.nativeSlot, !isDraining, outcome.plan.fault == nil, outcome.plan.throttleBytesPerSecond == nil,
             outcome.plan.response.webSocket == nil, outcome.plan.response.eventStream == nil
         {
-            // A stub's response as loaded, sent as is: the shared native response, without copying the plan
-            // (what the general path below does for it too).
+            // A stub's step as loaded, sent as is: its shared native response, without copying the plan.
             let result = ResponseWriter.queueShared(outcome.plan.response, slot: slot, on: connection, logger: logger)
             finish(outcome, context: context, status: outcome.plan.response.status)
             return result
         }
+        return deliverPlanned(outcome, context: context, connection: connection)
+    }
+
+    /// A stub's first response exactly as loaded: the stub's shared native response.
+    private func deliverShared(_ stub: Unmanaged<Stub>, outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        // The outcome owns the stub; a retained copy here was one more write to a count all threads share.
+        stub._withUnsafeGuaranteedRef { stub in
+            let result = ResponseWriter.queueShared(stub: stub, on: connection, logger: logger)
+            finish(outcome, context: context, status: stub.firstResponse.status)
+            return result
+        }
+    }
+
+    /// Everything else: a fault at the socket, a WebSocket upgrade, an event stream, a throttled body or a buffered
+    /// response; while the daemon stops, each closes its connection.
+    private func deliverPlanned(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         var plan = outcome.plan
         if isDraining {
             // Shutting down: answer, then close the connection so a keep-alive client does not send more.
             plan.nativeSlot = nil
             if plan.response.webSocket != nil, plan.fault == nil {
-                plan.response = MockResponse(
-                    status: 503,
-                    headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
-                    body: Data("{\"error\":\"stopping\",\"message\":\"mockd is shutting down\"}\n".utf8)
-                )
+                plan.response = .jsonError(status: 503, code: "stopping", message: "mockd is shutting down")
             }
             plan.response.headers.add(name: "Connection", value: "close")
         }
@@ -233,11 +245,9 @@ final class ConnectionBridge: @unchecked Sendable {
     {
         let request = outcome.request
         if let problem = context.version == "HTTP/1.1" ? WebSocketHandshake.problem(request) : "a WebSocket handshake needs HTTP/1.1" {
-            let response = MockResponse(
-                status: 426,
-                headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]),
-                body: Data("{\"error\":\"upgrade_required\",\"message\":\"\(problem)\"}\n".utf8)
-            )
+            var response = MockResponse.jsonError(status: 426, code: "upgrade_required", message: problem)
+            response.headers.add(name: "Upgrade", value: "websocket")
+            response.headers.add(name: "Sec-WebSocket-Version", value: "13")
             return (ResponseWriter.queue(response, on: connection, logger: logger), 426)
         }
         let path = String(request.path)

@@ -149,7 +149,6 @@ public final class MicroHTTPDServer: Sendable {
                 for listener in listeners { close(listener.socket.descriptor) }
                 throw error
             }
-            NativeResponseRelease.install { MHD_destroy_response(OpaquePointer($0)) }
             let reactor = WebSocketReactor(engine: engine, logger: logger)
             bridge.webSockets = reactor
             engine.attach(reactor)

@@ -3,28 +3,28 @@ import MockdCore
 
 /// Requests refused as soon as their headers are in, before any body is read (RFC 9110, RFC 9112).
 enum RequestCheck {
-    /// `(status, error code, message)` for a request that must be refused, or `nil`.
+    /// The answer for a request that must be refused, or `nil`.
     ///
     /// - 400 for a method that is not a token (RFC 9110 §9.1), several different `Content-Length` values or
     ///   `Content-Length` together with `Transfer-Encoding` (RFC 9112 §6.3: ambiguous framing, the request
     ///   smuggling pattern), and a `Content-Length` that is not a number.
     /// - 413 for a declared body over `maxBodyBytes` (a chunked body over the limit gets 413 once read).
-    static func rejection(of context: RequestContext, maxBodyBytes: Int) -> (Int, String, String)? {
+    static func rejection(of context: RequestContext, maxBodyBytes: Int) -> FixedAnswer? {
         if !context.methodIsKnownToken, !HTTPToken.isToken(context.method) {
-            return (400, "bad_request", "the method is not an HTTP token")
+            return .badRequest("the method is not an HTTP token")
         }
         // Most requests have no Content-Length: answered by the headers' names signature, no list made.
         guard context.headers.contains(name: "content-length") else { return nil }
         let lengths = context.headers.values(named: "content-length")
         let values = Set(lengths.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
-        if values.count > 1 { return (400, "bad_request", "conflicting Content-Length values") }
+        if values.count > 1 { return .badRequest("conflicting Content-Length values") }
         if context.headers["transfer-encoding"] != nil {
-            return (400, "bad_request", "Content-Length and Transfer-Encoding together")
+            return .badRequest("Content-Length and Transfer-Encoding together")
         }
         guard let value = values.first, let length = Int(value), length >= 0 else {
-            return (400, "bad_request", "Content-Length is not a number")
+            return .badRequest("Content-Length is not a number")
         }
-        if length > maxBodyBytes { return (413, "payload_too_large", "request body exceeds \(maxBodyBytes) bytes") }
+        if length > maxBodyBytes { return .payloadTooLarge(limitBytes: maxBodyBytes) }
         return nil
     }
 }

@@ -39,4 +39,14 @@ final class RequestContext {
         self.target = target
         self.startNanoseconds = RequestContext.monotonicNanoseconds()
     }
+
+    /// The request as the engine sees it; headers and body are moved out of the context, not copied (the context's
+    /// copies lived on until it was freed).
+    func takeRequest() -> HTTPRequest {
+        var headers = HTTPHeaders()
+        var body = Data()
+        swap(&headers, &self.headers)
+        swap(&body, &self.body)
+        return HTTPRequest(method: method, target: target, headers: headers, body: body)
+    }
 }

@@ -44,10 +44,13 @@ enum ResponseWriter {
             return MHD_queue_response(connection, UInt32(status), OpaquePointer(cached))
         }
         guard let mhdResponse = sharing(response(), logger: logger) else { return .NO }
-        let kept = slot.store(UnsafeMutableRawPointer(mhdResponse))
+        let kept = slot.store(UnsafeMutableRawPointer(mhdResponse), release: destroy)
         if kept != UnsafeMutableRawPointer(mhdResponse) { MHD_destroy_response(mhdResponse) }
         return MHD_queue_response(connection, UInt32(status), OpaquePointer(kept))
     }
+
+    /// How a core slot releases the native response stored in it (see `NativeResponseSlot`).
+    private static let destroy: NativeResponseRelease = { MHD_destroy_response(OpaquePointer($0)) }
 
     /// Queues a Server-Sent Events stream (chunked; see `EventStreamBody`).
     static func queueEventStream(

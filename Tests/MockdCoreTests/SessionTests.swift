@@ -1,4 +1,5 @@
 import Foundation
+import MockdTestSupport
 import Testing
 
 @testable import MockdCore
@@ -34,23 +35,29 @@ struct SessionTests {
     }
 
     @Test func leastRecentlyUsedSessionIsEvictedBeyondTheLimit() {
-        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 3, idleTimeoutMs: 60_000, journalLimit: 10)
+        let clock = ManualClock()
+        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 3, idleTimeoutMs: 60_000, journalLimit: 10, clock: clock.read)
         let a = registry.session("a") { Self.scenario }
-        usleep(2000)
+        clock.advance(by: 1)
         _ = registry.session("b") { Self.scenario }
-        usleep(2000)
-        a.touch()
+        clock.advance(by: 1)
+        registry.touch(a)
         _ = registry.session("c") { Self.scenario }
         #expect(registry.all.map(\.id) == ["default", "a", "c"])
         #expect(registry.existing("b") == nil)
     }
 
     @Test func idleSessionsExpireWhenAnotherIsCreated() {
-        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 100, idleTimeoutMs: 20, journalLimit: 10)
+        let clock = ManualClock()
+        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 100, idleTimeoutMs: 20, journalLimit: 10, clock: clock.read)
         _ = registry.session("old") { Self.scenario }
-        usleep(40_000)
+        _ = registry.session("recent") { Self.scenario }
+        clock.advance(by: 19.9)
+        _ = registry.session("next") { Self.scenario }
+        #expect(registry.all.map(\.id) == ["default", "next", "old", "recent"])
+        clock.advance(by: 0.2)
         _ = registry.session("new") { Self.scenario }
-        #expect(registry.all.map(\.id) == ["default", "new"])
+        #expect(registry.all.map(\.id) == ["default", "new", "next"])
     }
 
     @Test func journalDropsTheOldestBeyondItsLimitAndCountsThem() {

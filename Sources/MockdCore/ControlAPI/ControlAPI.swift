@@ -69,9 +69,9 @@ struct ControlAPI {
         if changes {
             session = engine.sessions.session(sessionID) { engine.catalog.startup }
         } else {
-            session = engine.sessions.existing(sessionID) ?? Session(id: sessionID ?? SessionRegistry.defaultID, scenario: engine.catalog.startup, journalLimit: 1)
+            session = engine.sessions.existing(sessionID) ?? engine.sessions.transient(sessionID, scenario: engine.catalog.startup)
         }
-        if sessionID != nil { session.touch() }
+        if sessionID != nil { engine.sessions.touch(session) }
         var call = Call(request: request, query: query, session: session)
         var allowed: [String] = []
         for route in ControlAPI.routes {
@@ -387,9 +387,11 @@ struct ControlAPI {
         )
     }
 
-    /// `{"error": code, "message": message}` with `status`.
+    /// `MockResponse.jsonError`, not to be cached (as every control answer).
     static func error(_ status: Int, _ code: String, _ message: String) -> MockResponse {
-        json(status, ["error": code, "message": message])
+        var response = MockResponse.jsonError(status: status, code: code, message: message)
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
     }
 
     /// A non-negative whole JSON number (not a boolean), at most 10⁹.

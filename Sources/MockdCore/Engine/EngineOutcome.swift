@@ -2,35 +2,67 @@ import Foundation
 
 /// What the engine decided for one request, with what the bridge needs to journal it afterwards.
 ///
-/// The exchange sits behind one reference: the outcome is passed through several layers per request, and
-/// the journal keeps the exchange itself instead of copying its fields (both showed in the profile as
-/// retain/release traffic).
+/// The exchange sits behind one reference, so the outcome is two words wherever it is passed, and the journal keeps
+/// the exchange itself instead of copying its fields (docs/BENCHMARKS.md, issue 7).
 public struct EngineOutcome: Sendable {
-    /// The request and the answer planned for it, immutable; what the journal keeps. One of two kinds:
-    /// `PlannedExchange` (a plan made for this request) or `StubExchange` (a stub's response as loaded).
-    /// `@unchecked Sendable`: every stored property of the class and its subclasses is a `let` of a Sendable type.
+    /// The request and the answer planned for it, immutable; what the journal keeps. One word: an enum of two class
+    /// payloads (`MemoryLayout<Exchange>.size` is 8, its `Optional` too).
     @usableFromInline
-    class Exchange: @unchecked Sendable {
-        @usableFromInline let request: HTTPRequest
-        let arrival: Date
-        /// For a `StubExchange`, its stub without a reference count (the exchange owns it): asking whether a stub
-        /// answered, and using it, then retains nothing that other threads also retain.
-        let borrowedStub: Unmanaged<Stub>?
+    enum Exchange: Sendable {
+        /// A plan made for this request.
+        case planned(PlannedExchange)
+        /// A stub's first response exactly as loaded.
+        case stub(StubExchange)
 
-        fileprivate init(request: HTTPRequest, arrival: Date, borrowedStub: Unmanaged<Stub>? = nil) {
-            self.request = request
-            self.arrival = arrival
-            self.borrowedStub = borrowedStub
+        @usableFromInline var request: HTTPRequest {
+            @inline(__always) _read {
+                switch self {
+                case .planned(let exchange): yield exchange.request
+                case .stub(let exchange): yield exchange.request
+                }
+            }
+        }
+
+        var arrival: Date {
+            @inline(__always) get {
+            switch self {
+            case .planned(let exchange): return exchange.arrival
+            case .stub(let exchange): return exchange.arrival
+            }
+            }
+        }
+
+        /// The stub whose first response answered, without a reference count (the exchange owns it): asking whether
+        /// a stub answered, and using it, then retains nothing that other threads also retain.
+        var borrowedStub: Unmanaged<Stub>? {
+            @inline(__always) get {
+                guard case .stub(let exchange) = self else { return nil }
+                return exchange.borrowedStub
+            }
         }
 
         /// What the request was answered with and how.
         @usableFromInline var plan: PlannedResponse {
-            _read { fatalError("EngineOutcome.Exchange is abstract") }
+            @inline(__always) _read {
+                switch self {
+                case .planned(let exchange): yield exchange.plan
+                case .stub(let exchange): yield Exchange.plan(sending: exchange.stub)
+                }
+            }
         }
-        /// The stub whose first response answered exactly as loaded, for a `StubExchange`.
+
+        /// The stub whose first response answered exactly as loaded.
         var stub: Stub? { borrowedStub?.takeUnretainedValue() }
-        var nearMisses: [NearMiss] { [] }
-        var proxied: Bool { false }
+
+        var nearMisses: [NearMiss] {
+            guard case .planned(let exchange) = self else { return [] }
+            return exchange.nearMisses
+        }
+
+        var proxied: Bool {
+            guard case .planned(let exchange) = self else { return false }
+            return exchange.proxied
+        }
 
         /// The plan that sends `stub`'s first response as loaded, through its shared native response.
         @usableFromInline static func plan(sending stub: Stub) -> PlannedResponse {
@@ -41,39 +73,41 @@ public struct EngineOutcome: Sendable {
     }
 
     /// An exchange answered by a plan made for its request.
-    final class PlannedExchange: Exchange, @unchecked Sendable {
-        let storedPlan: PlannedResponse
-        let misses: [NearMiss]
-        let answeredUpstream: Bool
+    @usableFromInline
+    final class PlannedExchange: Sendable {
+        let request: HTTPRequest
+        let arrival: Date
+        let plan: PlannedResponse
+        let nearMisses: [NearMiss]
+        /// Answered by the upstream (capture-on-miss, `mockd record`).
+        let proxied: Bool
 
         init(plan: PlannedResponse, request: HTTPRequest, arrival: Date, nearMisses: [NearMiss], proxied: Bool) {
-            self.storedPlan = plan
-            self.misses = nearMisses
-            self.answeredUpstream = proxied
-            super.init(request: request, arrival: arrival)
+            self.request = request
+            self.arrival = arrival
+            self.plan = plan
+            self.nearMisses = nearMisses
+            self.proxied = proxied
         }
-
-        override var plan: PlannedResponse {
-            _read { yield storedPlan }
-        }
-        override var nearMisses: [NearMiss] { misses }
-        override var proxied: Bool { answeredUpstream }
     }
 
     /// An exchange answered by a stub's first response exactly as loaded (a static, plain stub: no sequence,
     /// placeholders, fault, stream or WebSocket): the bridge sends the stub's shared native response, and no
     /// plan or copy of the response is made or kept (each copy retained the stub's header and body storage,
     /// which every worker thread shares, and a placeholder plan cost a copy and a destruction per request).
-    final class StubExchange: Exchange, @unchecked Sendable {
-        let answeringStub: Stub
+    @usableFromInline
+    final class StubExchange: Sendable {
+        let request: HTTPRequest
+        let arrival: Date
+        let stub: Stub
+        /// `stub` without a reference count, for readers that must not touch one other threads share.
+        let borrowedStub: Unmanaged<Stub>
 
         init(stub: Stub, request: HTTPRequest, arrival: Date) {
-            self.answeringStub = stub
-            super.init(request: request, arrival: arrival, borrowedStub: Unmanaged.passUnretained(stub))
-        }
-
-        override var plan: PlannedResponse {
-            _read { yield Exchange.plan(sending: answeringStub) }
+            self.request = request
+            self.arrival = arrival
+            self.stub = stub
+            self.borrowedStub = Unmanaged.passUnretained(stub)
         }
     }
 
@@ -91,13 +125,13 @@ public struct EngineOutcome: Sendable {
     let session: SessionReference
 
     init(plan: PlannedResponse, request: HTTPRequest, session: SessionReference, arrival: Date, nearMisses: [NearMiss], proxied: Bool = false) {
-        self.exchange = PlannedExchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied)
+        self.exchange = .planned(PlannedExchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied))
         self.session = session
     }
 
     /// An answer by `stub`'s first response exactly as loaded (see `StubExchange`).
     init(stub: Stub, request: HTTPRequest, session: SessionReference, arrival: Date) {
-        self.exchange = StubExchange(stub: stub, request: request, arrival: arrival)
+        self.exchange = .stub(StubExchange(stub: stub, request: request, arrival: arrival))
         self.session = session
     }
 

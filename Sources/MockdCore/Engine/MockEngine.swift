@@ -11,7 +11,7 @@ public final class MockEngine: Sendable {
     public let options: EngineOptions
     let startedAt = DispatchTime.now().uptimeNanoseconds
     /// Monotonic milliseconds, injectable for tests.
-    private let clock: @Sendable () -> Double
+    let clock: @Sendable () -> Double
     /// Loads the startup scenario afresh from disk, for `POST /__mockd/reload` (as SIGHUP does).
     let loader: (@Sendable () throws -> Scenario)?
     /// Open WebSockets, provided by the server bridge once it runs.
@@ -30,7 +30,7 @@ public final class MockEngine: Sendable {
         self.catalog = ScenarioCatalog(initial: scenario, root: root)
         self.sessions = SessionRegistry(
             scenario: scenario, maxSessions: options.maxSessions, idleTimeoutMs: options.sessionIdleTimeoutMs,
-            journalLimit: options.journalLimit
+            journalLimit: options.journalLimit, clock: clock
         )
         self.clock = clock
     }
@@ -70,26 +70,53 @@ public final class MockEngine: Sendable {
     /// Routes `request` to the control API or to its session, and plans the answer.
     public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
         let arrival = Date()
-        if request.hasReservedPrefix, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
-            return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: .none, arrival: arrival, nearMisses: [])
-        }
         // Routed in place: copies of the request (and of a routing result holding one) showed in the profile.
+        switch route(&request) {
+        case .control:
+            return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: .none, arrival: arrival, nearMisses: [])
+        case .invalidSession(let id):
+            return EngineOutcome(plan: PlannedResponse(response: MockEngine.invalidSession(id)), request: request, session: .none, arrival: arrival, nearMisses: [])
+        case .session(.defaultSession):
+            // Borrowed from the registry, which owns it for the engine's life: no reference count changes (see
+            // `SessionReference`). The default session never expires, so it needs no clock read.
+            let answer = sessions.borrowedDefaultSession._withUnsafeGuaranteedRef { self.answer(request, in: $0) }
+            return outcome(answer, request: request, in: .defaultSession, arrival: arrival)
+        case .session(let reference):
+            guard case .named(let session) = reference else { preconditionFailure("routing names a session") }
+            return outcome(answer(request, in: session), request: request, in: reference, arrival: arrival)
+        }
+    }
+
+    /// Where a request goes, decided once for `handle(_:)` and for the bridge's fixed answers (`reject(_:_:)`).
+    enum Routing {
+        /// `/__mockd` and `/__mockd/…`: the control API; not journaled.
+        case control
+        /// A session id that is not a valid name (`/__session/ID`, `X-Mockd-Session`, the cookie).
+        case invalidSession(String)
+        /// A session's traffic, with its `/__session/ID` and `/__host/NAME` prefixes removed from the request.
+        case session(EngineOutcome.SessionReference)
+    }
+
+    /// Decides where `request` goes and strips the session and host prefixes in place; a named session is created
+    /// (or found) and marked as used.
+    @inline(__always)
+    func route(_ request: inout HTTPRequest) -> Routing {
+        if request.hasReservedPrefix, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" { return .control }
         switch SessionRouting.route(&request) {
         case .failure(let error):
-            let response = ControlAPI.error(400, "invalid_session", "session id '\(error.id)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
-            return EngineOutcome(plan: PlannedResponse(response: response), request: request, session: .none, arrival: arrival, nearMisses: [])
+            return .invalidSession(error.id)
         case .success(let id):
             HostRouting.strip(&request)
-            guard let id, id != SessionRegistry.defaultID else {
-                // Borrowed from the registry, which owns it for the engine's life: no reference count changes (see
-                // `SessionReference`). The default session never expires, so it needs no clock read.
-                let answer = sessions.borrowedDefaultSession._withUnsafeGuaranteedRef { self.answer(request, in: $0) }
-                return outcome(answer, request: request, in: .defaultSession, arrival: arrival)
-            }
+            guard let id, id != SessionRegistry.defaultID else { return .session(.defaultSession) }
             let session = sessions.session(id) { catalog.startup }
-            session.touch()
-            return outcome(answer(request, in: session), request: request, in: .named(session), arrival: arrival)
+            sessions.touch(session)
+            return .session(.named(session))
         }
+    }
+
+    /// The 400 for a session id that is not a valid name.
+    static func invalidSession(_ id: String) -> MockResponse {
+        .jsonError(status: 400, code: "invalid_session", message: "session id '\(id)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
     }
 
     @inline(__always)
@@ -150,35 +177,27 @@ public final class MockEngine: Sendable {
     public func recordWebSocketFrame(session id: String, path: String, incoming: Bool, opcode: String, payload: Data, stubID: String?) {
         // WebSocket traffic is session activity; a session reset or expired meanwhile gets a fresh journal.
         let session = sessions.session(id == SessionRegistry.defaultID ? nil : id) { catalog.startup }
-        if id != SessionRegistry.defaultID { session.touch() }
+        if id != SessionRegistry.defaultID { sessions.touch(session) }
         session.journal.append(
             time: Date(), request: HTTPRequest(method: incoming ? "WS-IN" : "WS-OUT", target: path, headers: HTTPHeaders([("Opcode", opcode)]), body: payload),
             stubID: stubID, status: nil, fault: nil, durationMs: 0, response: MockResponse(status: 101), nearMisses: []
         )
     }
 
-    /// An outcome with a fixed answer (e.g. 413 from the bridge), journaled in the request's session.
-    public func outcome(_ request: HTTPRequest, answer: MockResponse) -> EngineOutcome {
-        if request.target.hasPrefix(ControlAPI.prefix) {
-            return EngineOutcome(plan: PlannedResponse(response: answer), request: request, session: .none, arrival: Date(), nearMisses: [])
+    /// The outcome of a request the server bridge answers without matching it (`FixedAnswer`), journaled in the
+    /// request's session like any other (control requests and invalid session ids are not journaled).
+    /// - Parameter closing: Close the connection after the answer (`Connection: close`): the bridge answers before
+    ///   reading the body, which then cannot be skipped safely.
+    public func reject(_ request: consuming HTTPRequest, _ answer: FixedAnswer, closing: Bool = false) -> EngineOutcome {
+        var response = answer.response
+        if closing { response.headers.add(name: "Connection", value: "close") }
+        let plan = PlannedResponse(response: response)
+        switch route(&request) {
+        case .control, .invalidSession:
+            return EngineOutcome(plan: plan, request: request, session: .none, arrival: Date(), nearMisses: [])
+        case .session(let reference):
+            return EngineOutcome(plan: plan, request: request, session: reference, arrival: Date(), nearMisses: [])
         }
-        var routed = request
-        let id: String?
-        switch SessionRouting.route(&routed) {
-        case .success(let routedID): id = routedID
-        case .failure:
-            id = nil
-            routed = request
-        }
-        let reference: EngineOutcome.SessionReference
-        if let id, id != SessionRegistry.defaultID {
-            let session = sessions.session(id) { catalog.startup }
-            session.touch()
-            reference = .named(session)
-        } else {
-            reference = .defaultSession
-        }
-        return EngineOutcome(plan: PlannedResponse(response: answer), request: routed, session: reference, arrival: Date(), nearMisses: [])
     }
 
     /// Writes the exchange to its session's journal (control requests are not journaled).
@@ -193,206 +212,6 @@ public final class MockEngine: Sendable {
             }
         case .named(let session): session.journal.append(outcome.exchange, durationMs: durationMs)
         }
-    }
-
-    /// The stub of the scenario's mock sets that matches `request` (a `HEAD` without a stub of its own: the `GET`
-    /// one, RFC 9110 §9.3.2), with the request's key; `nil` when none does.
-    private static func baseMatch(_ request: HTTPRequest, in scenario: Scenario) -> (key: RequestKey, ordinal: Int)? {
-        let key = scenario.index.key(for: request)
-        if let ordinal = scenario.index.match(request, key: key) { return (key, ordinal) }
-        if request.method == "HEAD", let ordinal = scenario.index.match(request, key: key.with(method: "GET")) { return (key, ordinal) }
-        return nil
-    }
-
-    /// The answer of a static stub (one response, no sequence) where nothing else applies (no override, runtime
-    /// stub, scenario defaults or conditional requests): the general path of `answer(_:in:)` with every step a
-    /// no-op, taken directly. A plain response is the stub itself (see `EngineOutcome.StubExchange`).
-    /// - Returns: `nil` for a stub with a sequence.
-    private static func asLoaded(_ stub: Stub) -> Answer? {
-        guard stub.isStatic else { return nil }
-        if stub.firstResponse.isPlain { return .stub(stub) }
-        var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
-        plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
-        return .planned(plan, nearMisses: [])
-    }
-
-    /// What a thread's cached scenario made of a request (see `answer(_:in:)`).
-    private enum CachedMatch {
-        case answer(Answer)
-        /// A stub that needs more than its response as loaded (a sequence), in the scenario with that identity.
-        case matched(ObjectIdentifier, key: RequestKey, ordinal: Int)
-        case unmatched
-    }
-
-    /// How `answer(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
-    enum Answer {
-        case stub(Stub)
-        case planned(PlannedResponse, nearMisses: [NearMiss])
-    }
-
-    /// What to answer `request` with in `session`, and how to deliver it.
-    ///
-    /// Order: the session's runtime stubs (latest first), the scenario's overrides (highest priority first,
-    /// ties to the later one), then the mock sets' stubs. A `HEAD` request without its own stub is answered by
-    /// the `GET` stub (RFC 9110 §9.3.2). An override without its own body edits the response the stub would
-    /// give. With `conditionalRequests`, a response with an `ETag` answers a matching `If-None-Match` with 304.
-    /// Placeholders are rendered last.
-    /// The common case — a static, plain stub, no override, no scenario defaults or conditional requests — is
-    /// answered by the stub itself (see `EngineOutcome.StubExchange`).
-    /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
-    func answer(_ request: HTTPRequest, in session: Session) -> Answer {
-        // The common case first, through this thread's copy of the scenario: no lock, no shared reference count.
-        // A match found there that needs more (a sequence) is kept for the path below, under the same scenario.
-        let cached = ScenarioCache.withScenarioServingAsLoaded(of: session) { scenario -> CachedMatch in
-            guard let base = MockEngine.baseMatch(request, in: scenario) else { return .unmatched }
-            if let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) { return .answer(answer) }
-            return .matched(ObjectIdentifier(scenario), key: base.key, ordinal: base.ordinal)
-        }
-        if case .answer(let answer) = cached { return answer }
-        // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
-        // stubs are served as loaded, not even the state, whose reference count every worker thread shares.
-        let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
-            core.runtime.isEmpty && core.scenario.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
-        }
-        // The thread's cache still holds the scenario it matched against, so an equal identity is that scenario.
-        let base: (key: RequestKey, ordinal: Int)?
-        if case .matched(let matched, let key, let ordinal) = cached, matched == ObjectIdentifier(scenario) {
-            base = (key, ordinal)
-        } else {
-            base = MockEngine.baseMatch(request, in: scenario)
-        }
-        let key = base?.key ?? scenario.index.key(for: request)
-        let baseOrdinal = base?.ordinal
-        if let baseOrdinal, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[baseOrdinal]) {
-            return answer
-        }
-        // The state of this scenario; if the session switched scenarios meanwhile, the request is answered afresh
-        // (a state paired with another scenario's stubs would move the wrong cursors).
-        guard let state = taken ?? session.core.withLock({ $0.scenario === scenario ? $0.state : nil }) else {
-            return answer(request, in: session)
-        }
-        // An override with a state rule matches only in its required state; `admits` checks and moves the
-        // state machine atomically, and runs only for the override that otherwise matches.
-        let matchedOverride =
-            runtime.first { $0.pattern.matches(request, key: key) && state.admits($0) }
-            ?? scenario.overrides.first { $0.pattern.matches(request, key: key) && state.admits($0) }
-
-        var call = 0
-        var response: MockResponse
-        var recipe: ResponseRecipe?
-        // Stays set only while the response is a stub's step exactly as loaded.
-        var slot: (any NativeResponseSlot)?
-        if let override = matchedOverride {
-            if let rule = override.rateLimit, let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock()) {
-                return .planned(PlannedResponse(response: rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), nearMisses: [])
-            }
-            call = state.overrideCursors.take(override.serial)
-            guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
-                return unmatched(
-                    request, scenario: scenario, runtime: runtime,
-                    reason: "override '\(override.id)' answered all \(override.steps.count) responses of its sequence (afterLast: notFound)"
-                )
-            }
-            recipe = override.steps[step].withDefaults(scenario.defaults)
-            // A step with its own body is a whole response: the stub's sequence does not advance under it.
-            let base =
-                recipe!.replacesResponse
-                ? nil : baseOrdinal.flatMap { stubResponse(scenario.index.stubs[$0], ordinal: $0, state: state).response }
-            if base == nil && !recipe!.standsAlone {
-                return unmatched(
-                    request, scenario: scenario, runtime: [],
-                    reason: "override '\(override.id)' matches but only edits a stub's response, and no stub matches \(request.method) \(request.target)",
-                    overridesToo: false
-                )
-            }
-            do {
-                response = try recipe!.apply(to: base)
-            } catch {
-                response = ControlAPI.error(500, "override_failed", "override '\(override.id)': \(error.message)")
-            }
-            response.stubID = override.id
-        } else if let baseOrdinal {
-            let stub = scenario.index.stubs[baseOrdinal]
-            let taken = stubResponse(stub, ordinal: baseOrdinal, state: state)
-            guard let stubResponse = taken.response else {
-                return unmatched(
-                    request, scenario: scenario, runtime: runtime,
-                    reason: "stub '\(stub.id)' answered all \(stub.responseCount) responses of its sequence (afterLast: notFound)"
-                )
-            }
-            call = taken.call
-            response = stubResponse
-            slot = response.template == nil ? taken.slot : nil
-            if let defaults = scenario.defaults {
-                recipe = defaults
-                if defaults.literal { response.disableTemplate() }
-                if !defaults.headerEdits.isEmpty || !defaults.addHeaders.isEmpty || defaults.status != nil {
-                    response = (try? defaults.apply(to: response)) ?? response
-                    response.stubID = stub.id
-                    slot = nil
-                }
-            }
-        } else if scenario.cors, let preflight = CORSPreflight.response(to: request) {
-            return .planned(PlannedResponse(response: preflight), nearMisses: [])
-        } else {
-            return unmatched(request, scenario: scenario, runtime: runtime, reason: nil, states: state)
-        }
-
-        if scenario.conditionalRequests, ConditionalRequest.isNotModified(request, response) {
-            response = ConditionalRequest.notModified(response)
-            slot = nil
-        }
-        let context = TemplateContext(request: request, call: call + 1)
-        var plan = PlannedResponse(
-            response: response.rendered(context),
-            delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
-            throttleBytesPerSecond: recipe?.throttle,
-            fault: recipe?.fault ?? response.fault
-        )
-        plan.nativeSlot = response.eventStream == nil && plan.fault == nil ? slot : nil
-        plan.holdMs = recipe?.holdMs
-        return .planned(plan, nearMisses: [])
-    }
-
-    /// The stub's next sequence step (nil when exhausted with `notFound`), the 0-based call number, and the
-    /// step's native-response slot.
-    private func stubResponse(_ stub: Stub, ordinal: Int, state: SessionState)
-        -> (response: MockResponse?, call: Int, slot: (any NativeResponseSlot)?)
-    {
-        if stub.isStatic { return (stub.firstResponse, 0, stub) }
-        let call = state.stubCursors.take(ordinal)
-        guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
-        return (stub.response(step), call, stub.nativeSlot(step))
-    }
-
-    private func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {
-        MockResponse(
-            status: 429,
-            headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Retry-After", String(retryAfter))]),
-            body: Data(#"{"error":"rate_limited","message":"Too many requests; retry after \#(retryAfter) s."}"#.utf8),
-            stubID: override.id
-        )
-    }
-
-    /// A 404 naming the nearest stubs (and overrides, unless `overridesToo` is false).
-    private func unmatched(
-        _ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true, states: SessionState? = nil
-    ) -> Answer {
-        if options.missesGoUpstream { return .planned(PlannedResponse(response: MockResponse(status: 404)), nearMisses: []) }
-        let misses =
-            reason == nil || !overridesToo
-            ? (overridesToo
-                ? NearMissCalculator.nearest(to: request, in: scenario, runtime: runtime, states: states)
-                : NearMissCalculator.nearest(to: request, in: scenario.index))
-            : []
-        let body = UnmatchedReport(request: request, reason: reason, nearMisses: misses).jsonData()
-        let response = MockResponse(
-            status: 404,
-            headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
-            body: body,
-            stubID: nil
-        )
-        return .planned(PlannedResponse(response: response), nearMisses: misses)
     }
 
     public static let monotonicMilliseconds: @Sendable () -> Double = {

@@ -15,7 +15,7 @@ public final class Stub: NativeResponseSlot {
     /// Constraints, request body and later sequence steps; `nil` for a plain one-response stub.
     private let extras: Extras?
     /// The native response of the first step (see `NativeResponseSlot`).
-    private let firstNative = Atomic<UInt>(0)
+    private let firstNative = NativeResponseStorage()
     /// The first response of the sequence (for most stubs the only one).
     public let firstResponse: MockResponse
     /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`);
@@ -93,11 +93,13 @@ public final class Stub: NativeResponseSlot {
     /// The native-response slot of step `step`, for a step served unchanged.
     func nativeSlot(_ step: Int) -> any NativeResponseSlot { step == 0 ? self : extras!.laterSlots[step - 1] }
 
-    public func load() -> UnsafeMutableRawPointer? { NativeResponseBits.load(firstNative) }
+    public func load() -> UnsafeMutableRawPointer? { firstNative.load() }
 
-    public func store(_ pointer: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer { NativeResponseBits.store(pointer, in: firstNative) }
+    public func store(_ pointer: UnsafeMutableRawPointer, release: NativeResponseRelease) -> UnsafeMutableRawPointer {
+        firstNative.store(pointer, release: release)
+    }
 
-    deinit { NativeResponseBits.releaseStored(firstNative) }
+    deinit { firstNative.releaseStored() }
 
     /// How many constraints beyond the key this stub imposes; more specific stubs win.
     var specificity: Int {

@@ -60,9 +60,10 @@ struct ResponseRecipe: Sendable {
             if body == nil {
                 response.headers.remove(name: "Content-Type")
                 response.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-                response.replaceBody(
-                    Data(#"{"error":"service_unavailable","message":"The service is temporarily unavailable; retry after \#(retryAfter) s."}"#.utf8)
+                let unavailable = MockResponse.jsonError(
+                    status: 503, code: "service_unavailable", message: "The service is temporarily unavailable; retry after \(retryAfter) s."
                 )
+                response.replaceBody(unavailable.body)
             }
         }
         if let webSocket {

@@ -134,9 +134,17 @@ public final class RequestJournal: Sendable {
     /// Journals an exchange as the engine planned it; one whose request or made-up response body is over
     /// `bodyLimit` is journaled cut (as `append(time:…)` does).
     func append(_ exchange: EngineOutcome.Exchange, durationMs: Double) {
-        guard exchange.request.body.count <= RequestJournal.bodyLimit,
-            exchange.borrowedStub != nil || exchange.plan.nativeSlot != nil || exchange.plan.response.body.count <= RequestJournal.bodyLimit
-        else {
+        // The payloads are read directly: through the enum's accessors each read copied the request.
+        let fits: Bool
+        switch exchange {
+        case .stub(let answered):
+            fits = answered.request.body.count <= RequestJournal.bodyLimit
+        case .planned(let planned):
+            fits =
+                planned.request.body.count <= RequestJournal.bodyLimit
+                && (planned.plan.nativeSlot != nil || planned.plan.response.body.count <= RequestJournal.bodyLimit)
+        }
+        guard fits else {
             let plan = exchange.plan
             var response = plan.response
             if plan.nativeSlot == nil, response.body.count > RequestJournal.bodyLimit {

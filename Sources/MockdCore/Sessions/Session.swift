@@ -47,22 +47,26 @@ public final class Session: Sendable {
     public let journal: RequestJournal
     /// `journal`, for use without a retain (see `SessionRegistry.borrowedDefaultSession`); valid as long as the session.
     let borrowedJournal: Unmanaged<RequestJournal>
-    /// Uptime in ns of the last request, for idle expiry.
+    /// When the session was last used, in µs of the registry's monotonic clock, for idle expiry and eviction order.
     let lastUsed: Atomic<UInt64>
 
-    init(id: String, scenario: Scenario, journalLimit: Int) {
+    /// - Parameter nowMs: The registry's clock now, in ms.
+    init(id: String, scenario: Scenario, journalLimit: Int, nowMs: Double) {
         self.id = id
         self.core = Mutex(Core(scenario: scenario, state: SessionState(), runtime: []))
         self.journal = RequestJournal(limit: journalLimit)
         self.borrowedJournal = Unmanaged.passUnretained(journal)
-        self.lastUsed = Atomic(DispatchTime.now().uptimeNanoseconds)
+        self.lastUsed = Atomic(Session.microseconds(nowMs))
     }
+
+    static func microseconds(_ milliseconds: Double) -> UInt64 { UInt64(max(0, milliseconds * 1000)) }
 
     /// The session's active scenario.
     public var scenario: Scenario { core.withLock { $0.scenario } }
 
-    func touch() {
-        lastUsed.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+    /// Marks the session used at `nowMs` (the registry's clock, `SessionRegistry.touch(_:)`).
+    func touch(nowMs: Double) {
+        lastUsed.store(Session.microseconds(nowMs), ordering: .relaxed)
     }
 
     /// The scenario, whether its stubs are served as loaded (no runtime stubs, `Scenario.servesStubsAsLoaded`),

@@ -18,13 +18,29 @@ final class SessionRegistry: Sendable {
     let maxSessions: Int
     let idleTimeoutMs: Double
     let journalLimit: Int
+    /// Monotonic ms (the engine's clock): when sessions were last used. Tests move a manual clock.
+    let clock: @Sendable () -> Double
 
-    init(scenario: Scenario, maxSessions: Int, idleTimeoutMs: Double, journalLimit: Int) {
-        defaultSession = Session(id: SessionRegistry.defaultID, scenario: scenario, journalLimit: journalLimit)
+    init(
+        scenario: Scenario, maxSessions: Int, idleTimeoutMs: Double, journalLimit: Int,
+        clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds
+    ) {
+        self.clock = clock
+        defaultSession = Session(id: SessionRegistry.defaultID, scenario: scenario, journalLimit: journalLimit, nowMs: clock())
         borrowedDefaultSession = Unmanaged.passUnretained(defaultSession)
         self.maxSessions = max(1, maxSessions)
         self.idleTimeoutMs = idleTimeoutMs
         self.journalLimit = journalLimit
+    }
+
+    /// Marks `session` used now.
+    func touch(_ session: Session) {
+        session.touch(nowMs: clock())
+    }
+
+    /// A session that is not kept (what a control request reading an unknown session sees).
+    func transient(_ id: String?, scenario: Scenario) -> Session {
+        Session(id: id ?? SessionRegistry.defaultID, scenario: scenario, journalLimit: 1, nowMs: clock())
     }
 
     /// The session `id` (the default one for `nil`), created with `scenario()` when new.
@@ -38,7 +54,7 @@ final class SessionRegistry: Sendable {
             {
                 sessions.removeValue(forKey: oldest.id)
             }
-            let session = Session(id: id, scenario: scenario(), journalLimit: journalLimit)
+            let session = Session(id: id, scenario: scenario(), journalLimit: journalLimit, nowMs: clock())
             sessions[id] = session
             return session
         }
@@ -61,8 +77,8 @@ final class SessionRegistry: Sendable {
     }
 
     private func expire(_ sessions: inout [String: Session]) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let limit = UInt64(idleTimeoutMs * 1_000_000)
+        let now = Session.microseconds(clock())
+        let limit = Session.microseconds(idleTimeoutMs)
         sessions = sessions.filter { now - min(now, $0.value.lastUsed.load(ordering: .relaxed)) < limit }
     }
 }

@@ -1,0 +1,223 @@
+import Foundation
+import MockdFormat
+import Synchronization
+
+/// How the engine answers a request in a session: from the thread's cached scenario when a stub answers exactly as
+/// loaded (most requests), else by planning an override, a stub's sequence step or the miss.
+extension MockEngine {
+    /// How `answer(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
+    enum Answer {
+        case stub(Stub)
+        case planned(PlannedResponse, nearMisses: [NearMiss])
+    }
+
+    /// What to answer `request` with in `session`, and how to deliver it.
+    ///
+    /// Order: the session's runtime stubs (latest first), the scenario's overrides (highest priority first,
+    /// ties to the later one), then the mock sets' stubs. A `HEAD` request without its own stub is answered by
+    /// the `GET` stub (RFC 9110 §9.3.2). An override without its own body edits the response the stub would
+    /// give. With `conditionalRequests`, a response with an `ETag` answers a matching `If-None-Match` with 304.
+    /// Placeholders are rendered last.
+    /// The common case — a static, plain stub, no override, no scenario defaults or conditional requests — is
+    /// answered by the stub itself (see `EngineOutcome.StubExchange`).
+    /// - Complexity: O(overrides) + one hash lookup for a match; O(stubs) for a miss (near-miss search).
+    func answer(_ request: HTTPRequest, in session: Session) -> Answer {
+        let cached = answerFromThreadCache(request, in: session)
+        if case .answer(let answer) = cached { return answer }
+        // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
+        // stubs are served as loaded, not even the state, whose reference count every worker thread shares.
+        let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
+            core.runtime.isEmpty && core.scenario.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
+        }
+        let base = MockEngine.baseMatch(request, in: scenario, reusing: cached)
+        if let base, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) { return answer }
+        // The state of this scenario; if the session switched scenarios meanwhile, the request is answered afresh
+        // (a state paired with another scenario's stubs would move the wrong cursors).
+        guard let state = taken ?? session.core.withLock({ $0.scenario === scenario ? $0.state : nil }) else {
+            return answer(request, in: session)
+        }
+        let key = base?.key ?? scenario.index.key(for: request)
+        // An override with a state rule matches only in its required state; `admits` checks and moves the
+        // state machine atomically, and runs only for the override that otherwise matches.
+        let matchedOverride =
+            runtime.first { $0.pattern.matches(request, key: key) && state.admits($0) }
+            ?? scenario.overrides.first { $0.pattern.matches(request, key: key) && state.admits($0) }
+        if let override = matchedOverride {
+            return planOverride(override, request, scenario: scenario, state: state, runtime: runtime, baseOrdinal: base?.ordinal)
+        }
+        if let ordinal = base?.ordinal {
+            return planStub(ordinal, request, scenario: scenario, state: state, runtime: runtime)
+        }
+        if scenario.cors, let preflight = CORSPreflight.response(to: request) {
+            return .planned(PlannedResponse(response: preflight), nearMisses: [])
+        }
+        return unmatched(request, scenario: scenario, runtime: runtime, reason: nil, states: state)
+    }
+
+    /// What a thread's cached scenario made of a request (see `answer(_:in:)`).
+    enum CachedMatch {
+        case answer(Answer)
+        /// A stub that needs more than its response as loaded (a sequence), in the scenario with that identity.
+        case matched(ObjectIdentifier, key: RequestKey, ordinal: Int)
+        case unmatched
+    }
+
+    /// The common case first, through this thread's copy of the scenario: no lock, no shared reference count. A
+    /// match found there that needs more (a sequence) is kept for the general path, under the same scenario.
+    /// - Returns: `nil` when the session's scenario does not serve stubs as loaded (overrides, defaults…).
+    private func answerFromThreadCache(_ request: HTTPRequest, in session: Session) -> CachedMatch? {
+        ScenarioCache.withScenarioServingAsLoaded(of: session) { scenario -> CachedMatch in
+            guard let base = MockEngine.baseMatch(request, in: scenario) else { return .unmatched }
+            if let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) { return .answer(answer) }
+            return .matched(ObjectIdentifier(scenario), key: base.key, ordinal: base.ordinal)
+        }
+    }
+
+    /// The stub of the scenario's mock sets that matches `request` (a `HEAD` without a stub of its own: the `GET`
+    /// one, RFC 9110 §9.3.2), with the request's key; `nil` when none does.
+    private static func baseMatch(_ request: HTTPRequest, in scenario: Scenario) -> (key: RequestKey, ordinal: Int)? {
+        let key = scenario.index.key(for: request)
+        if let ordinal = scenario.index.match(request, key: key) { return (key, ordinal) }
+        if request.method == "HEAD", let ordinal = scenario.index.match(request, key: key.with(method: "GET")) { return (key, ordinal) }
+        return nil
+    }
+
+    /// `baseMatch`, or the match the thread's cache found when it matched against this very scenario (the cache
+    /// still holds it, so an equal identity is that scenario).
+    private static func baseMatch(_ request: HTTPRequest, in scenario: Scenario, reusing cached: CachedMatch?) -> (key: RequestKey, ordinal: Int)? {
+        if case .matched(let matched, let key, let ordinal) = cached, matched == ObjectIdentifier(scenario) { return (key, ordinal) }
+        return baseMatch(request, in: scenario)
+    }
+
+    /// The answer of a static stub (one response, no sequence) where nothing else applies (no override, runtime
+    /// stub, scenario defaults or conditional requests): the general path of `answer(_:in:)` with every step a
+    /// no-op, taken directly. A plain response is the stub itself (see `EngineOutcome.StubExchange`).
+    /// - Returns: `nil` for a stub with a sequence.
+    private static func asLoaded(_ stub: Stub) -> Answer? {
+        guard stub.isStatic else { return nil }
+        if stub.firstResponse.isPlain { return .stub(stub) }
+        var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
+        plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
+        return .planned(plan, nearMisses: [])
+    }
+
+    /// An override's answer: its rate limit, its sequence step (with the scenario defaults), applied to the stub's
+    /// response unless the step is a whole response of its own.
+    private func planOverride(
+        _ override: Override, _ request: HTTPRequest, scenario: Scenario, state: SessionState, runtime: [Override], baseOrdinal: Int?
+    ) -> Answer {
+        if let rule = override.rateLimit, let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock()) {
+            return .planned(PlannedResponse(response: MockEngine.rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), nearMisses: [])
+        }
+        let call = state.overrideCursors.take(override.serial)
+        guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
+            return unmatched(
+                request, scenario: scenario, runtime: runtime,
+                reason: "override '\(override.id)' answered all \(override.steps.count) responses of its sequence (afterLast: notFound)"
+            )
+        }
+        let recipe = override.steps[step].withDefaults(scenario.defaults)
+        // A step with its own body is a whole response: the stub's sequence does not advance under it.
+        let base = recipe.replacesResponse ? nil : baseOrdinal.flatMap { stubStep(scenario.index.stubs[$0], ordinal: $0, state: state).response }
+        if base == nil && !recipe.standsAlone {
+            return unmatched(
+                request, scenario: scenario, runtime: [],
+                reason: "override '\(override.id)' matches but only edits a stub's response, and no stub matches \(request.method) \(request.target)",
+                overridesToo: false
+            )
+        }
+        var response: MockResponse
+        do {
+            response = try recipe.apply(to: base)
+        } catch {
+            response = .jsonError(status: 500, code: "override_failed", message: "override '\(override.id)': \(error.message)")
+        }
+        response.stubID = override.id
+        return finishPlan(response, request, scenario: scenario, recipe: recipe, call: call, slot: nil)
+    }
+
+    /// A stub's answer: its next sequence step, with the scenario defaults' header and status edits.
+    private func planStub(_ ordinal: Int, _ request: HTTPRequest, scenario: Scenario, state: SessionState, runtime: [Override]) -> Answer {
+        let stub = scenario.index.stubs[ordinal]
+        let taken = stubStep(stub, ordinal: ordinal, state: state)
+        guard var response = taken.response else {
+            return unmatched(
+                request, scenario: scenario, runtime: runtime,
+                reason: "stub '\(stub.id)' answered all \(stub.responseCount) responses of its sequence (afterLast: notFound)"
+            )
+        }
+        // Stays set only while the response is the stub's step exactly as loaded.
+        var slot = response.template == nil ? taken.slot : nil
+        let defaults = scenario.defaults
+        if let defaults {
+            if defaults.literal { response.disableTemplate() }
+            if !defaults.headerEdits.isEmpty || !defaults.addHeaders.isEmpty || defaults.status != nil {
+                response = (try? defaults.apply(to: response)) ?? response
+                response.stubID = stub.id
+                slot = nil
+            }
+        }
+        return finishPlan(response, request, scenario: scenario, recipe: defaults, call: taken.call, slot: slot)
+    }
+
+    /// The plan for a response: a 304 for a matching conditional request, placeholders rendered, the recipe's
+    /// delay, throttle, fault and hold, and the native slot while the response is a stub's step as loaded.
+    private func finishPlan(
+        _ response: MockResponse, _ request: HTTPRequest, scenario: Scenario, recipe: ResponseRecipe?, call: Int, slot: (any NativeResponseSlot)?
+    ) -> Answer {
+        var response = response
+        var slot = slot
+        if scenario.conditionalRequests, ConditionalRequest.isNotModified(request, response) {
+            response = ConditionalRequest.notModified(response)
+            slot = nil
+        }
+        let context = TemplateContext(request: request, call: call + 1)
+        var plan = PlannedResponse(
+            response: response.rendered(context),
+            delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
+            throttleBytesPerSecond: recipe?.throttle,
+            fault: recipe?.fault ?? response.fault
+        )
+        plan.nativeSlot = response.eventStream == nil && plan.fault == nil ? slot : nil
+        plan.holdMs = recipe?.holdMs
+        return .planned(plan, nearMisses: [])
+    }
+
+    /// The stub's next sequence step (nil when exhausted with `notFound`), the 0-based call number, and the
+    /// step's native-response slot.
+    private func stubStep(_ stub: Stub, ordinal: Int, state: SessionState) -> (response: MockResponse?, call: Int, slot: (any NativeResponseSlot)?) {
+        if stub.isStatic { return (stub.firstResponse, 0, stub) }
+        let call = state.stubCursors.take(ordinal)
+        guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
+        return (stub.response(step), call, stub.nativeSlot(step))
+    }
+
+    /// 429 with `Retry-After` for an override over its rate limit.
+    private static func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {
+        var response = MockResponse.jsonError(status: 429, code: "rate_limited", message: "Too many requests; retry after \(retryAfter) s.")
+        response.headers.add(name: "Retry-After", value: String(retryAfter))
+        response.stubID = override.id
+        return response
+    }
+
+    /// A 404 naming the nearest stubs (and overrides, unless `overridesToo` is false).
+    private func unmatched(
+        _ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true, states: SessionState? = nil
+    ) -> Answer {
+        if options.missesGoUpstream { return .planned(PlannedResponse(response: MockResponse(status: 404)), nearMisses: []) }
+        let misses =
+            reason == nil || !overridesToo
+            ? (overridesToo
+                ? NearMissCalculator.nearest(to: request, in: scenario, runtime: runtime, states: states)
+                : NearMissCalculator.nearest(to: request, in: scenario.index))
+            : []
+        let body = UnmatchedReport(request: request, reason: reason, nearMisses: misses).jsonData()
+        let response = MockResponse(
+            status: 404,
+            headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
+            body: body,
+            stubID: nil
+        )
+        return .planned(PlannedResponse(response: response), nearMisses: misses)
+    }
+}

@@ -1,0 +1,19 @@
+public import Foundation
+
+extension MockResponse {
+    /// Every error body mockd makes up itself: `{"error":"CODE","message":"…"}` plus a line feed, compact UTF-8 JSON
+    /// with sorted keys, `Content-Type: application/json; charset=utf-8`. The control API, the engine (429, 503,
+    /// override failures) and the server bridge (400, 413, 426, 503 while stopping) all answer through it, so the
+    /// shape and the escaping have one owner.
+    /// - Parameters:
+    ///   - status: The HTTP status code (RFC 9110 §15).
+    ///   - code: A stable snake_case name a client can test (`rate_limited`, `payload_too_large`).
+    ///   - message: One line for a person: what went wrong and, where it helps, what to do.
+    public static func jsonError(status: Int, code: String, message: String) -> MockResponse {
+        let body = (try? JSONSerialization.data(withJSONObject: ["error": code, "message": message], options: [.sortedKeys, .withoutEscapingSlashes]))
+        return MockResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
+            body: (body ?? Data(#"{"error":"internal"}"#.utf8)) + [0x0A]
+        )
+    }
+}
