@@ -12,6 +12,9 @@ public struct Health: Decodable, Sendable, Equatable {
     public let scenario: String
     /// How many sessions exist (the default one included).
     public let sessions: Int
+    /// Requests being answered now besides the health check itself (waiting on latency, a hold or the upstream
+    /// included); `nil` from a daemon that does not count them.
+    public let inFlight: Int?
 }
 
 /// One entry of `GET /__mockd/scenarios`: a `configs/NAME.json` under the daemon's root.

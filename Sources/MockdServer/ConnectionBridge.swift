@@ -6,7 +6,7 @@ import Synchronization
 /// The Swift side of libmicrohttpd's callbacks: reads requests, asks the engine, writes responses.
 ///
 /// Passed to C unretained; `MicroHTTPDServer` keeps it alive for the daemon's lifetime.
-final class ConnectionBridge: @unchecked Sendable {
+final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     let engine: MockEngine
     let logger: Logger
     let maxBodyBytes: Int

@@ -153,6 +153,7 @@ public final class MicroHTTPDServer: Sendable {
             bridge.webSockets = reactor
             engine.attach(reactor)
             engine.attach(bridge.suspensions)
+            engine.attach(bridge as any ServerStatus)
             ResourceLimits.raiseOpenFileLimit()
             var daemons: [OpaquePointer] = []
             var settingsList: [UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>] = []

@@ -104,10 +104,13 @@ struct ControlAPI {
 
     private func health(_ call: Call) -> MockResponse {
         let uptime = Double(DispatchTime.now().uptimeNanoseconds - engine.startedAt) / 1_000_000_000
-        return ControlAPI.json(200, [
+        var answer: [String: Any] = [
             "status": "ok", "version": MockdVersion.current, "uptimeSeconds": (uptime * 1000).rounded() / 1000,
             "scenario": engine.catalog.startup.name, "sessions": engine.sessions.all.count,
-        ])
+        ]
+        // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
+        if let status = engine.serverStatus { answer["inFlight"] = max(0, status.requestsInFlight - 1) }
+        return ControlAPI.json(200, answer)
     }
 
     private func scenarios(_ call: Call) -> MockResponse {

@@ -155,6 +155,16 @@ public final class MockEngine: Sendable {
 
     var heldRequests: (any HeldRequestHub)? { heldHub.withLock { $0 } }
 
+    /// The server's counters, provided by the server bridge.
+    private let statusSlot = Mutex<(any ServerStatus)?>(nil)
+
+    /// Lets `GET /__mockd/health` report the server's counters.
+    public func attach(_ status: any ServerStatus) {
+        statusSlot.withLock { $0 = status }
+    }
+
+    var serverStatus: (any ServerStatus)? { statusSlot.withLock { $0 } }
+
     /// The recording of `mockd record` or `--record-misses`, flushed by `POST /__mockd/record/flush`.
     private let recorderSlot = Mutex<Recorder?>(nil)
 

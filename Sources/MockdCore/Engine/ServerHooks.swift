@@ -1,7 +1,8 @@
 public import Foundation
 
-// The two protocols the server bridge implements so that control routes can reach live connections
-// (`/__mockd/ws…`, `POST /__mockd/release`): the core owns the vocabulary, the server owns the sockets.
+// The protocols the server bridge implements so that control routes can reach live connections and counters
+// (`/__mockd/ws…`, `POST /__mockd/release`, `GET /__mockd/health`): the core owns the vocabulary, the server owns
+// the sockets.
 
 /// Open WebSockets, as the control API sees them; implemented by the server bridge.
 public protocol WebSocketHub: Sendable {
@@ -41,4 +42,11 @@ public protocol HeldRequestHub: Sendable {
     func release(session: String, path: String?) -> Int
     /// Held requests of `session`: their paths.
     func held(session: String) -> [String]
+}
+
+/// What the server bridge counts, for `GET /__mockd/health`.
+public protocol ServerStatus: Sendable {
+    /// Requests being answered now: head read, exchange not complete (waiting on latency, a hold or the upstream
+    /// included); idle keep-alive connections and open WebSockets are not counted.
+    var requestsInFlight: Int { get }
 }
