@@ -29,7 +29,7 @@ struct ScenarioEngineTests {
         return MockdRoot(url: url)
     }
 
-    static func engine(_ scenario: String, clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds) throws -> MockEngine {
+    static func engine(_ scenario: String, clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds) throws -> MockEngine {
         let root = try makeRoot(["s": scenario])
         defer { try? FileManager.default.removeItem(at: root.url) }
         return MockEngine(scenario: try Scenario.load(named: "s", root: root), clock: clock)

@@ -57,7 +57,7 @@ struct ControlAPI {
             return ControlAPI.error(401, "unauthorized", "the control API needs the header Authorization: Bearer <token> (--control-token)")
         }
         let path = String(request.path.dropFirst(min(request.path.count, ControlAPI.prefix.count)))
-        let query = RequestPattern.decodedQuery(request.query)
+        let query = URLEncoding.decodedQuery(request.query)
         let sessionID = request.headers[SessionRouting.header] ?? query.first { $0.name == "session" }?.value
         if let sessionID, !SessionRouting.isValidID(sessionID) {
             return ControlAPI.error(400, "invalid_session", "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
@@ -258,7 +258,7 @@ struct ControlAPI {
             "session": call.session.id, "count": entries.count,
             "requests": entries.map { entry -> [String: Any] in
                 var item = JournalJSON.entry(entry)
-                item["nearMisses"] = entry.nearMisses.map(JournalJSON.nearMiss)
+                item["nearMisses"] = entry.nearMisses.map(\.jsonObject)
                 return item
             },
         ])

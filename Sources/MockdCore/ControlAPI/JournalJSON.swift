@@ -27,17 +27,6 @@ enum JournalJSON {
         return item
     }
 
-    static func nearMiss(_ miss: NearMiss) -> [String: Any] {
-        var item: [String: Any] = [
-            "stub": miss.stubID,
-            "set": miss.setName,
-            "distance": (miss.distance * 1000).rounded() / 1000,
-            "differs": miss.differences.map { ["part": $0.part, "expected": $0.expected, "actual": $0.actual] },
-        ]
-        if let priority = miss.priority { item["priority"] = priority }
-        return item
-    }
-
     /// The journal as a HAR 1.2 log: what the app actually sent and received, openable in browser dev tools.
     static func har(_ entries: [JournalEntry]) -> [String: Any] {
         [
@@ -58,7 +47,7 @@ enum JournalJSON {
             "url": "http://\(host)\(entry.target)",
             "httpVersion": "HTTP/1.1",
             "headers": entry.headers.map { ["name": $0.name, "value": $0.value] },
-            "queryString": RequestPattern.decodedQuery(request.query).map { ["name": $0.name, "value": $0.value] },
+            "queryString": URLEncoding.decodedQuery(request.query).map { ["name": $0.name, "value": $0.value] },
             "cookies": [],
             "headersSize": -1,
             "bodySize": entry.bodySize,

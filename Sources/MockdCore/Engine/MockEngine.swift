@@ -23,7 +23,7 @@ public final class MockEngine: Sendable {
     public init(
         scenario: Scenario, root: MockdRoot? = nil, options: EngineOptions = EngineOptions(),
         loader: (@Sendable () throws -> Scenario)? = nil,
-        clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds
+        clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds
     ) {
         self.options = options
         self.loader = loader
@@ -222,9 +222,5 @@ public final class MockEngine: Sendable {
             }
         case .named(let session): session.journal.append(outcome.exchange, durationMs: durationMs)
         }
-    }
-
-    public static let monotonicMilliseconds: @Sendable () -> Double = {
-        Double(DispatchTime.now().uptimeNanoseconds) / 1_000_000
     }
 }

@@ -12,7 +12,7 @@ struct UnmatchedReport {
             "error": "unmatched",
             "message": reason ?? "No stub matches \(request.method) \(request.target)",
             "request": ["method": request.method, "path": key.path, "query": key.query],
-            "nearMisses": nearMisses.map(JournalJSON.nearMiss),
+            "nearMisses": nearMisses.map(\.jsonObject),
         ]
         let data = try? JSONSerialization.data(
             withJSONObject: object,

@@ -75,4 +75,14 @@ enum URLEncoding {
         }
         return String(decoding: output, as: UTF8.self)
     }
+
+    /// A raw query (`a=1&b=x%20y`) as decoded name–value pairs in order (`+` is a space; a name without `=` has an
+    /// empty value).
+    static func decodedQuery(_ raw: Substring) -> [(name: String, value: String)] {
+        raw.split(separator: "&").map { piece in
+            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in String(decoding: URLEncoding.decode(text.utf8, plusIsSpace: true), as: UTF8.self) }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
 }

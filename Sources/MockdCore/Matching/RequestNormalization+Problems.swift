@@ -21,7 +21,7 @@ extension RequestNormalization {
                 if let pattern = rule.pattern, (try? NSRegularExpression(pattern: pattern)) == nil {
                     result.append(("\(path).pattern", "'\(pattern)' is not a valid regular expression"))
                 }
-                if !Template.isPlaceholderName(rule.placeholder) {
+                if !PlaceholderName.isValid(rule.placeholder) {
                     result.append(("\(path).placeholder", "'\(rule.placeholder)' is not a placeholder name (letters, digits, . _ -)"))
                 }
                 if list == "bodyValues", let name = rule.name, FieldPath(name) == nil {

@@ -121,7 +121,7 @@ public struct RequestPattern: Sendable {
             }
         }
         if !query.isEmpty || !queryMatchers.isEmpty {
-            let actual = RequestPattern.decodedQuery(request.query)
+            let actual = URLEncoding.decodedQuery(request.query)
             for (name, value) in query where !actual.contains(where: { $0.name == name && $0.value == value }) {
                 result.append(.init(part: "query", expected: "\(name)=\(value)", actual: key.query.isEmpty ? "(no query)" : key.query))
                 if stopAtFirst { return result }
@@ -162,7 +162,7 @@ public struct RequestPattern: Sendable {
             case .jsonPath(let path): expected = "JSON with a value at \(path.text)"
             case .absent: expected = "(empty body)"
             }
-            result.append(.init(part: "body", expected: expected, actual: NearMissCalculator.summary(of: request.body)))
+            result.append(.init(part: "body", expected: expected, actual: NearMiss.summary(of: request.body)))
             if stopAtFirst { return result }
         }
         return result
@@ -179,14 +179,6 @@ public struct RequestPattern: Sendable {
             }
         }
         return true
-    }
-
-    static func decodedQuery(_ raw: Substring) -> [(name: String, value: String)] {
-        raw.split(separator: "&").map { piece in
-            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in String(decoding: URLEncoding.decode(text.utf8, plusIsSpace: true), as: UTF8.self) }
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
-        }
     }
 
     static func bodyMatches(_ condition: BodyCondition, _ body: Data) -> Bool {

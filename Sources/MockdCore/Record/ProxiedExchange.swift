@@ -112,27 +112,8 @@ extension MockResponse {
     /// `{"error": "upstream_unreachable", "upstream": "https://api.example.com", "message": "…"}`.
     public static func upstreamFailed(_ failure: UpstreamFailure, upstream: String) -> MockResponse {
         let (status, code) = failure.kind == .timeout ? (504, "upstream_timeout") : (502, "upstream_unreachable")
-        let object: [String: Any] = ["error": code, "upstream": upstream, "message": failure.message]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        var response = MockResponse(
-            status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]), body: data + Data("\n".utf8)
-        )
+        var response = MockResponse.jsonError(status: status, code: code, message: failure.message, more: ["upstream": upstream])
         response.disableTemplate()
         return response
-    }
-}
-
-extension EngineOutcome {
-    /// Whether nothing answered the request: no runtime stub, override or stub matched (or a sequence was
-    /// exhausted with `afterLast: notFound`), so the engine planned its 404. Control API requests, CORS
-    /// preflights it answered and rate-limit answers are not unmatched.
-    public var isUnmatched: Bool {
-        isJournaled && borrowedServedStub == nil && plan.response.stubID == nil && plan.fault == nil && plan.holdMs == nil && plan.response.status == 404
-            && plan.response.webSocket == nil && plan.response.eventStream == nil
-    }
-
-    /// The same request answered by the upstream instead: journaled with `proxied: true`.
-    public func answered(byUpstream response: MockResponse) -> EngineOutcome {
-        EngineOutcome(plan: PlannedResponse(response: response), request: request, session: session, arrival: arrival, nearMisses: nearMisses, proxied: true)
     }
 }

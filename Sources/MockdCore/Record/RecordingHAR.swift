@@ -32,7 +32,7 @@ public enum RecordingHAR {
             "url": exchange.url,
             "httpVersion": "HTTP/1.1",
             "headers": fields(exchange.requestHeaders),
-            "queryString": RequestPattern.decodedQuery(Substring(rawQuery)).map { ["name": $0.name, "value": $0.value] },
+            "queryString": URLEncoding.decodedQuery(Substring(rawQuery)).map { ["name": $0.name, "value": $0.value] },
             "cookies": [] as [Any],
             "headersSize": -1,
             "bodySize": exchange.requestBody.count,

@@ -34,7 +34,7 @@ public struct Template: Sendable {
         while let start = ByteSearch.firstOffset(of: open, in: bytes, from: searchFrom) {
             guard let end = ByteSearch.firstOffset(of: close, in: bytes, from: start + 2) else { break }
             let name = String(decoding: bytes[(start + 2)..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            guard isPlaceholderName(name) else {
+            guard PlaceholderName.isValid(name) else {
                 searchFrom = start + 2
                 continue
             }
@@ -46,11 +46,6 @@ public struct Template: Sendable {
         guard segments.contains(where: { if case .placeholder = $0 { return true } else { return false } }) else { return nil }
         if literalStart < bytes.count { segments.append(.literal(bytes[literalStart...])) }
         return Template(segments: segments)
-    }
-
-    static func isPlaceholderName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 200
-            && name.utf8.allSatisfy { URLEncoding.isUnreserved($0) || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }
     }
 
     /// The text with every known placeholder replaced.
@@ -107,7 +102,7 @@ public final class TemplateContext {
     let call: Int
     let now: Date
     private lazy var json: Any? = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
-    private lazy var query = RequestPattern.decodedQuery(request.query)
+    private lazy var query = URLEncoding.decodedQuery(request.query)
 
     public init(request: HTTPRequest, call: Int, now: Date = Date()) {
         self.request = request

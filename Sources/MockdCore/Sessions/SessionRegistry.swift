@@ -23,7 +23,7 @@ final class SessionRegistry: Sendable {
 
     init(
         scenario: Scenario, maxSessions: Int, idleTimeoutMs: Double, journalLimit: Int,
-        clock: @escaping @Sendable () -> Double = MockEngine.monotonicMilliseconds
+        clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds
     ) {
         self.clock = clock
         defaultSession = Session(id: SessionRegistry.defaultID, scenario: scenario, journalLimit: journalLimit, nowMs: clock())

@@ -58,7 +58,7 @@ enum WireMockTemplate {
             for step in path.steps {
                 switch step {
                 case .member(let member):
-                    guard Template.isPlaceholderName(member), !member.contains("."), !member.contains("[") else { return nil }
+                    guard PlaceholderName.isValid(member), !member.contains("."), !member.contains("[") else { return nil }
                     name += "." + member
                 case .index(let index): name += "[\(index)]"
                 }
@@ -70,7 +70,7 @@ enum WireMockTemplate {
             var key = Substring(expression.dropFirst(prefix.count))
             if key.hasSuffix(".[0]") { key = key.dropLast(4) }
             if key.hasPrefix("[") && key.hasSuffix("]") { key = key.dropFirst().dropLast() }
-            guard !key.isEmpty, Template.isPlaceholderName(String(key)), !key.contains("."), !key.contains("[") else { return nil }
+            guard !key.isEmpty, PlaceholderName.isValid(String(key)), !key.contains("."), !key.contains("[") else { return nil }
             return target + key
         }
         return nil

@@ -1,0 +1,124 @@
+import Foundation
+import MockdFormat
+
+/// Ranks stubs by distance to an unmatched request.
+public enum NearMissCalculator {
+    /// The `limit` closest stubs and overrides of `scenario` to `request`, nearest first.
+    public static func nearest(to request: HTTPRequest, in scenario: Scenario, runtime: [Override] = [], limit: Int = 3) -> [NearMiss] {
+        nearest(to: request, in: scenario, runtime: runtime, limit: limit, states: nil)
+    }
+
+    /// With `states`, an override waiting for another state of its state machine shows a `state` difference.
+    static func nearest(to request: HTTPRequest, in scenario: Scenario, runtime: [Override] = [], limit: Int = 3, states: SessionState?) -> [NearMiss] {
+        let key = RequestKey(request)
+        var misses = nearest(to: request, in: scenario.index, limit: limit)
+        for override in runtime + scenario.overrides {
+            var differences = override.pattern.differences(request, key: key)
+            if let states, let rule = override.state, let required = rule.requires {
+                let current = states.state(of: rule.name)
+                if current != required { differences.append(.init(part: "state", expected: "\(rule.name): \(required)", actual: "\(rule.name): \(current)")) }
+            }
+            let distance = differences.reduce(0.0) { total, difference in
+                total + (difference.part == "method" ? 1 : difference.part == "path" ? 2 : 0.5)
+            }
+            misses.append(
+                NearMiss(stubID: override.id, setName: "override", distance: distance, differences: differences, priority: override.priority)
+            )
+        }
+        let ranked = misses.enumerated().sorted {
+            $0.element.distance != $1.element.distance ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
+        }
+        return ranked.prefix(limit).map(\.element)
+    }
+
+    /// The `limit` closest stubs to `request`, nearest first; ties keep stub order.
+    /// - Complexity: O(n) in the number of stubs; it runs only for requests that matched nothing.
+    public static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int = 3) -> [NearMiss] {
+        let key = index.key(for: request)
+        let requestHost = index.hasHostKeys ? HostRouting.host(of: request) : nil
+        // Bounded work per stub, so a hostile 10,000-segment path or query cannot stall the daemon: distances
+        // look at the first 64 segments and pairs (equality still compares everything).
+        let requestPairs = Set(RequestKey.queryPairs(request.query, normalizer: index.normalizer).prefix(64).map { "\($0.name)=\($0.value)" })
+        let requestSegments = Array(key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
+        var canonicalBody: Data?
+        var misses: [NearMiss] = []
+        misses.reserveCapacity(min(index.stubs.count, 64))
+        for (ordinal, stub) in index.stubs.enumerated() {
+            let stubKey = index.routeKey(ordinal)
+            var distance = 0.0
+            var differences: [NearMiss.Difference] = []
+            if !stubKey.host.isEmpty, stubKey.host != requestHost {
+                distance += 1
+                differences.append(
+                    .init(part: "host", expected: stubKey.host, actual: requestHost ?? "(none: prefix the path with /__host/\(stubKey.host) or send X-Forwarded-Host)")
+                )
+            }
+            if stubKey.method != key.method {
+                distance += 1
+                differences.append(.init(part: "method", expected: stubKey.method, actual: key.method))
+            }
+            if stubKey.path != key.path {
+                let stubSegments = Array(stubKey.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
+                distance += 2 * segmentDistance(stubSegments, requestSegments)
+                differences.append(.init(part: "path", expected: stubKey.path, actual: key.path))
+            }
+            if stubKey.query != key.query {
+                let stubPairs = stubKey.query.isEmpty ? [] : Set(stubKey.query.split(separator: "&").prefix(64).map(String.init))
+                distance += 1 - jaccard(stubPairs, requestPairs)
+                differences.append(.init(part: "query", expected: stubKey.readableQuery, actual: key.readableQuery))
+            }
+            let failed = stub.headerConstraints.filter { !$0.isSatisfied(by: request.headers) }
+            if !failed.isEmpty {
+                distance += 0.5 * Double(failed.count) / Double(stub.headerConstraints.count)
+                for constraint in failed {
+                    differences.append(
+                        .init(
+                            part: "header",
+                            expected: "\(constraint.name): \(constraint.value)",
+                            actual: request.headers[constraint.name].map { "\(constraint.name): \($0)" }
+                                ?? "(no \(constraint.name) header)"
+                        )
+                    )
+                }
+            }
+            if let body = index.routeBody(ordinal) {
+                let canonical = canonicalBody ?? index.canonicalBody(of: request)
+                canonicalBody = canonical
+                if canonical != body {
+                    distance += 0.5
+                    differences.append(
+                        .init(part: "body", expected: NearMiss.summary(of: body), actual: NearMiss.summary(of: canonical))
+                    )
+                }
+            }
+            misses.append(NearMiss(stubID: stub.id, setName: stub.setName, distance: distance, differences: differences))
+        }
+        // A stable sort keeps stub order among equal distances.
+        let ranked = misses.enumerated().sorted {
+            $0.element.distance != $1.element.distance ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
+        }
+        return ranked.prefix(limit).map(\.element)
+    }
+
+    /// Levenshtein distance over path segments, scaled to 0…1.
+    static func segmentDistance(_ lhs: [Substring], _ rhs: [Substring]) -> Double {
+        let longest = max(lhs.count, rhs.count)
+        if longest == 0 { return 0 }
+        var previous = Array(0...rhs.count)
+        var current = previous
+        for i in 1...max(lhs.count, 1) where !lhs.isEmpty {
+            current[0] = i
+            for j in stride(from: 1, through: rhs.count, by: 1) {
+                let cost = lhs[i - 1] == rhs[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            swap(&previous, &current)
+        }
+        return Double(lhs.isEmpty ? rhs.count : previous[rhs.count]) / Double(longest)
+    }
+
+    static func jaccard(_ a: Set<String>, _ b: Set<String>) -> Double {
+        if a.isEmpty && b.isEmpty { return 1 }
+        return Double(a.intersection(b).count) / Double(a.union(b).count)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import MockdFormat
+
+/// A response's `{{placeholders}}`: parsed when its body or headers change, rendered per request.
+extension MockResponse {
+    /// Replaces the body and re-parses its placeholders.
+    mutating func replaceBody(_ newBody: Data) {
+        body = newBody
+        template = ResponseTemplate(body: body, headers: headers)
+    }
+
+    /// Marks the response as literal: `{{…}}` in it is sent as is (recorded bodies).
+    mutating func disableTemplate() {
+        template = nil
+    }
+
+    /// Applies a stored response's `templated` mode. Fake-value placeholders (`{{token}}`…) are rendered
+    /// right away in every mode but `.off`, since they never change: a redacted stub stays a static one.
+    mutating func applyTemplateMode(_ mode: TemplateMode) {
+        guard mode != .off else {
+            template = nil
+            return
+        }
+        guard template != nil else { return }
+        body = Template.renderingFakeValues(in: body)
+        if headers.contains(where: { $0.value.containsPlaceholderOpening }) {
+            headers = HTTPHeaders(
+                headers.fields.map { .init(name: $0.name, value: String(decoding: Template.renderingFakeValues(in: Data($0.value.utf8)), as: UTF8.self)) }
+            )
+        }
+        template = mode == .redactedOnly ? nil : ResponseTemplate(body: body, headers: headers)
+    }
+
+    /// Re-checks headers for placeholders after an edit.
+    mutating func headersChanged() {
+        template = ResponseTemplate(body: body, headers: headers)
+    }
+
+    /// The response with every placeholder rendered; itself when it has none.
+    func rendered(_ context: @autoclosure () -> TemplateContext) -> MockResponse {
+        guard let template else { return self }
+        let context = context()
+        var copy = self
+        if let body = template.body { copy.body = body.render(context) }
+        if template.hasHeaderPlaceholders {
+            copy.headers = HTTPHeaders(headers.fields.map { .init(name: $0.name, value: Template.renderText($0.value, context)) })
+        }
+        copy.template = nil
+        return copy
+    }
+}
+
+/// The placeholders of one response.
+struct ResponseTemplate: Sendable {
+    let body: Template?
+    let hasHeaderPlaceholders: Bool
+
+    init(body: Template?, hasHeaderPlaceholders: Bool) {
+        self.body = body
+        self.hasHeaderPlaceholders = hasHeaderPlaceholders
+    }
+
+    /// `nil` when neither the body nor any header value contains `{{`.
+    init?(body: Data, headers: HTTPHeaders) {
+        self.body = Template.parse(body)
+        self.hasHeaderPlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
+        if self.body == nil && !hasHeaderPlaceholders { return nil }
+    }
+}
