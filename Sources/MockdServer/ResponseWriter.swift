@@ -28,7 +28,7 @@ enum ResponseWriter {
     }
 
     /// `queueShared(_:slot:…)` for a stub's first response as loaded; the response is read only to build the
-    /// native one (a copy of it per request showed in the profile).
+    /// native one, never copied per request.
     static func queueShared(stub: Stub, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
         // Read directly once built: passing the stub as `any NativeResponseSlot` retained it.
         if let cached = stub.load() {

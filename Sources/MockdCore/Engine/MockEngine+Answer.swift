@@ -24,8 +24,8 @@ extension MockEngine {
     func answer(_ request: HTTPRequest, in session: Session) -> Answer {
         let cached = answerFromThreadCache(request, in: session)
         if case .answer(let answer) = cached { return answer }
-        // Only what matching needs is taken under the lock (a copy of the whole core showed in the profile); when
-        // stubs are served as loaded, not even the state, whose reference count every worker thread shares.
+        // Only what matching needs is taken under the lock, never a copy of the whole core; when stubs are served as
+        // loaded, not even the state, whose reference count every worker thread shares.
         let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
             core.runtime.isEmpty && core.scenario.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
         }

@@ -70,7 +70,7 @@ public final class MockEngine: Sendable {
     /// Routes `request` to the control API or to its session, and plans the answer.
     public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
         let arrival = Date()
-        // Routed in place: copies of the request (and of a routing result holding one) showed in the profile.
+        // Routed in place: the request is not copied on its way to the answer (neither is a routing result holding it).
         switch route(&request) {
         case .control:
             return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: .none, arrival: arrival, nearMisses: [])

@@ -184,7 +184,8 @@ public enum HARReader {
     }
 }
 
-/// Two ISO 8601 formatters made once: making one per entry took a quarter of the time of a large import.
+/// Two ISO 8601 formatters made once for the whole import, never one per entry (a formatter costs more to make than
+/// an entry to parse; docs/BENCHMARKS.md#why-the-hot-path-looks-as-it-does).
 final class ISODateParser: @unchecked Sendable {
     static let shared = ISODateParser()
 

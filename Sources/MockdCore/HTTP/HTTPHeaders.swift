@@ -4,8 +4,8 @@
 /// names case-insensitively.
 ///
 /// A request's headers arrive packed (`Packer`): all names and values in one byte buffer, looked up in place
-/// and made into `Field`s only when listed (the journal, templates). Making two strings per header for every
-/// request, and copying fields on each lookup, was a sixth of the per-request work in the keep-alive profile.
+/// and made into `Field`s only when listed (the journal, templates): no strings are made per header per request,
+/// and no field is copied on a lookup (docs/BENCHMARKS.md#why-the-hot-path-looks-as-it-does).
 public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// One header field as sent or recorded.
     public struct Field: Sendable, Equatable {
@@ -293,8 +293,8 @@ extension String {
         let lhs = self.utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
-        // Compared as buffers when both are contiguous (always for native strings): the generic zip of two
-        // UTF-8 views showed in the per-request profile, where every header lookup runs this.
+        // Compared as buffers when both are contiguous (always for native strings), never as a zip of two UTF-8
+        // views: every header lookup runs this.
         if let equal = lhs.withContiguousStorageIfAvailable({ left in
             rhs.withContiguousStorageIfAvailable { right in
                 for index in 0..<left.count where left[index] != right[index] {

@@ -23,8 +23,8 @@ public struct HTTPRequest: Sendable {
 
     /// The raw path: the target up to the first `?` (a fragment, never sent by clients, is dropped too).
     public var path: Substring {
-        // Scanned as UTF-8 bytes: Character iteration (grapheme breaking) showed in the per-request profile,
-        // and so did the generic index walk; a native string is scanned in place as a buffer.
+        // Scanned as UTF-8 bytes, never by Character (grapheme breaking) or the generic index walk: a native string is
+        // scanned in place as a buffer.
         let utf8 = target.utf8
         if let offset = utf8.withContiguousStorageIfAvailable({ bytes in
             bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count

@@ -88,8 +88,8 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     /// The canonical form of a raw path; an empty path becomes `/`.
     public static func normalizePath<P: StringProtocol>(_ rawPath: P) -> String {
         if rawPath.isEmpty { return "/" }
-        // Fast path (almost every request): nothing to rewrite, no byte array needed; scanned in place when
-        // the text is contiguous (the generic walk showed in the per-request profile).
+        // Fast path (almost every request): nothing to rewrite, no byte array needed; scanned in place as a buffer
+        // when the text is contiguous, never through the generic UTF-8 view.
         let literal =
             rawPath.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(RequestKey.isLiteralPathByte) }
             ?? rawPath.utf8.allSatisfy(RequestKey.isLiteralPathByte)

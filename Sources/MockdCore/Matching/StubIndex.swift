@@ -50,8 +50,8 @@ public final class StubIndex: Sendable {
         stubs.reserveCapacity(total)
         var builder = Builder(capacity: total)
         if normalizer.isEmpty {
-            // Keys and bodies are the stubs' own, so one table serves both layering and routing: one hash per
-            // stub (an identity table beside the routes showed in the start-up profile).
+            // Keys and bodies are the stubs' own, so one table serves both layering and routing: one hash per stub,
+            // no identity table beside the routes.
             for layer in layers {
                 for stub in layer {
                     let hash = stub.key.routeHash

@@ -138,7 +138,7 @@ private struct StubBuilder: Sendable {
         stubs.reserveCapacity(range.count)
         for index in range {
             let entry = entries[index]
-            // Built only for an error message: interpolating it for every stub showed in the start-up profile.
+            // Built only for an error message, never for every stub.
             var path: String { "stubs[\(index)]" }
             func fail(_ field: String, _ message: String) -> ConfigError {
                 ConfigError(.invalidValue, file: indexName, jsonPath: "\(path).\(field)", message: message)

@@ -101,8 +101,8 @@ public struct MockResponse: Sendable {
 }
 
 extension String {
-    /// Whether the text contains `{{`, compared as UTF-8 bytes. Foundation's `contains(_:)` went through
-    /// CFStringFind, about 4,000 instructions per stub in the start-up profile.
+    /// Whether the text contains `{{`, compared as UTF-8 bytes (no Foundation string search: it runs for every
+    /// header of every stub at load; docs/BENCHMARKS.md#why-the-hot-path-looks-as-it-does).
     var containsPlaceholderOpening: Bool {
         var previousWasBrace = false
         for byte in utf8 {

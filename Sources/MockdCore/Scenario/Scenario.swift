@@ -3,8 +3,8 @@ import MockdFormat
 
 /// A loaded scenario: mock sets layered into one `StubIndex`, plus overrides and defaults.
 ///
-/// Immutable, and a class so that taking the session's scenario on every request is one retain rather than
-/// a copy of every field (it showed in the per-request profile).
+/// Immutable, and a class so that taking the session's scenario on every request is one retain rather than a copy
+/// of every field.
 public final class Scenario: Sendable {
     public let name: String
     public let description: String?

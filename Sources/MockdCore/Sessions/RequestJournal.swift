@@ -42,8 +42,7 @@ public final class RequestJournal: Sendable {
     public static let bodyLimit = 64 * 1024
 
     /// One journaled request. An exchange answered by the engine is kept as the engine's own immutable
-    /// record, not copied field by field (that copy showed in the per-request profile); its `JournalEntry` is
-    /// built when the journal is read.
+    /// record, never copied field by field on the request's way; its `JournalEntry` is built when the journal is read.
     private enum Record: Sendable {
         case exchange(EngineOutcome.Exchange, sequence: Int, durationMs: Double)
         case entry(EntryBox)

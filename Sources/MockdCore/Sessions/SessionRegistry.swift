@@ -96,8 +96,8 @@ enum SessionRouting {
         return route(&request).map { ($0, request) }
     }
 
-    /// The session id, with a `/__session/ID` prefix removed from `request` in place (no copy of the request
-    /// on the way, which showed in the per-request profile).
+    /// The session id, with a `/__session/ID` prefix removed from `request` in place (no copy of the request on the
+    /// way).
     static func route(_ request: inout HTTPRequest) -> Result<String?, RoutingError> {
         var id: String?
         if request.hasReservedPrefix, request.target.hasPrefix(pathPrefix) {
