@@ -31,6 +31,23 @@ struct HARImporterTests {
         #expect(report.responsesWritten == 3)
     }
 
+    @Test func bodyFilesKeepTheirPathsExtensionOnce() throws {
+        let png = #"{"mimeType": "image/png", "encoding": "base64", "text": "iVBORw0KGgo="}"#
+        let (build, _) = try build([
+            HARReaderTests.entry(url: "https://cdn.example/img/logo.png", content: png),
+            HARReaderTests.entry(url: "https://cdn.example/img/logo.png", content: #"{"mimeType": "image/png", "encoding": "base64", "text": "iVBORw0KGgoA"}"#),
+            HARReaderTests.entry(url: "https://cdn.example/photo.JPEG", content: #"{"mimeType": "image/jpeg", "encoding": "base64", "text": "/9j/4AA="}"#),
+            HARReaderTests.entry(url: "https://cdn.example/page.htm", content: #"{"mimeType": "text/html", "text": "<p>hi</p>"}"#),
+            HARReaderTests.entry(url: "https://cdn.example/data.png", content: #"{"mimeType": "application/json", "text": "{}"}"#),
+        ])
+        #expect(
+            build.file.stubs.flatMap { $0.responses.map { $0.bodyFile ?? "" } } == [
+                "bodies/GET_img_logo.png", "bodies/GET_img_logo_2.png", "bodies/GET_photo.JPEG", "bodies/GET_page.htm",
+                "bodies/GET_data.png.json",
+            ]
+        )
+    }
+
     @Test func postsWithDifferentBodiesNeverCollapse() throws {
         let json = #"[{"name": "Content-Type", "value": "application/json"}]"#
         let (build, _) = try build([
@@ -87,8 +104,8 @@ struct HARImporterTests {
         ], options: options)
         let response = build.file.stubs[0].responses[0]
         #expect(response.headers == ["Content-Type: image/png", "Set-Cookie: a=1", "set-cookie: b=2"])
-        #expect(response.bodyFile == "bodies/GET_avatar.png.png")
-        #expect(build.files["bodies/GET_avatar.png.png"] == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF]))
+        #expect(response.bodyFile == "bodies/GET_avatar.png")
+        #expect(build.files["bodies/GET_avatar.png"] == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF]))
         #expect(response.recordedTimeMs == 13)
         #expect(report.warnings.contains("response headers not stored: connection ×1 (hop-by-hop), content-encoding ×1 (bodies are stored decoded), content-length ×1 (recomputed when served)"))
     }

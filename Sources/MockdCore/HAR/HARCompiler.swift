@@ -280,8 +280,7 @@ public struct HARCompiler {
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
                     if !recorded.body.isEmpty {
-                        let base = step == 0 ? id : "\(id)_\(step + 1)"
-                        let path = namer.uniqueFile(base, mimeType: recorded.mimeType, body: recorded.body)
+                        let path = namer.uniqueFile(id, suffix: step == 0 ? "" : "_\(step + 1)", mimeType: recorded.mimeType, body: recorded.body)
                         files[path] = recorded.body
                         entry.bodyFile = path
                     }

@@ -128,18 +128,33 @@ struct FileNamer {
         return candidate
     }
 
-    /// `bodies/<base>.<ext>`, unique case-insensitively (for case-insensitive file systems).
-    mutating func uniqueFile(_ base: String, mimeType: String?, body: Data) -> String {
-        let ext = FileNamer.fileExtension(mimeType: mimeType, body: body)
-        var candidate = "bodies/\(base).\(ext)"
+    /// `bodies/<base><suffix>.<ext>`, unique case-insensitively (for case-insensitive file systems). A base that
+    /// already ends in the extension (`GET_img_logo.png` for an `image/png` body, `….jpeg` for `image/jpeg`) keeps it
+    /// once: `bodies/GET_img_logo.png`, `bodies/GET_img_logo_2.png`.
+    /// - Parameter suffix: Added before the extension (`_2` for the second step of a sequence).
+    mutating func uniqueFile(_ base: String, suffix: String = "", mimeType: String?, body: Data) -> String {
+        var ext = FileNamer.fileExtension(mimeType: mimeType, body: body)
+        var stem = base
+        if let dot = base.lastIndex(of: "."), FileNamer.isSameExtension(String(base[base.index(after: dot)...]), as: ext) {
+            ext = String(base[base.index(after: dot)...])
+            stem = String(base[..<dot])
+        }
+        var candidate = "bodies/\(stem)\(suffix).\(ext)"
         let key = candidate.asciiLowercased
         var counter = nextSuffix[key, default: 2]
         while !usedFiles.insert(candidate.asciiLowercased).inserted {
-            candidate = "bodies/\(base)-\(counter).\(ext)"
+            candidate = "bodies/\(stem)\(suffix)-\(counter).\(ext)"
             counter += 1
         }
         nextSuffix[key] = counter
         return candidate
+    }
+
+    /// Whether a path's own extension names the type `ext` was chosen for (`png`/`png`, `jpeg`/`jpg`, `htm`/`html`).
+    static func isSameExtension(_ pathExtension: String, as ext: String) -> Bool {
+        let aliases = ["jpeg": "jpg", "htm": "html", "mjs": "js", "yml": "yaml"]
+        let lowered = pathExtension.asciiLowercased
+        return lowered == ext || aliases[lowered] == ext
     }
 
     static func sanitize(_ text: String) -> String {
