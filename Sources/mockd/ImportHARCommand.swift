@@ -3,8 +3,8 @@ import MockdCore
 
 /// `mockd import-har FILE --set NAME`: compile a HAR into a mock set and print a report.
 ///
-/// The HAR is streamed (`HARStreamReader` → `HARCompiler`), so memory does not grow with the size of the file
-/// beyond the bodies kept for the set. Nothing is written before the whole file has been read and found valid.
+/// The HAR is streamed (`HARImportPipeline`), so memory does not grow with the size of the file beyond the
+/// bodies kept for the set. Nothing is written before the whole file has been read and found valid.
 enum ImportHARCommand {
     /// The rules from `--ignore-query`, `--ignore-body-field` and `--normalize FILE`.
     /// - Throws: `ConfigError` naming the rules file and JSON path of a bad rule.
@@ -37,8 +37,8 @@ enum ImportHARCommand {
         )
         if let headers = options.matchHeaders { importOptions.matchHeaders = headers.map { $0.lowercased() } }
         // A progress line only on a terminal: tests, CI and pipes see the report alone.
-        let progress = isatty(STDERR_FILENO) == 1 ? TerminalProgress(fileName: options.file) : nil
         let destination = "mocks/\(options.set)/"
+        let progress = isatty(STDERR_FILENO) == 1 ? TerminalProgress(fileName: options.file, destination: destination) : nil
         do {
             importOptions.keepSecrets = options.keepSecrets
             importOptions.unstableHeaders = UnstableHeaders.defaults.filter { !options.keepHeaders.contains($0) } + options.dropHeaders
@@ -46,33 +46,22 @@ enum ImportHARCommand {
             importOptions.failed = options.failed == "keep" ? .keep : .skip
             importOptions.cors = options.cors
             importOptions.flattenHosts = options.flattenHosts
-            var compiler = HARCompiler(options: importOptions, harDirectory: harURL.deletingLastPathComponent())
-            let info = try HARStreamReader().read(
-                contentsOf: harURL, displayName: options.file, progress: progress.map { bar in { bar.update($0) } }
-            ) { compiler.add($0) }
-            progress?.show("read \(ImportProgress.grouped(info.entryCount)) entries; writing \(destination) …")
-            var (build, report) = compiler.finish()
-            guard !build.file.stubs.isEmpty else {
-                progress?.clear()
-                Output.error(report.rendered(source: options.file, destination: "(nothing written)"))
+            let result = try HARImportPipeline.run(
+                har: harURL, displayName: options.file, into: options.set, root: root, options: importOptions, merge: options.merge,
+                replace: options.force || options.merge, progress: progress.map { bar in { bar.update($0) } }
+            )
+            progress?.clear()
+            guard result.setWritten else {
+                Output.error(result.rendered(source: options.file, destination: "(nothing written)"))
                 let why =
-                    info.entryCount == 0
+                    result.log.entryCount == 0
                     ? "log.entries is empty; nothing to import"
                     : options.hosts.isEmpty
-                        ? "none of the \(info.entryCount) entries can be replayed; nothing was written"
+                        ? "none of the \(result.log.entryCount) entries can be replayed; nothing was written"
                         : "no replayable entry for --host \(options.hosts.joined(separator: ", ")); nothing was written"
                 throw HARImportError(.nothingToImport, file: options.file, message: why)
             }
-            var mergeLine: String?
-            if options.merge, FileManager.default.fileExists(atPath: root.setURL(options.set).path) {
-                let existing = try MockSetMerger.read(set: options.set, root: root)
-                let (merged, summary) = MockSetMerger.merge(build, into: existing)
-                build = merged
-                mergeLine = "  merged:         \(summary.replaced) stubs replaced, \(summary.added) added, \(summary.kept) kept as they were"
-            }
-            try MockSetWriter(root: root).write(build, set: options.set, replace: options.force || options.merge, source: options.file)
-            progress?.clear()
-            Output.standard(report.rendered(source: options.file, destination: destination) + (mergeLine.map { "\n" + $0 } ?? ""))
+            Output.standard(result.rendered(source: options.file, destination: destination))
             return .success
         } catch {
             progress?.clear()
@@ -85,18 +74,26 @@ enum ImportHARCommand {
 /// Redraws `ImportProgress` lines in place on stderr (at most 10 per second).
 private final class TerminalProgress {
     private let fileName: String
+    /// `mocks/<set>/`, named once the file is read.
+    private let destination: String
     private var throttle: ImportProgress
     private var drawn = false
 
-    init(fileName: String) {
+    init(fileName: String, destination: String) {
         self.fileName = fileName
+        self.destination = destination
         throttle = ImportProgress(start: ProcessInfo.processInfo.systemUptime)
     }
 
-    func update(_ progress: HARStreamReader.Progress) {
-        let now = ProcessInfo.processInfo.systemUptime
-        guard throttle.shouldDraw(at: now) else { return }
-        show(ImportProgress.line(fileName: fileName, progress: progress, seconds: throttle.elapsed(at: now)))
+    func update(_ progress: HARImportPipeline.Progress) {
+        switch progress {
+        case .reading(let reading):
+            let now = ProcessInfo.processInfo.systemUptime
+            guard throttle.shouldDraw(at: now) else { return }
+            show(ImportProgress.line(fileName: fileName, progress: reading, seconds: throttle.elapsed(at: now)))
+        case .compiled(let entries):
+            show("read \(ImportProgress.grouped(entries)) entries; writing \(destination) …")
+        }
     }
 
     /// Replaces the line with `text`.
