@@ -1,56 +1,26 @@
-import Dispatch
 import Foundation
 import MockdCore
 import MockdServer
 
-/// `mockd --config NAME` / `mockd --set NAME`: serve until SIGINT or SIGTERM, then stop gracefully.
-enum ServeCommand {
-    static func run(_ options: ServeOptions) -> ExitCode {
-        let root = MockdRoot.resolve(option: options.root)
-        if let problem = rootProblem(root, option: options.root) {
-            Output.error("mockd: \(problem)")
-            return .failure
-        }
-        let scenario: Scenario
-        do {
-            scenario = try load(options, root: root)
-        } catch {
-            Output.errorLines(error)
-            return .failure
-        }
-
-        var recorder: Recorder?
-        if options.recordMisses {
-            let set = scenario.name + "-captured"
-            guard MockdRoot.isValidName(set) else {
-                Output.error("mockd: --record-misses: '\(set)' is not a valid mock set name; serve the scenario by name (--config NAME)")
-                return .failure
-            }
-            recorder = RecordCommand.makeRecorder(
-                set: set, root: root, harURL: RecordCommand.defaultHAR(root: root, set: set), existing: .merge,
-                upstream: options.upstream.origin ?? ""
-            )
-        }
-        let stubCount = scenario.index.stubs.count
-        var banner =
-            "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubCount) stub\(stubCount == 1 ? "" : "s")"
-        if options.onMissProxy, let origin = options.upstream.origin {
-            banner += "; unmatched requests go to \(origin)"
-            if let recorder { banner += ", recorded into mocks/\(recorder.set)/ (HAR: \(recorder.harDisplay))" }
-        }
-        return serve(options, scenario: scenario, root: root, loader: { try load(options, root: root) }, recorder: recorder, banner: banner + "; Ctrl-C to stop")
-    }
-
-    /// Serves `scenario` until SIGINT or SIGTERM: with the upstream proxy when `--on-miss proxy` or recording,
-    /// over HTTPS with `--tls-cert`; then stops gracefully and, when recording, writes the HAR and the set.
-    /// - Parameter loader: Reloads the scenario on SIGHUP and `POST /__mockd/reload`; `nil` disables reloading.
-    static func serve(
-        _ options: ServeOptions, scenario: Scenario, root: MockdRoot, loader: (@Sendable () throws -> Scenario)?, recorder: Recorder?,
-        banner: String
+/// A running server for `serve` and `record`: start, wait for a signal, stop within the shutdown timeout.
+enum ServerLifecycle {
+    /// Serves `scenario` until SIGINT or SIGTERM: with the upstream proxy when `proxying`, over HTTPS with
+    /// `--tls-cert`; then stops gracefully and, when recording, writes the HAR and the set.
+    ///
+    /// Prints the listening lines to stdout once bound, then `banner` to stderr.
+    /// - Parameters:
+    ///   - proxying: Unmatched requests go to `flags.upstream` (`--on-miss proxy`, `record`).
+    ///   - loader: Reloads the scenario on SIGHUP and `POST /__mockd/reload`; `nil` disables reloading.
+    ///   - recorder: Records the proxied exchanges and is flushed at the end (`record`, `--record-misses`).
+    /// - Returns: `.success` after a graceful stop; `.failure` when TLS, the upstream CA, binding or the final
+    ///   flush fails (one line printed).
+    static func run(
+        _ flags: ServerFlags, limits: ServeLimits, proxying: Bool, scenario: Scenario, root: MockdRoot,
+        loader: (@Sendable () throws -> Scenario)?, recorder: Recorder?, banner: String
     ) -> ExitCode {
-        let logger = Logger(level: options.quiet ? .warning : .info)
+        let logger = Logger(level: flags.quiet ? .warning : .info)
         var tls: TLSCredentials?
-        if let certificate = options.tlsCertificate, let key = options.tlsKey {
+        if let certificate = flags.tlsCertificate, let key = flags.tlsKey {
             do {
                 tls = try TLSCredentials.load(certificate: certificate, key: key)
             } catch {
@@ -59,37 +29,37 @@ enum ServeCommand {
             }
         }
         var proxy: UpstreamProxy?
-        if options.onMissProxy || recorder != nil, let origin = options.upstream.origin {
-            if let caFile = options.upstream.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+        if proxying, let origin = flags.upstream.origin {
+            if let caFile = flags.upstream.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
                 Output.error("mockd: --upstream-ca \(caFile): no such file or not readable")
                 return .failure
             }
-            if options.upstream.insecure {
+            if flags.upstream.insecure {
                 Output.error("mockd: warning: --upstream-insecure: the TLS certificate of \(origin) is not verified")
             }
             let client = UpstreamClient(
                 configuration: UpstreamClient.Configuration(
-                    origin: origin, timeoutSeconds: options.upstream.timeoutSeconds, insecure: options.upstream.insecure,
-                    caFile: options.upstream.caFile
+                    origin: origin, timeoutSeconds: flags.upstream.timeoutSeconds, insecure: flags.upstream.insecure,
+                    caFile: flags.upstream.caFile
                 )
             )
             proxy = UpstreamProxy(client: client, recorder: recorder)
         }
 
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
-        let portSource = options.portSource
-        let hostSource = options.hostSource
-        var configuration = MicroHTTPDServer.Configuration(host: options.host, port: options.port)
-        if let threads = options.threads { configuration.threads = threads }
-        configuration.connectionMemoryBytes = options.connectionMemory
-        configuration.maxBodyBytes = options.maxBodyBytes
-        configuration.connectionLimit = options.maxConnections
-        configuration.connectionTimeoutSeconds = options.connectionTimeoutSeconds
+        let portSource = flags.portSource
+        let hostSource = flags.hostSource
+        var configuration = MicroHTTPDServer.Configuration(host: flags.host, port: flags.port)
+        if let threads = flags.threads { configuration.threads = threads }
+        configuration.connectionMemoryBytes = limits.maxHeaderBytes
+        configuration.maxBodyBytes = flags.maxBodyBytes
+        configuration.connectionLimit = limits.maxConnections
+        configuration.connectionTimeoutSeconds = limits.connectionTimeoutSeconds
         configuration.tls = tls
-        configuration.tlsPort = options.tlsPort
+        configuration.tlsPort = flags.tlsPort
         var engineOptions = EngineOptions(
-            maxSessions: options.maxSessions, sessionIdleTimeoutMs: Double(options.sessionTimeoutSeconds) * 1000,
-            journalLimit: options.journalLimit, controlToken: options.controlToken
+            maxSessions: limits.maxSessions, sessionIdleTimeoutMs: Double(limits.sessionTimeoutSeconds) * 1000,
+            journalLimit: limits.journalLimit, controlToken: flags.controlToken
         )
         engineOptions.missesGoUpstream = proxy != nil
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
@@ -120,11 +90,11 @@ enum ServeCommand {
             Output.error("mockd: \(error)")
             return .failure
         }
-        if !isLoopback(options.host) {
+        if !isLoopback(flags.host) {
             Output.error(
-                options.controlToken == nil
-                    ? "mockd: warning: listening on \(options.host), reachable from other machines, and the control API (/__mockd/) has no --control-token"
-                    : "mockd: warning: listening on \(options.host), reachable from other machines"
+                flags.controlToken == nil
+                    ? "mockd: warning: listening on \(flags.host), reachable from other machines, and the control API (/__mockd/) has no --control-token"
+                    : "mockd: warning: listening on \(flags.host), reachable from other machines"
             )
         }
         for url in baseURLs { Output.standard("listening on \(url)") }
@@ -132,14 +102,14 @@ enum ServeCommand {
         let received = signals.wait()
         reloader?.cancel()
         let name = received == SIGINT ? "SIGINT" : "SIGTERM"
-        let timeout = EnvironmentDefaults.format(options.shutdownTimeoutSeconds)
+        let timeout = EnvironmentDefaults.format(flags.shutdownTimeoutSeconds)
         let inFlight = server.requestsInFlight
         Output.error(
             inFlight == 0
                 ? "mockd: \(name) received, stopping"
                 : "mockd: \(name) received, stopping; waiting up to \(timeout) s for \(requests(inFlight)) in flight"
         )
-        let report = server.shutdown(gracePeriodMilliseconds: options.shutdownTimeoutSeconds * 1000) { signals.count > 1 }
+        let report = server.shutdown(gracePeriodMilliseconds: flags.shutdownTimeoutSeconds * 1000) { signals.count > 1 }
         if report.cut > 0 {
             Output.error(
                 report.cutShort
@@ -192,16 +162,6 @@ enum ServeCommand {
             message += " (the port comes from \(portSource))"
         }
         return message
-    }
-
-    static func load(_ options: ServeOptions, root: MockdRoot) throws -> Scenario {
-        defer {
-            // Parsing a large index leaves megabytes of freed buffers in malloc's arenas; hand them back so
-            // the daemon's resident size reflects what it keeps.
-            ProcessMemory.returnFreedMemory()
-        }
-        if let config = options.config { return try Scenario.load(named: config, root: root) }
-        return try Scenario.single(set: options.set!, root: root)
     }
 
     static func isLoopback(_ host: String) -> Bool {
