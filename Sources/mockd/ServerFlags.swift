@@ -114,13 +114,15 @@ struct ServeLimits: Equatable {
 
     /// Reads `flag` and its value when it is one of the limits.
     /// - Returns: `false` when `flag` is not a limit (nothing was read).
-    /// - Throws: `UsageError` for a missing or out-of-range value.
+    /// - Throws: `UsageError` for a missing or out-of-range value, and for `--connection-memory`.
     mutating func parse(_ flag: String, from reader: inout ArgumentReader) throws -> Bool {
         switch flag {
         case "--max-sessions": maxSessions = try reader.integer(for: flag, in: 1...1_000_000)
         case "--session-timeout": sessionTimeoutSeconds = try reader.integer(for: flag, in: 1...31_536_000)
         case "--journal-limit": journalLimit = try reader.integer(for: flag, in: 1...10_000_000)
-        case "--max-header-bytes", "--connection-memory": maxHeaderBytes = try reader.integer(for: flag, in: 8192...16_777_216)
+        case "--max-header-bytes": maxHeaderBytes = try reader.integer(for: flag, in: 8192...16_777_216)
+        // Its old, undocumented name: refused, naming the one that help and README document.
+        case "--connection-memory": throw UsageError("unknown option '--connection-memory': use --max-header-bytes <b>")
         case "--max-connections": maxConnections = try reader.integer(for: flag, in: 1...1_000_000)
         case "--connection-timeout": connectionTimeoutSeconds = try reader.integer(for: flag, in: 1...86_400)
         default: return false
