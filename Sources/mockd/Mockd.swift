@@ -77,6 +77,6 @@ struct Mockd {
         let indent = String(repeating: " ", count: 26)
         let line = "  " + name + String(repeating: " ", count: max(1, 24 - name.count)) + text
         guard line.count > helpWidth, let pointer = line.range(of: " (see `") else { return line }
-        return line[..<pointer.lowerBound] + "\n" + indent + line[line.index(after: pointer.lowerBound)...]
+        return "\(line[..<pointer.lowerBound])\n\(indent)\(line[line.index(after: pointer.lowerBound)...])"
     }
 }

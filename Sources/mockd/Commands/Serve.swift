@@ -28,13 +28,13 @@ struct Serve: MockdCommand, Equatable {
 
     /// `mockd --help`: this overview, USAGE and COMMANDS from `Mockd.commands`, then serve's options.
     static var help: String {
-        [overview, Mockd.usageSection, Mockd.commandsSection, options].joined(separator: "\n\n")
+        [overview, Mockd.usageSection, Mockd.commandsSection, optionsSection].joined(separator: "\n\n")
     }
 
     static let overview = "OVERVIEW: mockd — a local mock HTTP server that replays recorded traffic (HAR) for a named scenario."
 
     /// OPTIONS, ENVIRONMENT and the notes on signals, output and exit codes.
-    static let options = """
+    static let optionsSection = """
         OPTIONS:
           --config <name>         Scenario to serve: configs/<name>.json under the root, or a path to a .json file.
           --set <name>            Serve the mock set mocks/<name>/ alone, without a scenario file.
