@@ -49,7 +49,8 @@ let package = Package(
             dependencies: ["MockdServer", "MockdCore", "MockdTestSupport"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "MockdCLITests", dependencies: ["MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
+        // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
+        .testTarget(name: "MockdCLITests", dependencies: ["mockd", "MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MockdClientTests",
             dependencies: ["MockdClient", "MockdTestSupport"],

@@ -12,12 +12,15 @@ enum EnvironmentDefaults {
     static let controlToken = "MOCKD_CONTROL_TOKEN"
     static let root = "MOCKD_ROOT"
 
-    /// Fills what the serve flags left unset.
+    /// `MOCKD_CONFIG`: the scenario `serve` serves when neither `--config` nor `--set` is given.
+    static func config(in environment: [String: String]) -> String? {
+        value(config, in: environment)
+    }
+
+    /// Fills what the server flags of `serve` and `record` left unset.
     /// - Parameter given: The flags present on the command line.
-    static func apply(_ environment: [String: String], to options: inout ServeOptions, given: Set<String>) throws {
-        if options.config == nil, options.set == nil, let name = value(config, in: environment) {
-            options.config = name
-        }
+    /// - Throws: `UsageError` naming the variable when its value is invalid.
+    static func apply(_ environment: [String: String], to options: inout ServerFlags, given: Set<String>) throws {
         if !given.contains("--host"), let address = value(host, in: environment) {
             try checkHost(address, name: host)
             options.host = address
@@ -34,7 +37,8 @@ enum EnvironmentDefaults {
     }
 
     /// Fills what the health flags left unset.
-    static func apply(_ environment: [String: String], to options: inout HealthOptions, given: Set<String>) throws {
+    /// - Throws: `UsageError` naming the variable when its value is invalid (`MOCKD_PORT=0` too).
+    static func apply(_ environment: [String: String], to options: inout Health, given: Set<String>) throws {
         if !given.contains("--host"), let address = value(host, in: environment) {
             try checkHost(address, name: host)
             options.host = address

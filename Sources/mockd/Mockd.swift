@@ -1,67 +1,82 @@
 import Foundation
 import MockdCore
-import MockdServer
 
-/// The executable: parse → load → start → wait for a signal → stop → exit code.
+/// The executable: pick the command, parse its options, run it, exit with its code.
 @main
 struct Mockd {
+    /// Every command, in the order of the top-level USAGE and COMMANDS.
+    ///
+    /// Adding a command is one new file in `Commands/` and one row here: dispatch, USAGE and COMMANDS
+    /// follow from the row.
+    static let commands: [any MockdCommand.Type] = [
+        Serve.self,
+        Record.self,
+        ImportHAR.self,
+        ImportWireMock.self,
+        Validate.self,
+        Lint.self,
+        Health.self,
+    ]
+
+    /// What runs when the first argument names no command: `mockd --config NAME`.
+    static let defaultCommand: any MockdCommand.Type = Serve.self
+
+    /// Help lines stay within this many columns (the widest the texts have).
+    static let helpWidth = 124
+
     static func main() {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        let command: Command
+        let (command, arguments) = select(Array(CommandLine.arguments.dropFirst()))
+        exit(execute(command, arguments, environment: ProcessInfo.processInfo.environment).rawValue)
+    }
+
+    /// The command `arguments` (without the program name) name, and what it gets: the arguments after its
+    /// name, or all of them for the default command.
+    static func select(_ arguments: [String]) -> (command: any MockdCommand.Type, arguments: [String]) {
+        if let first = arguments.first, let command = commands.first(where: { $0.name == first }) {
+            return (command, Array(arguments.dropFirst()))
+        }
+        return (defaultCommand, arguments)
+    }
+
+    /// Parses and runs `command`; help, the version and usage errors are answered here, the same way for
+    /// every command.
+    /// - Returns: The command's exit code; `.success` after help or the version, `.usage` after a usage error.
+    static func execute(_ command: any MockdCommand.Type, _ arguments: [String], environment: [String: String]) -> ExitCode {
+        let parsed: any MockdCommand
         do {
-            command = try Options.parse(arguments, environment: ProcessInfo.processInfo.environment)
+            parsed = try command.parse(arguments, environment: environment)
+        } catch InformationRequest.help {
+            Output.standard(command.help)
+            return .success
+        } catch InformationRequest.version {
+            Output.standard(MockdVersion.current)
+            return .success
         } catch {
             Output.error("mockd: \(error) (see mockd --help)")
-            exit(ExitCode.usage.rawValue)
+            return .usage
         }
-        switch command {
-        case .help(let text):
-            Output.standard(text)
-            exit(ExitCode.success.rawValue)
-        case .version:
-            Output.standard(Options.version)
-            exit(ExitCode.success.rawValue)
-        case .validate(let options):
-            exit(ValidateCommand.run(options).rawValue)
-        case .lint(let options):
-            exit(LintCommand.run(options).rawValue)
-        case .importHAR(let options):
-            exit(ImportHARCommand.run(options).rawValue)
-        case .importWireMock(let options):
-            exit(ImportWireMockCommand.run(options).rawValue)
-        case .serve(let options):
-            exit(ServeCommand.run(options).rawValue)
-        case .record(let options):
-            exit(RecordCommand.run(options).rawValue)
-        case .health(let options):
-            exit(HealthCommand.run(options).rawValue)
-        }
-    }
-}
-
-/// Unbuffered writes to stdout and stderr, one call per line.
-enum Output {
-    static func standard(_ line: String) { write(line + "\n", to: 1) }
-    static func error(_ line: String) { write(line + "\n", to: 2) }
-
-    /// An error's description, one `mockd: ` line per problem.
-    static func errorLines(_ error: any Error) {
-        error.localizedLines.forEach { Output.error("mockd: \($0)") }
+        return parsed.run()
     }
 
-    private static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            bytes = bytes.dropFirst(written)
-        }
+    /// The top-level USAGE: every command's synopsis, in table order.
+    static var usageSection: String {
+        "USAGE: " + commands.flatMap { $0.synopsis }.joined(separator: "\n       ")
     }
-}
 
-extension Error {
-    /// The error's description split into lines (`ConfigErrors` lists one problem per line).
-    var localizedLines: [String] {
-        String(describing: self).split(separator: "\n").map(String.init)
+    /// The top-level COMMANDS: each command with an abstract, and where its help is.
+    static var commandsSection: String {
+        let entries = commands.compactMap { command in
+            command.abstract.map { entry(name: command.name, text: "\($0) (see `mockd \(command.name) --help`).") }
+        }
+        return (["COMMANDS:"] + entries).joined(separator: "\n")
+    }
+
+    /// `  name                    text`, the text from column 26 as for options; the pointer to the
+    /// command's help moves to a line of its own when the line would pass `helpWidth`.
+    private static func entry(name: String, text: String) -> String {
+        let indent = String(repeating: " ", count: 26)
+        let line = "  " + name + String(repeating: " ", count: max(1, 24 - name.count)) + text
+        guard line.count > helpWidth, let pointer = line.range(of: " (see `") else { return line }
+        return "\(line[..<pointer.lowerBound])\n\(indent)\(line[line.index(after: pointer.lowerBound)...])"
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Thread-safe: exchanges arrive from the upstream client's thread. Every `flush()` rewrites the one HAR
 /// file of this run with everything recorded so far (atomically), then compiles it with the HAR importer
-/// (`HARStreamReader` → `HARCompiler`, default hygiene options), so the set always matches the HAR. Nothing
+/// (`HARImportPipeline`, default hygiene options), so the set always matches the HAR. Nothing
 /// recorded is lost: failed exchanges are in the HAR with status 0 and their error, and the importer skips
 /// and reports them.
 public final class Recorder: Sendable {
@@ -108,8 +108,8 @@ public final class Recorder: Sendable {
     ///
     /// With nothing recorded, nothing is written. When no exchange can be replayed (all failed), the HAR is
     /// written and the set is not.
-    /// - Throws: `HARImportError` when the HAR or the set cannot be written, or the existing set cannot be
-    ///   read for a merge.
+    /// - Throws: `HARImportError` when the HAR cannot be written or read back, `MockSetWriteError` when the set
+    ///   cannot be written, `ConfigError` when the existing set cannot be read for a merge.
     public func flush() throws -> FlushResult {
         try flushing.withLock { _ in
             let (exchanges, failed) = state.withLock { ($0.exchanges, $0.failed) }
@@ -130,24 +130,20 @@ public final class Recorder: Sendable {
             } catch {
                 throw HARImportError(.writeFailed, file: harDisplay, message: "cannot write the recording: \(error.localizedDescription)")
             }
-            var compiler = HARCompiler(options: HARImportOptions(), harDirectory: harURL.deletingLastPathComponent())
-            _ = try HARStreamReader().read(contentsOf: harURL, displayName: harDisplay) { compiler.add($0) }
-            var (build, report) = compiler.finish()
-            state.withLock { $0.flushed = exchanges.count }
-            guard !build.file.stubs.isEmpty else {
-                result.report = report.rendered(source: harDisplay, destination: "(nothing written: no exchange can be replayed)")
+            let imported = try HARImportPipeline.run(
+                har: harURL, displayName: harDisplay, into: set, root: root, options: HARImportOptions(), merge: existing == .merge,
+                replace: true
+            ) { progress in
+                // Counted once compiled, before the set is written (as before the pipeline was shared): a flush
+                // after a failed write finds nothing new.
+                if case .compiled = progress { self.state.withLock { $0.flushed = exchanges.count } }
+            }
+            guard imported.setWritten else {
+                result.report = imported.rendered(source: harDisplay, destination: "(nothing written: no exchange can be replayed)")
                 return result
             }
-            var mergeLine = ""
-            if existing == .merge, FileManager.default.fileExists(atPath: root.setURL(set).path) {
-                let current = try MockSetMerger.read(set: set, root: root)
-                let (merged, summary) = MockSetMerger.merge(build, into: current)
-                build = merged
-                mergeLine = "\n  merged:         \(summary.replaced) stubs replaced, \(summary.added) added, \(summary.kept) kept as they were"
-            }
-            try MockSetWriter(root: root).write(build, set: set, replace: true, source: harDisplay)
             result.setWritten = true
-            result.report = report.rendered(source: harDisplay, destination: destination) + mergeLine
+            result.report = imported.rendered(source: harDisplay, destination: destination)
             return result
         }
     }

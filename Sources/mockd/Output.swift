@@ -1,0 +1,28 @@
+import Foundation
+
+/// Unbuffered writes to stdout and stderr, one call per line.
+enum Output {
+    static func standard(_ line: String) { write(line + "\n", to: 1) }
+    static func error(_ line: String) { write(line + "\n", to: 2) }
+
+    /// An error's description, one `mockd: ` line per problem.
+    static func errorLines(_ error: any Error) {
+        error.localizedLines.forEach { Output.error("mockd: \($0)") }
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}
+
+extension Error {
+    /// The error's description split into lines (`ConfigErrors` lists one problem per line).
+    var localizedLines: [String] {
+        String(describing: self).split(separator: "\n").map(String.init)
+    }
+}
