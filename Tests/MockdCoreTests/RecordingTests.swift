@@ -76,6 +76,22 @@ struct RecordingTests {
         #expect(report.skipped == [ImportReport.Skip(index: 2, reason: "failed request (status 0)")])
     }
 
+    @Test func aFlushWhoseSetCouldNotBeWrittenIsWrittenByTheNextOne() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockd-recorder-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // A file where the mocks/ folder belongs: the set cannot be written.
+        try Data().write(to: folder.appendingPathComponent("mocks"))
+        let recorder = Recorder(set: "x", root: MockdRoot(url: folder), harURL: folder.appendingPathComponent("r.har"), existing: .create, upstream: "http://u")
+        recorder.add(exchange(order: 0, target: "/v1/me", result: .success(UpstreamResponse(status: 200, headers: HTTPHeaders(), body: Data("me".utf8)))))
+        #expect(throws: MockSetWriteError.self) { try recorder.flush() }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("mocks"))
+        let retried = try recorder.flush()
+        #expect(retried.setWritten)
+        #expect(retried.report.hasPrefix("imported r.har into mocks/x/"))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("mocks/x/index.json").path))
+    }
+
     @Test func flushWithNothingRecordedWritesNothing() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockd-recorder-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -133,11 +133,10 @@ public final class Recorder: Sendable {
             let imported = try HARImportPipeline.run(
                 har: harURL, displayName: harDisplay, into: set, root: root, options: HARImportOptions(), merge: existing == .merge,
                 replace: true
-            ) { progress in
-                // Counted once compiled, before the set is written (as before the pipeline was shared): a flush
-                // after a failed write finds nothing new.
-                if case .compiled = progress { self.state.withLock { $0.flushed = exchanges.count } }
-            }
+            )
+            // Counted only once the set is written (or found to have nothing to replay): after a failed write the next
+            // flush writes it again.
+            state.withLock { $0.flushed = exchanges.count }
             guard imported.setWritten else {
                 result.report = imported.rendered(source: harDisplay, destination: "(nothing written: no exchange can be replayed)")
                 return result
