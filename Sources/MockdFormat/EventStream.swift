@@ -9,6 +9,8 @@ import Foundation
 /// ```
 /// A request with `Last-Event-ID: 1` resumes after the event with that id.
 public struct EventStream: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case items, keepOpen }
+
     public var items: [ServerSentEvent]
     /// Keep the connection open after the last event (until the client leaves, at most 10 minutes).
     public var keepOpen: Bool?
@@ -21,6 +23,8 @@ public struct EventStream: Codable, Sendable, Equatable {
 
 /// One event.
 public struct ServerSentEvent: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case after, event, data, id, retry }
+
     /// Wait this long after the previous event (or the request), in ms.
     public var after: Double?
     /// The `event:` field (event type).

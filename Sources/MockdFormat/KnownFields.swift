@@ -19,82 +19,131 @@ public enum KnownFields {
         case oneOrMany(Shape)
     }
 
-    public static let responseStep: [String: Shape] = [
-        "status": .any, "headers": .any, "addHeaders": .any, "body": .any, "bodyFile": .any, "bodyPatch": .any,
-        "latency": .object(["fixed": .any, "min": .any, "max": .any, "median": .any, "sigma": .any, "seed": .any, "recorded": .any]),
-        "throttle": .object(["bytesPerSecond": .any]), "fault": .any, "serverUnavailable": .object(["retryAfter": .any]),
-        "websocket": webSocket, "events": eventStream, "hold": .object(["timeoutMs": .any]), "templated": .any,
-    ]
+    /// The fields of one format type: its coding keys, each free (`.any`) unless `nested` describes it. Built from
+    /// the types themselves, so that a field added to a type is known at once (and the schema test says whether
+    /// docs/schema has it too).
+    static func fields<Keys: CodingKey & CaseIterable>(of keys: Keys.Type, _ nested: [String: Shape] = [:]) -> [String: Shape] {
+        var result: [String: Shape] = [:]
+        for key in Keys.allCases { result[key.stringValue] = nested[key.stringValue] ?? .any }
+        precondition(nested.keys.allSatisfy { result[$0] != nil }, "a nested shape names a field \(Keys.self) does not have")
+        return result
+    }
+
+    /// One response step of an override or the scenario `defaults`.
+    public static let responseStep: [String: Shape] = fields(
+        of: ResponseStepEntry.CodingKeys.self,
+        [
+            "latency": .object(fields(of: LatencyEntry.CodingKeys.self)), "throttle": .object(fields(of: ThrottleEntry.CodingKeys.self)),
+            "serverUnavailable": .object(fields(of: ServerUnavailableEntry.CodingKeys.self)), "websocket": webSocket,
+            "events": eventStream, "hold": .object(fields(of: HoldEntry.CodingKeys.self)),
+        ]
+    )
 
     /// A query or header condition: a string, or an operator object.
-    public static let valueMatch: Shape = .object([
-        "equalTo": .any, "caseInsensitive": .any, "matches": .any, "doesNotMatch": .any, "contains": .any, "absent": .any,
-    ])
+    public static let valueMatch: Shape = .object(fields(of: ValueMatchEntry.CodingKeys.self))
 
-    public static let eventStream: Shape = .object([
-        "items": .array(.object(["after": .any, "event": .any, "data": .any, "id": .any, "retry": .any])), "keepOpen": .any,
-    ])
+    public static let eventStream: Shape = .object(
+        fields(of: EventStream.CodingKeys.self, ["items": .array(.object(fields(of: ServerSentEvent.CodingKeys.self)))])
+    )
 
-    public static let webSocketStep: Shape = .object(["after": .any, "send": .any, "close": .object(["code": .any, "reason": .any]), "drop": .any])
-    public static let webSocket: Shape = .object([
-        "steps": .array(webSocketStep),
-        "replies": .array(.object(["when": .object(["text": .any, "json": .any, "regex": .any, "any": .any]), "then": .array(webSocketStep), "once": .any])),
-        "connections": .any,
-    ])
+    public static let webSocketStep: Shape = .object(
+        fields(of: WebSocketStep.CodingKeys.self, ["close": .object(fields(of: WebSocketClose.CodingKeys.self))])
+    )
+    /// A WebSocket script; `connections` (scripts per connection) is checked by the decoder only.
+    public static let webSocket: Shape = .object(
+        fields(
+            of: WebSocketScript.CodingKeys.self,
+            [
+                "steps": .array(webSocketStep),
+                "replies": .array(
+                    .object(
+                        fields(
+                            of: WebSocketReply.CodingKeys.self,
+                            ["when": .object(fields(of: WebSocketMatch.CodingKeys.self)), "then": .array(webSocketStep)]
+                        )
+                    )
+                ),
+            ]
+        )
+    )
 
-    /// One override (also the body of `POST /__mockd/stubs`).
+    /// An override's `match`.
+    public static let match: Shape = .object(
+        fields(
+            of: ScenarioFile.MatchEntry.CodingKeys.self,
+            [
+                "query": .map(valueMatch), "headers": .map(valueMatch),
+                "body": .oneOrMany(.object(fields(of: ScenarioFile.BodyMatchEntry.CodingKeys.self))),
+            ]
+        )
+    )
+
+    /// One override (also the body of `POST /__mockd/stubs`): its own fields and, inline, one response step's.
     public static let overrideShape: Shape = .object(
         responseStep.merging(
-            [
-                "id": .any, "priority": .any, "afterLast": .any,
-                "match": .object([
-                    "method": .any, "path": .any, "pathPattern": .any, "url": .any, "urlPattern": .any, "query": .map(valueMatch),
-                    "headers": .map(valueMatch),
-                    "body": .oneOrMany(
-                        .object([
-                            "json": .any, "text": .any, "contains": .any, "jsonEquals": .any, "matches": .any, "doesNotMatch": .any,
-                            "jsonPath": .any, "absent": .any,
-                        ])
-                    ),
-                ]),
-                "state": .object(["name": .any, "requires": .any, "next": .any]),
-                "responses": .array(.object(responseStep)),
-                "rateLimit": .object(["limit": .any, "windowMs": .any, "retryAfter": .any]),
-            ],
+            fields(
+                of: ScenarioFile.OverrideEntry.CodingKeys.self,
+                [
+                    "match": match, "state": .object(fields(of: ScenarioFile.StateEntry.CodingKeys.self)),
+                    "responses": .array(.object(responseStep)),
+                    "rateLimit": .object(fields(of: ScenarioFile.RateLimitEntry.CodingKeys.self)),
+                ]
+            ),
             uniquingKeysWith: { $1 }
         )
     )
 
-    public static let scenario: Shape = .object([
-        "$schema": .any, "version": .any, "description": .any, "include": .any, "sets": .any,
-        "defaults": .object(responseStep), "conditionalRequests": .any, "overrides": .array(overrideShape),
-        "normalize": normalize, "cors": .any,
-    ])
+    /// A scenario file, `configs/<name>.json` (`$schema` allowed for editors).
+    public static let scenario: Shape = .object(
+        ["$schema": .any].merging(
+            fields(
+                of: ScenarioFile.CodingKeys.self,
+                ["defaults": .object(responseStep), "overrides": .array(overrideShape), "normalize": normalize]
+            ),
+            uniquingKeysWith: { $1 }
+        )
+    )
 
-    public static let normalize: Shape = .object([
-        "ignoreQuery": .any, "ignoreBodyFields": .any,
-        "queryValues": .array(.object(["name": .any, "pattern": .any, "placeholder": .any])),
-        "bodyValues": .array(.object(["name": .any, "pattern": .any, "placeholder": .any])),
-    ])
+    public static let normalize: Shape = .object(
+        fields(
+            of: RequestNormalization.CodingKeys.self,
+            [
+                "queryValues": .array(.object(fields(of: RequestNormalization.ValueRule.CodingKeys.self))),
+                "bodyValues": .array(.object(fields(of: RequestNormalization.ValueRule.CodingKeys.self))),
+            ]
+        )
+    )
 
-    public static let mockSet: Shape = .object([
-        "$schema": .any, "version": .any, "matchHeaders": .any, "normalize": normalize, "cors": .any, "conditionalRequests": .any,
-        "stubs": .array(
-            .object([
-                "id": .any, "afterLast": .any,
-                "request": .object([
-                    "host": .any, "method": .any, "path": .any, "query": .any, "headers": .any,
-                    "body": .object(["file": .any, "text": .any, "json": .any, "contentType": .any]),
-                ]),
-                "responses": .array(
-                    .object([
-                        "status": .any, "headers": .any, "bodyFile": .any, "body": .any, "json": .any, "recordedTimeMs": .any,
-                        "templated": .any, "websocket": webSocket, "events": eventStream, "fault": .any,
-                    ])
-                ),
-            ])
-        ),
-    ])
+    /// A mock set index, `mocks/<set>/index.json` (`$schema` allowed for editors).
+    public static let mockSet: Shape = .object(
+        ["$schema": .any].merging(
+            fields(
+                of: MockSetFile.CodingKeys.self,
+                [
+                    "normalize": normalize,
+                    "stubs": .array(
+                        .object(
+                            fields(
+                                of: MockSetFile.StubEntry.CodingKeys.self,
+                                [
+                                    "request": .object(
+                                        fields(
+                                            of: MockSetFile.RequestEntry.CodingKeys.self,
+                                            ["body": .object(fields(of: MockSetFile.BodyEntry.CodingKeys.self))]
+                                        )
+                                    ),
+                                    "responses": .array(
+                                        .object(fields(of: MockSetFile.ResponseEntry.CodingKeys.self, ["websocket": webSocket, "events": eventStream]))
+                                    ),
+                                ]
+                            )
+                        )
+                    ),
+                ]
+            ),
+            uniquingKeysWith: { $1 }
+        )
+    )
 
     /// A field the shape does not define: `jsonPath` (`overrides[0].latancy`) and the message
     /// (`unknown field (did you mean "latency"?)`).

@@ -1,6 +1,8 @@
 extension ScenarioFile {
     /// Which requests an override catches. Every given part must hold; absent parts match anything.
     public struct MatchEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case method, path, pathPattern, url, urlPattern, query, headers, body }
+
         /// Exact method; absent = any.
         public var method: String?
         /// Exact raw path, or a template whose `{name}` segments match any one segment (`/v1/orders/{id}`).
@@ -36,6 +38,8 @@ extension ScenarioFile {
 
     /// A request-body condition: exactly one of the fields.
     public struct BodyMatchEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case json, text, contains, jsonEquals, matches, doesNotMatch, jsonPath, absent }
+
         /// The body parses as JSON and contains these fields (objects compared as subsets, arrays and
         /// scalars exactly).
         public var json: JSONValue?
@@ -140,7 +144,7 @@ public struct ValueMatchEntry: Codable, Sendable, Equatable, ExpressibleByString
         self.init(plain: value)
     }
 
-    private enum CodingKeys: String, CodingKey { case equalTo, caseInsensitive, matches, doesNotMatch, contains, absent }
+    enum CodingKeys: String, CodingKey, CaseIterable { case equalTo, caseInsensitive, matches, doesNotMatch, contains, absent }
 
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {

@@ -3,6 +3,8 @@
 /// Every field but the stubs' `request.method`, `request.path` and `responses` is optional; defaults
 /// are applied when the file is turned into `Stub`s.
 public struct MockSetFile: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case version, matchHeaders, normalize, cors, conditionalRequests, stubs }
+
     /// The newest format version this mockd reads and writes.
     public static let currentVersion = 1
     /// Headers that take part in matching when a set does not say: RFC 9110 `Accept` and `Content-Type`.
@@ -45,6 +47,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// One stub: a request matcher and its response sequence.
     public struct StubEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case id, request, responses, afterLast }
+
         public var id: String?
         public var request: RequestEntry
         public var responses: [ResponseEntry]
@@ -60,6 +64,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// What a request must look like.
     public struct RequestEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case host, method, path, query, headers, body }
+
         /// The recorded upstream host (`host[:port]`) in sets that keep several hosts apart; absent: any host.
         public var host: String?
         public var method: String
@@ -86,6 +92,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// A request body to match: exactly one of `file`, `text`, `json`.
     public struct BodyEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case file, text, json, contentType }
+
         public var file: String?
         public var text: String?
         public var json: JSONValue?
@@ -103,6 +111,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// One step of a response sequence.
     public struct ResponseEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault }
+
         /// HTTP status, default 200.
         public var status: Int?
         /// `Name: value` header lines, in order.

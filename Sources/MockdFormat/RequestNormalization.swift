@@ -16,6 +16,8 @@
 /// }
 /// ```
 public struct RequestNormalization: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case ignoreQuery, queryValues, ignoreBodyFields, bodyValues }
+
     /// Query parameter names left out of the key (decoded names; a trailing `*` matches a prefix).
     public var ignoreQuery: [String]?
     /// Query values replaced by `{{placeholder}}` on both sides.
@@ -29,6 +31,8 @@ public struct RequestNormalization: Codable, Sendable, Equatable {
     /// A value rule: values of parameter/field `name` (any when absent) that match `pattern` (any when
     /// absent; an ICU regular expression searched in the value, anchor it with `^…$`) become `{{placeholder}}`.
     public struct ValueRule: Codable, Sendable, Equatable, Hashable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, pattern, placeholder }
+
         public var name: String?
         public var pattern: String?
         public var placeholder: String

@@ -1,6 +1,8 @@
 /// One response step of an override (or the scenario `defaults`): every field optional, applied on top
 /// of the response the mock sets would give.
 public struct ResponseStepEntry: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, addHeaders, body, bodyFile, bodyPatch, latency, throttle, fault, serverUnavailable, websocket, events, hold, templated }
+
     public var status: Int?
     /// Headers to set (replacing any of that name); `null` removes the header.
     public var headers: [String: String?]?
@@ -66,7 +68,7 @@ public enum LatencyEntry: Codable, Sendable, Equatable {
     /// The HAR entry's recorded time (`recordedTimeMs`) × `factor`.
     case recorded(factor: Double)
 
-    private enum CodingKeys: String, CodingKey { case fixed, min, max, median, sigma, seed, recorded }
+    enum CodingKeys: String, CodingKey, CaseIterable { case fixed, min, max, median, sigma, seed, recorded }
 
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
@@ -151,7 +153,7 @@ public struct ThrottleEntry: Codable, Sendable, Equatable {
         profiles[name.lowercased()].map(ThrottleEntry.init(bytesPerSecond:))
     }
 
-    private enum CodingKeys: String, CodingKey { case bytesPerSecond }
+    enum CodingKeys: String, CodingKey, CaseIterable { case bytesPerSecond }
 
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
@@ -186,6 +188,8 @@ public struct ThrottleEntry: Codable, Sendable, Equatable {
 
 /// `hold`: `{"timeoutMs": 30000}`.
 public struct HoldEntry: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case timeoutMs }
+
     /// How long to hold at most, in ms (default 30,000).
     public var timeoutMs: Double?
 
@@ -202,7 +206,7 @@ public struct ServerUnavailableEntry: Codable, Sendable, Equatable {
         self.retryAfter = retryAfter
     }
 
-    private enum CodingKeys: String, CodingKey { case retryAfter }
+    enum CodingKeys: String, CodingKey, CaseIterable { case retryAfter }
 
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let flag = try? single.decode(Bool.self) {

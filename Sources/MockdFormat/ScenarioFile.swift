@@ -3,6 +3,8 @@
 /// A scenario layers mock sets (base first) and then **overrides**: request patterns with a priority that
 /// replace or modify what the sets answer.
 public struct ScenarioFile: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors }
+
     public static let currentVersion = 1
 
     public var version: Int
@@ -66,7 +68,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         /// A state machine condition and transition: match only in a state, move to another after answering.
         public var state: StateEntry?
 
-        enum CodingKeys: String, CodingKey { case id, priority, match, responses, afterLast, rateLimit, state }
+        enum CodingKeys: String, CodingKey, CaseIterable { case id, priority, match, responses, afterLast, rateLimit, state }
 
         public init(
             id: String? = nil, priority: Int? = nil, match: MatchEntry, responses: [ResponseStepEntry]? = nil,
@@ -111,6 +113,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     /// `state`: `{"name": "checkout", "requires": "Started", "next": "Paid"}`. Every state machine starts in
     /// `Started`, per session; `POST /__mockd/reset` puts it back there.
     public struct StateEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, requires, next }
+
         /// The state machine; every override naming it shares its state.
         public var name: String
         /// The override matches only while the machine is in this state; absent = in any state.
@@ -127,6 +131,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// `rateLimit`: after `limit` calls in `windowMs`, answer 429.
     public struct RateLimitEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case limit, windowMs, retryAfter }
+
         public var limit: Int
         /// Window length in ms, counted from the first call of the window. Default 60,000.
         public var windowMs: Int?

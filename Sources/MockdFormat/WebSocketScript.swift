@@ -12,6 +12,8 @@ public import Foundation
 /// }
 /// ```
 public struct WebSocketScript: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case steps, replies, connections }
+
     /// Steps after the connection opens; each `after` counts from the previous step.
     public var steps: [WebSocketStep]?
     /// Replies to client messages, tried in order; every matching reply runs.
@@ -35,6 +37,8 @@ public struct WebSocketScript: Codable, Sendable, Equatable {
 
 /// One scripted action.
 public struct WebSocketStep: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case after, send, close, drop }
+
     /// Wait this long first, in ms (from the previous step, or from the open / the triggering message).
     public var after: Double?
     /// A message to send.
@@ -54,6 +58,8 @@ public struct WebSocketStep: Codable, Sendable, Equatable {
 
 /// A close frame's code and reason.
 public struct WebSocketClose: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case code, reason }
+
     /// RFC 6455 §7.4.1 status code; default 1000.
     public var code: Int?
     public var reason: String?
@@ -66,6 +72,8 @@ public struct WebSocketClose: Codable, Sendable, Equatable {
 
 /// A reply rule: when a client message matches, run `then`.
 public struct WebSocketReply: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case when, then, once }
+
     public var when: WebSocketMatch
     public var then: [WebSocketStep]
     /// Answer only the first matching message.
@@ -81,6 +89,8 @@ public struct WebSocketReply: Codable, Sendable, Equatable {
 /// A condition on a client message: exactly one of `text` (equal), `json` (the message is JSON containing
 /// these fields), `regex` (matches somewhere in the text), or `any: true`.
 public struct WebSocketMatch: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case text, json, regex, any }
+
     public var text: String?
     public var json: JSONValue?
     public var regex: String?

@@ -18,6 +18,31 @@ struct KnownFieldsSchemaTests {
         #expect(comparison.disagreements == [], "\(file) and KnownFields.\(format) disagree")
     }
 
+    /// Every `fault` and `afterLast` in both schemas lists exactly the cases of `Fault` and `ExhaustionPolicy`.
+    @Test(arguments: ["scenario.schema.json", "mockset.schema.json"])
+    func enumeratedValuesAreTheFormatsCases(file: String) throws {
+        let data = try Data(contentsOf: Self.schemaFolder.appendingPathComponent(file))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let comparison = SchemaComparison(root: schema)
+        var found: [String: [[String]]] = [:]
+        func walk(_ node: Any) {
+            if let object = node as? [String: Any] {
+                for (key, value) in object {
+                    if key == "fault" || key == "afterLast", let values = comparison.resolved(value)["enum"] as? [String] {
+                        found[key, default: []].append(values)
+                    }
+                    walk(value)
+                }
+            } else if let array = node as? [Any] {
+                array.forEach(walk)
+            }
+        }
+        walk(schema)
+        #expect(!(found["fault"] ?? []).isEmpty && !(found["afterLast"] ?? []).isEmpty)
+        for values in found["fault"] ?? [] { #expect(values == Fault.allCases.map(\.rawValue), "\(file): fault") }
+        for values in found["afterLast"] ?? [] { #expect(values == ExhaustionPolicy.allCases.map(\.rawValue), "\(file): afterLast") }
+    }
+
     @Test func aMissingFieldIsReportedWithItsPath() throws {
         let schema: [String: Any] = [
             "type": "object", "properties": ["a": ["type": "object", "properties": ["b": [:], "c": [:]]]],

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension MockResponse {
     /// Every error body mockd makes up itself: `{"error":"CODE","message":"…"}` plus a line feed, compact UTF-8 JSON
