@@ -166,25 +166,17 @@ struct ScenarioFileErrorTests {
 
         try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 451}]}"#
             .write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        kill(daemon.process.processIdentifier, SIGHUP)
-        #expect(try Self.eventually { try Curl.send(me).status == 451 })
+        daemon.send(signal: SIGHUP)
+        // Reloads are asynchronous to the signal.
+        try waitUntil(timeout: 5, "the reload to serve 451") { try Curl.send(me).status == 451 }
 
         try Self.broken.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        kill(daemon.process.processIdentifier, SIGHUP)
-        usleep(300_000)
+        daemon.send(signal: SIGHUP)
+        try daemon.waitForStandardError(containing: "mockd: SIGHUP: reload failed, still serving the previous version:")
         #expect(try Curl.send(me).status == 451)
         let stopped = daemon.stop()
         #expect(stopped.status == 0)
         #expect(stopped.stderr.contains("mockd: SIGHUP: reloaded scenario 's', 8 stubs, 1 overrides"))
         #expect(stopped.stderr.contains("mockd: SIGHUP: reload failed, still serving the previous version:\n" + Self.expectedLines.joined(separator: "\n")))
-    }
-
-    /// Polls `condition` for up to 5 s; reloads are asynchronous to the signal.
-    static func eventually(_ condition: () throws -> Bool) throws -> Bool {
-        for _ in 0..<50 {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return false
     }
 }

@@ -238,11 +238,8 @@ struct ControlAPITests {
         let jobs = (0..<20).map { _ in BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) } }
         let results = jobs.map { $0.value() }
         #expect(results.allSatisfy { $0?.status == 28 })
-        var after = descriptors()
-        for _ in 0..<40 where after > before + 2 {
-            usleep(100_000)
-            after = descriptors()
-        }
+        try? waitUntil(timeout: 4, "the descriptors to be freed") { descriptors() <= before + 2 }
+        let after = descriptors()
         #expect(after <= before + 2, "descriptors: \(before) before, \(after) after the clients left")
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
     }

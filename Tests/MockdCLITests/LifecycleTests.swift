@@ -69,6 +69,21 @@ enum Lifecycle {
     }
 
     static func seconds(since start: Date) -> Double { Date().timeIntervalSince(start) }
+
+    /// Whether a TCP connection to loopback `port` is refused now: nothing listens there, or its listener no
+    /// longer accepts (a daemon that is shutting down).
+    static func refusesConnections(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return connected != 0 && errno == ECONNREFUSED
+    }
 }
 
 /// SIGTERM/SIGINT on the real daemon with requests in flight: they are answered (or cut after
@@ -82,11 +97,13 @@ struct GracefulShutdownTests {
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0"])
         let url = daemon.baseURL + "/v1/me"
         let inFlight = BackgroundJob.start { try? Curl.send(CurlRequest(url: url)) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(1)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
-        usleep(200_000)
-        // The listening socket is closed at once: a new client is refused (curl exit 7), not queued.
+        // The listening socket is closed at once: a new client is refused (curl exit 7), not queued, while the
+        // request in flight (1.5 s of latency) is still being answered.
+        try waitUntil(timeout: 1, "the listening socket to refuse connections") { Lifecycle.refusesConnections(port: daemon.port) }
+        #expect(daemon.process.isRunning)
         let late = try Curl.run(["--max-time", "3", "-o", "/dev/null", url])
         let stopped = try #require(daemon.waitForExit(timeout: 10))
         let elapsed = Lifecycle.seconds(since: signalled)
@@ -97,7 +114,7 @@ struct GracefulShutdownTests {
         #expect(response.header("Connection") == "close")
         #expect(late.status == 7)
         #expect(stopped.status == 0)
-        // 1.5 s of latency, 0.3 s of it gone before the signal.
+        // 1.5 s of latency, a little of it gone before the signal.
         #expect(elapsed > 0.9 && elapsed < 4.5, "exited \(elapsed) s after SIGTERM")
         #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 1 request in flight\n"))
         #expect(stopped.stderr.contains(" info GET /v1/me 200 slow-me "))
@@ -110,7 +127,7 @@ struct GracefulShutdownTests {
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--shutdown-timeout", "1"])
         let url = daemon.baseURL + "/v1/slow"
         let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", "-w", "%{http_code}", url]) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(1)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
         let stopped = try #require(daemon.waitForExit(timeout: 10))
@@ -136,10 +153,10 @@ struct GracefulShutdownTests {
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
         let url = daemon.baseURL + "/v1/slow"
         let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", url]) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(1)
         let signalled = Date()
         daemon.send(signal: SIGINT)
-        usleep(300_000)
+        try daemon.waitForStandardError(containing: "mockd: SIGINT received, stopping")
         daemon.send(signal: SIGINT)
         let stopped = try #require(daemon.waitForExit(timeout: 10))
         let elapsed = Lifecycle.seconds(since: signalled)
@@ -161,29 +178,30 @@ struct GracefulShutdownTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0"])
         let base = daemon.baseURL
-        let poll = BackgroundJob.start { try? Curl.run(["--max-time", "15", base + "/v1/poll"]) }
-        let dead = BackgroundJob.start { try? Curl.run(["--max-time", "15", base + "/v1/dead"]) }
-        let events = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-N", base + "/v1/events"]) }
-        let socket = BackgroundJob.start {
-            try? ProcessRunner.run(
-                URL(fileURLWithPath: "/usr/bin/python3"),
-                [
-                    "-c",
-                    """
-                    import asyncio, sys, websockets
-                    async def main():
-                        async with websockets.connect(sys.argv[1]) as ws:
-                            try:
-                                while True: await ws.recv()
-                            except websockets.ConnectionClosed as e:
-                                print(e.rcvd.code, e.rcvd.reason)
-                    asyncio.run(main())
-                    """,
-                    base.replacingOccurrences(of: "http://", with: "ws://") + "/v1/socket",
-                ]
-            )
-        }
-        usleep(800_000)
+        let poll = try Curl.start(["--max-time", "15", base + "/v1/poll"])
+        let dead = try Curl.start(["--max-time", "15", base + "/v1/dead"])
+        let events = try Curl.start(["--max-time", "15", "-N", base + "/v1/events"])
+        // Says on stderr what it received, so that the test knows the socket is open and its script has run.
+        let socket = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                "-c",
+                """
+                import asyncio, sys, websockets
+                async def main():
+                    async with websockets.connect(sys.argv[1]) as ws:
+                        try:
+                            while True: print("received", await ws.recv(), file=sys.stderr, flush=True)
+                        except websockets.ConnectionClosed as e:
+                            print(e.rcvd.code, e.rcvd.reason)
+                asyncio.run(main())
+                """,
+                base.replacingOccurrences(of: "http://", with: "ws://") + "/v1/socket",
+            ]
+        )
+        try waitUntil(timeout: 10, "the WebSocket greeting") { socket.standardError.contains("received hello") }
+        try waitUntil(timeout: 10, "both events of the stream") { events.standardOutput.hasSuffix("id: e2\ndata: {\"author\":\"Olga\"}\n\n") }
+        try daemon.waitForRequestsInFlight(3)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
         let stopped = try #require(daemon.waitForExit(timeout: 10))
@@ -193,17 +211,17 @@ struct GracefulShutdownTests {
         #expect(elapsed < 2.5, "exited \(elapsed) s after SIGTERM (default timeout 5 s, hold 30 s)")
         // The WebSocket is an upgraded connection, not a request in flight.
         #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 3 requests in flight\n"))
-        let pollResult = try #require(poll.value())
+        let pollResult = try #require(poll.finished(within: 15))
         #expect(pollResult.status == 0)
         #expect(pollResult.stdout == "released\n")
-        #expect(try #require(dead.value()).status == 52)
-        let eventsResult = try #require(events.value())
+        #expect(try #require(dead.finished(within: 15)).status == 52)
+        let eventsResult = try #require(events.finished(within: 15))
         #expect(eventsResult.status == 0)
         #expect(
             eventsResult.stdout
                 == "event: presence\nid: e1\ndata: {\"online\":true}\n\nevent: typing\nid: e2\ndata: {\"author\":\"Olga\"}\n\n"
         )
-        let socketResult = try #require(socket.value())
+        let socketResult = try #require(socket.finished(within: 15))
         #expect(socketResult.stdout == "1001 mockd is stopping\n", "\(socketResult.stderr)")
     }
 

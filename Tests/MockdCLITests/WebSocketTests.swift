@@ -316,7 +316,7 @@ struct StreamingScenarioTests {
         let pollURL = daemon.baseURL + "/v1/poll"
         let held = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: lp", pollURL]) }
         let otherJob = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: other", pollURL]) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(2)
         let release = try Curl.send(CurlRequest(method: "POST", url: daemon.baseURL + "/__mockd/release", headers: [("X-Mockd-Session", "lp")], body: Data("{}".utf8)))
         #expect(BundledScenarioTests.json(release)["released"] as? Int == 1)
         let released = try #require(held.value())

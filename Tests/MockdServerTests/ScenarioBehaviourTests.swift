@@ -53,9 +53,9 @@ struct ScenarioBehaviourTests {
         let slowURL = harness.baseURL + "/slow"
         let slow = BackgroundJob.start { try? Curl.parallel(Array(repeating: CurlRequest(url: slowURL), count: 200)) }
         var suspendedSeen = 0
-        for _ in 0..<100 where suspendedSeen < 150 {
-            usleep(10_000)
+        try? waitUntil(timeout: 1, "150 suspended connections") {
             suspendedSeen = max(suspendedSeen, harness.server.suspendedConnections)
+            return suspendedSeen >= 150
         }
         let fast = try Curl.batch((0..<20).map { _ in CurlRequest(url: harness.baseURL + "/ok") })
         let fastDone = Date()
@@ -150,7 +150,7 @@ struct ScenarioBehaviourTests {
         #expect(emptyChunk.stderr.contains("chunk"))
         // While one request hangs, others are served.
         let hanging = BackgroundJob.start { try? Curl.run(["--max-time", "2", base + "/hang"]) }
-        usleep(200_000)
+        try waitUntil(timeout: 2, "the /hang request in flight") { harness.server.requestsInFlight == 1 }
         #expect(try Curl.send(CurlRequest(url: base + "/ok")).text == "ok")
         let hung = try #require(hanging.value())
         #expect(hung.status == 28)

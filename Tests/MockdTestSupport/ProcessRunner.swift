@@ -77,6 +77,16 @@ public final class ChildProcess: @unchecked Sendable {
         waitForExit()
     }
 
+    /// Waits for the end (as `waitForExit`) and returns the result; `nil`, after killing the process, when it
+    /// was still running `timeout` seconds later.
+    public func finished(within timeout: TimeInterval) -> ProcessResult? {
+        guard waitForExit(timeout: timeout) else {
+            killAndWait()
+            return nil
+        }
+        return result
+    }
+
     /// The exit status and the output, once `waitForExit` returned `true`.
     public var result: ProcessResult {
         ProcessResult(status: process.terminationStatus, stdout: standardOutput, stderr: standardError)
