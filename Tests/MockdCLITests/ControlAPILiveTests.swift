@@ -3,7 +3,8 @@ import MockdTestSupport
 import Testing
 
 /// The control API where the socket matters, on the real daemon over curl (`LiveClient`): sessions kept apart
-/// across parallel connections, held requests whose clients leave, the control token, the start-up warning.
+/// across parallel connections, the control token, the start-up warning, and (`TimingControlAPILiveTests`) held
+/// requests whose clients leave.
 /// Its semantics are tested in process, in MockdCoreTests' `ControlAPITests`.
 struct ControlAPILiveTests {
     static func daemon(_ extra: [String] = []) throws -> RunningDaemon {
@@ -35,22 +36,6 @@ struct ControlAPILiveTests {
         #expect(try client.control("GET", "journal").json["count"] as? Int == 0)
     }
 
-    @Test func clientsThatLeaveHeldRequestsAreFreedWithinSeconds() throws {
-        let daemon = try Self.daemon()
-        defer { daemon.stop() }
-        let added = try LiveClient(daemon).control("POST", "stubs", body: #"{"match": {"path": "/hang"}, "fault": "noResponse"}"#)
-        #expect(added.status == 201)
-        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count) ?? 0 }
-        let before = descriptors()
-        let jobs = (0..<20).map { _ in BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) } }
-        let results = jobs.map { $0.value() }
-        #expect(results.allSatisfy { $0?.status == 28 })
-        try? waitUntil(timeout: 4, "the descriptors to be freed") { descriptors() <= before + 2 }
-        let after = descriptors()
-        #expect(after <= before + 2, "descriptors: \(before) before, \(after) after the clients left")
-        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
-    }
-
     @Test func controlTokenIsRequiredWhenSet() throws {
         let daemon = try Self.daemon(["--control-token", "s3cret"])
         defer { daemon.stop() }
@@ -67,5 +52,25 @@ struct ControlAPILiveTests {
         let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--host", "0.0.0.0", "--port", "0", "--quiet"])
         let stopped = daemon.stop()
         #expect(stopped.stderr.contains("mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token"))
+    }
+}
+
+/// Held requests whose clients leave: their connections are freed within seconds.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
+struct TimingControlAPILiveTests {
+    @Test func clientsThatLeaveHeldRequestsAreFreedWithinSeconds() throws {
+        let daemon = try ControlAPILiveTests.daemon()
+        defer { daemon.stop() }
+        let added = try LiveClient(daemon).control("POST", "stubs", body: #"{"match": {"path": "/hang"}, "fault": "noResponse"}"#)
+        #expect(added.status == 201)
+        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count) ?? 0 }
+        let before = descriptors()
+        let jobs = (0..<20).map { _ in BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) } }
+        let results = jobs.map { $0.value() }
+        #expect(results.allSatisfy { $0?.status == 28 })
+        try? waitUntil(timeout: 4, "the descriptors to be freed") { descriptors() <= before + 2 }
+        let after = descriptors()
+        #expect(after <= before + 2, "descriptors: \(before) before, \(after) after the clients left")
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
     }
 }

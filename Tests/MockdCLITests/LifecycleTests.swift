@@ -89,8 +89,9 @@ enum Lifecycle {
 /// SIGTERM/SIGINT on the real daemon with requests in flight: they are answered (or cut after
 /// --shutdown-timeout), new connections are refused, the exit code is 0. Bounds allow for a loaded 2-core
 /// machine; the lower bounds show the daemon really waited.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
 @Suite(.serialized)
-struct GracefulShutdownTests {
+struct TimingGracefulShutdownTests {
     @Test func requestInFlightGetsItsAnswerBeforeExit() throws {
         let file = try Lifecycle.scenarioFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
@@ -425,7 +426,7 @@ struct EnvironmentTests {
     }
 }
 
-/// `mockd health` against the real daemon, a closed port and a port that never answers.
+/// `mockd health` against the real daemon and a closed port (a port that never answers: `TimingHealthCommandTests`).
 struct HealthCommandTests {
     @Test func healthyDaemonExits0WithOneLine() throws {
         let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
@@ -465,6 +466,29 @@ struct HealthCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test(arguments: [
+        (["health", "--timeout", "0"], [String: String](), "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"),
+        (["health", "--port", "0"], [:], "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"),
+        (["health"], ["MOCKD_PORT": "0"], "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"),
+        (["health"], ["MOCKD_PORT": "x"], "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"),
+        (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd --help)\n"),
+    ])
+    func usageErrorsExit64(_ arguments: [String], _ environment: [String: String], _ expected: String) throws {
+        let result = try Lifecycle.mockd(arguments, environment: environment)
+        #expect(result.status == 64)
+        #expect(result.stderr == expected)
+    }
+
+    @Test func helpDescribesTheCommand() throws {
+        let result = try Lifecycle.mockd(["health", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"))
+    }
+}
+
+/// `mockd health --timeout` against a port that never answers: it gives up in time.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
+struct TimingHealthCommandTests {
     @Test func silentServerTimesOut() throws {
         // A listening socket that accepts (in the kernel) and never answers.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -485,24 +509,5 @@ struct HealthCommandTests {
         #expect(result.status == 1)
         #expect(result.stderr == "mockd: health: http://127.0.0.1:\(port)/__mockd/health: no answer within 0.5 s\n")
         #expect(Lifecycle.seconds(since: started) < 3)
-    }
-
-    @Test(arguments: [
-        (["health", "--timeout", "0"], [String: String](), "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"),
-        (["health", "--port", "0"], [:], "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"),
-        (["health"], ["MOCKD_PORT": "0"], "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"),
-        (["health"], ["MOCKD_PORT": "x"], "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"),
-        (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd --help)\n"),
-    ])
-    func usageErrorsExit64(_ arguments: [String], _ environment: [String: String], _ expected: String) throws {
-        let result = try Lifecycle.mockd(arguments, environment: environment)
-        #expect(result.status == 64)
-        #expect(result.stderr == expected)
-    }
-
-    @Test func helpDescribesTheCommand() throws {
-        let result = try Lifecycle.mockd(["health", "--help"])
-        #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"))
     }
 }

@@ -4,9 +4,10 @@ import MockdServer
 import MockdTestSupport
 import Testing
 
-/// Scenario behaviour at the socket, against the live bridge with real clients.
+/// Scenario behaviour at the socket, against the live bridge with real clients: latency, throttling, faults.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
 @Suite
-struct ScenarioBehaviourTests {
+struct TimingScenarioBehaviourTests {
     /// A server over `scenario` (a scenario file's JSON) with set `base` holding `/ok` and a 200 KB `/big`.
     final class Harness {
         let server: MicroHTTPDServer
