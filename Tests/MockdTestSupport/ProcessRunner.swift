@@ -56,7 +56,7 @@ public final class ChildProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, number) }
     }
 
-    /// Waits for the process to exit and both of its streams to end (a grandchild may hold them open a while).
+    /// Waits for the process to exit and both of its streams to end.
     /// - Parameter timeout: Seconds to wait at most; `nil` waits as long as it takes.
     /// - Returns: `false` when the process was still running at the deadline.
     @discardableResult
@@ -64,8 +64,8 @@ public final class ChildProcess: @unchecked Sendable {
         let deadline = timeout.map { DispatchTime.now() + $0 } ?? .distantFuture
         guard exited.wait(timeout: deadline) == .success else { return false }
         process.waitUntilExit()
-        // The streams end when the last writer closes them; 5 s more at most, as a backstop.
-        let streams = max(deadline, DispatchTime.now() + 5)
+        // The streams end when the last writer closes them (a grandchild may hold them); 5 s more at most.
+        let streams = DispatchTime.now() + 5
         _ = output.waitForEnd(until: streams)
         _ = errors.waitForEnd(until: streams)
         return true

@@ -18,11 +18,13 @@ public final class RunningDaemon: @unchecked Sendable {
         let child = try ChildProcess(Paths.mockdBinary, arguments, environment: environment)
         self.child = child
         try? waitUntil(timeout: timeout, "mockd's first line") { child.standardOutput.contains("\n") || !child.isRunning }
+        // A daemon that exited at once may not have had all of its output read yet.
+        if !child.isRunning { child.waitForExit(timeout: 5) }
         let text = child.standardOutput
         guard let line = text.split(separator: "\n").first.map(String.init), line.hasPrefix("listening on ") else {
             child.send(signal: SIGTERM)
             child.waitForExit()
-            throw DaemonStartError(stdout: text, stderr: child.standardError)
+            throw DaemonStartError(stdout: child.standardOutput, stderr: child.standardError)
         }
         listeningLine = line
         baseURL = String(line.dropFirst("listening on ".count))
