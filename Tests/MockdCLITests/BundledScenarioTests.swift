@@ -135,11 +135,7 @@ struct TimingBundledScenarioTests {
 /// Broken scenario files at start, in `validate`, and on SIGHUP reload.
 struct ScenarioFileErrorTests {
     static func root(_ scenario: String) throws -> URL {
-        let root = Paths.makeTemporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("configs"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
-        try scenario.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        return root
+        try Paths.makeRoot(scenario: scenario)
     }
 
     static let broken = #"{"sets": ["chat", "nope"], "overrides": [{"match": {"path": "x"}, "latency": {"min": 5, "max": 1}}]}"#

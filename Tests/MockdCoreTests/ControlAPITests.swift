@@ -199,17 +199,8 @@ struct ControlAPITests {
 
 /// Routes that change or list daemon-wide state, in process.
 struct ControlAPIStateTests {
-    /// A root with the bundled mock sets and `configs/s.json` holding `scenario`; removed by the caller.
-    static func root(_ scenario: String) throws -> URL {
-        let root = Paths.makeTemporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("configs"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
-        try scenario.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        return root
-    }
-
     @Test func currentScenarioSessionsAndReloadOverHTTP() throws {
-        let root = try Self.root(#"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 418}]}"#)
+        let root = try Paths.makeRoot(scenario: #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 418}]}"#)
         defer { try? FileManager.default.removeItem(at: root) }
         let client = try ControlAPITests.client("s", root: root)
         #expect(try client.control("GET", "journal", session: "typo").status == 200)
