@@ -43,7 +43,10 @@ let package = Package(
         // Shared by the test targets: the built binary, a curl client, the corpus location.
         .target(name: "MockdTestSupport", dependencies: ["MockdCore"], path: "Tests/MockdTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
-        .testTarget(name: "MockdCoreTests", dependencies: ["MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
+        // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
+        .testTarget(
+            name: "MockdCoreTests", dependencies: ["MockdCore", "MockdTestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MockdServerTests",
             dependencies: ["MockdServer", "MockdCore", "MockdTestSupport"],

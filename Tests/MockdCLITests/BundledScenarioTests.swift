@@ -14,30 +14,6 @@ struct BundledScenarioTests {
         (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
     }
 
-    @Test func chatOperatorSlowDelaysPollsWithoutBlockingAndThrottlesTheAvatar() throws {
-        let daemon = try Self.daemon("chat_operator_slow")
-        defer { daemon.stop() }
-        let threads = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/task").count) ?? 0 }
-        let threadsAtStart = threads()
-        let poll = CurlRequest(url: daemon.baseURL + "/v1/conversations/c_1001/updates?after=m_1003")
-        let started = Date()
-        let polls = try Curl.parallel(Array(repeating: poll, count: 100))
-        let pollSeconds = Date().timeIntervalSince(started)
-        #expect(polls.map(\.status) == Array(repeating: 200, count: 100))
-        // Log-normal around 1.5 s (σ 0.25, seed 7): the slowest of 100 stays well under 4 s when nothing blocks.
-        #expect(pollSeconds > 0.8 && pollSeconds < 4, "100 parallel polls took \(pollSeconds) s")
-        #expect(threads() <= threadsAtStart + 1, "daemon threads: \(threadsAtStart) at start, \(threads()) after 100 delayed requests")
-
-        let avatar = try Curl.run(["--output", "/dev/null", "--write-out", "%{http_code} %{size_download} %{time_total}", daemon.baseURL + "/v1/users/u_olga/avatar.png"])
-        let parts = avatar.stdout.split(separator: " ")
-        #expect(parts.first == "200")
-        let size = Double(parts[1])!
-        let seconds = Double(parts[2])!
-        // 200 ms latency, then 512 bytes/s after a first 25-byte chunk.
-        let expected = 0.2 + (size - 25) / 512
-        #expect(abs(seconds - expected) < 0.25 * expected, "avatar of \(size) bytes took \(seconds) s, expected about \(expected) s")
-    }
-
     @Test func chatSendFailsOnceWith503ThenSucceeds() throws {
         let daemon = try Self.daemon("chat_send_fails")
         defer { daemon.stop() }
@@ -128,14 +104,38 @@ struct BundledScenarioTests {
     }
 }
 
+/// `chat_operator_slow` against the clock: delayed polls and a throttled avatar within their windows.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
+struct TimingBundledScenarioTests {
+    @Test func chatOperatorSlowDelaysPollsWithoutBlockingAndThrottlesTheAvatar() throws {
+        let daemon = try BundledScenarioTests.daemon("chat_operator_slow")
+        defer { daemon.stop() }
+        let threads = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/task").count) ?? 0 }
+        let threadsAtStart = threads()
+        let poll = CurlRequest(url: daemon.baseURL + "/v1/conversations/c_1001/updates?after=m_1003")
+        let started = Date()
+        let polls = try Curl.parallel(Array(repeating: poll, count: 100))
+        let pollSeconds = Date().timeIntervalSince(started)
+        #expect(polls.map(\.status) == Array(repeating: 200, count: 100))
+        // Log-normal around 1.5 s (σ 0.25, seed 7): the slowest of 100 stays well under 4 s when nothing blocks.
+        #expect(pollSeconds > 0.8 && pollSeconds < 4, "100 parallel polls took \(pollSeconds) s")
+        #expect(threads() <= threadsAtStart + 1, "daemon threads: \(threadsAtStart) at start, \(threads()) after 100 delayed requests")
+
+        let avatar = try Curl.run(["--output", "/dev/null", "--write-out", "%{http_code} %{size_download} %{time_total}", daemon.baseURL + "/v1/users/u_olga/avatar.png"])
+        let parts = avatar.stdout.split(separator: " ")
+        #expect(parts.first == "200")
+        let size = Double(parts[1])!
+        let seconds = Double(parts[2])!
+        // 200 ms latency, then 512 bytes/s after a first 25-byte chunk.
+        let expected = 0.2 + (size - 25) / 512
+        #expect(abs(seconds - expected) < 0.25 * expected, "avatar of \(size) bytes took \(seconds) s, expected about \(expected) s")
+    }
+}
+
 /// Broken scenario files at start, in `validate`, and on SIGHUP reload.
 struct ScenarioFileErrorTests {
     static func root(_ scenario: String) throws -> URL {
-        let root = Paths.makeTemporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("configs"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
-        try scenario.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        return root
+        try Paths.makeRoot(scenario: scenario)
     }
 
     static let broken = #"{"sets": ["chat", "nope"], "overrides": [{"match": {"path": "x"}, "latency": {"min": 5, "max": 1}}]}"#
@@ -166,25 +166,17 @@ struct ScenarioFileErrorTests {
 
         try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 451}]}"#
             .write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        kill(daemon.process.processIdentifier, SIGHUP)
-        #expect(try Self.eventually { try Curl.send(me).status == 451 })
+        daemon.send(signal: SIGHUP)
+        // Reloads are asynchronous to the signal.
+        try waitUntil(timeout: 5, "the reload to serve 451") { try Curl.send(me).status == 451 }
 
         try Self.broken.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        kill(daemon.process.processIdentifier, SIGHUP)
-        usleep(300_000)
+        daemon.send(signal: SIGHUP)
+        try daemon.waitForStandardError(containing: "mockd: SIGHUP: reload failed, still serving the previous version:")
         #expect(try Curl.send(me).status == 451)
         let stopped = daemon.stop()
         #expect(stopped.status == 0)
         #expect(stopped.stderr.contains("mockd: SIGHUP: reloaded scenario 's', 8 stubs, 1 overrides"))
         #expect(stopped.stderr.contains("mockd: SIGHUP: reload failed, still serving the previous version:\n" + Self.expectedLines.joined(separator: "\n")))
-    }
-
-    /// Polls `condition` for up to 5 s; reloads are asynchronous to the signal.
-    static func eventually(_ condition: () throws -> Bool) throws -> Bool {
-        for _ in 0..<50 {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return false
     }
 }

@@ -204,11 +204,9 @@ struct HTTPSTests {
         )
         defer { daemon.stop() }
         #expect(daemon.baseURL.hasPrefix("http://127.0.0.1:"))
-        var lines: [Substring] = []
-        for _ in 0..<200 where lines.count < 2 {
-            lines = daemon.standardOutput.split(separator: "\n")
-            usleep(10_000)
-        }
+        // The HTTPS listening line follows the first one.
+        try? waitUntil(timeout: 2, "the second listening line") { daemon.standardOutput.split(separator: "\n").count >= 2 }
+        let lines = daemon.standardOutput.split(separator: "\n")
         #expect(lines.count == 2)
         let secure = String(lines.last?.dropFirst("listening on ".count) ?? "")
         #expect(secure.hasPrefix("https://127.0.0.1:"))

@@ -4,8 +4,9 @@ import Testing
 
 /// Malformed and hostile HTTP from raw sockets (Python's standard library): each gets the right 4xx or a
 /// closed connection within a bounded time, and a well-behaved client is served throughout.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
 @Suite(.serialized)
-struct HostileInputTests {
+struct TimingHostileInputTests {
     /// Sends each case on its own connection; prints `{"case": [status or 0 when closed silently, seconds]}`.
     static let script = #"""
         import json, socket, sys, time

@@ -69,24 +69,42 @@ enum Lifecycle {
     }
 
     static func seconds(since start: Date) -> Double { Date().timeIntervalSince(start) }
+
+    /// Whether a TCP connection to loopback `port` is refused now: nothing listens there, or its listener no
+    /// longer accepts (a daemon that is shutting down).
+    static func refusesConnections(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return connected != 0 && errno == ECONNREFUSED
+    }
 }
 
 /// SIGTERM/SIGINT on the real daemon with requests in flight: they are answered (or cut after
 /// --shutdown-timeout), new connections are refused, the exit code is 0. Bounds allow for a loaded 2-core
 /// machine; the lower bounds show the daemon really waited.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
 @Suite(.serialized)
-struct GracefulShutdownTests {
+struct TimingGracefulShutdownTests {
     @Test func requestInFlightGetsItsAnswerBeforeExit() throws {
         let file = try Lifecycle.scenarioFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0"])
         let url = daemon.baseURL + "/v1/me"
         let inFlight = BackgroundJob.start { try? Curl.send(CurlRequest(url: url)) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(1)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
-        usleep(200_000)
-        // The listening socket is closed at once: a new client is refused (curl exit 7), not queued.
+        // The listening socket is closed at once: a new client is refused (curl exit 7), not queued, while the
+        // request in flight (1.5 s of latency) is still being answered.
+        try waitUntil(timeout: 1, "the listening socket to refuse connections") { Lifecycle.refusesConnections(port: daemon.port) }
+        #expect(daemon.process.isRunning)
         let late = try Curl.run(["--max-time", "3", "-o", "/dev/null", url])
         let stopped = try #require(daemon.waitForExit(timeout: 10))
         let elapsed = Lifecycle.seconds(since: signalled)
@@ -97,7 +115,7 @@ struct GracefulShutdownTests {
         #expect(response.header("Connection") == "close")
         #expect(late.status == 7)
         #expect(stopped.status == 0)
-        // 1.5 s of latency, 0.3 s of it gone before the signal.
+        // 1.5 s of latency, a little of it gone before the signal.
         #expect(elapsed > 0.9 && elapsed < 4.5, "exited \(elapsed) s after SIGTERM")
         #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 1 request in flight\n"))
         #expect(stopped.stderr.contains(" info GET /v1/me 200 slow-me "))
@@ -110,7 +128,7 @@ struct GracefulShutdownTests {
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--shutdown-timeout", "1"])
         let url = daemon.baseURL + "/v1/slow"
         let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", "-w", "%{http_code}", url]) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(1)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
         let stopped = try #require(daemon.waitForExit(timeout: 10))
@@ -136,10 +154,10 @@ struct GracefulShutdownTests {
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
         let url = daemon.baseURL + "/v1/slow"
         let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", url]) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(1)
         let signalled = Date()
         daemon.send(signal: SIGINT)
-        usleep(300_000)
+        try daemon.waitForStandardError(containing: "mockd: SIGINT received, stopping")
         daemon.send(signal: SIGINT)
         let stopped = try #require(daemon.waitForExit(timeout: 10))
         let elapsed = Lifecycle.seconds(since: signalled)
@@ -161,29 +179,30 @@ struct GracefulShutdownTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0"])
         let base = daemon.baseURL
-        let poll = BackgroundJob.start { try? Curl.run(["--max-time", "15", base + "/v1/poll"]) }
-        let dead = BackgroundJob.start { try? Curl.run(["--max-time", "15", base + "/v1/dead"]) }
-        let events = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-N", base + "/v1/events"]) }
-        let socket = BackgroundJob.start {
-            try? ProcessRunner.run(
-                URL(fileURLWithPath: "/usr/bin/python3"),
-                [
-                    "-c",
-                    """
-                    import asyncio, sys, websockets
-                    async def main():
-                        async with websockets.connect(sys.argv[1]) as ws:
-                            try:
-                                while True: await ws.recv()
-                            except websockets.ConnectionClosed as e:
-                                print(e.rcvd.code, e.rcvd.reason)
-                    asyncio.run(main())
-                    """,
-                    base.replacingOccurrences(of: "http://", with: "ws://") + "/v1/socket",
-                ]
-            )
-        }
-        usleep(800_000)
+        let poll = try Curl.start(["--max-time", "15", base + "/v1/poll"])
+        let dead = try Curl.start(["--max-time", "15", base + "/v1/dead"])
+        let events = try Curl.start(["--max-time", "15", "-N", base + "/v1/events"])
+        // Says on stderr what it received, so that the test knows the socket is open and its script has run.
+        let socket = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                "-c",
+                """
+                import asyncio, sys, websockets
+                async def main():
+                    async with websockets.connect(sys.argv[1]) as ws:
+                        try:
+                            while True: print("received", await ws.recv(), file=sys.stderr, flush=True)
+                        except websockets.ConnectionClosed as e:
+                            print(e.rcvd.code, e.rcvd.reason)
+                asyncio.run(main())
+                """,
+                base.replacingOccurrences(of: "http://", with: "ws://") + "/v1/socket",
+            ]
+        )
+        try waitUntil(timeout: 10, "the WebSocket greeting") { socket.standardError.contains("received hello") }
+        try waitUntil(timeout: 10, "both events of the stream") { events.standardOutput.hasSuffix("id: e2\ndata: {\"author\":\"Olga\"}\n\n") }
+        try daemon.waitForRequestsInFlight(3)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
         let stopped = try #require(daemon.waitForExit(timeout: 10))
@@ -193,17 +212,17 @@ struct GracefulShutdownTests {
         #expect(elapsed < 2.5, "exited \(elapsed) s after SIGTERM (default timeout 5 s, hold 30 s)")
         // The WebSocket is an upgraded connection, not a request in flight.
         #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 3 requests in flight\n"))
-        let pollResult = try #require(poll.value())
+        let pollResult = try #require(poll.finished(within: 15))
         #expect(pollResult.status == 0)
         #expect(pollResult.stdout == "released\n")
-        #expect(try #require(dead.value()).status == 52)
-        let eventsResult = try #require(events.value())
+        #expect(try #require(dead.finished(within: 15)).status == 52)
+        let eventsResult = try #require(events.finished(within: 15))
         #expect(eventsResult.status == 0)
         #expect(
             eventsResult.stdout
                 == "event: presence\nid: e1\ndata: {\"online\":true}\n\nevent: typing\nid: e2\ndata: {\"author\":\"Olga\"}\n\n"
         )
-        let socketResult = try #require(socket.value())
+        let socketResult = try #require(socket.finished(within: 15))
         #expect(socketResult.stdout == "1001 mockd is stopping\n", "\(socketResult.stderr)")
     }
 
@@ -407,7 +426,7 @@ struct EnvironmentTests {
     }
 }
 
-/// `mockd health` against the real daemon, a closed port and a port that never answers.
+/// `mockd health` against the real daemon and a closed port (a port that never answers: `TimingHealthCommandTests`).
 struct HealthCommandTests {
     @Test func healthyDaemonExits0WithOneLine() throws {
         let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
@@ -447,6 +466,29 @@ struct HealthCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test(arguments: [
+        (["health", "--timeout", "0"], [String: String](), "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"),
+        (["health", "--port", "0"], [:], "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"),
+        (["health"], ["MOCKD_PORT": "0"], "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"),
+        (["health"], ["MOCKD_PORT": "x"], "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"),
+        (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd --help)\n"),
+    ])
+    func usageErrorsExit64(_ arguments: [String], _ environment: [String: String], _ expected: String) throws {
+        let result = try Lifecycle.mockd(arguments, environment: environment)
+        #expect(result.status == 64)
+        #expect(result.stderr == expected)
+    }
+
+    @Test func helpDescribesTheCommand() throws {
+        let result = try Lifecycle.mockd(["health", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"))
+    }
+}
+
+/// `mockd health --timeout` against a port that never answers: it gives up in time.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
+struct TimingHealthCommandTests {
     @Test func silentServerTimesOut() throws {
         // A listening socket that accepts (in the kernel) and never answers.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -467,24 +509,5 @@ struct HealthCommandTests {
         #expect(result.status == 1)
         #expect(result.stderr == "mockd: health: http://127.0.0.1:\(port)/__mockd/health: no answer within 0.5 s\n")
         #expect(Lifecycle.seconds(since: started) < 3)
-    }
-
-    @Test(arguments: [
-        (["health", "--timeout", "0"], [String: String](), "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"),
-        (["health", "--port", "0"], [:], "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"),
-        (["health"], ["MOCKD_PORT": "0"], "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"),
-        (["health"], ["MOCKD_PORT": "x"], "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"),
-        (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd --help)\n"),
-    ])
-    func usageErrorsExit64(_ arguments: [String], _ environment: [String: String], _ expected: String) throws {
-        let result = try Lifecycle.mockd(arguments, environment: environment)
-        #expect(result.status == 64)
-        #expect(result.stderr == expected)
-    }
-
-    @Test func helpDescribesTheCommand() throws {
-        let result = try Lifecycle.mockd(["health", "--help"])
-        #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"))
     }
 }

@@ -2,10 +2,14 @@ import Foundation
 import MockdTestSupport
 import Testing
 
-/// A small upstream for record and proxy tests: Python's http.server with a handler embedded here.
+/// A small upstream for record and proxy tests: Python's http.server with a handler embedded here. It prints
+/// its port, then `received METHOD TARGET` for each request as it arrives; `/slow` answers only once the test
+/// calls `release()` (or after 30 s).
 final class PythonUpstream: @unchecked Sendable {
     static let script = #"""
-        import gzip, http.server, json, sys, threading, time
+        import gzip, http.server, json, sys, threading
+
+        released = threading.Event()
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -14,6 +18,13 @@ final class PythonUpstream: @unchecked Sendable {
 
             def log_message(self, *args):
                 pass
+
+            def parse_request(self):
+                parsed = super().parse_request()
+                if parsed:
+                    with Handler.lock:
+                        print("received", self.command, self.path, flush=True)
+                return parsed
 
             def answer(self, status, body, headers=()):
                 self.send_response(status)
@@ -40,8 +51,11 @@ final class PythonUpstream: @unchecked Sendable {
                         call = Handler.counter
                     self.answer(200, ('{"call":%d}' % call).encode(), [("Content-Type", "application/json")])
                 elif self.path.startswith("/slow"):
-                    time.sleep(3)
+                    released.wait(30)
                     self.answer(200, b"late\n", [("Content-Type", "text/plain")])
+                elif self.path == "/__release":
+                    released.set()
+                    self.answer(204, b"")
                 elif self.path.startswith("/headers"):
                     fields = [[name, value] for name, value in self.headers.items()]
                     self.answer(200, json.dumps({"target": self.path, "headers": fields}).encode(), [("Content-Type", "application/json")])
@@ -58,34 +72,32 @@ final class PythonUpstream: @unchecked Sendable {
         server.serve_forever()
         """#
 
-    let process = Process()
+    private let child: ChildProcess
     let port: Int
     var origin: String { "http://127.0.0.1:\(port)" }
 
     init() throws {
-        let folder = Paths.makeTemporaryDirectory()
-        let file = folder.appendingPathComponent("upstream.py")
-        try Self.script.write(to: file, atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var buffer = Data()
-        while !buffer.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
+        child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", Self.script])
+        let child = child
+        try waitUntil(timeout: 20, "the upstream's port") { child.standardOutput.contains("\n") || !child.isRunning }
+        port = Int(child.standardOutput.split(separator: "\n").first ?? "") ?? 0
+    }
+
+    /// Waits until a request for `target` (`GET /slow`) has reached the upstream.
+    func waitForRequest(_ request: String, timeout: TimeInterval = 10) throws {
+        try waitUntil(timeout: timeout, "\(request) to reach the upstream") {
+            child.standardOutput.split(separator: "\n").contains { $0 == "received \(request)" }
         }
-        port = Int(String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Lets every `/slow` request, waiting or to come, have its answer.
+    func release() throws {
+        #expect(try Curl.send(CurlRequest(url: origin + "/__release")).status == 204)
     }
 
     deinit {
         // SIGKILL: the test process may ignore SIGTERM, and children inherit that.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        child.killAndWait()
     }
 }
 
@@ -335,13 +347,11 @@ struct RecordTests {
         )
         let url = recorder.baseURL + "/slow"
         let slow = BackgroundJob.start { try? Curl.send(CurlRequest(url: url)) }
-        var waited = 0
-        while !(Recording.json(try Curl.send(CurlRequest(url: recorder.baseURL + "/__mockd/health")).body)["status"] as? String == "ok") && waited < 100 {
-            usleep(10_000)
-            waited += 1
-        }
-        usleep(500_000)  // the /slow request is on its way upstream (it answers after 3 s)
+        try upstream.waitForRequest("GET /slow")
         recorder.send(signal: SIGTERM)
+        // The daemon is draining with the exchange in flight; only now does the upstream answer.
+        try recorder.waitForStandardError(containing: "mockd: SIGTERM received, stopping; waiting up to 10 s for 1 request in flight")
+        try upstream.release()
         let answer = slow.value()
         #expect(answer?.status == 200)
         #expect(answer?.text == "late\n")

@@ -3,9 +3,11 @@ import MockdTestSupport
 import Testing
 
 /// WebSocket stubs on the real daemon, driven by a real client: Python's `websockets` library (Debian's
-/// python3-websockets, installed by scripts/install-deps), plus raw sockets for protocol violations.
+/// python3-websockets, installed by scripts/install-deps), plus raw sockets for protocol violations. Steps and
+/// replies are timed to ±50 ms.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
 @Suite(.serialized)
-struct WebSocketTests {
+struct TimingWebSocketTests {
     static let scenario = #"""
         {"sets": ["chat"], "overrides": [
           {"id": "chat-socket", "match": {"path": "/v1/chat/socket"}, "websocket": {
@@ -218,12 +220,13 @@ struct WebSocketTests {
     }
 }
 
-/// The bundled chat scenarios' WebSocket and SSE endpoints, and long-poll, on the real daemon.
-struct StreamingScenarioTests {
+/// The bundled chat scenarios' WebSocket and SSE endpoints, and long-poll, on the real daemon, timed.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
+struct TimingStreamingScenarioTests {
     @Test func chatHappyPathSocketGreetsTypesAndAnswers500msAfterTheFirstMessage() throws {
         let daemon = try BundledScenarioTests.daemon("chat_happy_path")
         defer { daemon.stop() }
-        let result = try WebSocketTests.python(daemon, """
+        let result = try TimingWebSocketTests.python(daemon, """
             async with websockets.connect(URL + "/v1/conversations/c_1001/socket") as ws:
                 greeting = json.loads(await ws.recv())
                 await ws.send(json.dumps({"type": "message", "text": "Hi, my order #4521 has not arrived yet"}))
@@ -244,7 +247,7 @@ struct StreamingScenarioTests {
     @Test func chatConnectionDropsThenReconnects() throws {
         let daemon = try BundledScenarioTests.daemon("chat_connection_drops")
         defer { daemon.stop() }
-        let result = try WebSocketTests.python(daemon, """
+        let result = try TimingWebSocketTests.python(daemon, """
             out = {}
             headers = {"X-Mockd-Session": "drops"}
             async with websockets.connect(URL + "/v1/conversations/c_1001/socket", extra_headers=headers) as ws:
@@ -316,7 +319,7 @@ struct StreamingScenarioTests {
         let pollURL = daemon.baseURL + "/v1/poll"
         let held = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: lp", pollURL]) }
         let otherJob = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: other", pollURL]) }
-        usleep(300_000)
+        try daemon.waitForRequestsInFlight(2)
         let release = try Curl.send(CurlRequest(method: "POST", url: daemon.baseURL + "/__mockd/release", headers: [("X-Mockd-Session", "lp")], body: Data("{}".utf8)))
         #expect(BundledScenarioTests.json(release)["released"] as? Int == 1)
         let released = try #require(held.value())

@@ -128,4 +128,10 @@ extension Curl {
     public static func run(_ arguments: [String]) throws -> ProcessResult {
         try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["--silent", "--show-error"] + arguments)
     }
+
+    /// Starts curl as `run` does, without waiting: for a transfer whose output a test watches while it goes on
+    /// (an event stream), then `waitForExit()` and `result`.
+    public static func start(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(URL(fileURLWithPath: "/usr/bin/curl"), ["--silent", "--show-error"] + arguments)
+    }
 }

@@ -43,7 +43,17 @@ public enum Paths {
         return folder
     }
 
-    /// A fresh temporary folder, removed by the caller with `removeTemporary(_:)`.
+    /// A fresh root holding the bundled mock sets and `configs/s.json` with `scenario` (served as `--config s`);
+    /// removed by the caller.
+    public static func makeRoot(scenario: String) throws -> URL {
+        let root = makeTemporaryDirectory()
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("configs"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
+        try scenario.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
+        return root
+    }
+
+    /// A fresh temporary folder, removed by the caller.
     public static func makeTemporaryDirectory() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("mockd-test-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -2,71 +2,29 @@ public import Foundation
 
 /// A `mockd` daemon started as a real process on a free loopback port.
 public final class RunningDaemon: @unchecked Sendable {
-    public let process: Process
+    private let child: ChildProcess
+    public var process: Process { child.process }
     /// `http://127.0.0.1:PORT`
     public let baseURL: String
     public let port: Int
     /// The exact first line printed on stdout.
     public let listeningLine: String
-    private let errors: Pipe
-    private let collected = LockedData()
-    /// Everything written to stdout (the listening line included), complete once `outputClosed` is set.
-    private let output = LockedData()
-    private let outputClosed = LockedData()
 
     /// Starts `mockd` with `arguments` (add `--port 0`) and waits up to `timeout` seconds for the
     /// `listening on` line.
     /// - Parameter environment: The daemon's whole environment; `nil` inherits the test's.
     /// - Throws: `DaemonStartError` with the daemon's stderr when it exits or stays silent.
     public init(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 20) throws {
-        let process = Process()
-        process.executableURL = Paths.mockdBinary
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        self.errors = errors
-        let lineSlot = LockedData()
-        let allOutput = self.output
-        let outputClosed = self.outputClosed
-        let reader = Thread {
-            var buffer = Data()
-            var lineSent = false
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                allOutput.set(buffer)
-                if !lineSent, buffer.contains(0x0A) {
-                    lineSlot.set(buffer)
-                    lineSent = true
-                }
-            }
-            if !lineSent { lineSlot.set(buffer) }
-            outputClosed.set(Data([1]))
-        }
-        reader.start()
-        let collected = self.collected
-        Thread {
-            collected.set(errors.fileHandleForReading.readDataToEndOfFile())
-        }.start()
-        let deadline = Date().addingTimeInterval(timeout)
-        while !lineSlot.isSet && Date() < deadline { usleep(2000) }
-        let text = String(decoding: lineSlot.value, as: UTF8.self)
+        let child = try ChildProcess(Paths.mockdBinary, arguments, environment: environment)
+        self.child = child
+        try? waitUntil(timeout: timeout, "mockd's first line") { child.standardOutput.contains("\n") || !child.isRunning }
+        // A daemon that exited at once may not have had all of its output read yet.
+        if !child.isRunning { child.waitForExit(timeout: 5) }
+        let text = child.standardOutput
         guard let line = text.split(separator: "\n").first.map(String.init), line.hasPrefix("listening on ") else {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            var waited = 0
-            while !collected.isSet && waited < 2000 {
-                usleep(1000)
-                waited += 1
-            }
-            throw DaemonStartError(stdout: text, stderr: String(decoding: collected.value, as: UTF8.self))
+            child.send(signal: SIGTERM)
+            child.waitForExit()
+            throw DaemonStartError(stdout: child.standardOutput, stderr: child.standardError)
         }
         listeningLine = line
         baseURL = String(line.dropFirst("listening on ".count))
@@ -76,57 +34,74 @@ public final class RunningDaemon: @unchecked Sendable {
     /// Sends SIGTERM and waits for exit; returns the exit status and everything written to stderr.
     @discardableResult
     public func stop() -> (status: Int32, stderr: String) {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        var waited = 0
-        while !collected.isSet && waited < 5000 {
-            usleep(1000)
-            waited += 1
-        }
-        return (process.terminationStatus, String(decoding: collected.value, as: UTF8.self))
+        child.send(signal: SIGTERM)
+        child.waitForExit()
+        return (process.terminationStatus, child.standardError)
     }
 
     /// Everything the daemon wrote to stdout so far, the listening lines included; after `stop()` or
-    /// `waitForExit`, all of it (waits up to 5 s for the pipe to close).
+    /// `waitForExit`, or once it exited by itself, all of it.
     public var standardOutput: String {
-        if !process.isRunning {
-            var waited = 0
-            while !outputClosed.isSet && waited < 5000 {
-                usleep(1000)
-                waited += 1
-            }
-        }
-        return String(decoding: output.value, as: UTF8.self)
+        if !child.isRunning { child.waitForExit(timeout: 5) }
+        return child.standardOutput
+    }
+
+    /// Everything the daemon wrote to stderr so far (log lines, signal and reload messages); once it exited,
+    /// all of it.
+    public var standardError: String {
+        if !child.isRunning { child.waitForExit(timeout: 5) }
+        return child.standardError
     }
 
     /// Sends `signal` (SIGTERM, SIGINT…) without waiting.
     public func send(signal number: Int32) {
-        if process.isRunning { kill(process.processIdentifier, number) }
+        child.send(signal: number)
     }
 
     /// Waits up to `timeout` seconds for the daemon to exit by itself; returns its exit status and stderr, or
     /// `nil` (after killing it) when it was still running.
     public func waitForExit(timeout: TimeInterval) -> (status: Int32, stderr: String)? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5000) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        guard child.waitForExit(timeout: timeout) else {
+            child.killAndWait()
             return nil
         }
-        process.waitUntilExit()
-        var waited = 0
-        while !collected.isSet && waited < 5000 {
-            usleep(1000)
-            waited += 1
+        return (process.terminationStatus, child.standardError)
+    }
+
+    /// `GET /__mockd/health` as JSON (`status`, `inFlight`, `sessions`…).
+    /// - Parameter token: The `--control-token` the daemon was started with, if any.
+    public func health(token: String? = nil) throws -> [String: Any] {
+        let headers = token.map { [("Authorization", "Bearer \($0)")] } ?? []
+        let response = try Curl.send(CurlRequest(url: baseURL + "/__mockd/health", headers: headers))
+        return (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+    }
+
+    /// Waits until the daemon answers `count` requests besides the health checks that ask (`inFlight` in
+    /// `GET /__mockd/health`): a request a test started in the background has arrived and is being answered.
+    /// Open WebSockets and idle connections do not count.
+    /// - Throws: `WaitTimeout` when `timeout` seconds pass first.
+    public func waitForRequestsInFlight(
+        _ count: Int, timeout: TimeInterval = 10, token: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) throws {
+        try waitUntil(timeout: timeout, "\(count) request\(count == 1 ? "" : "s") in flight", fileID: fileID, line: line) {
+            try health(token: token)["inFlight"] as? Int == count
         }
-        return (process.terminationStatus, String(decoding: collected.value, as: UTF8.self))
+    }
+
+    /// Waits until the daemon has written `text` to stderr (a signal or reload message, a log line).
+    /// - Throws: `WaitTimeout` when `timeout` seconds pass first.
+    public func waitForStandardError(
+        containing text: String, timeout: TimeInterval = 10, fileID: String = #fileID, line: Int = #line
+    ) throws {
+        try waitUntil(timeout: timeout, "'\(text)' on mockd's stderr", fileID: fileID, line: line) {
+            standardError.contains(text)
+        }
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        if child.isRunning {
+            child.send(signal: SIGTERM)
+            child.waitForExit()
         }
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// The control API where the socket matters, on the real daemon over curl (`LiveClient`): sessions kept apart
+/// across parallel connections, the control token, the start-up warning, and (`TimingControlAPILiveTests`) held
+/// requests whose clients leave.
+/// Its semantics are tested in process, in MockdCoreTests' `ControlAPITests`.
+struct ControlAPILiveTests {
+    static func daemon(_ extra: [String] = []) throws -> RunningDaemon {
+        try RunningDaemon(["--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"] + extra)
+    }
+
+    static let sendBody = Data(#"{"text": "Hi, my order #4521 has not arrived yet", "clientMessageId": "cm-1"}"#.utf8)
+
+    @Test func twoSessionsInParallelWithDifferentScenariosNeverMix() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        #expect(try client.control("PUT", "scenario", session: "ios-1", body: #"{"name": "chat_send_fails"}"#).status == 200)
+        #expect(try client.control("PUT", "scenario", session: "ios-2", body: #"{"name": "order_status_error_500"}"#).status == 200)
+        let send = { (session: String) in
+            ClientRequest("POST", "/v1/conversations/c_1001/messages",
+                          headers: [("Content-Type", "application/json"), ("X-Mockd-Session", session)], body: Self.sendBody)
+        }
+        let order = { (session: String) in ClientRequest("GET", "/v1/orders/4521", headers: [("X-Mockd-Session", session)]) }
+        let responses = try client.parallel([send("ios-1"), send("ios-2"), order("ios-1"), order("ios-2")])
+        #expect(responses.map(\.status) == [503, 201, 200, 500])
+        let journal1 = try client.control("GET", "journal", session: "ios-1").json
+        let journal2 = try client.control("GET", "journal", session: "ios-2").json
+        #expect(journal1["count"] as? Int == 2)
+        #expect(journal2["count"] as? Int == 2)
+        let stubs1 = Set(((journal1["entries"] as? [[String: Any]]) ?? []).compactMap { $0["stub"] as? String })
+        #expect(stubs1 == ["send-503-then-ok", "GET_v1_orders_4521"])
+        // The default session saw none of it.
+        #expect(try client.control("GET", "journal").json["count"] as? Int == 0)
+    }
+
+    @Test func controlTokenIsRequiredWhenSet() throws {
+        let daemon = try Self.daemon(["--control-token", "s3cret"])
+        defer { daemon.stop() }
+        let denied = try LiveClient(daemon).control("GET", "health")
+        #expect(denied.status == 401)
+        #expect(denied.json["error"] as? String == "unauthorized")
+        let allowed = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/health", headers: [("Authorization", "Bearer s3cret")]))
+        #expect(allowed.status == 200)
+        // App traffic never needs the token.
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
+    }
+
+    @Test func nonLoopbackWithoutTokenWarnsAtStart() throws {
+        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--host", "0.0.0.0", "--port", "0", "--quiet"])
+        let stopped = daemon.stop()
+        #expect(stopped.stderr.contains("mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token"))
+    }
+}
+
+/// Held requests whose clients leave: their connections are freed within seconds.
+/// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
+struct TimingControlAPILiveTests {
+    @Test func clientsThatLeaveHeldRequestsAreFreedWithinSeconds() throws {
+        let daemon = try ControlAPILiveTests.daemon()
+        defer { daemon.stop() }
+        let added = try LiveClient(daemon).control("POST", "stubs", body: #"{"match": {"path": "/hang"}, "fault": "noResponse"}"#)
+        #expect(added.status == 201)
+        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count) ?? 0 }
+        let before = descriptors()
+        let jobs = (0..<20).map { _ in BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) } }
+        let results = jobs.map { $0.value() }
+        #expect(results.allSatisfy { $0?.status == 28 })
+        try? waitUntil(timeout: 4, "the descriptors to be freed") { descriptors() <= before + 2 }
+        let after = descriptors()
+        #expect(after <= before + 2, "descriptors: \(before) before, \(after) after the clients left")
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
+    }
+}
