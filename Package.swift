@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
         // Shared by the test targets: the built binary, a curl client, the corpus location.
-        .target(name: "MockdTestSupport", dependencies: ["MockdCore"], path: "Tests/MockdTestSupport", swiftSettings: swiftSettings),
+        .target(name: "MockdTestSupport", dependencies: ["MockdCore", "CCrypto"], path: "Tests/MockdTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
         .testTarget(

@@ -8,8 +8,8 @@ import Testing
 /// `mockd import-har FILE --set golden` on every file of `../shared/corpus/har` and commits, in
 /// `Fixtures/har/<file name without .har>/`, the `index.json` (when at most 64 KiB), `digests.sha256` (the
 /// SHA-256 of each body file and of a larger index), `report.txt` (the import report) and `error.txt` (the
-/// refusal, when nothing is written). Here each file is imported again in process, as `import-har` does
-/// (`HARStreamReader` → `HARCompiler` → `MockSetWriter`, default options), and compared byte for byte.
+/// refusal, when nothing is written). Here each file is imported again in process through the pipeline
+/// `import-har` runs (`HARImportPipeline`, default options), and compared byte for byte.
 struct GoldenHARTests {
     /// Read beside this file, so no resources need declaring.
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/har")
@@ -31,18 +31,19 @@ struct GoldenHARTests {
         let name = har.lastPathComponent
         let root = MockdRoot(url: Paths.makeTemporaryDirectory())
         defer { try? FileManager.default.removeItem(at: root.url) }
-        var compiler = HARCompiler(options: HARImportOptions(), harDirectory: har.deletingLastPathComponent())
+        let imported: HARImportPipeline.Result
         do {
-            _ = try HARStreamReader().read(contentsOf: har, displayName: name, progress: nil) { compiler.add($0) }
-        } catch {
+            imported = try HARImportPipeline.run(har: har, displayName: name, into: set, root: root, options: HARImportOptions(), merge: false, replace: false)
+        } catch let error as HARImportError {
             return ["error.txt": .text("mockd: \(error)\n")]
         }
-        let (build, report) = compiler.finish()
-        guard !build.file.stubs.isEmpty else {
-            return ["report.txt": .text(report.rendered(source: name, destination: "(nothing written)") + "\n"), "error.txt": .refusalNamingTheFile]
+        guard imported.setWritten else {
+            return [
+                "report.txt": .text(imported.report.rendered(source: name, destination: "(nothing written)") + "\n"),
+                "error.txt": .refusalNamingTheFile,
+            ]
         }
-        try MockSetWriter(root: root).write(build, set: set, replace: false, source: name)
-        var output: [String: Expected] = ["report.txt": .text(report.rendered(source: name, destination: "mocks/\(set)/") + "\n")]
+        var output: [String: Expected] = ["report.txt": .text(imported.report.rendered(source: name, destination: "mocks/\(set)/") + "\n")]
         let folder = root.setURL(set)
         let index = try Data(contentsOf: folder.appendingPathComponent("index.json"))
         var pinned: [(String, Data)] = []
