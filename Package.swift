@@ -37,15 +37,27 @@ let package = Package(
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(name: "MockdCore", dependencies: ["MockdFormat", "CCompression"], swiftSettings: swiftSettings),
-        .target(name: "MockdServer", dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"], swiftSettings: swiftSettings),
+        .target(
+            name: "MockdServer",
+            dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
         // Shared by the test targets: the built binary, a curl client, the corpus location.
-        .target(name: "MockdTestSupport", dependencies: ["MockdCore", "CCrypto"], path: "Tests/MockdTestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "MockdTestSupport",
+            dependencies: ["MockdCore", "CCrypto"],
+            path: "Tests/MockdTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
         .testTarget(
-            name: "MockdCoreTests", dependencies: ["MockdCore", "MockdTestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings
+            name: "MockdCoreTests",
+            dependencies: ["MockdCore", "MockdTestSupport"],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MockdServerTests",
@@ -53,7 +65,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
-        .testTarget(name: "MockdCLITests", dependencies: ["mockd", "MockdCore", "MockdTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MockdCLITests",
+            dependencies: ["mockd", "MockdCore", "MockdTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MockdClientTests",
             dependencies: ["MockdClient", "MockdTestSupport"],

@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -44,7 +45,9 @@ public struct MockdClient: Sendable {
     ///   - session: 1–128 letters, digits, `-`, `.`, `_` or `~`; a fresh `ui-<uuid>` by default.
     ///   - controlToken: the daemon's `--control-token`, if it has one.
     public init(
-        baseURL: URL, session: String = "ui-\(UUID().uuidString.lowercased())", controlToken: String? = nil,
+        baseURL: URL,
+        session: String = "ui-\(UUID().uuidString.lowercased())",
+        controlToken: String? = nil,
         urlSession: URLSession = .shared
     ) {
         self.baseURL = baseURL
@@ -130,7 +133,11 @@ public struct MockdClient: Sendable {
     ///   - method: only this method.
     ///   - path: only this exact path (compared without the query).
     ///   - unmatchedOnly: only requests no stub answered.
-    public func journal(method: String? = nil, path: String? = nil, unmatchedOnly: Bool = false) async throws
+    public func journal(
+        method: String? = nil,
+        path: String? = nil,
+        unmatchedOnly: Bool = false
+    ) async throws
         -> [JournalEntry]
     {
         struct Answer: Decodable { let entries: [JournalEntry] }
@@ -175,13 +182,19 @@ public struct MockdClient: Sendable {
     }
 
     /// Sends one control request and returns the body of a 2xx answer.
-    private func send(_ method: String, _ route: String, query: [URLQueryItem] = [], body: Data? = nil)
+    private func send(
+        _ method: String,
+        _ route: String,
+        query: [URLQueryItem] = [],
+        body: Data? = nil
+    )
         async throws -> Data
     {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw MockdClientError.invalidResponse("base URL \(baseURL) is not usable")
         }
-        let basePath = components.percentEncodedPath.hasSuffix("/")
+        let basePath =
+            components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         components.percentEncodedPath = basePath + "/__mockd/" + route
         components.queryItems = query.isEmpty ? nil : query
@@ -205,7 +218,8 @@ public struct MockdClient: Sendable {
         if (200..<300).contains(http.statusCode) { return data }
         guard let error = try? JSONDecoder().decode(ServerError.self, from: data) else {
             throw MockdClientError.invalidResponse(
-                "\(method) /__mockd/\(route): HTTP \(http.statusCode) \(String(decoding: data.prefix(500), as: UTF8.self))")
+                "\(method) /__mockd/\(route): HTTP \(http.statusCode) \(String(decoding: data.prefix(500), as: UTF8.self))"
+            )
         }
         if http.statusCode == 409, error.error == "verification_failed", let expected = error.expected,
             let actual = error.actual
@@ -220,7 +234,8 @@ public struct MockdClient: Sendable {
             return try JSONDecoder().decode(type, from: data)
         } catch {
             throw MockdClientError.invalidResponse(
-                "cannot read \(T.self): \(error); body: \(String(decoding: data.prefix(500), as: UTF8.self))")
+                "cannot read \(T.self): \(error); body: \(String(decoding: data.prefix(500), as: UTF8.self))"
+            )
         }
     }
 

@@ -53,13 +53,25 @@ public struct StubDefinition: Encodable, Sendable, Equatable {
     ///   - rateLimit: Answer 429 after `limit` calls within `windowMs`.
     ///   - state: A per-session state machine condition and transition.
     public init(
-        id: String? = nil, priority: Int? = nil, match: Match, response: Response = Response(),
-        responses: [Response]? = nil, afterLast: AfterLast? = nil, rateLimit: RateLimit? = nil, state: State? = nil
+        id: String? = nil,
+        priority: Int? = nil,
+        match: Match,
+        response: Response = Response(),
+        responses: [Response]? = nil,
+        afterLast: AfterLast? = nil,
+        rateLimit: RateLimit? = nil,
+        state: State? = nil
     ) {
         self.init(
             ScenarioFile.OverrideEntry(
-                id: id, priority: priority, match: match, responses: responses, afterLast: afterLast, rateLimit: rateLimit,
-                step: response, state: state
+                id: id,
+                priority: priority,
+                match: match,
+                responses: responses,
+                afterLast: afterLast,
+                rateLimit: rateLimit,
+                step: response,
+                state: state
             )
         )
     }
@@ -77,21 +89,38 @@ public struct StubDefinition: Encodable, Sendable, Equatable {
     ///     to change one field without copying the file.
     ///   - latencyMs: Milliseconds before the answer.
     public init(
-        id: String? = nil, priority: Int? = nil,
-        method: String? = nil, path: String? = nil, query: [String: ValueMatchEntry]? = nil,
-        requestHeaders: [String: ValueMatchEntry]? = nil, requestBody: BodyMatch? = nil,
-        status: Int? = nil, headers: [String: String?]? = nil, body: JSONValue? = nil, bodyPatch: JSONValue? = nil,
-        latencyMs: Double? = nil, fault: Fault? = nil, serverUnavailable: ServerUnavailable? = nil,
-        responses: [Response]? = nil, afterLast: AfterLast? = nil
+        id: String? = nil,
+        priority: Int? = nil,
+        method: String? = nil,
+        path: String? = nil,
+        query: [String: ValueMatchEntry]? = nil,
+        requestHeaders: [String: ValueMatchEntry]? = nil,
+        requestBody: BodyMatch? = nil,
+        status: Int? = nil,
+        headers: [String: String?]? = nil,
+        body: JSONValue? = nil,
+        bodyPatch: JSONValue? = nil,
+        latencyMs: Double? = nil,
+        fault: Fault? = nil,
+        serverUnavailable: ServerUnavailable? = nil,
+        responses: [Response]? = nil,
+        afterLast: AfterLast? = nil
     ) {
         self.init(
-            id: id, priority: priority,
+            id: id,
+            priority: priority,
             match: Match(method: method, path: path, query: query, headers: requestHeaders, body: requestBody),
             response: Response(
-                status: status, headers: headers, body: body, bodyPatch: bodyPatch, latency: latencyMs.map { .fixed($0) },
-                fault: fault, serverUnavailable: serverUnavailable
+                status: status,
+                headers: headers,
+                body: body,
+                bodyPatch: bodyPatch,
+                latency: latencyMs.map { .fixed($0) },
+                fault: fault,
+                serverUnavailable: serverUnavailable
             ),
-            responses: responses, afterLast: afterLast
+            responses: responses,
+            afterLast: afterLast
         )
     }
 

@@ -35,7 +35,13 @@ public struct ServerSentEvent: Codable, Sendable, Equatable {
     /// The `retry:` field, reconnection time in ms.
     public var retry: Int?
 
-    public init(after: Double? = nil, event: String? = nil, data: JSONValue? = nil, id: String? = nil, retry: Int? = nil) {
+    public init(
+        after: Double? = nil,
+        event: String? = nil,
+        data: JSONValue? = nil,
+        id: String? = nil,
+        retry: Int? = nil
+    ) {
         self.after = after
         self.event = event
         self.data = data

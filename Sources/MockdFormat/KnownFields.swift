@@ -22,10 +22,16 @@ public enum KnownFields {
     /// The fields of one format type: its coding keys, each free (`.any`) unless `nested` describes it. Built from
     /// the types themselves, so that a field added to a type is known at once (and the schema test says whether
     /// docs/schema has it too).
-    static func fields<Keys: CodingKey & CaseIterable>(of keys: Keys.Type, _ nested: [String: Shape] = [:]) -> [String: Shape] {
+    static func fields<Keys: CodingKey & CaseIterable>(
+        of keys: Keys.Type,
+        _ nested: [String: Shape] = [:]
+    ) -> [String: Shape] {
         var result: [String: Shape] = [:]
         for key in Keys.allCases { result[key.stringValue] = nested[key.stringValue] ?? .any }
-        precondition(nested.keys.allSatisfy { result[$0] != nil }, "a nested shape names a field \(Keys.self) does not have")
+        precondition(
+            nested.keys.allSatisfy { result[$0] != nil },
+            "a nested shape names a field \(Keys.self) does not have"
+        )
         return result
     }
 
@@ -33,7 +39,8 @@ public enum KnownFields {
     public static let responseStep: [String: Shape] = fields(
         of: ResponseStepEntry.CodingKeys.self,
         [
-            "latency": .object(fields(of: LatencyEntry.CodingKeys.self)), "throttle": .object(fields(of: ThrottleEntry.CodingKeys.self)),
+            "latency": .object(fields(of: LatencyEntry.CodingKeys.self)),
+            "throttle": .object(fields(of: ThrottleEntry.CodingKeys.self)),
             "serverUnavailable": .object(fields(of: ServerUnavailableEntry.CodingKeys.self)), "websocket": webSocket,
             "events": eventStream, "hold": .object(fields(of: HoldEntry.CodingKeys.self)),
         ]
@@ -59,7 +66,10 @@ public enum KnownFields {
                     .object(
                         fields(
                             of: WebSocketReply.CodingKeys.self,
-                            ["when": .object(fields(of: WebSocketMatch.CodingKeys.self)), "then": .array(webSocketStep)]
+                            [
+                                "when": .object(fields(of: WebSocketMatch.CodingKeys.self)),
+                                "then": .array(webSocketStep),
+                            ]
                         )
                     )
                 ),
@@ -133,7 +143,12 @@ public enum KnownFields {
                                         )
                                     ),
                                     "responses": .array(
-                                        .object(fields(of: MockSetFile.ResponseEntry.CodingKeys.self, ["websocket": webSocket, "events": eventStream]))
+                                        .object(
+                                            fields(
+                                                of: MockSetFile.ResponseEntry.CodingKeys.self,
+                                                ["websocket": webSocket, "events": eventStream]
+                                            )
+                                        )
                                     ),
                                 ]
                             )
@@ -172,13 +187,19 @@ public enum KnownFields {
             return
         case .array(let element):
             guard let items = value as? [Any] else { return }
-            for (index, item) in items.enumerated() { walk(item, shape: element, path: "\(path)[\(index)]", problems: &problems) }
+            for (index, item) in items.enumerated() {
+                walk(item, shape: element, path: "\(path)[\(index)]", problems: &problems)
+            }
         case .map(let element):
             guard let object = value as? [String: Any] else { return }
-            for key in object.keys.sorted() { walk(object[key]!, shape: element, path: "\(path).\(key)", problems: &problems) }
+            for key in object.keys.sorted() {
+                walk(object[key]!, shape: element, path: "\(path).\(key)", problems: &problems)
+            }
         case .oneOrMany(let element):
             if let items = value as? [Any] {
-                for (index, item) in items.enumerated() { walk(item, shape: element, path: "\(path)[\(index)]", problems: &problems) }
+                for (index, item) in items.enumerated() {
+                    walk(item, shape: element, path: "\(path)[\(index)]", problems: &problems)
+                }
             } else {
                 walk(value, shape: element, path: path, problems: &problems)
             }

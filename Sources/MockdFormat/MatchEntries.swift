@@ -1,7 +1,9 @@
 extension ScenarioFile {
     /// Which requests an override catches. Every given part must hold; absent parts match anything.
     public struct MatchEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case method, path, pathPattern, url, urlPattern, query, headers, body }
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case method, path, pathPattern, url, urlPattern, query, headers, body
+        }
 
         /// Exact method; absent = any.
         public var method: String?
@@ -22,14 +24,23 @@ extension ScenarioFile {
         public var body: BodyMatchList?
 
         public init(
-            method: String? = nil, path: String? = nil, query: [String: ValueMatchEntry]? = nil, headers: [String: ValueMatchEntry]? = nil,
-            body: BodyMatchEntry? = nil, pathPattern: String? = nil, url: String? = nil, urlPattern: String? = nil, bodies: [BodyMatchEntry]? = nil
+            method: String? = nil,
+            path: String? = nil,
+            query: [String: ValueMatchEntry]? = nil,
+            headers: [String: ValueMatchEntry]? = nil,
+            body: BodyMatchEntry? = nil,
+            pathPattern: String? = nil,
+            url: String? = nil,
+            urlPattern: String? = nil,
+            bodies: [BodyMatchEntry]? = nil
         ) {
             self.method = method
             self.path = path
             self.query = query
             self.headers = headers
-            self.body = bodies.map { BodyMatchList(conditions: $0, isList: true) } ?? body.map { BodyMatchList(conditions: [$0], isList: false) }
+            self.body =
+                bodies.map { BodyMatchList(conditions: $0, isList: true) }
+                ?? body.map { BodyMatchList(conditions: [$0], isList: false) }
             self.pathPattern = pathPattern
             self.url = url
             self.urlPattern = urlPattern
@@ -38,7 +49,9 @@ extension ScenarioFile {
 
     /// A request-body condition: exactly one of the fields.
     public struct BodyMatchEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case json, text, contains, jsonEquals, matches, doesNotMatch, jsonPath, absent }
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case json, text, contains, jsonEquals, matches, doesNotMatch, jsonPath, absent
+        }
 
         /// The body parses as JSON and contains these fields (objects compared as subsets, arrays and
         /// scalars exactly).
@@ -60,8 +73,14 @@ extension ScenarioFile {
         public var absent: Bool?
 
         public init(
-            json: JSONValue? = nil, text: String? = nil, contains: String? = nil, jsonEquals: JSONValue? = nil, matches: String? = nil,
-            doesNotMatch: String? = nil, jsonPath: String? = nil, absent: Bool? = nil
+            json: JSONValue? = nil,
+            text: String? = nil,
+            contains: String? = nil,
+            jsonEquals: JSONValue? = nil,
+            matches: String? = nil,
+            doesNotMatch: String? = nil,
+            jsonPath: String? = nil,
+            absent: Bool? = nil
         ) {
             self.json = json
             self.text = text
@@ -128,8 +147,13 @@ public struct ValueMatchEntry: Codable, Sendable, Equatable, ExpressibleByString
     public var absent: Bool?
 
     public init(
-        plain: String? = nil, equalTo: String? = nil, caseInsensitive: Bool? = nil, matches: String? = nil, doesNotMatch: String? = nil,
-        contains: String? = nil, absent: Bool? = nil
+        plain: String? = nil,
+        equalTo: String? = nil,
+        caseInsensitive: Bool? = nil,
+        matches: String? = nil,
+        doesNotMatch: String? = nil,
+        contains: String? = nil,
+        absent: Bool? = nil
     ) {
         self.plain = plain
         self.equalTo = equalTo
@@ -144,7 +168,9 @@ public struct ValueMatchEntry: Codable, Sendable, Equatable, ExpressibleByString
         self.init(plain: value)
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case equalTo, caseInsensitive, matches, doesNotMatch, contains, absent }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case equalTo, caseInsensitive, matches, doesNotMatch, contains, absent
+    }
 
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {

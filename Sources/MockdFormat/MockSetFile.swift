@@ -3,7 +3,9 @@
 /// Every field but the stubs' `request.method`, `request.path` and `responses` is optional; defaults
 /// are applied when the file is turned into `Stub`s.
 public struct MockSetFile: Codable, Sendable, Equatable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case version, matchHeaders, normalize, cors, conditionalRequests, stubs }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case version, matchHeaders, normalize, cors, conditionalRequests, stubs
+    }
 
     /// The newest format version this mockd reads and writes.
     public static let currentVersion = 1
@@ -24,8 +26,12 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     public var stubs: [StubEntry]
 
     public init(
-        version: Int = MockSetFile.currentVersion, matchHeaders: [String]? = nil, normalize: RequestNormalization? = nil,
-        cors: Bool? = nil, conditionalRequests: Bool? = nil, stubs: [StubEntry]
+        version: Int = MockSetFile.currentVersion,
+        matchHeaders: [String]? = nil,
+        normalize: RequestNormalization? = nil,
+        cors: Bool? = nil,
+        conditionalRequests: Bool? = nil,
+        stubs: [StubEntry]
     ) {
         self.version = version
         self.matchHeaders = matchHeaders
@@ -54,7 +60,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var responses: [ResponseEntry]
         public var afterLast: ExhaustionPolicy?
 
-        public init(id: String?, request: RequestEntry, responses: [ResponseEntry], afterLast: ExhaustionPolicy? = nil) {
+        public init(id: String?, request: RequestEntry, responses: [ResponseEntry], afterLast: ExhaustionPolicy? = nil)
+        {
             self.id = id
             self.request = request
             self.responses = responses
@@ -79,7 +86,12 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var body: BodyEntry?
 
         public init(
-            method: String, path: String, query: String? = nil, headers: [String]? = nil, body: BodyEntry? = nil, host: String? = nil
+            method: String,
+            path: String,
+            query: String? = nil,
+            headers: [String]? = nil,
+            body: BodyEntry? = nil,
+            host: String? = nil
         ) {
             self.host = host
             self.method = method
@@ -111,7 +123,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// One step of a response sequence.
     public struct ResponseEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault }
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault
+        }
 
         /// HTTP status, default 200.
         public var status: Int?
@@ -174,7 +188,10 @@ public enum TemplateMode: Codable, Sendable, Equatable {
             return
         }
         guard (try? container.decode(String.self)) == "redacted" else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected true, false or \"redacted\"")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "expected true, false or \"redacted\""
+            )
         }
         self = .redactedOnly
     }

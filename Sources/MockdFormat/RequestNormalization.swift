@@ -45,7 +45,9 @@ public struct RequestNormalization: Codable, Sendable, Equatable {
     }
 
     public init(
-        ignoreQuery: [String]? = nil, queryValues: [ValueRule]? = nil, ignoreBodyFields: [String]? = nil,
+        ignoreQuery: [String]? = nil,
+        queryValues: [ValueRule]? = nil,
+        ignoreBodyFields: [String]? = nil,
         bodyValues: [ValueRule]? = nil
     ) {
         self.ignoreQuery = ignoreQuery
@@ -68,8 +70,10 @@ public struct RequestNormalization: Codable, Sendable, Equatable {
             return items.isEmpty ? nil : items
         }
         return RequestNormalization(
-            ignoreQuery: union(ignoreQuery, other.ignoreQuery), queryValues: union(queryValues, other.queryValues),
-            ignoreBodyFields: union(ignoreBodyFields, other.ignoreBodyFields), bodyValues: union(bodyValues, other.bodyValues)
+            ignoreQuery: union(ignoreQuery, other.ignoreQuery),
+            queryValues: union(queryValues, other.queryValues),
+            ignoreBodyFields: union(ignoreBodyFields, other.ignoreBodyFields),
+            bodyValues: union(bodyValues, other.bodyValues)
         )
     }
 }

@@ -1,7 +1,10 @@
 /// One response step of an override (or the scenario `defaults`): every field optional, applied on top
 /// of the response the mock sets would give.
 public struct ResponseStepEntry: Codable, Sendable, Equatable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, addHeaders, body, bodyFile, bodyPatch, latency, throttle, fault, serverUnavailable, websocket, events, hold, templated }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case status, headers, addHeaders, body, bodyFile, bodyPatch, latency, throttle, fault, serverUnavailable,
+            websocket, events, hold, templated
+    }
 
     public var status: Int?
     /// Headers to set (replacing any of that name); `null` removes the header.
@@ -29,10 +32,20 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
     public var templated: Bool?
 
     public init(
-        status: Int? = nil, headers: [String: String?]? = nil, addHeaders: [String]? = nil, body: JSONValue? = nil,
-        bodyFile: String? = nil, bodyPatch: JSONValue? = nil, latency: LatencyEntry? = nil,
-        throttle: ThrottleEntry? = nil, fault: Fault? = nil, serverUnavailable: ServerUnavailableEntry? = nil,
-        websocket: WebSocketScript? = nil, events: EventStream? = nil, hold: HoldEntry? = nil, templated: Bool? = nil
+        status: Int? = nil,
+        headers: [String: String?]? = nil,
+        addHeaders: [String]? = nil,
+        body: JSONValue? = nil,
+        bodyFile: String? = nil,
+        bodyPatch: JSONValue? = nil,
+        latency: LatencyEntry? = nil,
+        throttle: ThrottleEntry? = nil,
+        fault: Fault? = nil,
+        serverUnavailable: ServerUnavailableEntry? = nil,
+        websocket: WebSocketScript? = nil,
+        events: EventStream? = nil,
+        hold: HoldEntry? = nil,
+        templated: Bool? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -79,7 +92,8 @@ public enum LatencyEntry: Codable, Sendable, Equatable {
             if let word = try? single.decode(String.self) {
                 guard word == "recorded" else {
                     throw DecodingError.dataCorruptedError(
-                        in: single, debugDescription: "expected a number of ms, \"recorded\" or an object, got \"\(word)\""
+                        in: single,
+                        debugDescription: "expected a number of ms, \"recorded\" or an object, got \"\(word)\""
                     )
                 }
                 self = .recorded(factor: 1)
@@ -93,12 +107,14 @@ public enum LatencyEntry: Codable, Sendable, Equatable {
             self = .recorded(factor: factor)
         } else if let median = try container.decodeIfPresent(Double.self, forKey: .median) {
             self = .logNormal(
-                median: median, sigma: try container.decodeIfPresent(Double.self, forKey: .sigma) ?? 0.5,
+                median: median,
+                sigma: try container.decodeIfPresent(Double.self, forKey: .sigma) ?? 0.5,
                 seed: try container.decodeIfPresent(UInt64.self, forKey: .seed)
             )
         } else if let min = try container.decodeIfPresent(Double.self, forKey: .min) {
             self = .uniform(
-                min: min, max: try container.decode(Double.self, forKey: .max),
+                min: min,
+                max: try container.decode(Double.self, forKey: .max),
                 seed: try container.decodeIfPresent(UInt64.self, forKey: .seed)
             )
         } else {
@@ -158,7 +174,9 @@ public struct ThrottleEntry: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
             if let rate = try? single.decode(Int.self) {
-                guard rate > 0 else { throw DecodingError.dataCorruptedError(in: single, debugDescription: "must be > 0 bytes per second") }
+                guard rate > 0 else {
+                    throw DecodingError.dataCorruptedError(in: single, debugDescription: "must be > 0 bytes per second")
+                }
                 bytesPerSecond = rate
                 return
             }
@@ -166,7 +184,8 @@ public struct ThrottleEntry: Codable, Sendable, Equatable {
                 guard let rate = ThrottleEntry.profiles[name.lowercased()] else {
                     throw DecodingError.dataCorruptedError(
                         in: single,
-                        debugDescription: "unknown throttle profile \"\(name)\" (known: \(ThrottleEntry.profiles.keys.sorted().joined(separator: ", ")))"
+                        debugDescription:
+                            "unknown throttle profile \"\(name)\" (known: \(ThrottleEntry.profiles.keys.sorted().joined(separator: ", ")))"
                     )
                 }
                 bytesPerSecond = rate
@@ -176,7 +195,11 @@ public struct ThrottleEntry: Codable, Sendable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         bytesPerSecond = try container.decode(Int.self, forKey: .bytesPerSecond)
         guard bytesPerSecond > 0 else {
-            throw DecodingError.dataCorruptedError(forKey: .bytesPerSecond, in: container, debugDescription: "must be > 0")
+            throw DecodingError.dataCorruptedError(
+                forKey: .bytesPerSecond,
+                in: container,
+                debugDescription: "must be > 0"
+            )
         }
     }
 
@@ -210,7 +233,9 @@ public struct ServerUnavailableEntry: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let flag = try? single.decode(Bool.self) {
-            guard flag else { throw DecodingError.dataCorruptedError(in: single, debugDescription: "use true or leave it out") }
+            guard flag else {
+                throw DecodingError.dataCorruptedError(in: single, debugDescription: "use true or leave it out")
+            }
             retryAfter = 30
             return
         }
@@ -223,4 +248,3 @@ public struct ServerUnavailableEntry: Codable, Sendable, Equatable {
         try container.encode(retryAfter, forKey: .retryAfter)
     }
 }
-

@@ -3,7 +3,9 @@
 /// A scenario layers mock sets (base first) and then **overrides**: request patterns with a priority that
 /// replace or modify what the sets answer.
 public struct ScenarioFile: Codable, Sendable, Equatable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors
+    }
 
     public static let currentVersion = 1
 
@@ -24,9 +26,15 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var cors: Bool?
 
     public init(
-        version: Int = ScenarioFile.currentVersion, description: String? = nil, include: [String]? = nil,
-        sets: [String]? = nil, defaults: ResponseStepEntry? = nil, conditionalRequests: Bool? = nil,
-        overrides: [OverrideEntry]? = nil, normalize: RequestNormalization? = nil, cors: Bool? = nil
+        version: Int = ScenarioFile.currentVersion,
+        description: String? = nil,
+        include: [String]? = nil,
+        sets: [String]? = nil,
+        defaults: ResponseStepEntry? = nil,
+        conditionalRequests: Bool? = nil,
+        overrides: [OverrideEntry]? = nil,
+        normalize: RequestNormalization? = nil,
+        cors: Bool? = nil
     ) {
         self.version = version
         self.description = description
@@ -68,11 +76,18 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         /// A state machine condition and transition: match only in a state, move to another after answering.
         public var state: StateEntry?
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case id, priority, match, responses, afterLast, rateLimit, state }
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, priority, match, responses, afterLast, rateLimit, state
+        }
 
         public init(
-            id: String? = nil, priority: Int? = nil, match: MatchEntry, responses: [ResponseStepEntry]? = nil,
-            afterLast: ExhaustionPolicy? = nil, rateLimit: RateLimitEntry? = nil, step: ResponseStepEntry = ResponseStepEntry(),
+            id: String? = nil,
+            priority: Int? = nil,
+            match: MatchEntry,
+            responses: [ResponseStepEntry]? = nil,
+            afterLast: ExhaustionPolicy? = nil,
+            rateLimit: RateLimitEntry? = nil,
+            step: ResponseStepEntry = ResponseStepEntry(),
             state: StateEntry? = nil
         ) {
             self.id = id
@@ -146,4 +161,3 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         }
     }
 }
-

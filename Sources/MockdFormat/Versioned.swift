@@ -6,7 +6,9 @@ extension KeyedDecodingContainer {
         let version = try decodeIfPresent(Int.self, forKey: key) ?? 1
         guard version <= newest else {
             throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "version \(version) is newer than this mockd supports (up to \(newest))"
+                forKey: key,
+                in: self,
+                debugDescription: "version \(version) is newer than this mockd supports (up to \(newest))"
             )
         }
         return version

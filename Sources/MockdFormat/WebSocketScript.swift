@@ -22,7 +22,8 @@ public struct WebSocketScript: Codable, Sendable, Equatable {
     /// last one repeats). When given, `steps` and `replies` of this level are ignored.
     public var connections: [WebSocketScript]?
 
-    public init(steps: [WebSocketStep]? = nil, replies: [WebSocketReply]? = nil, connections: [WebSocketScript]? = nil) {
+    public init(steps: [WebSocketStep]? = nil, replies: [WebSocketReply]? = nil, connections: [WebSocketScript]? = nil)
+    {
         self.steps = steps
         self.replies = replies
         self.connections = connections
@@ -119,7 +120,9 @@ public enum WebSocketPayload: Codable, Sendable, Equatable {
         case .object(let members) where members.count == 1:
             if case .string(let base64)? = members["binary"] {
                 guard let data = Data(base64Encoded: base64) else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "binary must be base64"))
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: decoder.codingPath, debugDescription: "binary must be base64")
+                    )
                 }
                 self = .binary(data)
             } else {
@@ -134,7 +137,8 @@ public enum WebSocketPayload: Codable, Sendable, Equatable {
         switch self {
         case .text(let text): try JSONValue.string(text).encode(to: encoder)
         case .json(let value): try value.encode(to: encoder)
-        case .binary(let data): try JSONValue.object(["binary": .string(data.base64EncodedString())]).encode(to: encoder)
+        case .binary(let data):
+            try JSONValue.object(["binary": .string(data.base64EncodedString())]).encode(to: encoder)
         }
     }
 }

@@ -33,7 +33,6 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         self.noResponseHoldMilliseconds = noResponseHoldMilliseconds
     }
 
-
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the one place a request context is released.
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let pointer = slot.pointee else { return }
@@ -98,7 +97,10 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     /// First call: the head is complete. The context is created and kept in libmicrohttpd's slot; nothing is
     /// queued unless the head alone must be refused.
     private func didReceiveHead(
-        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        connection: OpaquePointer,
+        url: UnsafePointer<CChar>?,
+        method: UnsafePointer<CChar>?,
+        version: UnsafePointer<CChar>?,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let context = RequestContext(target: RequestReader.target(of: connection, url: url))
@@ -110,7 +112,11 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         guard let rejection = RequestCheck.rejection(of: context, maxBodyBytes: maxBodyBytes) else { return .YES }
         // Refused before the body is read: answering now makes libmicrohttpd close the connection after the response,
         // which is what a request whose body must not be read needs.
-        let outcome = engine.reject(HTTPRequest(method: context.method, target: context.target, headers: context.headers), rejection, closing: true)
+        let outcome = engine.reject(
+            HTTPRequest(method: context.method, target: context.target, headers: context.headers),
+            rejection,
+            closing: true
+        )
         context.outcome = outcome
         return deliver(outcome, context: context, connection: connection)
     }
@@ -137,14 +143,20 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     private func didReceiveRequest(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         let request = context.takeRequest()
         if context.bodyTooLarge {
-            return schedule(engine.reject(request, .payloadTooLarge(limitBytes: maxBodyBytes)), context: context, connection: connection)
+            return schedule(
+                engine.reject(request, .payloadTooLarge(limitBytes: maxBodyBytes)),
+                context: context,
+                connection: connection
+            )
         }
         let outcome = engine.handle(consume request)
         // A stub's response as loaded: nothing to hold or delay, so no plan is read (see `servedStub`).
         if let stub = outcome.borrowedServedStub, !isDraining {
             return deliverShared(stub, outcome: outcome, context: context, connection: connection)
         }
-        if proxy != nil, outcome.isUnmatched { return forwardUpstream(outcome, context: context, connection: connection) }
+        if proxy != nil, outcome.isUnmatched {
+            return forwardUpstream(outcome, context: context, connection: connection)
+        }
         return schedule(outcome, context: context, connection: connection)
     }
 
@@ -155,7 +167,8 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         if outcome.plan.fault == .noResponse {
             context.outcome = outcome
             finish(outcome, context: context, status: nil)
-            return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds, endsAtDrain: true) ? .YES : .NO
+            return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds, endsAtDrain: true)
+                ? .YES : .NO
         }
         if let hold = outcome.plan.holdMs {
             // Long-poll: answered when the hold ends or the control API releases it.
@@ -177,7 +190,8 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         if let stub = outcome.borrowedServedStub, !isDraining {
             return deliverShared(stub, outcome: outcome, context: context, connection: connection)
         }
-        if let slot = outcome.plan.nativeSlot, !isDraining, outcome.plan.fault == nil, outcome.plan.throttleBytesPerSecond == nil,
+        if let slot = outcome.plan.nativeSlot, !isDraining, outcome.plan.fault == nil,
+            outcome.plan.throttleBytesPerSecond == nil,
             outcome.plan.response.webSocket == nil, outcome.plan.response.eventStream == nil
         {
             // A stub's step as loaded, sent as is: its shared native response, without copying the plan.
@@ -189,7 +203,12 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     }
 
     /// A stub's first response exactly as loaded: the stub's shared native response.
-    private func deliverShared(_ stub: Unmanaged<Stub>, outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+    private func deliverShared(
+        _ stub: Unmanaged<Stub>,
+        outcome: EngineOutcome,
+        context: RequestContext,
+        connection: OpaquePointer
+    ) -> MHD_Result {
         // The outcome owns the stub; a retained copy here was one more write to a count all threads share.
         stub._withUnsafeGuaranteedRef { stub in
             let result = ResponseWriter.queueShared(stub: stub, on: connection, logger: logger)
@@ -200,7 +219,11 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
 
     /// Everything else: a fault at the socket, a WebSocket upgrade, an event stream, a throttled body or a buffered
     /// response; while the daemon stops, each closes its connection.
-    private func deliverPlanned(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+    private func deliverPlanned(
+        _ outcome: EngineOutcome,
+        context: RequestContext,
+        connection: OpaquePointer
+    ) -> MHD_Result {
         var plan = outcome.plan
         if isDraining {
             // Shutting down: answer, then close the connection so a keep-alive client does not send more.
@@ -224,11 +247,22 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         if let stream = plan.response.eventStream, context.method != "HEAD" {
             let events = stream.events(after: outcome.request.headers["last-event-id"])
             result = ResponseWriter.queueEventStream(
-                plan.response, events: Array(events), keepOpen: stream.keepOpen == true,
-                holdMilliseconds: noResponseHoldMilliseconds, on: connection, suspensions: suspensions, logger: logger
+                plan.response,
+                events: Array(events),
+                keepOpen: stream.keepOpen == true,
+                holdMilliseconds: noResponseHoldMilliseconds,
+                on: connection,
+                suspensions: suspensions,
+                logger: logger
             )
         } else if let rate = plan.throttleBytesPerSecond, !plan.response.body.isEmpty, context.method != "HEAD" {
-            result = ResponseWriter.queueThrottled(plan.response, bytesPerSecond: rate, on: connection, suspensions: suspensions, logger: logger)
+            result = ResponseWriter.queueThrottled(
+                plan.response,
+                bytesPerSecond: rate,
+                on: connection,
+                suspensions: suspensions,
+                logger: logger
+            )
         } else if let slot = plan.nativeSlot {
             result = ResponseWriter.queueShared(plan.response, slot: slot, on: connection, logger: logger)
         } else {
@@ -240,11 +274,18 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
 
     /// Answers a WebSocket handshake (RFC 6455 §4.2.2) with 101, or 426 when the request is not a valid
     /// upgrade; the reactor takes the socket over in `upgraded(…)`.
-    private func upgrade(_ outcome: EngineOutcome, script: WebSocketScript, context: RequestContext, connection: OpaquePointer)
+    private func upgrade(
+        _ outcome: EngineOutcome,
+        script: WebSocketScript,
+        context: RequestContext,
+        connection: OpaquePointer
+    )
         -> (result: MHD_Result, status: Int)
     {
         let request = outcome.request
-        if let problem = context.version == "HTTP/1.1" ? WebSocketHandshake.problem(request) : "a WebSocket handshake needs HTTP/1.1" {
+        if let problem = context.version == "HTTP/1.1"
+            ? WebSocketHandshake.problem(request) : "a WebSocket handshake needs HTTP/1.1"
+        {
             var response = MockResponse.jsonError(status: 426, code: "upgrade_required", message: problem)
             response.headers.add(name: "Upgrade", value: "websocket")
             response.headers.add(name: "Sec-WebSocket-Version", value: "13")
@@ -258,7 +299,9 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
                     guard let cls, let requestContext, let handle else { return }
                     Unmanaged<ConnectionBridge>.fromOpaque(cls).takeUnretainedValue().upgraded(
                         Unmanaged<RequestContext>.fromOpaque(requestContext).takeUnretainedValue(),
-                        extra: extra.map { Data(bytes: $0, count: extraSize) } ?? Data(), socket: socket, handle: handle
+                        extra: extra.map { Data(bytes: $0, count: extraSize) } ?? Data(),
+                        socket: socket,
+                        handle: handle
                     )
                 },
                 Unmanaged.passUnretained(self).toOpaque()
@@ -266,7 +309,11 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         else { return (.NO, 500) }
         defer { MHD_destroy_response(response) }
         MHD_add_response_header(response, "Upgrade", "websocket")
-        MHD_add_response_header(response, "Sec-WebSocket-Accept", WebSocketHandshake.accept(key: request.headers["sec-websocket-key"] ?? ""))
+        MHD_add_response_header(
+            response,
+            "Sec-WebSocket-Accept",
+            WebSocketHandshake.accept(key: request.headers["sec-websocket-key"] ?? "")
+        )
         return (MHD_queue_response(connection, 101, response), 101)
     }
 
@@ -286,8 +333,14 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             // Counted only once the upgrade really happened, so a failed handshake never shifts later scripts.
             let number = engine.openWebSocket(webSocket.outcome, path: webSocket.path)
             reactor.adopt(
-                socket: socket, handle: handle, extra: extra, session: webSocket.outcome.sessionID ?? "default", path: webSocket.path,
-                stubID: webSocket.outcome.plan.response.stubID, script: webSocket.script, number: number
+                socket: socket,
+                handle: handle,
+                extra: extra,
+                session: webSocket.outcome.sessionID ?? "default",
+                path: webSocket.path,
+                stubID: webSocket.outcome.plan.response.stubID,
+                script: webSocket.script,
+                number: number
             )
             return true
         }

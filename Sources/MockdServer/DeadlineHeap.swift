@@ -44,6 +44,7 @@ struct DeadlineHeap<Item> {
     }
 
     private func precedes(_ a: Int, _ b: Int) -> Bool {
-        entries[a].deadline != entries[b].deadline ? entries[a].deadline < entries[b].deadline : entries[a].sequence < entries[b].sequence
+        entries[a].deadline != entries[b].deadline
+            ? entries[a].deadline < entries[b].deadline : entries[a].sequence < entries[b].sequence
     }
 }

@@ -17,7 +17,13 @@ final class EventStreamBody: StreamingBody {
     private var dueNanoseconds: UInt64?
     private var holding = false
 
-    init(events: [ServerSentEvent], keepOpen: Bool, holdMilliseconds: Double, connection: OpaquePointer, suspensions: Suspensions) {
+    init(
+        events: [ServerSentEvent],
+        keepOpen: Bool,
+        holdMilliseconds: Double,
+        connection: OpaquePointer,
+        suspensions: Suspensions
+    ) {
         self.events = events
         self.keepOpen = keepOpen
         self.holdMilliseconds = holdMilliseconds
@@ -49,7 +55,8 @@ final class EventStreamBody: StreamingBody {
             pending = events[next].encoded
             next += 1
             // The next event's delay counts from the moment this one is sent.
-            dueNanoseconds = next < events.count ? now + UInt64(min(max(0, events[next].after ?? 0), 3_600_000) * 1_000_000) : nil
+            dueNanoseconds =
+                next < events.count ? now + UInt64(min(max(0, events[next].after ?? 0), 3_600_000) * 1_000_000) : nil
         }
         let count = min(capacity, pending.count)
         pending.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: count) }

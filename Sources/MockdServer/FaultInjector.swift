@@ -19,17 +19,21 @@ enum FaultInjector {
         case .emptyResponse, .noResponse:
             break
         case .truncatedBody:
-            var head = statusLine(response.status) + headerLines(response, excluding: ["content-length", "transfer-encoding"])
+            var head =
+                statusLine(response.status) + headerLines(response, excluding: ["content-length", "transfer-encoding"])
             head += "Content-Length: \(response.body.count)\r\n\r\n"
             send(Data(head.utf8) + response.body.prefix(response.body.count / 2), on: socket)
         case .malformedChunk:
-            var head = statusLine(response.status) + headerLines(response, excluding: ["content-length", "transfer-encoding"])
+            var head =
+                statusLine(response.status) + headerLines(response, excluding: ["content-length", "transfer-encoding"])
             head += "Transfer-Encoding: chunked\r\n\r\n"
             // A chunk-size line that is not hexadecimal (RFC 9112 §7.1), after one valid chunk. With an empty body
             // the invalid line comes first: a zero-size chunk would be a valid end of the body.
             let first = response.body.prefix(max(1, response.body.count / 2))
             var bytes = Data(head.utf8)
-            if !first.isEmpty { bytes += Data("\(String(first.count, radix: 16))\r\n".utf8) + first + Data("\r\n".utf8) }
+            if !first.isEmpty {
+                bytes += Data("\(String(first.count, radix: 16))\r\n".utf8) + first + Data("\r\n".utf8)
+            }
             bytes += Data("zz-not-a-size\r\n".utf8)
             send(bytes, on: socket)
         }
@@ -41,7 +45,8 @@ enum FaultInjector {
     }
 
     private static func headerLines(_ response: MockResponse, excluding: Set<String>) -> String {
-        response.headers.filter { !excluding.contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)\r\n" }.joined()
+        response.headers.filter { !excluding.contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)\r\n" }
+            .joined()
     }
 
     /// Best-effort write of a small payload on a non-blocking socket (up to 1 s).

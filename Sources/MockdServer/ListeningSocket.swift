@@ -34,7 +34,9 @@ struct ListeningSocket {
         // Non-blocking: every pool thread polls the listening socket, and a thread that loses the race for a
         // new connection must not sit in accept() until the next one arrives.
         let descriptor = socket(
-            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0
+            family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
         )
         guard descriptor >= 0 else {
             throw ServerError(.socketFailed, "cannot create a socket: \(String(cString: strerror(errno)))")
@@ -51,7 +53,10 @@ struct ListeningSocket {
                     "port \(port) on \(host) is already in use (another mockd?); pick another --port or --port 0 for a free one"
                 )
             case EACCES:
-                throw ServerError(.permissionDenied, "permission denied binding port \(port) on \(host); use a port above 1023")
+                throw ServerError(
+                    .permissionDenied,
+                    "permission denied binding port \(port) on \(host); use a port above 1023"
+                )
             case EADDRNOTAVAIL:
                 throw ServerError(.invalidAddress, "--host \(host) is not an address of this machine")
             default:
@@ -69,12 +74,24 @@ struct ListeningSocket {
         let boundPort: Int = withUnsafeMutablePointer(to: &storage) { pointer in
             _ = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
             if Int32(pointer.pointee.ss_family) == AF_INET6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                Int(UInt16(bigEndian: $0.pointee.sin_port))
+            }
         }
         var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+        getnameinfo(
+            first.pointee.ai_addr,
+            first.pointee.ai_addrlen,
+            &text,
+            socklen_t(text.count),
+            nil,
+            0,
+            NI_NUMERICHOST
+        )
         let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return ListeningSocket(descriptor: descriptor, address: address, port: boundPort, isIPv6: family == AF_INET6)
     }

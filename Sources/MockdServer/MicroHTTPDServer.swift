@@ -111,7 +111,9 @@ public final class MicroHTTPDServer: Sendable {
         self.engine = engine
         self.logger = logger
         self.bridge = ConnectionBridge(
-            engine: engine, logger: logger, maxBodyBytes: configuration.maxBodyBytes,
+            engine: engine,
+            logger: logger,
+            maxBodyBytes: configuration.maxBodyBytes,
             noResponseHoldMilliseconds: configuration.noResponseHoldMilliseconds
         )
         bridge.proxy = proxy
@@ -140,7 +142,10 @@ public final class MicroHTTPDServer: Sendable {
                     do {
                         listeners.append((try ListeningSocket.bind(host: configuration.host, port: tlsPort), tls))
                     } catch let error as ServerError {
-                        throw ServerError(error.code, error.message.replacingOccurrences(of: "--port", with: "--tls-port"))
+                        throw ServerError(
+                            error.code,
+                            error.message.replacingOccurrences(of: "--port", with: "--tls-port")
+                        )
                     }
                 } else {
                     listeners = [(primary, configuration.tls)]
@@ -160,13 +165,18 @@ public final class MicroHTTPDServer: Sendable {
             var urls: [String] = []
             for (index, listener) in listeners.enumerated() {
                 let settings = makeSettings(socket: listener.socket, tls: listener.tls)
-                let url = listener.tls == nil ? listener.socket.baseURL : "https" + listener.socket.baseURL.dropFirst("http".count)
+                let url =
+                    listener.tls == nil
+                    ? listener.socket.baseURL : "https" + listener.socket.baseURL.dropFirst("http".count)
                 guard let daemon = CMicroHTTPD_startDaemon(settings) else {
                     Self.release(settings)
                     for later in listeners[index...] { close(later.socket.descriptor) }
                     for daemon in daemons { MHD_stop_daemon(daemon) }
                     settingsList.forEach(Self.release)
-                    let why = listener.tls.map { " (GnuTLS refused --tls-cert \($0.certificatePath) or --tls-key \($0.keyPath))" } ?? " (see the log above)"
+                    let why =
+                        listener.tls.map {
+                            " (GnuTLS refused --tls-cert \($0.certificatePath) or --tls-key \($0.keyPath))"
+                        } ?? " (see the log above)"
                     throw ServerError(.daemonFailed, "libmicrohttpd could not start on \(url)\(why)")
                 }
                 daemons.append(daemon)
@@ -179,7 +189,10 @@ public final class MicroHTTPDServer: Sendable {
     }
 
     /// The settings block for one daemon on `socket`; freed by `release(_:)` after the daemon stops.
-    private func makeSettings(socket: ListeningSocket, tls: TLSCredentials?) -> UnsafeMutablePointer<CMicroHTTPD_DaemonSettings> {
+    private func makeSettings(
+        socket: ListeningSocket,
+        tls: TLSCredentials?
+    ) -> UnsafeMutablePointer<CMicroHTTPD_DaemonSettings> {
         // Suspend/resume carries latency and throttling; TURBO skips the shutdown() before close, so a
         // connection-reset fault really resets.
         var flags =
@@ -203,8 +216,13 @@ public final class MicroHTTPDServer: Sendable {
                     // the one object every worker thread calls through bounced its cache line between cores.
                     return Unmanaged<ConnectionBridge>.fromOpaque(cls)._withUnsafeGuaranteedRef {
                         $0.handle(
-                            connection: connection, url: url, method: method, version: version, uploadData: uploadData,
-                            uploadDataSize: uploadDataSize, slot: slot
+                            connection: connection,
+                            url: url,
+                            method: method,
+                            version: version,
+                            uploadData: uploadData,
+                            uploadDataSize: uploadDataSize,
+                            slot: slot
                         )
                     }
                 },
@@ -254,7 +272,9 @@ public final class MicroHTTPDServer: Sendable {
             state = .draining(running, listenSockets: sockets)
             return running
         }
-        guard running != nil else { return ShutdownReport(inFlightAtStart: 0, cut: 0, cutShort: false, elapsedMilliseconds: 0) }
+        guard running != nil else {
+            return ShutdownReport(inFlightAtStart: 0, cut: 0, cutShort: false, elapsedMilliseconds: 0)
+        }
         let inFlightAtStart = bridge.requestsInFlight
         bridge.beginDrain()
         let grace = gracePeriodMilliseconds.isFinite ? min(max(0, gracePeriodMilliseconds), 86_400_000) : 86_400_000
@@ -270,7 +290,12 @@ public final class MicroHTTPDServer: Sendable {
         let cut = bridge.requestsInFlight
         stop()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-        return ShutdownReport(inFlightAtStart: inFlightAtStart, cut: cut, cutShort: interrupted && cut > 0, elapsedMilliseconds: elapsed)
+        return ShutdownReport(
+            inFlightAtStart: inFlightAtStart,
+            cut: cut,
+            cutShort: interrupted && cut > 0,
+            elapsedMilliseconds: elapsed
+        )
     }
 
     /// Stops at once: stops accepting connections, closes open ones (requests in flight get no answer) and

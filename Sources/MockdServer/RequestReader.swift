@@ -15,7 +15,8 @@ enum RequestReader {
         var pairs: [String] = []
         _ = withUnsafeMutablePointer(to: &pairs) { pointer in
             MHD_get_connection_values(
-                connection, .GET_ARGUMENT_KIND,
+                connection,
+                .GET_ARGUMENT_KIND,
                 { cls, _, key, value in
                     guard let cls, let key else { return .YES }
                     let pairs = cls.assumingMemoryBound(to: [String].self)
@@ -53,7 +54,8 @@ enum RequestReader {
         context.headers = HTTPHeaders { packer in
             _ = withUnsafeMutablePointer(to: &packer) { pointer in
                 MHD_get_connection_values_n(
-                    connection, .HEADER_KIND,
+                    connection,
+                    .HEADER_KIND,
                     { cls, _, key, keySize, value, valueSize in
                         guard let cls, let key else { return .YES }
                         cls.assumingMemoryBound(to: HTTPHeaders.Packer.self).pointee.append(

@@ -23,7 +23,12 @@ enum ResponseWriter {
 
     /// Queues a static stub response through one native response built on first use and kept in `slot`:
     /// libmicrohttpd reference-counts responses, so every connection can queue the same one.
-    static func queueShared(_ response: MockResponse, slot: any NativeResponseSlot, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
+    static func queueShared(
+        _ response: MockResponse,
+        slot: any NativeResponseSlot,
+        on connection: OpaquePointer,
+        logger: Logger
+    ) -> MHD_Result {
         queueShared(status: response.status, building: response, slot: slot, on: connection, logger: logger)
     }
 
@@ -34,11 +39,21 @@ enum ResponseWriter {
         if let cached = stub.load() {
             return MHD_queue_response(connection, UInt32(stub.firstResponse.status), OpaquePointer(cached))
         }
-        return queueShared(status: stub.firstResponse.status, building: stub.firstResponse, slot: stub, on: connection, logger: logger)
+        return queueShared(
+            status: stub.firstResponse.status,
+            building: stub.firstResponse,
+            slot: stub,
+            on: connection,
+            logger: logger
+        )
     }
 
     private static func queueShared(
-        status: Int, building response: @autoclosure () -> MockResponse, slot: any NativeResponseSlot, on connection: OpaquePointer, logger: Logger
+        status: Int,
+        building response: @autoclosure () -> MockResponse,
+        slot: any NativeResponseSlot,
+        on connection: OpaquePointer,
+        logger: Logger
     ) -> MHD_Result {
         if let cached = slot.load() {
             return MHD_queue_response(connection, UInt32(status), OpaquePointer(cached))
@@ -54,31 +69,68 @@ enum ResponseWriter {
 
     /// Queues a Server-Sent Events stream (chunked; see `EventStreamBody`).
     static func queueEventStream(
-        _ response: MockResponse, events: [ServerSentEvent], keepOpen: Bool, holdMilliseconds: Double, on connection: OpaquePointer,
-        suspensions: Suspensions, logger: Logger
+        _ response: MockResponse,
+        events: [ServerSentEvent],
+        keepOpen: Bool,
+        holdMilliseconds: Double,
+        on connection: OpaquePointer,
+        suspensions: Suspensions,
+        logger: Logger
     ) -> MHD_Result {
-        let body = EventStreamBody(events: events, keepOpen: keepOpen, holdMilliseconds: holdMilliseconds, connection: connection, suspensions: suspensions)
+        let body = EventStreamBody(
+            events: events,
+            keepOpen: keepOpen,
+            holdMilliseconds: holdMilliseconds,
+            connection: connection,
+            suspensions: suspensions
+        )
         // MHD_SIZE_UNKNOWN: chunked transfer coding.
         return queueStreaming(response, body: body, size: UInt64.max, blockSize: 4096, on: connection, logger: logger)
     }
 
     /// Queues a response whose body is read at `bytesPerSecond` (see `ThrottledBody`).
     static func queueThrottled(
-        _ response: MockResponse, bytesPerSecond: Int, on connection: OpaquePointer, suspensions: Suspensions, logger: Logger
+        _ response: MockResponse,
+        bytesPerSecond: Int,
+        on connection: OpaquePointer,
+        suspensions: Suspensions,
+        logger: Logger
     ) -> MHD_Result {
-        let body = ThrottledBody(body: response.body, bytesPerSecond: bytesPerSecond, connection: connection, suspensions: suspensions)
-        return queueStreaming(response, body: body, size: UInt64(response.body.count), blockSize: body.chunkSize, on: connection, logger: logger)
+        let body = ThrottledBody(
+            body: response.body,
+            bytesPerSecond: bytesPerSecond,
+            connection: connection,
+            suspensions: suspensions
+        )
+        return queueStreaming(
+            response,
+            body: body,
+            size: UInt64(response.body.count),
+            blockSize: body.chunkSize,
+            on: connection,
+            logger: logger
+        )
     }
 
     /// A callback response over `body`, retained by libmicrohttpd until its free callback.
     private static func queueStreaming(
-        _ response: MockResponse, body: StreamingBody, size: UInt64, blockSize: Int, on connection: OpaquePointer, logger: Logger
+        _ response: MockResponse,
+        body: StreamingBody,
+        size: UInt64,
+        blockSize: Int,
+        on connection: OpaquePointer,
+        logger: Logger
     ) -> MHD_Result {
         let created = MHD_create_response_from_callback(
-            size, blockSize,
+            size,
+            blockSize,
             { cls, position, buffer, capacity in
                 guard let cls, let buffer else { return -2 }
-                return Unmanaged<StreamingBody>.fromOpaque(cls).takeUnretainedValue().read(position: position, into: buffer, capacity: capacity)
+                return Unmanaged<StreamingBody>.fromOpaque(cls).takeUnretainedValue().read(
+                    position: position,
+                    into: buffer,
+                    capacity: capacity
+                )
             },
             Unmanaged.passRetained(body).toOpaque(),
             { cls in
@@ -95,7 +147,11 @@ enum ResponseWriter {
     /// A response with the body copied in and every header added; the caller owns (destroys) it.
     private static func buffered(_ response: MockResponse, logger: Logger) -> OpaquePointer? {
         let created = response.body.withUnsafeBytes { buffer in
-            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            MHD_create_response_from_buffer(
+                buffer.count,
+                UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                .RESPMEM_MUST_COPY
+            )
         }
         guard let mhdResponse = created else { return nil }
         addHeaders(response, to: mhdResponse, logger: logger)
@@ -114,7 +170,8 @@ enum ResponseWriter {
         let box = BodyBox(response.body)
         let created = box.body.withUnsafeBytes { buffer in
             MHD_create_response_from_buffer_with_free_callback_cls(
-                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                buffer.count,
+                UnsafeMutableRawPointer(mutating: buffer.baseAddress),
                 { cls in
                     guard let cls else { return }
                     Unmanaged<BodyBox>.fromOpaque(cls).release()
@@ -138,7 +195,9 @@ enum ResponseWriter {
 
     private static func addHeaders(_ response: MockResponse, to mhdResponse: OpaquePointer, logger: Logger) {
         for field in response.headers where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
-            logger.warning("header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent")
+            logger.warning(
+                "header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent"
+            )
         }
     }
 }

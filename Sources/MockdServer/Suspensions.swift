@@ -97,7 +97,9 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
     ///     by `beginDrain()`.
     ///   - endsAtDrain: Resume this one as soon as a graceful shutdown begins (a wait for nothing but time).
     func suspend(
-        _ connection: OpaquePointer, resumeAfter milliseconds: Double?, heldFor: (session: String, path: String)? = nil,
+        _ connection: OpaquePointer,
+        resumeAfter milliseconds: Double?,
+        heldFor: (session: String, path: String)? = nil,
         endsAtDrain: Bool = false
     ) -> Bool {
         let handle = Handle(connection: connection)
@@ -139,11 +141,13 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
 
     /// Resumes one suspension, once: a timer and `resumeAll()` may race, only the first one resumes.
     private func resume(_ token: UInt64) {
-        guard let handle = state.withLock({ state in
-            state.held.removeValue(forKey: token)
-            state.endsAtDrain.remove(token)
-            return state.suspended.removeValue(forKey: token)
-        }) else { return }
+        guard
+            let handle = state.withLock({ state in
+                state.held.removeValue(forKey: token)
+                state.endsAtDrain.remove(token)
+                return state.suspended.removeValue(forKey: token)
+            })
+        else { return }
         MHD_resume_connection(handle.connection)
     }
 

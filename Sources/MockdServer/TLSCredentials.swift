@@ -22,14 +22,21 @@ public struct TLSCredentials: Sendable {
         }
         defer { X509_free(x509) }
         guard let privateKey = parse(key, { PEM_read_bio_PrivateKey($0, $1, $2, $3) }) else {
-            throw Problem("--tls-key \(keyPath): not an unencrypted PEM private key (expected -----BEGIN PRIVATE KEY-----)")
+            throw Problem(
+                "--tls-key \(keyPath): not an unencrypted PEM private key (expected -----BEGIN PRIVATE KEY-----)"
+            )
         }
         defer { EVP_PKEY_free(privateKey) }
         guard X509_check_private_key(x509, privateKey) == 1 else {
             ERR_clear_error()
             throw Problem("--tls-key \(keyPath): does not belong to the certificate in \(certificatePath)")
         }
-        return TLSCredentials(certificatePEM: certificate, keyPEM: key, certificatePath: certificatePath, keyPath: keyPath)
+        return TLSCredentials(
+            certificatePEM: certificate,
+            keyPEM: key,
+            certificatePath: certificatePath,
+            keyPath: keyPath
+        )
     }
 
     /// A file that cannot serve HTTPS, as one line.
@@ -40,17 +47,27 @@ public struct TLSCredentials: Sendable {
 
     private static func read(_ path: String, option: String) throws -> String {
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw Problem("\(option) \(path): no such file") }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw Problem("\(option) \(path): no such file")
+        }
         guard !isFolder.boolValue else { throw Problem("\(option) \(path): is a folder, not a PEM file") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw Problem("\(option) \(path): cannot be read (permission denied?)") }
-        guard let text = String(data: data, encoding: .utf8), !text.contains("\0") else { throw Problem("\(option) \(path): not a PEM text file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Problem("\(option) \(path): cannot be read (permission denied?)")
+        }
+        guard let text = String(data: data, encoding: .utf8), !text.contains("\0") else {
+            throw Problem("\(option) \(path): not a PEM text file")
+        }
         return text
     }
 
     /// The first PEM object of `text` parsed by `reader`, or nil.
     private static func parse<Object>(
         _ text: String,
-        _ reader: (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?, (@convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32)?, UnsafeMutableRawPointer?) -> Object?
+        _ reader: (
+            OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?,
+            (@convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32)?,
+            UnsafeMutableRawPointer?
+        ) -> Object?
     ) -> Object? {
         let bytes = Array(text.utf8)
         let object: Object? = bytes.withUnsafeBytes { buffer in

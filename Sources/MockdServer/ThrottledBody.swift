@@ -37,7 +37,8 @@ final class ThrottledBody: StreamingBody {
         // The first chunk goes at once; then the bytes sent never run ahead of elapsed time × rate.
         let due = chunkSize + Int(min(elapsedSeconds * Double(bytesPerSecond), Double(body.count)))
         if offset >= due {
-            let waitMilliseconds = Double(offset + 1 - chunkSize) / Double(bytesPerSecond) * 1000 - elapsedSeconds * 1000
+            let waitMilliseconds =
+                Double(offset + 1 - chunkSize) / Double(bytesPerSecond) * 1000 - elapsedSeconds * 1000
             return suspensions.suspend(connection, resumeAfter: max(1, waitMilliseconds)) ? 0 : -2
         }
         let count = min(capacity, chunkSize, due - offset, body.count - offset)

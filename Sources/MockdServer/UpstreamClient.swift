@@ -79,7 +79,10 @@ public final class UpstreamClient: @unchecked Sendable {
     private static let initializeLibrary: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// Sends `request` upstream; `completion` gets the answer or why there was none.
-    public func send(_ request: Request, completion: @escaping @Sendable (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
+    public func send(
+        _ request: Request,
+        completion: @escaping @Sendable (Result<UpstreamResponse, UpstreamFailure>) -> Void
+    ) {
         let transfer = Transfer(request: request, url: configuration.origin + request.target, completion: completion)
         guard !stopped.load(ordering: .relaxed) else {
             return completion(.failure(UpstreamFailure(.unreachable, "mockd is shutting down")))
@@ -98,7 +101,10 @@ public final class UpstreamClient: @unchecked Sendable {
     private func run() {
         var running: Int32 = 0
         while !stopped.load(ordering: .relaxed) {
-            for transfer in pending.withLock({ list in defer { list.removeAll() }; return list }) { start(transfer) }
+            for transfer in pending.withLock({ list in
+                defer { list.removeAll() }
+                return list
+            }) { start(transfer) }
             curl_multi_perform(multi, &running)
             var remaining: Int32 = 0
             while let message = curl_multi_info_read(multi, &remaining) {
@@ -108,7 +114,10 @@ public final class UpstreamClient: @unchecked Sendable {
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
-        for transfer in pending.withLock({ list in defer { list.removeAll() }; return list }) {
+        for transfer in pending.withLock({ list in
+            defer { list.removeAll() }
+            return list
+        }) {
             transfer.completion(.failure(UpstreamFailure(.unreachable, "mockd is shutting down")))
         }
         for (easy, transfer) in active {
@@ -170,13 +179,18 @@ public final class UpstreamClient: @unchecked Sendable {
         CCurl_setPointer(easy, CURLOPT_HTTPHEADER, list)
         CCurl_setDataCallback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             guard let data, let context else { return 0 }
-            Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count)
+            Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().body.append(
+                UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self),
+                count: size * count
+            )
             return size * count
         }
         CCurl_setPointer(easy, CURLOPT_WRITEDATA, context)
         CCurl_setDataCallback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             guard let data, let context else { return 0 }
-            Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
+            Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().headerLine(
+                UnsafeRawBufferPointer(start: data, count: size * count)
+            )
             return size * count
         }
         CCurl_setPointer(easy, CURLOPT_HEADERDATA, context)
@@ -199,12 +213,23 @@ public final class UpstreamClient: @unchecked Sendable {
         }
         transfer.release()
         if code == CURLE_OK {
-            transfer.completion(.success(UpstreamResponse(status: status, httpVersion: transfer.httpVersion, headers: transfer.headers, body: transfer.body)))
+            transfer.completion(
+                .success(
+                    UpstreamResponse(
+                        status: status,
+                        httpVersion: transfer.httpVersion,
+                        headers: transfer.headers,
+                        body: transfer.body
+                    )
+                )
+            )
             return
         }
         let detail = transfer.errorMessage
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-        transfer.completion(.failure(UpstreamFailure(code == CURLE_OPERATION_TIMEDOUT ? .timeout : .unreachable, message)))
+        transfer.completion(
+            .failure(UpstreamFailure(code == CURLE_OPERATION_TIMEDOUT ? .timeout : .unreachable, message))
+        )
     }
 }
 
@@ -222,7 +247,11 @@ private final class Transfer: @unchecked Sendable {
     var retained: UnsafeMutableRawPointer?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
-    init(request: UpstreamClient.Request, url: String, completion: @escaping @Sendable (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
+    init(
+        request: UpstreamClient.Request,
+        url: String,
+        completion: @escaping @Sendable (Result<UpstreamResponse, UpstreamFailure>) -> Void
+    ) {
         self.request = request
         self.url = url
         self.completion = completion
@@ -259,6 +288,9 @@ private final class Transfer: @unchecked Sendable {
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         var stop = end
         while stop > start, line[stop - 1] == 0x20 || line[stop - 1] == 0x09 { stop -= 1 }
-        headers.add(name: String(decoding: line[0..<colon], as: UTF8.self), value: String(decoding: line[start..<stop], as: UTF8.self))
+        headers.add(
+            name: String(decoding: line[0..<colon], as: UTF8.self),
+            value: String(decoding: line[start..<stop], as: UTF8.self)
+        )
     }
 }

@@ -33,28 +33,45 @@ public final class UpstreamProxy: Sendable {
     func forward(_ outcome: EngineOutcome, completion: @escaping @Sendable (EngineOutcome) -> Void) {
         let request = outcome.request
         let headers = ProxyHeaders.forwardable(request.headers, dropping: Self.mockdFields)
-        let hasBody = !request.body.isEmpty || request.headers["content-length"] != nil || request.headers["transfer-encoding"] != nil
+        let hasBody =
+            !request.body.isEmpty || request.headers["content-length"] != nil
+            || request.headers["transfer-encoding"] != nil
         let order = recorder?.nextOrder() ?? 0
         let startedAt = Date()
         let started = DispatchTime.now().uptimeNanoseconds
         let origin = client.configuration.origin
         let recorder = recorder
         let hostHeader = hostHeader
-        client.send(UpstreamClient.Request(method: request.method, target: request.target, headers: headers, body: request.body, hasBody: hasBody)) { result in
+        client.send(
+            UpstreamClient.Request(
+                method: request.method,
+                target: request.target,
+                headers: headers,
+                body: request.body,
+                hasBody: hasBody
+            )
+        ) { result in
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
             if let recorder {
                 var recordedHeaders = HTTPHeaders([("Host", hostHeader)])
                 for field in headers { recordedHeaders.add(name: field.name, value: field.value) }
                 recorder.add(
                     ProxiedExchange(
-                        order: order, startedAt: startedAt, elapsedMs: elapsed, method: request.method, url: origin + request.target,
-                        requestHeaders: recordedHeaders, requestBody: request.body, result: result
+                        order: order,
+                        startedAt: startedAt,
+                        elapsedMs: elapsed,
+                        method: request.method,
+                        url: origin + request.target,
+                        requestHeaders: recordedHeaders,
+                        requestBody: request.body,
+                        result: result
                     )
                 )
             }
             switch result {
             case .success(let upstream): completion(outcome.answered(byUpstream: .proxied(upstream)))
-            case .failure(let failure): completion(outcome.answered(byUpstream: .upstreamFailed(failure, upstream: origin)))
+            case .failure(let failure):
+                completion(outcome.answered(byUpstream: .upstreamFailed(failure, upstream: origin)))
             }
         }
     }

@@ -10,11 +10,20 @@ enum WebSocketHandshake {
     /// Why a request is not a valid WebSocket upgrade, or `nil` when it is.
     static func problem(_ request: HTTPRequest) -> String? {
         guard request.method == "GET" else { return "a WebSocket handshake must be a GET" }
-        guard request.headers["upgrade"]?.lowercased().contains("websocket") == true else { return "missing Upgrade: websocket" }
-        guard request.headers["connection"]?.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "upgrade" }) == true
+        guard request.headers["upgrade"]?.lowercased().contains("websocket") == true else {
+            return "missing Upgrade: websocket"
+        }
+        guard
+            request.headers["connection"]?.lowercased().split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == "upgrade"
+            }) == true
         else { return "missing Connection: Upgrade" }
-        guard request.headers["sec-websocket-version"]?.trimmingCharacters(in: .whitespaces) == "13" else { return "Sec-WebSocket-Version must be 13" }
-        guard let key = request.headers["sec-websocket-key"], Data(base64Encoded: key.trimmingCharacters(in: .whitespaces))?.count == 16 else {
+        guard request.headers["sec-websocket-version"]?.trimmingCharacters(in: .whitespaces) == "13" else {
+            return "Sec-WebSocket-Version must be 13"
+        }
+        guard let key = request.headers["sec-websocket-key"],
+            Data(base64Encoded: key.trimmingCharacters(in: .whitespaces))?.count == 16
+        else {
             return "Sec-WebSocket-Key must be 16 bytes in base64"
         }
         return nil

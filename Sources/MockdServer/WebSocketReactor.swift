@@ -1,9 +1,9 @@
+import CLinux
 import CMicroHTTPD
 import Dispatch
 import Foundation
-import MockdCore
-import CLinux
 import Glibc
+import MockdCore
 import Synchronization
 
 /// Runs every open WebSocket on one thread: an epoll loop over the upgraded sockets, a timer heap for
@@ -34,8 +34,17 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         var lingering = false
         var firedOnce: Set<Int> = []
 
-        init(id: Int, socket: Int32, handle: OpaquePointer, session: String, path: String, stubID: String?, script: WebSocketScript,
-             connectionNumber: Int, maxMessageBytes: Int) {
+        init(
+            id: Int,
+            socket: Int32,
+            handle: OpaquePointer,
+            session: String,
+            path: String,
+            stubID: String?,
+            script: WebSocketScript,
+            connectionNumber: Int,
+            maxMessageBytes: Int
+        ) {
             self.id = id
             self.socket = socket
             self.handle = handle
@@ -50,7 +59,16 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
 
     /// Posted from other threads; the connection handle inside is only used on the reactor thread.
     private enum Command: @unchecked Sendable {
-        case adopt(socket: Int32, handle: OpaquePointer, extra: Data, session: String, path: String, stubID: String?, script: WebSocketScript, number: Int)
+        case adopt(
+            socket: Int32,
+            handle: OpaquePointer,
+            extra: Data,
+            session: String,
+            path: String,
+            stubID: String?,
+            script: WebSocketScript,
+            number: Int
+        )
         case send(WebSocketMessage, session: String, path: String?)
         case close(code: Int, reason: String, session: String, path: String?)
         case stop
@@ -101,8 +119,28 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     // MARK: - Called from other threads
 
     /// Takes over an upgraded socket (called from the libmicrohttpd upgrade callback).
-    func adopt(socket: Int32, handle: OpaquePointer, extra: Data, session: String, path: String, stubID: String?, script: WebSocketScript, number: Int) {
-        post(.adopt(socket: socket, handle: handle, extra: extra, session: session, path: path, stubID: stubID, script: script, number: number))
+    func adopt(
+        socket: Int32,
+        handle: OpaquePointer,
+        extra: Data,
+        session: String,
+        path: String,
+        stubID: String?,
+        script: WebSocketScript,
+        number: Int
+    ) {
+        post(
+            .adopt(
+                socket: socket,
+                handle: handle,
+                extra: extra,
+                session: session,
+                path: path,
+                stubID: stubID,
+                script: script,
+                number: number
+            )
+        )
     }
 
     /// Closes every WebSocket with 1001 and ends the thread; returns once all sockets are released.
@@ -113,12 +151,18 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
 
     func connections(session: String?) -> [WebSocketConnectionInfo] {
         published.withLock { entries in
-            entries.values.filter { session == nil || $0.info.session == session }.sorted { $0.info.id < $1.info.id }.map {
-                WebSocketConnectionInfo(
-                    id: $0.info.id, session: $0.info.session, path: $0.info.path, connectionNumber: $0.info.connectionNumber,
-                    openedAt: $0.info.openedAt, framesIn: $0.framesIn, framesOut: $0.framesOut
-                )
-            }
+            entries.values.filter { session == nil || $0.info.session == session }.sorted { $0.info.id < $1.info.id }
+                .map {
+                    WebSocketConnectionInfo(
+                        id: $0.info.id,
+                        session: $0.info.session,
+                        path: $0.info.path,
+                        connectionNumber: $0.info.connectionNumber,
+                        openedAt: $0.info.openedAt,
+                        framesIn: $0.framesIn,
+                        framesOut: $0.framesOut
+                    )
+                }
         }
     }
 
@@ -135,7 +179,9 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     }
 
     private func matching(session: String, path: String?) -> Int {
-        published.withLock { $0.values.filter { $0.info.session == session && (path == nil || $0.info.path == path) }.count }
+        published.withLock {
+            $0.values.filter { $0.info.session == session && (path == nil || $0.info.path == path) }.count
+        }
     }
 
     private func post(_ command: Command) {
@@ -149,7 +195,10 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while running {
-            let timeout = timers.nextDeadline.map { Int32(clamping: max(0, Int64($0) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000 + 1) } ?? -1
+            let timeout =
+                timers.nextDeadline.map {
+                    Int32(clamping: max(0, Int64($0) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000 + 1)
+                } ?? -1
             let count = epoll_wait(epoll, &events, Int32(events.count), timeout)
             if count > 0 {
                 for index in 0..<Int(count) {
@@ -157,11 +206,16 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                     if fd == wakeup {
                         var value: UInt64 = 0
                         _ = Foundation.read(wakeup, &value, 8)
-                        for command in commands.withLock({ commands in defer { commands.removeAll() }; return commands }) { execute(command) }
+                        for command in commands.withLock({ commands in
+                            defer { commands.removeAll() }
+                            return commands
+                        }) { execute(command) }
                     } else if let id = bySocket[fd], let connection = connections[id] {
                         let flags = events[index].events
                         if flags & EPOLLOUT.rawValue != 0 { flush(connection) }
-                        if flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { receive(connection) }
+                        if flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+                            receive(connection)
+                        }
                     }
                 }
             }
@@ -176,8 +230,15 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         case .adopt(let socket, let handle, let extra, let session, let path, let stubID, let script, let number):
             nextID += 1
             let connection = Connection(
-                id: nextID, socket: socket, handle: handle, session: session, path: path, stubID: stubID,
-                script: script.script(forConnection: number), connectionNumber: number, maxMessageBytes: maxMessageBytes
+                id: nextID,
+                socket: socket,
+                handle: handle,
+                session: session,
+                path: path,
+                stubID: stubID,
+                script: script.script(forConnection: number),
+                connectionNumber: number,
+                maxMessageBytes: maxMessageBytes
             )
             let flags = fcntl(socket, F_GETFL)
             _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
@@ -187,17 +248,27 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event)
             published.withLock {
                 $0[connection.id] = (
-                    WebSocketConnectionInfo(id: connection.id, session: session, path: path, connectionNumber: number, openedAt: Date(), framesIn: 0, framesOut: 0), 0, 0
+                    WebSocketConnectionInfo(
+                        id: connection.id,
+                        session: session,
+                        path: path,
+                        connectionNumber: number,
+                        openedAt: Date(),
+                        framesIn: 0,
+                        framesOut: 0
+                    ), 0, 0
                 )
             }
             schedule(connection.script.steps ?? [], for: connection)
             if !extra.isEmpty { extra.withUnsafeBytes { process(connection, connection.parser.feed($0)) } }
         case .send(let message, let session, let path):
-            for connection in connections.values where connection.session == session && (path == nil || connection.path == path) && !connection.closeSent {
+            for connection in connections.values
+            where connection.session == session && (path == nil || connection.path == path) && !connection.closeSent {
                 sendMessage(message, on: connection)
             }
         case .close(let code, let reason, let session, let path):
-            for connection in connections.values where connection.session == session && (path == nil || connection.path == path) {
+            for connection in connections.values
+            where connection.session == session && (path == nil || connection.path == path) {
                 sendClose(code: code, reason: reason, on: connection)
             }
         case .stop:
@@ -219,7 +290,9 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             if count > 0, connection.lingering {
                 continue
             } else if count > 0 {
-                let events = buffer.withUnsafeBytes { connection.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                let events = buffer.withUnsafeBytes {
+                    connection.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+                }
                 process(connection, events)
             } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
                 // The client went away (without a close frame, or after ours).
@@ -249,8 +322,12 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                 break
             case .close(let code, let reason):
                 engine.recordWebSocketFrame(
-                    session: connection.session, path: connection.path, incoming: true, opcode: "close",
-                    payload: Data("\(code.map(String.init) ?? "") \(reason)".utf8), stubID: connection.stubID
+                    session: connection.session,
+                    path: connection.path,
+                    incoming: true,
+                    opcode: "close",
+                    payload: Data("\(code.map(String.init) ?? "") \(reason)".utf8),
+                    stubID: connection.stubID
                 )
                 if connection.closeSent {
                     teardown(connection)
@@ -294,7 +371,14 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             } else if let close = step.close {
                 sendClose(code: close.code ?? 1000, reason: close.reason ?? "", on: connection)
             } else if step.drop == true {
-                engine.recordWebSocketFrame(session: connection.session, path: connection.path, incoming: false, opcode: "drop", payload: Data(), stubID: connection.stubID)
+                engine.recordWebSocketFrame(
+                    session: connection.session,
+                    path: connection.path,
+                    incoming: false,
+                    opcode: "drop",
+                    payload: Data(),
+                    stubID: connection.stubID
+                )
                 teardown(connection)
             }
         }
@@ -309,12 +393,22 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         guard !connection.closeSent else { return }
         connection.closeSent = true
         engine.recordWebSocketFrame(
-            session: connection.session, path: connection.path, incoming: false, opcode: "close", payload: Data("\(code) \(reason)".utf8),
+            session: connection.session,
+            path: connection.path,
+            incoming: false,
+            opcode: "close",
+            payload: Data("\(code) \(reason)".utf8),
             stubID: connection.stubID
         )
         queue(WebSocketFrame.close(code: code, reason: reason), on: connection)
         // The client should answer with its close frame; do not wait for it forever.
-        push(Timer(deadline: DispatchTime.now().uptimeNanoseconds + 2_000_000_000, connection: connection.id, action: .closeGraceOver))
+        push(
+            Timer(
+                deadline: DispatchTime.now().uptimeNanoseconds + 2_000_000_000,
+                connection: connection.id,
+                action: .closeGraceOver
+            )
+        )
     }
 
     private func journal(_ connection: Connection, incoming: Bool, message: WebSocketMessage) {
@@ -323,7 +417,14 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         case .text(let text): (opcode, payload) = ("text", Data(text.utf8))
         case .binary(let data): (opcode, payload) = ("binary", data)
         }
-        engine.recordWebSocketFrame(session: connection.session, path: connection.path, incoming: incoming, opcode: opcode, payload: payload, stubID: connection.stubID)
+        engine.recordWebSocketFrame(
+            session: connection.session,
+            path: connection.path,
+            incoming: incoming,
+            opcode: opcode,
+            payload: payload,
+            stubID: connection.stubID
+        )
         published.withLock { entries in
             if incoming { entries[connection.id]?.framesIn += 1 } else { entries[connection.id]?.framesOut += 1 }
         }
@@ -345,7 +446,9 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
 
     private func flush(_ connection: Connection) {
         while !connection.outbox.isEmpty {
-            let written = connection.outbox.withUnsafeBytes { Foundation.send(connection.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = connection.outbox.withUnsafeBytes {
+                Foundation.send(connection.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written > 0 {
                 connection.outbox.removeFirst(written)
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
@@ -367,7 +470,10 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private func setWriteInterest(_ wanted: Bool, on connection: Connection) {
         guard connection.wantsWrite != wanted else { return }
         connection.wantsWrite = wanted
-        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (wanted ? EPOLLOUT.rawValue : 0), data: epoll_data_t(fd: connection.socket))
+        var event = epoll_event(
+            events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (wanted ? EPOLLOUT.rawValue : 0),
+            data: epoll_data_t(fd: connection.socket)
+        )
         epoll_ctl(epoll, EPOLL_CTL_MOD, connection.socket, &event)
     }
 

@@ -49,7 +49,8 @@ struct ArgumentReader {
     mutating func seconds(for option: String, in range: ClosedRange<Double>) throws -> Double {
         let text = try value(for: option)
         guard let number = Double(text), number.isFinite, range.contains(number) else {
-            let bounds = "\(EnvironmentDefaults.format(range.lowerBound))–\(EnvironmentDefaults.format(range.upperBound))"
+            let bounds =
+                "\(EnvironmentDefaults.format(range.lowerBound))–\(EnvironmentDefaults.format(range.upperBound))"
             throw UsageError("\(option) expects a number of seconds in \(bounds), got '\(text)'")
         }
         return number
@@ -60,7 +61,9 @@ struct ArgumentReader {
     mutating func integer(for option: String, in range: ClosedRange<Int>) throws -> Int {
         let text = try value(for: option)
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("\(option) expects a whole number in \(range.lowerBound)–\(range.upperBound), got '\(text)'")
+            throw UsageError(
+                "\(option) expects a whole number in \(range.lowerBound)–\(range.upperBound), got '\(text)'"
+            )
         }
         return number
     }

@@ -76,7 +76,9 @@ enum EnvironmentDefaults {
             address.isEmpty || address.contains("/") || address.contains(where: \.isWhitespace)
             || (address.contains(":") && !isIPv6Literal(address))
         if bad {
-            throw UsageError("\(name) expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got '\(address)'")
+            throw UsageError(
+                "\(name) expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got '\(address)'"
+            )
         }
     }
 

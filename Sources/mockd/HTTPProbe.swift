@@ -20,7 +20,13 @@ enum HTTPProbe {
     /// Connects (trying every address `host` resolves to), sends the request, reads until the server
     /// closes the connection (the request says `Connection: close`).
     /// - Throws: `Failure` for resolution, connection, timeout and protocol errors.
-    static func get(host: String, port: Int, path: String, headers: [(String, String)], timeoutMilliseconds: Double) throws -> Answer {
+    static func get(
+        host: String,
+        port: Int,
+        path: String,
+        headers: [(String, String)],
+        timeoutMilliseconds: Double
+    ) throws -> Answer {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(1, timeoutMilliseconds) * 1_000_000)
         let socket = try connect(host: host, port: port, deadline: deadline, timeoutMilliseconds: timeoutMilliseconds)
         defer { close(socket) }
@@ -32,7 +38,8 @@ enum HTTPProbe {
         return try parse(bytes)
     }
 
-    private static func connect(host: String, port: Int, deadline: UInt64, timeoutMilliseconds: Double) throws -> Int32 {
+    private static func connect(host: String, port: Int, deadline: UInt64, timeoutMilliseconds: Double) throws -> Int32
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -49,7 +56,8 @@ enum HTTPProbe {
             candidate = address.pointee.ai_next
             let socket = Glibc.socket(
                 address.pointee.ai_family,
-                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                0
             )
             guard socket >= 0 else {
                 lastError = errno
@@ -70,14 +78,18 @@ enum HTTPProbe {
             close(socket)
             lastError = code
         }
-        let reason = lastError == ECONNREFUSED ? "connection refused (is mockd running on this port?)" : String(cString: strerror(lastError))
+        let reason =
+            lastError == ECONNREFUSED
+            ? "connection refused (is mockd running on this port?)" : String(cString: strerror(lastError))
         throw Failure(description: reason)
     }
 
     private static func send(_ bytes: [UInt8], on socket: Int32, deadline: UInt64, timeoutMilliseconds: Double) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let written = bytes.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if written > 0 {
                 offset += written
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
@@ -106,7 +118,9 @@ enum HTTPProbe {
             } else if errno == ECONNRESET, !answer.isEmpty {
                 break
             } else {
-                throw Failure(description: "the connection failed while reading the answer: \(String(cString: strerror(errno)))")
+                throw Failure(
+                    description: "the connection failed while reading the answer: \(String(cString: strerror(errno)))"
+                )
             }
         }
         return answer

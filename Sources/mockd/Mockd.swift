@@ -41,7 +41,11 @@ struct Mockd {
     /// Parses and runs `command`; help, the version and usage errors are answered here, the same way for
     /// every command.
     /// - Returns: The command's exit code; `.success` after help or the version, `.usage` after a usage error.
-    static func execute(_ command: any MockdCommand.Type, _ arguments: [String], environment: [String: String]) -> ExitCode {
+    static func execute(
+        _ command: any MockdCommand.Type,
+        _ arguments: [String],
+        environment: [String: String]
+    ) -> ExitCode {
         let parsed: any MockdCommand
         do {
             parsed = try command.parse(arguments, environment: environment)

@@ -66,12 +66,17 @@ struct ServerFlags: Equatable {
     /// - Throws: `UsageError` naming the flags.
     func checkProxyAndTLS(given: Set<String>, proxying: Bool) throws {
         if !proxying {
-            for flag in ["--upstream", "--upstream-timeout", "--upstream-insecure", "--upstream-ca"] where given.contains(flag) {
+            for flag in ["--upstream", "--upstream-timeout", "--upstream-insecure", "--upstream-ca"]
+            where given.contains(flag) {
                 throw UsageError("\(flag) needs --on-miss proxy (or mockd record)")
             }
         }
-        if upstream.insecure, upstream.caFile != nil { throw UsageError("--upstream-insecure and --upstream-ca cannot be used together") }
-        if (tlsCertificate == nil) != (tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together: give both") }
+        if upstream.insecure, upstream.caFile != nil {
+            throw UsageError("--upstream-insecure and --upstream-ca cannot be used together")
+        }
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw UsageError("--tls-cert and --tls-key go together: give both")
+        }
         if tlsPort != nil, tlsCertificate == nil { throw UsageError("--tls-port needs --tls-cert and --tls-key") }
         if let tlsPort, tlsPort != 0, tlsPort == port { throw UsageError("--tls-port must differ from --port") }
     }
@@ -80,9 +85,13 @@ struct ServerFlags: Equatable {
     /// - Returns: The origin with scheme and host lower-cased, an IPv6 host in brackets, no trailing slash.
     /// - Throws: `UsageError` for anything else.
     static func upstreamOrigin(_ text: String) throws -> String {
-        let problem = UsageError("--upstream '\(text)' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query)")
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.host, !host.isEmpty, components.user == nil, components.query == nil, components.fragment == nil,
+        let problem = UsageError(
+            "--upstream '\(text)' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query)"
+        )
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty, components.user == nil, components.query == nil,
+            components.fragment == nil,
             components.path.isEmpty || components.path == "/"
         else { throw problem }
         let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

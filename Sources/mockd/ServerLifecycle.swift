@@ -15,8 +15,14 @@ enum ServerLifecycle {
     /// - Returns: `.success` after a graceful stop; `.failure` when TLS, the upstream CA, binding or the final
     ///   flush fails (one line printed).
     static func run(
-        _ flags: ServerFlags, limits: ServeLimits, proxying: Bool, scenario: Scenario, root: MockdRoot,
-        loader: (@Sendable () throws -> Scenario)?, recorder: Recorder?, banner: String
+        _ flags: ServerFlags,
+        limits: ServeLimits,
+        proxying: Bool,
+        scenario: Scenario,
+        root: MockdRoot,
+        loader: (@Sendable () throws -> Scenario)?,
+        recorder: Recorder?,
+        banner: String
     ) -> ExitCode {
         let logger = Logger(level: flags.quiet ? .warning : .info)
         var tls: TLSCredentials?
@@ -39,7 +45,9 @@ enum ServerLifecycle {
             }
             let client = UpstreamClient(
                 configuration: UpstreamClient.Configuration(
-                    origin: origin, timeoutSeconds: flags.upstream.timeoutSeconds, insecure: flags.upstream.insecure,
+                    origin: origin,
+                    timeoutSeconds: flags.upstream.timeoutSeconds,
+                    insecure: flags.upstream.insecure,
                     caFile: flags.upstream.caFile
                 )
             )
@@ -58,8 +66,10 @@ enum ServerLifecycle {
         configuration.tls = tls
         configuration.tlsPort = flags.tlsPort
         var engineOptions = EngineOptions(
-            maxSessions: limits.maxSessions, sessionIdleTimeoutMs: Double(limits.sessionTimeoutSeconds) * 1000,
-            journalLimit: limits.journalLimit, controlToken: flags.controlToken
+            maxSessions: limits.maxSessions,
+            sessionIdleTimeoutMs: Double(limits.sessionTimeoutSeconds) * 1000,
+            journalLimit: limits.journalLimit,
+            controlToken: flags.controlToken
         )
         engineOptions.missesGoUpstream = proxy != nil
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
@@ -71,7 +81,9 @@ enum ServerLifecycle {
                 do {
                     let fresh = try loader()
                     engine.reload(fresh)
-                    Output.error("mockd: SIGHUP: reloaded scenario '\(fresh.name)', \(fresh.index.stubs.count) stubs, \(fresh.overrides.count) overrides")
+                    Output.error(
+                        "mockd: SIGHUP: reloaded scenario '\(fresh.name)', \(fresh.index.stubs.count) stubs, \(fresh.overrides.count) overrides"
+                    )
                 } catch {
                     Output.error("mockd: SIGHUP: reload failed, still serving the previous version:")
                     Output.errorLines(error)
@@ -139,7 +151,9 @@ enum ServerLifecycle {
         let source =
             option != nil
             ? "--root \(root.url.path)"
-            : ProcessInfo.processInfo.environment[EnvironmentDefaults.root].flatMap { $0.isEmpty ? nil : "\(EnvironmentDefaults.root) \(root.url.path)" }
+            : ProcessInfo.processInfo.environment[EnvironmentDefaults.root].flatMap {
+                $0.isEmpty ? nil : "\(EnvironmentDefaults.root) \(root.url.path)"
+            }
                 ?? "root folder \(root.url.path) (the current directory; pass --root)"
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.url.path, isDirectory: &isFolder) else {

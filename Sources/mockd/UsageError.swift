@@ -11,6 +11,7 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
     /// An argument no case of the command's parser took: `unknown option '--x'` for a flag, `unexpected
     /// argument 'x'` for anything else.
     static func unknown(_ argument: String) -> UsageError {
-        argument.hasPrefix("-") ? UsageError("unknown option '\(argument)'") : UsageError("unexpected argument '\(argument)'")
+        argument.hasPrefix("-")
+            ? UsageError("unknown option '\(argument)'") : UsageError("unexpected argument '\(argument)'")
     }
 }

@@ -10,7 +10,9 @@ private enum FuzzTarget: String {
     case har, scenario, request, websocket
 
     static let current: FuzzTarget = {
-        guard let name = ProcessInfo.processInfo.environment["MOCKD_FUZZ_TARGET"], let target = FuzzTarget(rawValue: name) else {
+        guard let name = ProcessInfo.processInfo.environment["MOCKD_FUZZ_TARGET"],
+            let target = FuzzTarget(rawValue: name)
+        else {
             fatalError("set MOCKD_FUZZ_TARGET to har, scenario, request or websocket")
         }
         return target
@@ -49,12 +51,26 @@ enum FuzzHarness {
             var problems: [ConfigError] = []
             let compiler = RecipeCompiler(root: MockdRoot(url: folder))
             for (position, entry) in (scenario.overrides ?? []).enumerated() {
-                _ = compiler.compileOverride(entry, file: "s.json", path: "overrides[\(position)]", position: position, problems: &problems)
+                _ = compiler.compileOverride(
+                    entry,
+                    file: "s.json",
+                    path: "overrides[\(position)]",
+                    position: position,
+                    problems: &problems
+                )
             }
-            if let normalize = scenario.normalize { _ = normalize.problems(); _ = RequestNormalizer(normalize) }
+            if let normalize = scenario.normalize {
+                _ = normalize.problems()
+                _ = RequestNormalizer(normalize)
+            }
         }
         if let set = try? JSONDecoder().decode(MockSetFile.self, from: data) {
-            _ = try? MockSetLoader(root: MockdRoot(url: folder)).stubs(from: set, setName: "fuzz", folder: folder, indexName: "index.json")
+            _ = try? MockSetLoader(root: MockdRoot(url: folder)).stubs(
+                from: set,
+                setName: "fuzz",
+                folder: folder,
+                indexName: "index.json"
+            )
             if let normalize = set.normalize { _ = normalize.problems() }
         }
     }
@@ -72,7 +88,9 @@ enum FuzzHarness {
             if field.count == 2 { headers.add(name: field[0], value: field[1]) }
         }
         var request = HTTPRequest(
-            method: pieces.first ?? "GET", target: pieces.count > 1 ? pieces[1] : "/", headers: headers,
+            method: pieces.first ?? "GET",
+            target: pieces.count > 1 ? pieces[1] : "/",
+            headers: headers,
             body: Data(parts.dropFirst().joined(separator: "\n\n").utf8)
         )
         _ = SessionRouting.route(request)
@@ -110,16 +128,36 @@ enum FuzzHarness {
     /// A small index with normalisation rules, host keys and a body-keyed stub, so matching code paths run.
     static let index: StubIndex = {
         let rules = RequestNormalization(
-            ignoreQuery: ["_", "utm_*"], queryValues: [.init(name: "token", placeholder: "token"), .init(pattern: "^[0-9]{10}$", placeholder: "ts")],
-            ignoreBodyFields: ["requestId", "a.b[].c"], bodyValues: [.init(name: "password", placeholder: "password")]
+            ignoreQuery: ["_", "utm_*"],
+            queryValues: [
+                .init(name: "token", placeholder: "token"), .init(pattern: "^[0-9]{10}$", placeholder: "ts"),
+            ],
+            ignoreBodyFields: ["requestId", "a.b[].c"],
+            bodyValues: [.init(name: "password", placeholder: "password")]
         )
         let stubs = [
-            Stub(id: "a", setName: "f", key: RequestKey(method: "GET", rawPath: "/v1/items", rawQuery: "page=1"), responses: [MockResponse(status: 200)]),
-            Stub(id: "b", setName: "f", key: RequestKey(method: "GET", rawPath: "/v1/items", rawQuery: "", host: "api.test"), responses: [MockResponse(status: 200)]),
             Stub(
-                id: "c", setName: "f", key: RequestKey(method: "POST", rawPath: "/login", rawQuery: ""),
-                body: BodyCanonicalizer.canonicalize(Data(#"{"user":"a","password":"{{password}}"}"#.utf8), contentType: "application/json"),
-                bodyContentType: "application/json", responses: [MockResponse(status: 200)]
+                id: "a",
+                setName: "f",
+                key: RequestKey(method: "GET", rawPath: "/v1/items", rawQuery: "page=1"),
+                responses: [MockResponse(status: 200)]
+            ),
+            Stub(
+                id: "b",
+                setName: "f",
+                key: RequestKey(method: "GET", rawPath: "/v1/items", rawQuery: "", host: "api.test"),
+                responses: [MockResponse(status: 200)]
+            ),
+            Stub(
+                id: "c",
+                setName: "f",
+                key: RequestKey(method: "POST", rawPath: "/login", rawQuery: ""),
+                body: BodyCanonicalizer.canonicalize(
+                    Data(#"{"user":"a","password":"{{password}}"}"#.utf8),
+                    contentType: "application/json"
+                ),
+                bodyContentType: "application/json",
+                responses: [MockResponse(status: 200)]
             ),
         ]
         return StubIndex(layers: [stubs], normalizer: RequestNormalizer(rules))

@@ -8,7 +8,9 @@ struct BundledScenarioTests {
         try RunningDaemon(["--config", config, "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
     }
 
-    static let sendMessageBody = Data(#"{"text": "Hi, my order #4521 has not arrived yet", "clientMessageId": "cm-1"}"#.utf8)
+    static let sendMessageBody = Data(
+        #"{"text": "Hi, my order #4521 has not arrived yet", "clientMessageId": "cm-1"}"#.utf8
+    )
 
     static func json(_ response: CurlResponse) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
@@ -18,14 +20,20 @@ struct BundledScenarioTests {
         let daemon = try Self.daemon("chat_send_fails")
         defer { daemon.stop() }
         let send = CurlRequest(
-            method: "POST", url: daemon.baseURL + "/v1/conversations/c_1001/messages",
-            headers: [("Content-Type", "application/json")], body: Self.sendMessageBody
+            method: "POST",
+            url: daemon.baseURL + "/v1/conversations/c_1001/messages",
+            headers: [("Content-Type", "application/json")],
+            body: Self.sendMessageBody
         )
         let responses = try Curl.batch([send, send, send])
         #expect(responses.map(\.status) == [503, 201, 201])
         #expect(responses[0].header("Retry-After") == "5")
         #expect(Self.json(responses[0])["error"] as? String == "service_unavailable")
-        let created = try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/POST_v1_conversations_c_1001_messages.json"))
+        let created = try Data(
+            contentsOf: Paths.packageRoot.appendingPathComponent(
+                "mocks/chat/bodies/POST_v1_conversations_c_1001_messages.json"
+            )
+        )
         #expect(responses[1].body == created)
     }
 
@@ -49,14 +57,23 @@ struct BundledScenarioTests {
         let daemon = try Self.daemon("auth_sms_code")
         defer { daemon.stop() }
         let json = [("Content-Type", "application/json")]
-        let send = CurlRequest(method: "POST", url: daemon.baseURL + "/v1/auth/sms/send", headers: json, body: Data(#"{"phone": "+15555550100"}"#.utf8))
+        let send = CurlRequest(
+            method: "POST",
+            url: daemon.baseURL + "/v1/auth/sms/send",
+            headers: json,
+            body: Data(#"{"phone": "+15555550100"}"#.utf8)
+        )
         let verify = { (code: String) in
             CurlRequest(
-                method: "POST", url: daemon.baseURL + "/v1/auth/sms/verify", headers: json,
+                method: "POST",
+                url: daemon.baseURL + "/v1/auth/sms/verify",
+                headers: json,
                 body: Data(#"{"phone": "+15555550100", "code": "\#(code)"}"#.utf8)
             )
         }
-        let responses = try Curl.batch([send, send, verify("000000"), verify("111111"), verify("222222"), verify("482916")])
+        let responses = try Curl.batch([
+            send, send, verify("000000"), verify("111111"), verify("222222"), verify("482916"),
+        ])
         #expect(responses.map(\.status) == [200, 429, 422, 422, 429, 200])
         #expect(Self.json(responses[0])["phone"] as? String == "+15555550100")
         let retryAfter = Int(responses[1].header("Retry-After") ?? "") ?? 0
@@ -73,7 +90,10 @@ struct BundledScenarioTests {
     }
 
     @Test func validateReportsOkForEveryBundledScenario() throws {
-        for config in ["chat_happy_path", "chat_operator_slow", "chat_send_fails", "order_status_error_500", "auth_sms_code", "chat_connection_drops"] {
+        for config in [
+            "chat_happy_path", "chat_operator_slow", "chat_send_fails", "order_status_error_500", "auth_sms_code",
+            "chat_connection_drops",
+        ] {
             let result = try ProcessRunner.mockd(["validate", "--config", config, "--root", Paths.packageRoot.path])
             #expect(result.status == 0, "\(config): \(result.stderr)")
             #expect(result.stdout.hasPrefix("ok: configs/\(config).json: sets "))
@@ -93,8 +113,18 @@ struct BundledScenarioTests {
         defer { daemon.stop() }
         let json = [("Content-Type", "application/json")]
         let responses = try Curl.batch([
-            CurlRequest(method: "POST", url: daemon.baseURL + "/v1/auth/sign-in", headers: json, body: Data(#"{"email":"anna@example.com","password":"correct horse"}"#.utf8)),
-            CurlRequest(method: "POST", url: daemon.baseURL + "/v1/auth/sign-in", headers: json, body: Data(#"{"email":"anna@example.com","password":"correct horse battery"}"#.utf8)),
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/v1/auth/sign-in",
+                headers: json,
+                body: Data(#"{"email":"anna@example.com","password":"correct horse"}"#.utf8)
+            ),
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/v1/auth/sign-in",
+                headers: json,
+                body: Data(#"{"email":"anna@example.com","password":"correct horse battery"}"#.utf8)
+            ),
             CurlRequest(url: daemon.baseURL + "/v1/me"),
         ])
         #expect(responses[0].status == 200)
@@ -110,7 +140,10 @@ struct TimingBundledScenarioTests {
     @Test func chatOperatorSlowDelaysPollsWithoutBlockingAndThrottlesTheAvatar() throws {
         let daemon = try BundledScenarioTests.daemon("chat_operator_slow")
         defer { daemon.stop() }
-        let threads = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/task").count) ?? 0 }
+        let threads = {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/task")
+                .count) ?? 0
+        }
         let threadsAtStart = threads()
         let poll = CurlRequest(url: daemon.baseURL + "/v1/conversations/c_1001/updates?after=m_1003")
         let started = Date()
@@ -119,16 +152,25 @@ struct TimingBundledScenarioTests {
         #expect(polls.map(\.status) == Array(repeating: 200, count: 100))
         // Log-normal around 1.5 s (σ 0.25, seed 7): the slowest of 100 stays well under 4 s when nothing blocks.
         #expect(pollSeconds > 0.8 && pollSeconds < 4, "100 parallel polls took \(pollSeconds) s")
-        #expect(threads() <= threadsAtStart + 1, "daemon threads: \(threadsAtStart) at start, \(threads()) after 100 delayed requests")
+        #expect(
+            threads() <= threadsAtStart + 1,
+            "daemon threads: \(threadsAtStart) at start, \(threads()) after 100 delayed requests"
+        )
 
-        let avatar = try Curl.run(["--output", "/dev/null", "--write-out", "%{http_code} %{size_download} %{time_total}", daemon.baseURL + "/v1/users/u_olga/avatar.png"])
+        let avatar = try Curl.run([
+            "--output", "/dev/null", "--write-out", "%{http_code} %{size_download} %{time_total}",
+            daemon.baseURL + "/v1/users/u_olga/avatar.png",
+        ])
         let parts = avatar.stdout.split(separator: " ")
         #expect(parts.first == "200")
         let size = Double(parts[1])!
         let seconds = Double(parts[2])!
         // 200 ms latency, then 512 bytes/s after a first 25-byte chunk.
         let expected = 0.2 + (size - 25) / 512
-        #expect(abs(seconds - expected) < 0.25 * expected, "avatar of \(size) bytes took \(seconds) s, expected about \(expected) s")
+        #expect(
+            abs(seconds - expected) < 0.25 * expected,
+            "avatar of \(size) bytes took \(seconds) s, expected about \(expected) s"
+        )
     }
 }
 
@@ -138,7 +180,8 @@ struct ScenarioFileErrorTests {
         try Paths.makeRoot(scenario: scenario)
     }
 
-    static let broken = #"{"sets": ["chat", "nope"], "overrides": [{"match": {"path": "x"}, "latency": {"min": 5, "max": 1}}]}"#
+    static let broken =
+        #"{"sets": ["chat", "nope"], "overrides": [{"match": {"path": "x"}, "latency": {"min": 5, "max": 1}}]}"#
     static let expectedLines = [
         "mockd: mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)",
         "mockd: configs/s.json: overrides[0].match.path: must start with '/' (got 'x')",
@@ -177,6 +220,11 @@ struct ScenarioFileErrorTests {
         let stopped = daemon.stop()
         #expect(stopped.status == 0)
         #expect(stopped.stderr.contains("mockd: SIGHUP: reloaded scenario 's', 8 stubs, 1 overrides"))
-        #expect(stopped.stderr.contains("mockd: SIGHUP: reload failed, still serving the previous version:\n" + Self.expectedLines.joined(separator: "\n")))
+        #expect(
+            stopped.stderr.contains(
+                "mockd: SIGHUP: reload failed, still serving the previous version:\n"
+                    + Self.expectedLines.joined(separator: "\n")
+            )
+        )
     }
 }

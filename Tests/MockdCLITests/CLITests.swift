@@ -1,7 +1,8 @@
 import Foundation
-@testable import mockd
 import MockdTestSupport
 import Testing
+
+@testable import mockd
 
 /// The built `mockd` binary: exit codes, what goes to stdout and stderr, the listening line, start-up errors.
 /// (`CommandLineParsingTests` and `HelpTextTests` check parsing and help in process.)
@@ -25,7 +26,10 @@ struct CLITests {
     @Test(arguments: [
         (["--bogus"], "mockd: unknown option '--bogus' (see mockd --help)\n"),
         ([], "mockd: say what to serve: --config <name> or --set <name> (see mockd --help)\n"),
-        (["import-har", "x.har"], "mockd: import-har needs --set <name> to name the mock set to write (see mockd --help)\n"),
+        (
+            ["import-har", "x.har"],
+            "mockd: import-har needs --set <name> to name the mock set to write (see mockd --help)\n"
+        ),
         (
             ["--config", "a", "--connection-memory", "40000"],
             "mockd: unknown option '--connection-memory': use --max-header-bytes <b> (see mockd --help)\n"
@@ -52,7 +56,9 @@ struct CLITests {
     @Test func portInUseExits1WithAClearMessage() throws {
         let first = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
         defer { first.stop() }
-        let second = try ProcessRunner.mockd(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "\(first.port)"])
+        let second = try ProcessRunner.mockd([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "\(first.port)",
+        ])
         #expect(second.status == 1)
         #expect(
             second.stderr
@@ -66,14 +72,22 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: root) }
         let scenario = try ProcessRunner.mockd(["--config", "nope", "--root", root.path, "--port", "0"])
         #expect(scenario.status == 1)
-        #expect(scenario.stderr == "mockd: configs/nope.json: scenario 'nope' not found (looked for \(root.path)/configs/nope.json)\n")
+        #expect(
+            scenario.stderr
+                == "mockd: configs/nope.json: scenario 'nope' not found (looked for \(root.path)/configs/nope.json)\n"
+        )
         let set = try ProcessRunner.mockd(["--set", "nope", "--root", root.path, "--port", "0"])
         #expect(set.status == 1)
-        #expect(set.stderr == "mockd: mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)\n")
+        #expect(
+            set.stderr
+                == "mockd: mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)\n"
+        )
     }
 
     @Test func badHostIsAClearError() throws {
-        let result = try ProcessRunner.mockd(["--set", "chat", "--root", Paths.packageRoot.path, "--host", "203.0.113.7", "--port", "0"])
+        let result = try ProcessRunner.mockd([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--host", "203.0.113.7", "--port", "0",
+        ])
         #expect(result.status == 1)
         #expect(result.stderr == "mockd: --host 203.0.113.7 is not an address of this machine\n")
     }
@@ -132,11 +146,18 @@ struct ImportCommandTests {
             let first = try Data(contentsOf: index)
             let refused = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
             #expect(refused.status == 1)
-            #expect(refused.stderr == "mockd: mocks/api/: mock set 'api' already exists; pass --force to replace it (hand edits there would be lost)\n")
-            let forced = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path, "--force"])
+            #expect(
+                refused.stderr
+                    == "mockd: mocks/api/: mock set 'api' already exists; pass --force to replace it (hand edits there would be lost)\n"
+            )
+            let forced = try ProcessRunner.mockd([
+                "import-har", file.path, "--set", "api", "--root", root.path, "--force",
+            ])
             #expect(forced.status == 0)
             #expect(try Data(contentsOf: index) == first)
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("mocks").path)
+            let leftovers = try FileManager.default.contentsOfDirectory(
+                atPath: root.appendingPathComponent("mocks").path
+            )
             #expect(leftovers == ["api"])
         }
     }
@@ -150,7 +171,10 @@ struct ImportCommandTests {
         let result = try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path])
         #expect(result.status == 1)
         #expect(result.stdout == "")
-        #expect(result.stderr == "mockd: \(file.path): not a HAR file: invalid JSON at line 7 (Unexpected end of file during JSON parse.)\n")
+        #expect(
+            result.stderr
+                == "mockd: \(file.path): not a HAR file: invalid JSON at line 7 (Unexpected end of file during JSON parse.)\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks").path))
     }
 
@@ -166,6 +190,9 @@ struct ImportCommandTests {
     @Test func unsafeSetNameIsAUsageError() throws {
         let result = try ProcessRunner.mockd(["import-har", "x.har", "--set", "../escape"])
         #expect(result.status == 64)
-        #expect(result.stderr == "mockd: --set '../escape' is not a valid mock set name (use letters, digits, '.', '_' and '-')\n")
+        #expect(
+            result.stderr
+                == "mockd: --set '../escape' is not a valid mock set name (use letters, digits, '.', '_' and '-')\n"
+        )
     }
 }

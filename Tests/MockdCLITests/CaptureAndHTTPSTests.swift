@@ -3,7 +3,7 @@ import MockdTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite("Capture on miss", .serialized)
@@ -11,18 +11,29 @@ struct CaptureOnMissTests {
     /// A root holding a copy of the bundled `chat` set.
     static func rootWithChat() throws -> URL {
         let root = Paths.makeTemporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("mocks"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("mocks/chat"), to: root.appendingPathComponent("mocks/chat"))
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("mocks"),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.copyItem(
+            at: Paths.packageRoot.appendingPathComponent("mocks/chat"),
+            to: root.appendingPathComponent("mocks/chat")
+        )
         return root
     }
 
-    @Test("matched requests are served from mocks, unmatched ones by the upstream; the captured set holds only the misses")
+    @Test(
+        "matched requests are served from mocks, unmatched ones by the upstream; the captured set holds only the misses"
+    )
     func servesBothSources() throws {
         let upstream = try PythonUpstream()
         let root = try Self.rootWithChat()
         defer { try? FileManager.default.removeItem(at: root) }
         let daemon = try RunningDaemon(
-            ["--set", "chat", "--root", root.path, "--port", "0", "--on-miss", "proxy", "--upstream", upstream.origin, "--record-misses"],
+            [
+                "--set", "chat", "--root", root.path, "--port", "0", "--on-miss", "proxy", "--upstream",
+                upstream.origin, "--record-misses",
+            ],
             environment: Recording.environment
         )
         let answers = try Curl.batch([
@@ -30,12 +41,16 @@ struct CaptureOnMissTests {
             CurlRequest(url: daemon.baseURL + "/hello"),
         ])
         #expect(answers[0].status == 200)
-        #expect(answers[0].body == (try Data(contentsOf: root.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json"))))
+        #expect(
+            answers[0].body == (try Data(contentsOf: root.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json")))
+        )
         #expect(answers[1].status == 200)
         #expect(answers[1].text == "{\"hello\":\"world\"}\n")
         #expect(answers[1].headers(named: "Set-Cookie").count == 2)
 
-        let entries = Recording.json(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/journal")).body)["entries"] as? [[String: Any]] ?? []
+        let entries =
+            Recording.json(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/journal")).body)["entries"]
+            as? [[String: Any]] ?? []
         #expect(entries.count == 2)
         #expect(entries.first?["stub"] as? String == "GET_v1_me")
         #expect(entries.first?["proxied"] as? Bool == false)
@@ -49,10 +64,14 @@ struct CaptureOnMissTests {
         #expect(stopped.stderr.contains("GET /v1/me 200 GET_v1_me"))
         #expect(stopped.stderr.contains("GET /hello 200 upstream"))
         #expect(daemon.standardOutput.contains("into mocks/chat-captured/"))
-        let captured = Recording.json(try Data(contentsOf: root.appendingPathComponent("mocks/chat-captured/index.json")))
+        let captured = Recording.json(
+            try Data(contentsOf: root.appendingPathComponent("mocks/chat-captured/index.json"))
+        )
         let stubs = captured["stubs"] as? [[String: Any]] ?? []
         #expect(stubs.map { $0["id"] as? String } == ["GET_hello"])
-        let recordings = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("recordings").path)
+        let recordings = try FileManager.default.contentsOfDirectory(
+            atPath: root.appendingPathComponent("recordings").path
+        )
         #expect(recordings.count == 1 && recordings[0].hasPrefix("chat-captured-"))
     }
 
@@ -62,7 +81,8 @@ struct CaptureOnMissTests {
         let root = try Self.rootWithChat()
         defer { try? FileManager.default.removeItem(at: root) }
         let proxying = try RunningDaemon(
-            ["--set", "chat", "--root", root.path, "--port", "0", "--on-miss", "proxy", "--upstream", upstream.origin], environment: Recording.environment
+            ["--set", "chat", "--root", root.path, "--port", "0", "--on-miss", "proxy", "--upstream", upstream.origin],
+            environment: Recording.environment
         )
         #expect(try Curl.send(CurlRequest(url: proxying.baseURL + "/binary")).body == Data(0...255))
         let flush = try Curl.send(CurlRequest(method: "POST", url: proxying.baseURL + "/__mockd/record/flush"))
@@ -72,7 +92,10 @@ struct CaptureOnMissTests {
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/chat-captured").path))
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("recordings").path))
 
-        let plain = try RunningDaemon(["--set", "chat", "--root", root.path, "--port", "0"], environment: Recording.environment)
+        let plain = try RunningDaemon(
+            ["--set", "chat", "--root", root.path, "--port", "0"],
+            environment: Recording.environment
+        )
         defer { plain.stop() }
         let miss = try Curl.send(CurlRequest(url: plain.baseURL + "/binary"))
         #expect(miss.status == 404)
@@ -85,7 +108,10 @@ struct HTTPSTests {
     /// Runs scripts/make-cert into a fresh folder; returns it.
     static func makeCertificates() throws -> URL {
         let folder = Paths.makeTemporaryDirectory()
-        let result = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), [Paths.packageRoot.appendingPathComponent("scripts/make-cert").path, folder.path])
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"),
+            [Paths.packageRoot.appendingPathComponent("scripts/make-cert").path, folder.path]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         return folder
     }
@@ -95,34 +121,47 @@ struct HTTPSTests {
         let certs = try Self.makeCertificates()
         defer { try? FileManager.default.removeItem(at: certs) }
         let first = try Data(contentsOf: certs.appendingPathComponent("server.pem"))
-        let again = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), [Paths.packageRoot.appendingPathComponent("scripts/make-cert").path, certs.path])
+        let again = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"),
+            [Paths.packageRoot.appendingPathComponent("scripts/make-cert").path, certs.path]
+        )
         #expect(again.status == 0)
         #expect(again.stderr.contains("nothing to do"))
         #expect(try Data(contentsOf: certs.appendingPathComponent("server.pem")) == first)
         let names = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/openssl"), ["x509", "-in", certs.appendingPathComponent("server.pem").path, "-noout", "-ext", "subjectAltName"]
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            ["x509", "-in", certs.appendingPathComponent("server.pem").path, "-noout", "-ext", "subjectAltName"]
         )
         #expect(names.stdout.contains("DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1"))
     }
 
-    @Test("--tls-cert/--tls-key serve HTTPS: curl with the CA succeeds, without it fails; URLSession on Linux refuses the untrusted CA")
+    @Test(
+        "--tls-cert/--tls-key serve HTTPS: curl with the CA succeeds, without it fails; URLSession on Linux refuses the untrusted CA"
+    )
     func servesHTTPS() async throws {
         let certs = try Self.makeCertificates()
         defer { try? FileManager.default.removeItem(at: certs) }
         let daemon = try RunningDaemon(
             [
                 "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0",
-                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key", certs.appendingPathComponent("server-key.pem").path,
+                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key",
+                certs.appendingPathComponent("server-key.pem").path,
             ],
             environment: Recording.environment
         )
         defer { daemon.stop() }
         #expect(daemon.baseURL.hasPrefix("https://127.0.0.1:"))
-        let expected = try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json"))
-        let trusted = try Curl.run(["--cacert", certs.appendingPathComponent("mockd-ca.pem").path, daemon.baseURL + "/v1/me"])
+        let expected = try Data(
+            contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json")
+        )
+        let trusted = try Curl.run([
+            "--cacert", certs.appendingPathComponent("mockd-ca.pem").path, daemon.baseURL + "/v1/me",
+        ])
         #expect(trusted.status == 0)
         #expect(Data(trusted.stdout.utf8) == expected)
-        let byName = try Curl.run(["--cacert", certs.appendingPathComponent("mockd-ca.pem").path, "https://localhost:\(daemon.port)/v1/me"])
+        let byName = try Curl.run([
+            "--cacert", certs.appendingPathComponent("mockd-ca.pem").path, "https://localhost:\(daemon.port)/v1/me",
+        ])
         #expect(byName.status == 0)
         // No CA: certificate verification fails (curl exit 60).
         let untrusted = try Curl.run([daemon.baseURL + "/v1/me"])
@@ -155,10 +194,14 @@ struct HTTPSTests {
         exit(status)
         """
 
-    @Test("URLSession trusts the generated CA once it is in the system store (a private mount namespace, so the machine's store is untouched)")
+    @Test(
+        "URLSession trusts the generated CA once it is in the system store (a private mount namespace, so the machine's store is untouched)"
+    )
     func urlSessionWithTheCA() throws {
         let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
-        guard getuid() == 0, FileManager.default.fileExists(atPath: "/usr/bin/unshare"), FileManager.default.fileExists(atPath: systemBundle) else {
+        guard getuid() == 0, FileManager.default.fileExists(atPath: "/usr/bin/unshare"),
+            FileManager.default.fileExists(atPath: systemBundle)
+        else {
             print("SKIPPED urlSessionWithTheCA: needs root, unshare and \(systemBundle) to mount a CA bundle privately")
             return
         }
@@ -167,25 +210,38 @@ struct HTTPSTests {
         let source = certs.appendingPathComponent("client.swift")
         try Self.urlSessionClient.write(to: source, atomically: true, encoding: .utf8)
         let client = certs.appendingPathComponent("client")
-        let compiled = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", source.path, "-o", client.path])
+        let compiled = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["swiftc", source.path, "-o", client.path]
+        )
         try #require(compiled.status == 0, "\(compiled.stderr)")
         // The system bundle plus our CA, bind-mounted over the system bundle in a mount namespace of its own.
         let bundle = certs.appendingPathComponent("bundle.crt")
-        try (try Data(contentsOf: URL(fileURLWithPath: systemBundle)) + Data(contentsOf: certs.appendingPathComponent("mockd-ca.pem"))).write(to: bundle)
+        try
+            (try Data(contentsOf: URL(fileURLWithPath: systemBundle))
+            + Data(contentsOf: certs.appendingPathComponent("mockd-ca.pem"))).write(to: bundle)
         let daemon = try RunningDaemon(
             [
                 "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0",
-                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key", certs.appendingPathComponent("server-key.pem").path,
+                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key",
+                certs.appendingPathComponent("server-key.pem").path,
             ],
             environment: Recording.environment
         )
         defer { daemon.stop() }
         let script = #"mount --bind "$1" /etc/ssl/certs/ca-certificates.crt && exec "$2" "$3""#
         let trusted = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/unshare"), ["--mount", "/bin/sh", "-c", script, "sh", bundle.path, client.path, "https://localhost:\(daemon.port)/v1/me"]
+            URL(fileURLWithPath: "/usr/bin/unshare"),
+            [
+                "--mount", "/bin/sh", "-c", script, "sh", bundle.path, client.path,
+                "https://localhost:\(daemon.port)/v1/me",
+            ]
         )
         #expect(trusted.status == 0, "\(trusted.stderr)")
-        #expect(Data(trusted.stdout.utf8) == (try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json"))))
+        #expect(
+            Data(trusted.stdout.utf8)
+                == (try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json")))
+        )
         // The same client outside the namespace: the machine's store never had the CA.
         let outside = try ProcessRunner.run(client, ["https://localhost:\(daemon.port)/v1/me"])
         #expect(outside.status == 1)
@@ -198,14 +254,17 @@ struct HTTPSTests {
         let daemon = try RunningDaemon(
             [
                 "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--tls-port", "0",
-                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key", certs.appendingPathComponent("server-key.pem").path,
+                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key",
+                certs.appendingPathComponent("server-key.pem").path,
             ],
             environment: Recording.environment
         )
         defer { daemon.stop() }
         #expect(daemon.baseURL.hasPrefix("http://127.0.0.1:"))
         // The HTTPS listening line follows the first one.
-        try? waitUntil(timeout: 2, "the second listening line") { daemon.standardOutput.split(separator: "\n").count >= 2 }
+        try? waitUntil(timeout: 2, "the second listening line") {
+            daemon.standardOutput.split(separator: "\n").count >= 2
+        }
         let lines = daemon.standardOutput.split(separator: "\n")
         #expect(lines.count == 2)
         let secure = String(lines.last?.dropFirst("listening on ".count) ?? "")
@@ -230,34 +289,50 @@ struct HTTPSTests {
         let missing = certs.appendingPathComponent("nope.pem").path
         let cases: [([String], String)] = [
             (["--tls-cert", missing, "--tls-key", key], "mockd: --tls-cert \(missing): no such file\n"),
-            (["--tls-cert", key, "--tls-key", key], "mockd: --tls-cert \(key): not a PEM certificate (expected -----BEGIN CERTIFICATE-----)\n"),
-            (["--tls-cert", cert, "--tls-key", cert], "mockd: --tls-key \(cert): not an unencrypted PEM private key (expected -----BEGIN PRIVATE KEY-----)\n"),
-            (["--tls-cert", cert, "--tls-key", caKey], "mockd: --tls-key \(caKey): does not belong to the certificate in \(cert)\n"),
+            (
+                ["--tls-cert", key, "--tls-key", key],
+                "mockd: --tls-cert \(key): not a PEM certificate (expected -----BEGIN CERTIFICATE-----)\n"
+            ),
+            (
+                ["--tls-cert", cert, "--tls-key", cert],
+                "mockd: --tls-key \(cert): not an unencrypted PEM private key (expected -----BEGIN PRIVATE KEY-----)\n"
+            ),
+            (
+                ["--tls-cert", cert, "--tls-key", caKey],
+                "mockd: --tls-key \(caKey): does not belong to the certificate in \(cert)\n"
+            ),
         ]
         for (arguments, message) in cases {
             let result = try ProcessRunner.run(
-                Paths.mockdBinary, ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"] + arguments, environment: Recording.environment
+                Paths.mockdBinary,
+                ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"] + arguments,
+                environment: Recording.environment
             )
             #expect(result.status == 1)
             #expect(result.stderr == message)
         }
     }
 
-    @Test("recording an HTTPS upstream verifies its certificate: refused (502) without the CA, accepted with --upstream-ca or --upstream-insecure")
+    @Test(
+        "recording an HTTPS upstream verifies its certificate: refused (502) without the CA, accepted with --upstream-ca or --upstream-insecure"
+    )
     func httpsUpstream() throws {
         let certs = try Self.makeCertificates()
         defer { try? FileManager.default.removeItem(at: certs) }
         let upstream = try RunningDaemon(
             [
                 "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0",
-                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key", certs.appendingPathComponent("server-key.pem").path,
+                "--tls-cert", certs.appendingPathComponent("server.pem").path, "--tls-key",
+                certs.appendingPathComponent("server-key.pem").path,
             ],
             environment: Recording.environment
         )
         defer { upstream.stop() }
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let expected = try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json"))
+        let expected = try Data(
+            contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json")
+        )
         let variants: [(flags: [String], status: Int)] = [
             ([], 502),
             (["--upstream-ca", certs.appendingPathComponent("mockd-ca.pem").path], 200),
@@ -265,7 +340,8 @@ struct HTTPSTests {
         ]
         for (number, variant) in variants.enumerated() {
             let recorder = try RunningDaemon(
-                ["record", "--upstream", upstream.baseURL, "--set", "tls\(number)", "--root", root.path, "--port", "0"] + variant.flags,
+                ["record", "--upstream", upstream.baseURL, "--set", "tls\(number)", "--root", root.path, "--port", "0"]
+                    + variant.flags,
                 environment: Recording.environment
             )
             let answer = try Curl.send(CurlRequest(url: recorder.baseURL + "/v1/me"))
@@ -278,7 +354,11 @@ struct HTTPSTests {
             }
             let stopped = recorder.stop()
             #expect(stopped.status == 0)
-            #expect(stopped.stderr.contains("--upstream-insecure: the TLS certificate of \(upstream.baseURL) is not verified") == variant.flags.contains("--upstream-insecure"))
+            #expect(
+                stopped.stderr.contains(
+                    "--upstream-insecure: the TLS certificate of \(upstream.baseURL) is not verified"
+                ) == variant.flags.contains("--upstream-insecure")
+            )
         }
     }
 }

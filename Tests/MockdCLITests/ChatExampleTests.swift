@@ -5,7 +5,9 @@ import Testing
 /// The bundled example that `scripts/run` serves: a chat app's happy path, end to end over HTTP.
 struct ChatExampleTests {
     @Test func happyPathServesEveryEndpointInOrder() throws {
-        let daemon = try RunningDaemon(["--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        let daemon = try RunningDaemon([
+            "--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0", "--quiet",
+        ])
         defer { daemon.stop() }
         let base = daemon.baseURL
         let bodies = Paths.packageRoot.appendingPathComponent("mocks/chat/bodies")
@@ -13,18 +15,33 @@ struct ChatExampleTests {
         let json = [("Content-Type", "application/json; charset=utf-8")]
 
         let responses = try Curl.batch([
-            CurlRequest(method: "POST", url: base + "/v1/auth/sign-in", headers: json, body: Data(#"{"password": "correct horse", "email": "anna@example.com"}"#.utf8)),
+            CurlRequest(
+                method: "POST",
+                url: base + "/v1/auth/sign-in",
+                headers: json,
+                body: Data(#"{"password": "correct horse", "email": "anna@example.com"}"#.utf8)
+            ),
             CurlRequest(url: base + "/v1/me"),
             CurlRequest(url: base + "/v1/conversations"),
             CurlRequest(url: base + "/v1/conversations/c_1001/messages?limit=20"),
             CurlRequest(url: base + "/v1/conversations/c_1001/messages?limit=20&before=m_0990"),
-            CurlRequest(method: "POST", url: base + "/v1/conversations/c_1001/messages", headers: json, body: Data(#"{"clientMessageId": "cm-1", "text": "Hi, my order #4521 has not arrived yet"}"#.utf8)),
+            CurlRequest(
+                method: "POST",
+                url: base + "/v1/conversations/c_1001/messages",
+                headers: json,
+                body: Data(#"{"clientMessageId": "cm-1", "text": "Hi, my order #4521 has not arrived yet"}"#.utf8)
+            ),
             CurlRequest(url: base + "/v1/conversations/c_1001/updates?after=m_1003"),
             CurlRequest(url: base + "/v1/conversations/c_1001/updates?after=m_1003"),
             CurlRequest(url: base + "/v1/conversations/c_1001/updates?after=m_1003"),
             CurlRequest(url: base + "/v1/conversations/c_1001/updates?after=m_1003"),
             CurlRequest(url: base + "/v1/users/u_olga/avatar.png"),
-            CurlRequest(method: "POST", url: base + "/v1/auth/sign-in", headers: json, body: Data(#"{"email": "anna@example.com", "password": "wrong"}"#.utf8)),
+            CurlRequest(
+                method: "POST",
+                url: base + "/v1/auth/sign-in",
+                headers: json,
+                body: Data(#"{"email": "anna@example.com", "password": "wrong"}"#.utf8)
+            ),
         ])
         #expect(responses.map(\.status) == [200, 200, 200, 200, 200, 201, 200, 200, 200, 200, 200, 404])
         #expect(responses[0].body == (try file("POST_v1_auth_sign-in.json")))

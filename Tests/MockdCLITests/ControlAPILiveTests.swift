@@ -8,7 +8,9 @@ import Testing
 /// Its semantics are tested in process, in MockdCoreTests' `ControlAPITests`.
 struct ControlAPILiveTests {
     static func daemon(_ extra: [String] = []) throws -> RunningDaemon {
-        try RunningDaemon(["--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"] + extra)
+        try RunningDaemon(
+            ["--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"] + extra
+        )
     }
 
     static let sendBody = Data(#"{"text": "Hi, my order #4521 has not arrived yet", "clientMessageId": "cm-1"}"#.utf8)
@@ -17,13 +19,24 @@ struct ControlAPILiveTests {
         let daemon = try Self.daemon()
         defer { daemon.stop() }
         let client = LiveClient(daemon)
-        #expect(try client.control("PUT", "scenario", session: "ios-1", body: #"{"name": "chat_send_fails"}"#).status == 200)
-        #expect(try client.control("PUT", "scenario", session: "ios-2", body: #"{"name": "order_status_error_500"}"#).status == 200)
+        #expect(
+            try client.control("PUT", "scenario", session: "ios-1", body: #"{"name": "chat_send_fails"}"#).status == 200
+        )
+        #expect(
+            try client.control("PUT", "scenario", session: "ios-2", body: #"{"name": "order_status_error_500"}"#).status
+                == 200
+        )
         let send = { (session: String) in
-            ClientRequest("POST", "/v1/conversations/c_1001/messages",
-                          headers: [("Content-Type", "application/json"), ("X-Mockd-Session", session)], body: Self.sendBody)
+            ClientRequest(
+                "POST",
+                "/v1/conversations/c_1001/messages",
+                headers: [("Content-Type", "application/json"), ("X-Mockd-Session", session)],
+                body: Self.sendBody
+            )
         }
-        let order = { (session: String) in ClientRequest("GET", "/v1/orders/4521", headers: [("X-Mockd-Session", session)]) }
+        let order = { (session: String) in
+            ClientRequest("GET", "/v1/orders/4521", headers: [("X-Mockd-Session", session)])
+        }
         let responses = try client.parallel([send("ios-1"), send("ios-2"), order("ios-1"), order("ios-2")])
         #expect(responses.map(\.status) == [503, 201, 200, 500])
         let journal1 = try client.control("GET", "journal", session: "ios-1").json
@@ -42,16 +55,24 @@ struct ControlAPILiveTests {
         let denied = try LiveClient(daemon).control("GET", "health")
         #expect(denied.status == 401)
         #expect(denied.json["error"] as? String == "unauthorized")
-        let allowed = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/health", headers: [("Authorization", "Bearer s3cret")]))
+        let allowed = try Curl.send(
+            CurlRequest(url: daemon.baseURL + "/__mockd/health", headers: [("Authorization", "Bearer s3cret")])
+        )
         #expect(allowed.status == 200)
         // App traffic never needs the token.
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
     }
 
     @Test func nonLoopbackWithoutTokenWarnsAtStart() throws {
-        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--host", "0.0.0.0", "--port", "0", "--quiet"])
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--host", "0.0.0.0", "--port", "0", "--quiet",
+        ])
         let stopped = daemon.stop()
-        #expect(stopped.stderr.contains("mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token"))
+        #expect(
+            stopped.stderr.contains(
+                "mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token"
+            )
+        )
     }
 }
 
@@ -61,11 +82,20 @@ struct TimingControlAPILiveTests {
     @Test func clientsThatLeaveHeldRequestsAreFreedWithinSeconds() throws {
         let daemon = try ControlAPILiveTests.daemon()
         defer { daemon.stop() }
-        let added = try LiveClient(daemon).control("POST", "stubs", body: #"{"match": {"path": "/hang"}, "fault": "noResponse"}"#)
+        let added = try LiveClient(daemon).control(
+            "POST",
+            "stubs",
+            body: #"{"match": {"path": "/hang"}, "fault": "noResponse"}"#
+        )
         #expect(added.status == 201)
-        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count) ?? 0 }
+        let descriptors = {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count)
+                ?? 0
+        }
         let before = descriptors()
-        let jobs = (0..<20).map { _ in BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) } }
+        let jobs = (0..<20).map { _ in
+            BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) }
+        }
         let results = jobs.map { $0.value() }
         #expect(results.allSatisfy { $0?.status == 28 })
         try? waitUntil(timeout: 4, "the descriptors to be freed") { descriptors() <= before + 2 }

@@ -37,7 +37,9 @@ struct CorpusReplayTests {
                 // Nothing replayable (a data: URL with status 1): import refuses with a one-line reason.
                 #expect(result.status == 1, "\(name): \(result.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/replay").path))
-                print("replay \(name): 0/0 (no replayable entry; import exits 1: \(result.stderr.split(separator: "\n").last ?? ""))")
+                print(
+                    "replay \(name): 0/0 (no replayable entry; import exits 1: \(result.stderr.split(separator: "\n").last ?? ""))"
+                )
             }
             return
         }
@@ -61,8 +63,12 @@ struct CorpusReplayTests {
             // A 304 with a full response recorded too is served only to conditional requests (issue 5); this
             // recording's request carried no validator, so the full response answers it.
             if entry.status == 304, !entry.isConditional,
-                let full = entries[..<position].last(where: { $0.method == entry.method && $0.target == entry.target && (200..<300).contains($0.status) })
-                    ?? entries[position...].first(where: { $0.method == entry.method && $0.target == entry.target && (200..<300).contains($0.status) })
+                let full = entries[..<position].last(where: {
+                    $0.method == entry.method && $0.target == entry.target && (200..<300).contains($0.status)
+                })
+                    ?? entries[position...].first(where: {
+                        $0.method == entry.method && $0.target == entry.target && (200..<300).contains($0.status)
+                    })
             {
                 entry = full
                 conditionalOnly += 1
@@ -74,25 +80,35 @@ struct CorpusReplayTests {
                 redacted += 1
             }
             if response.status != entry.status {
-                failures.append("entry \(entry.index) \(entry.method) \(entry.target): status \(response.status), recorded \(entry.status)")
+                failures.append(
+                    "entry \(entry.index) \(entry.method) \(entry.target): status \(response.status), recorded \(entry.status)"
+                )
             } else if response.body != expected {
                 failures.append(
                     "entry \(entry.index) \(entry.method) \(entry.target): body \(response.body.count) bytes, expected \(expected.count)"
                 )
             }
         }
-        print("replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(host) byte-exact (\(redacted) with redacted secrets, \(conditionalOnly) unconditional 304s answered in full)")
+        print(
+            "replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(host) byte-exact (\(redacted) with redacted secrets, \(conditionalOnly) unconditional 304s answered in full)"
+        )
         #expect(failures.isEmpty, "\(name): \(failures.prefix(10).joined(separator: "; "))")
     }
 
     /// Corpus files with Chrome `_webSocketMessages`: each recorded connection, in HAR order, receives the
     /// recorded server frames (timing scaled to 0 so the test is quick).
-    @Test(arguments: validFiles.filter { (try? HARReader.read(contentsOf: $0))?.entries.contains { !$0.webSocketMessages.isEmpty } == true })
+    @Test(
+        arguments: validFiles.filter {
+            (try? HARReader.read(contentsOf: $0))?.entries.contains { !$0.webSocketMessages.isEmpty } == true
+        }
+    )
     func webSocketEntriesReplayTheirFrames(_ harURL: URL) throws {
         let archive = try HARReader.read(contentsOf: harURL)
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let imported = try ProcessRunner.mockd(["import-har", harURL.path, "--set", "ws", "--root", root.path, "--ws-time-scale", "0"])
+        let imported = try ProcessRunner.mockd([
+            "import-har", harURL.path, "--set", "ws", "--root", root.path, "--ws-time-scale", "0",
+        ])
         try #require(imported.status == 0, "\(imported.stderr)")
         let daemon = try RunningDaemon(["--set", "ws", "--root", root.path, "--port", "0", "--quiet"])
         defer { daemon.stop() }
@@ -113,17 +129,27 @@ struct CorpusReplayTests {
                 print(json.dumps(results))
             asyncio.run(main())
             """
-        let plan = String(decoding: try JSONSerialization.data(withJSONObject: zip(targets, expected).map { [$0.0, $0.1.count] }), as: UTF8.self)
-        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, daemon.baseURL, plan])
+        let plan = String(
+            decoding: try JSONSerialization.data(withJSONObject: zip(targets, expected).map { [$0.0, $0.1.count] }),
+            as: UTF8.self
+        )
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, daemon.baseURL, plan]
+        )
         try #require(result.status == 0, "\(result.stderr)")
         let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String]]
         #expect(received == expected)
-        print("replay \(harURL.lastPathComponent): \(expected.count) WebSocket connections, \(expected.joined().count) frames as recorded")
+        print(
+            "replay \(harURL.lastPathComponent): \(expected.count) WebSocket connections, \(expected.joined().count) frames as recorded"
+        )
     }
 
-    @Test(arguments: Paths.corpusHARFiles(for: "CorpusReplayTests.invalid").filter {
-        invalidFiles.contains($0.lastPathComponent)
-    })
+    @Test(
+        arguments: Paths.corpusHARFiles(for: "CorpusReplayTests.invalid").filter {
+            invalidFiles.contains($0.lastPathComponent)
+        }
+    )
     func invalidFileFailsWithOneLineAndWritesNothing(_ harURL: URL) throws {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -185,7 +211,8 @@ struct ReplayEntry {
             } else {
                 requestBody = Data(
                     post.params.map {
-                        URLEncoding.encodeComponent(Array($0.name.utf8)) + "=" + URLEncoding.encodeComponent(Array($0.value.utf8))
+                        URLEncoding.encodeComponent(Array($0.name.utf8)) + "="
+                            + URLEncoding.encodeComponent(Array($0.value.utf8))
                     }.joined(separator: "&").utf8
                 )
             }
@@ -198,7 +225,8 @@ struct ReplayEntry {
         // RFC 9110 §6.4.1: HEAD answers, 1xx, 204 and 304 carry no content, even where a browser recorded
         // the cached body of a 304 in the HAR.
         mimeType = response.content.mimeType ?? response.headers["content-type"]
-        isConditional = entry.request.headers["if-none-match"] != nil || entry.request.headers["if-modified-since"] != nil
+        isConditional =
+            entry.request.headers["if-none-match"] != nil || entry.request.headers["if-modified-since"] != nil
         if method == "HEAD" || response.status < 200 || response.status == 204 || response.status == 304 {
             body = Data()
         } else {

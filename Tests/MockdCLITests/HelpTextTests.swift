@@ -1,5 +1,6 @@
-@testable import mockd
 import Testing
+
+@testable import mockd
 
 /// Every `--help` text pinned whole, as swift-argument-parser's `MathExampleTests` does: any change to a help
 /// text, or to the COMMANDS and USAGE generated from `Mockd.commands`, shows here as a diff to review.

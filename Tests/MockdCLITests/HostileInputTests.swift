@@ -83,16 +83,22 @@ struct TimingHostileInputTests {
             "--connection-timeout", "2", "--max-body", "1024",
         ])
         defer { daemon.stop() }
-        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", Self.script, String(daemon.port)])
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", Self.script, String(daemon.port)]
+        )
         try #require(result.status == 0, "\(result.stderr)")
         let output = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let results = try #require(output["results"] as? [String: [Double]])
         let expected: [String: Int] = [
-            "request line without method and version": 0, "method that is not a token": 400, "header line without colon": 400,
+            "request line without method and version": 0, "method that is not a token": 400,
+            "header line without colon": 400,
             "100 KB header": 431, "10,000 headers": 431, "100 KB URL": 414, "declared body over --max-body": 413,
             "chunked body over --max-body": 413, "bad chunk size": 400, "two Content-Length values": 400,
-            "Content-Length with Transfer-Encoding": 400, "negative Content-Length": 400, "body shorter than Content-Length": 0,
-            "HTTP/1.1 without Host": 400, "HTTP/0.9 request": 400, "HTTP/9.9": 505, "HTTP/2 preface": 505, "non-UTF-8 path": 404,
+            "Content-Length with Transfer-Encoding": 400, "negative Content-Length": 400,
+            "body shorter than Content-Length": 0,
+            "HTTP/1.1 without Host": 400, "HTTP/0.9 request": 400, "HTTP/9.9": 505, "HTTP/2 preface": 505,
+            "non-UTF-8 path": 404,
             "non-UTF-8 header value": 200, "NUL in the path": 404, "idle connection": 0, "stalled headers": 0,
         ]
         var table: [String] = []
@@ -107,7 +113,10 @@ struct TimingHostileInputTests {
         let during = try #require(output["servedDuringSlowloris"] as? [Int])
         #expect(!during.isEmpty && during.allSatisfy { $0 == 200 }, "\(during.filter { $0 != 200 })")
         #expect(results["100 stalled connections closed"]?[0] == 100)
-        print("hostile input:\n  " + table.joined(separator: "\n  ") + "\n  100 stalled connections → closed within \(results["100 stalled connections closed"]![1]) s; \(during.count) good requests served meanwhile")
+        print(
+            "hostile input:\n  " + table.joined(separator: "\n  ")
+                + "\n  100 stalled connections → closed within \(results["100 stalled connections closed"]![1]) s; \(during.count) good requests served meanwhile"
+        )
         let stopped = daemon.stop()
         #expect(stopped.status == 0)
     }

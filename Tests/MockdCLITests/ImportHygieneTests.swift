@@ -10,39 +10,61 @@ struct ImportHygieneTests {
 
     /// One HAR entry as JSON-ready dictionaries.
     static func entry(
-        _ method: String, _ url: String, requestHeaders: [(String, String)] = [], body: String? = nil, status: Int = 200,
-        headers: [(String, String)] = [("Content-Type", "application/json")], text: String? = "{}", encoding: String? = nil, mimeType: String? = nil
+        _ method: String,
+        _ url: String,
+        requestHeaders: [(String, String)] = [],
+        body: String? = nil,
+        status: Int = 200,
+        headers: [(String, String)] = [("Content-Type", "application/json")],
+        text: String? = "{}",
+        encoding: String? = nil,
+        mimeType: String? = nil
     ) -> [String: Any] {
         var request: [String: Any] = [
-            "method": method, "url": url, "httpVersion": "HTTP/1.1", "headers": requestHeaders.map { ["name": $0.0, "value": $0.1] },
+            "method": method, "url": url, "httpVersion": "HTTP/1.1",
+            "headers": requestHeaders.map { ["name": $0.0, "value": $0.1] },
         ]
         if let body { request["postData"] = ["mimeType": "application/json", "text": body] }
-        var content: [String: Any] = ["mimeType": mimeType ?? headers.first { $0.0.lowercased() == "content-type" }?.1 ?? ""]
+        var content: [String: Any] = [
+            "mimeType": mimeType ?? headers.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
+        ]
         if let text { content["text"] = text }
         if let encoding { content["encoding"] = encoding }
         return [
             "startedDateTime": "2026-11-29T10:00:00Z", "time": 20, "request": request,
-            "response": ["status": status, "statusText": "", "httpVersion": "HTTP/1.1", "headers": headers.map { ["name": $0.0, "value": $0.1] }, "content": content],
+            "response": [
+                "status": status, "statusText": "", "httpVersion": "HTTP/1.1",
+                "headers": headers.map { ["name": $0.0, "value": $0.1] }, "content": content,
+            ],
         ]
     }
 
     static func write(_ entries: [[String: Any]], to url: URL) throws {
-        let log: [String: Any] = ["log": ["version": "1.2", "creator": ["name": "test", "version": "1"], "entries": entries]]
+        let log: [String: Any] = [
+            "log": ["version": "1.2", "creator": ["name": "test", "version": "1"], "entries": entries]
+        ]
         try JSONSerialization.data(withJSONObject: log, options: [.sortedKeys]).write(to: url)
     }
 
     static var shopEntries: [[String: Any]] {
         [
             entry(
-                "POST", "https://api.shop.test/v1/auth/sign-in", requestHeaders: [("Content-Type", "application/json")],
+                "POST",
+                "https://api.shop.test/v1/auth/sign-in",
+                requestHeaders: [("Content-Type", "application/json")],
                 body: #"{"email":"anna@corp.io","password":"hunter22"}"#,
                 headers: [
-                    ("Content-Type", "application/json"), ("Set-Cookie", "sid=abc123; Path=/; HttpOnly"), ("Date", "Sun, 29 Nov 2026 10:00:00 GMT"),
+                    ("Content-Type", "application/json"), ("Set-Cookie", "sid=abc123; Path=/; HttpOnly"),
+                    ("Date", "Sun, 29 Nov 2026 10:00:00 GMT"),
                     ("X-Request-Id", "req-1"), ("Cache-Control", "no-store"),
                 ],
                 text: #"{"access_token":"\#(jwt)","user":{"email":"anna@corp.io","plan":"pro"}}"#
             ),
-            entry("GET", "https://api.shop.test/v1/orders?api_key=SECRETKEY123&_=1700000000000", text: #"{"orders":[]}"#),
+            entry(
+                "GET",
+                "https://api.shop.test/v1/orders?api_key=SECRETKEY123&_=1700000000000",
+                text: #"{"orders":[]}"#
+            ),
             entry("GET", "https://cdn.shop.test/v1/orders", headers: [("Content-Type", "text/plain")], text: "cdn"),
         ]
     }
@@ -60,21 +82,32 @@ struct ImportHygieneTests {
             let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "shop", "--root", root.path])
             #expect(imported.status == 0, "\(imported.stderr)")
             let report = imported.stdout.split(separator: "\n").map(String.init)
-            #expect(report.contains("  hosts:          2 (api.shop.test 2, cdn.shop.test 1); keys include the host: serve with /__host/NAME/ or X-Forwarded-Host"))
+            #expect(
+                report.contains(
+                    "  hosts:          2 (api.shop.test 2, cdn.shop.test 1); keys include the host: serve with /__host/NAME/ or X-Forwarded-Host"
+                )
+            )
             #expect(report.contains("  redacted:       6 values (--keep-secrets keeps them)"))
             #expect(report.contains("    request query: parameter api_key → {{apiKey}} ×1 (entry 1)"))
             #expect(report.contains("    request body: field password → {{password}} ×1 (entry 0)"))
             #expect(report.contains("    response header Set-Cookie value → {{cookie}} ×1 (entry 0)"))
             #expect(report.contains("    response body: e-mail address in field email → {{email}} ×1 (entry 0)"))
             #expect(report.contains("    response body: field access_token → {{accessToken}} ×1 (entry 0)"))
-            #expect(report.contains("  unstable headers not stored: date ×1, x-request-id ×1 (--keep-header NAME keeps one)"))
+            #expect(
+                report.contains(
+                    "  unstable headers not stored: date ×1, x-request-id ×1 (--keep-header NAME keeps one)"
+                )
+            )
 
             let index = try String(contentsOf: root.appendingPathComponent("mocks/shop/index.json"), encoding: .utf8)
             #expect(index.contains(#""query" : "api_key={{apiKey}}""#))
             #expect(index.contains(#""Set-Cookie: sid={{cookie}}; Path=/; HttpOnly""#))
             #expect(!index.contains("SECRETKEY123") && !index.contains("abc123") && !index.contains("req-1"))
             #expect(index.contains(#""host" : "cdn.shop.test""#))
-            let signInBody = try String(contentsOf: root.appendingPathComponent("mocks/shop/bodies/POST_v1_auth_sign-in.json"), encoding: .utf8)
+            let signInBody = try String(
+                contentsOf: root.appendingPathComponent("mocks/shop/bodies/POST_v1_auth_sign-in.json"),
+                encoding: .utf8
+            )
             #expect(signInBody == #"{"access_token":"{{accessToken}}","user":{"email":"{{email}}","plan":"pro"}}"#)
 
             let lint = try ProcessRunner.mockd(["lint", root.appendingPathComponent("mocks/shop").path])
@@ -86,7 +119,9 @@ struct ImportHygieneTests {
             let base = daemon.baseURL
             let responses = try Curl.batch([
                 CurlRequest(
-                    method: "POST", url: base + "/__host/api.shop.test/v1/auth/sign-in", headers: [("Content-Type", "application/json")],
+                    method: "POST",
+                    url: base + "/__host/api.shop.test/v1/auth/sign-in",
+                    headers: [("Content-Type", "application/json")],
                     body: Data(#"{"password":"other-secret","email":"ben@corp.io"}"#.utf8)
                 ),
                 CurlRequest(url: base + "/__host/api.shop.test/v1/orders?_=42&api_key=LIVEKEY"),
@@ -94,13 +129,20 @@ struct ImportHygieneTests {
                 CurlRequest(url: base + "/v1/orders"),
             ])
             #expect(responses.map(\.status) == [200, 200, 200, 404])
-            #expect(responses[0].text == #"{"access_token":"mockd-access-token-0000000000","user":{"email":"user@example.com","plan":"pro"}}"#)
+            #expect(
+                responses[0].text
+                    == #"{"access_token":"mockd-access-token-0000000000","user":{"email":"user@example.com","plan":"pro"}}"#
+            )
             #expect(responses[0].header("Set-Cookie") == "sid=mockd-cookie-value; Path=/; HttpOnly")
             #expect(responses[0].header("X-Request-Id") == nil)
             #expect(responses[0].header("Cache-Control") == "no-store")
             #expect(responses[1].text == #"{"orders":[]}"#)
             #expect(responses[2].text == "cdn")
-            #expect(responses[3].text.contains(#""actual" : "(none: prefix the path with /__host/cdn.shop.test or send X-Forwarded-Host)""#))
+            #expect(
+                responses[3].text.contains(
+                    #""actual" : "(none: prefix the path with /__host/cdn.shop.test or send X-Forwarded-Host)""#
+                )
+            )
         }
     }
 
@@ -108,7 +150,10 @@ struct ImportHygieneTests {
         try withRoot { root in
             let har = root.appendingPathComponent("shop.har")
             try Self.write(Self.shopEntries, to: har)
-            let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "raw", "--root", root.path, "--keep-secrets", "--keep-header", "x-request-id"])
+            let imported = try ProcessRunner.mockd([
+                "import-har", har.path, "--set", "raw", "--root", root.path, "--keep-secrets", "--keep-header",
+                "x-request-id",
+            ])
             #expect(imported.status == 0)
             #expect(imported.stdout.contains("  redacted:       nothing"))
             #expect(imported.stdout.contains("  unstable headers not stored: date ×1 (--keep-header NAME keeps one)"))
@@ -122,14 +167,20 @@ struct ImportHygieneTests {
                     "mocks/raw/bodies/POST_v1_auth_sign-in.json: $.user.email: e-mail address",
                 ]
             )
-            #expect(lint.stderr == "mockd lint: mocks/raw: 4 findings; replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)\n")
+            #expect(
+                lint.stderr
+                    == "mockd lint: mocks/raw: 4 findings; replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)\n"
+            )
             // A relative folder is looked up under --root when it is not under the current directory.
             let relative = try ProcessRunner.mockd(["lint", "mocks/raw", "--root", root.path])
             #expect(relative.status == 1)
             #expect(relative.stdout.split(separator: "\n").count == 4)
             let missing = try ProcessRunner.mockd(["lint", root.appendingPathComponent("mocks/nope").path])
             #expect(missing.status == 1)
-            #expect(missing.stderr == "mockd: \(root.appendingPathComponent("mocks/nope").path)/index.json: not found; lint needs a mock set folder (mocks/<name>)\n")
+            #expect(
+                missing.stderr
+                    == "mockd: \(root.appendingPathComponent("mocks/nope").path)/index.json: not found; lint needs a mock set folder (mocks/<name>)\n"
+            )
         }
     }
 
@@ -140,11 +191,18 @@ struct ImportHygieneTests {
                 [
                     Self.entry("GET", "https://api.shop.test/v1/orders", text: #"{"orders":[]}"#),
                     Self.entry("GET", "https://api.shop.test/v1/me", text: "me"),
-                    Self.entry("GET", "https://cdn.shop.test/v1/orders", headers: [("Content-Type", "text/plain")], text: "cdn"),
+                    Self.entry(
+                        "GET",
+                        "https://cdn.shop.test/v1/orders",
+                        headers: [("Content-Type", "text/plain")],
+                        text: "cdn"
+                    ),
                 ],
                 to: har
             )
-            let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "flat", "--root", root.path, "--flatten-hosts"])
+            let imported = try ProcessRunner.mockd([
+                "import-har", har.path, "--set", "flat", "--root", root.path, "--flatten-hosts",
+            ])
             #expect(imported.status == 0)
             let lines = imported.stdout.split(separator: "\n").map(String.init)
             #expect(lines.contains("  hosts:          2 (api.shop.test 2, cdn.shop.test 1); hosts left out of keys"))
@@ -152,7 +210,9 @@ struct ImportHygieneTests {
             #expect(lines.contains("    GET /v1/orders recorded on api.shop.test, cdn.shop.test"))
             let daemon = try RunningDaemon(["--set", "flat", "--root", root.path, "--port", "0", "--quiet"])
             defer { daemon.stop() }
-            let responses = try Curl.batch([CurlRequest(url: daemon.baseURL + "/v1/orders"), CurlRequest(url: daemon.baseURL + "/v1/orders")])
+            let responses = try Curl.batch([
+                CurlRequest(url: daemon.baseURL + "/v1/orders"), CurlRequest(url: daemon.baseURL + "/v1/orders"),
+            ])
             #expect(responses.map(\.text) == [#"{"orders":[]}"#, "cdn"])
         }
     }
@@ -169,19 +229,26 @@ struct ImportHygieneTests {
             )
             let skipped = try ProcessRunner.mockd(["import-har", har.path, "--set", "skip", "--root", root.path])
             #expect(skipped.stdout.contains("    failed request (status 0): entry 0"))
-            let kept = try ProcessRunner.mockd(["import-har", har.path, "--set", "keep", "--root", root.path, "--failed", "keep"])
+            let kept = try ProcessRunner.mockd([
+                "import-har", har.path, "--set", "keep", "--root", root.path, "--failed", "keep",
+            ])
             #expect(kept.status == 0)
             #expect(kept.stdout.contains("  stubs written:  1 (2 responses, 1 sequence)"))
             let index = try String(contentsOf: root.appendingPathComponent("mocks/keep/index.json"), encoding: .utf8)
             #expect(index.contains(#""fault" : "connectionReset""#))
             let daemon = try RunningDaemon(["--set", "keep", "--root", root.path, "--port", "0", "--quiet"])
             defer { daemon.stop() }
-            let first = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "-o", "/dev/null", daemon.baseURL + "/data"])
+            let first = try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/curl"),
+                ["-sS", "-o", "/dev/null", daemon.baseURL + "/data"]
+            )
             #expect(first.status == 56 || first.status == 52, "curl exit \(first.status): \(first.stderr)")
             let second = try Curl.send(CurlRequest(url: daemon.baseURL + "/data"))
             #expect(second.status == 200)
             #expect(second.text == #"{"ok":true}"#)
-            let bad = try ProcessRunner.mockd(["import-har", har.path, "--set", "x", "--root", root.path, "--failed", "maybe"])
+            let bad = try ProcessRunner.mockd([
+                "import-har", har.path, "--set", "x", "--root", root.path, "--failed", "maybe",
+            ])
             #expect(bad.status == 64)
             #expect(bad.stderr.contains("--failed expects skip or keep, got 'maybe'"))
         }
@@ -193,15 +260,41 @@ struct ImportHygieneTests {
             let etag = "\"v1\""
             try Self.write(
                 [
-                    Self.entry("GET", "https://api.web.test/app.css", headers: [("Content-Type", "text/css"), ("ETag", etag)], text: "body{}"),
-                    Self.entry("GET", "https://api.web.test/app.css", requestHeaders: [("If-None-Match", etag)], status: 304, headers: [("ETag", etag)], text: "body{}"),
-                    Self.entry("POST", "https://api.web.test/v1/track", requestHeaders: [("Content-Type", "application/json")], body: "{}", status: 204, headers: [], text: nil),
+                    Self.entry(
+                        "GET",
+                        "https://api.web.test/app.css",
+                        headers: [("Content-Type", "text/css"), ("ETag", etag)],
+                        text: "body{}"
+                    ),
+                    Self.entry(
+                        "GET",
+                        "https://api.web.test/app.css",
+                        requestHeaders: [("If-None-Match", etag)],
+                        status: 304,
+                        headers: [("ETag", etag)],
+                        text: "body{}"
+                    ),
+                    Self.entry(
+                        "POST",
+                        "https://api.web.test/v1/track",
+                        requestHeaders: [("Content-Type", "application/json")],
+                        body: "{}",
+                        status: 204,
+                        headers: [],
+                        text: nil
+                    ),
                 ],
                 to: har
             )
-            let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "web", "--root", root.path, "--cors"])
+            let imported = try ProcessRunner.mockd([
+                "import-har", har.path, "--set", "web", "--root", root.path, "--cors",
+            ])
             #expect(imported.status == 0)
-            #expect(imported.stdout.contains("  304 responses:  1 served only to conditional requests (a full response was recorded too)"))
+            #expect(
+                imported.stdout.contains(
+                    "  304 responses:  1 served only to conditional requests (a full response was recorded too)"
+                )
+            )
             let daemon = try RunningDaemon(["--set", "web", "--root", root.path, "--port", "0", "--quiet"])
             defer { daemon.stop() }
             let base = daemon.baseURL
@@ -210,8 +303,12 @@ struct ImportHygieneTests {
                 CurlRequest(url: base + "/app.css", headers: [("If-None-Match", etag)]),
                 CurlRequest(url: base + "/app.css", headers: [("If-None-Match", "\"v0\"")]),
                 CurlRequest(
-                    method: "OPTIONS", url: base + "/v1/track",
-                    headers: [("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "content-type")]
+                    method: "OPTIONS",
+                    url: base + "/v1/track",
+                    headers: [
+                        ("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "POST"),
+                        ("Access-Control-Request-Headers", "content-type"),
+                    ]
                 ),
                 CurlRequest(method: "OPTIONS", url: base + "/v1/track"),
             ])
@@ -228,7 +325,13 @@ struct ImportHygieneTests {
     @Test func mergeReplacesRecordedStubsAndKeepsHandEdits() throws {
         try withRoot { root in
             let har = root.appendingPathComponent("v1.har")
-            try Self.write([Self.entry("GET", "https://a.test/one", text: #"{"v":1}"#), Self.entry("GET", "https://a.test/two", text: #"{"v":1}"#)], to: har)
+            try Self.write(
+                [
+                    Self.entry("GET", "https://a.test/one", text: #"{"v":1}"#),
+                    Self.entry("GET", "https://a.test/two", text: #"{"v":1}"#),
+                ],
+                to: har
+            )
             #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "m", "--root", root.path]).status == 0)
             let set = root.appendingPathComponent("mocks/m")
             // Hand edits: a body of a stub the next recording will not touch, and a note file.
@@ -237,30 +340,60 @@ struct ImportHygieneTests {
             let first = try Data(contentsOf: set.appendingPathComponent("index.json"))
 
             let har2 = root.appendingPathComponent("v2.har")
-            try Self.write([Self.entry("GET", "https://a.test/one", text: #"{"v":2}"#), Self.entry("GET", "https://a.test/three", text: #"{"v":3}"#)], to: har2)
+            try Self.write(
+                [
+                    Self.entry("GET", "https://a.test/one", text: #"{"v":2}"#),
+                    Self.entry("GET", "https://a.test/three", text: #"{"v":3}"#),
+                ],
+                to: har2
+            )
             let refused = try ProcessRunner.mockd(["import-har", har2.path, "--set", "m", "--root", root.path])
             #expect(refused.status == 1)
-            let merged = try ProcessRunner.mockd(["import-har", har2.path, "--set", "m", "--root", root.path, "--merge"])
+            let merged = try ProcessRunner.mockd([
+                "import-har", har2.path, "--set", "m", "--root", root.path, "--merge",
+            ])
             #expect(merged.status == 0, "\(merged.stderr)")
             #expect(merged.stdout.contains("  merged:         1 stubs replaced, 1 added, 1 kept as they were"))
-            #expect(try String(contentsOf: set.appendingPathComponent("bodies/GET_one.json"), encoding: .utf8) == #"{"v":2}"#)
-            #expect(try String(contentsOf: set.appendingPathComponent("bodies/GET_two.json"), encoding: .utf8) == #"{"v":"edited by hand"}"#)
-            #expect(try String(contentsOf: set.appendingPathComponent("bodies/GET_three.json"), encoding: .utf8) == #"{"v":3}"#)
+            #expect(
+                try String(contentsOf: set.appendingPathComponent("bodies/GET_one.json"), encoding: .utf8)
+                    == #"{"v":2}"#
+            )
+            #expect(
+                try String(contentsOf: set.appendingPathComponent("bodies/GET_two.json"), encoding: .utf8)
+                    == #"{"v":"edited by hand"}"#
+            )
+            #expect(
+                try String(contentsOf: set.appendingPathComponent("bodies/GET_three.json"), encoding: .utf8)
+                    == #"{"v":3}"#
+            )
             #expect(try String(contentsOf: set.appendingPathComponent("NOTES.md"), encoding: .utf8) == "keep me")
             let index = try String(contentsOf: set.appendingPathComponent("index.json"), encoding: .utf8)
             #expect(index.components(separatedBy: "\"id\" :").count - 1 == 3)
             // Merging the same HAR again changes nothing.
             let before = try Data(contentsOf: set.appendingPathComponent("index.json"))
-            #expect(try ProcessRunner.mockd(["import-har", har2.path, "--set", "m", "--root", root.path, "--merge"]).status == 0)
+            #expect(
+                try ProcessRunner.mockd(["import-har", har2.path, "--set", "m", "--root", root.path, "--merge"]).status
+                    == 0
+            )
             #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == before)
             #expect(before != first)
 
             // A body file that cannot come along (here a symbolic link) refuses the merge instead of being lost.
             try FileManager.default.removeItem(at: set.appendingPathComponent("bodies/GET_two.json"))
-            try FileManager.default.createSymbolicLink(at: set.appendingPathComponent("bodies/GET_two.json"), withDestinationURL: set.appendingPathComponent("NOTES.md"))
-            let refusedLink = try ProcessRunner.mockd(["import-har", har2.path, "--set", "m", "--root", root.path, "--merge"])
+            try FileManager.default.createSymbolicLink(
+                at: set.appendingPathComponent("bodies/GET_two.json"),
+                withDestinationURL: set.appendingPathComponent("NOTES.md")
+            )
+            let refusedLink = try ProcessRunner.mockd([
+                "import-har", har2.path, "--set", "m", "--root", root.path, "--merge",
+            ])
             #expect(refusedLink.status == 1)
-            #expect(refusedLink.stderr.hasSuffix("'bodies/GET_two.json' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed\n"), "\(refusedLink.stderr)")
+            #expect(
+                refusedLink.stderr.hasSuffix(
+                    "'bodies/GET_two.json' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed\n"
+                ),
+                "\(refusedLink.stderr)"
+            )
             #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == before)
         }
     }
@@ -273,20 +406,28 @@ struct ImportHygieneTests {
                     Self.entry("GET", "https://a.test/feed?page=1&ts=1700000000&utm_source=mail", text: "p1"),
                     Self.entry("GET", "https://a.test/feed?page=1&ts=1700000099", text: "p1 again"),
                     Self.entry(
-                        "POST", "https://a.test/search", requestHeaders: [("Content-Type", "application/json")], body: #"{"q":"shoes","requestId":"r-1"}"#,
+                        "POST",
+                        "https://a.test/search",
+                        requestHeaders: [("Content-Type", "application/json")],
+                        body: #"{"q":"shoes","requestId":"r-1"}"#,
                         text: "shoes"
                     ),
                     Self.entry(
-                        "POST", "https://a.test/search", requestHeaders: [("Content-Type", "application/json")], body: #"{"q":"hats","requestId":"r-2"}"#,
+                        "POST",
+                        "https://a.test/search",
+                        requestHeaders: [("Content-Type", "application/json")],
+                        body: #"{"q":"hats","requestId":"r-2"}"#,
                         text: "hats"
                     ),
                 ],
                 to: har
             )
             let rules = root.appendingPathComponent("rules.json")
-            try Data(#"{"queryValues": [{"name": "ts", "pattern": "^[0-9]{10}$", "placeholder": "timestamp"}]}"#.utf8).write(to: rules)
+            try Data(#"{"queryValues": [{"name": "ts", "pattern": "^[0-9]{10}$", "placeholder": "timestamp"}]}"#.utf8)
+                .write(to: rules)
             let imported = try ProcessRunner.mockd([
-                "import-har", har.path, "--set", "feed", "--root", root.path, "--ignore-query", "utm_*", "--ignore-body-field", "requestId",
+                "import-har", har.path, "--set", "feed", "--root", root.path, "--ignore-query", "utm_*",
+                "--ignore-body-field", "requestId",
                 "--normalize", rules.path,
             ])
             #expect(imported.status == 0, "\(imported.stderr)")
@@ -295,26 +436,44 @@ struct ImportHygieneTests {
             #expect(index.contains(#""query" : "page=1&ts={{timestamp}}""#))
             let configs = root.appendingPathComponent("configs")
             try FileManager.default.createDirectory(at: configs, withIntermediateDirectories: true)
-            try Data(#"{"sets": ["feed"], "normalize": {"ignoreQuery": ["debug"]}}"#.utf8).write(to: configs.appendingPathComponent("feed.json"))
+            try Data(#"{"sets": ["feed"], "normalize": {"ignoreQuery": ["debug"]}}"#.utf8).write(
+                to: configs.appendingPathComponent("feed.json")
+            )
             let daemon = try RunningDaemon(["--config", "feed", "--root", root.path, "--port", "0", "--quiet"])
             defer { daemon.stop() }
             let json = [("Content-Type", "application/json")]
             let responses = try Curl.batch([
                 CurlRequest(url: daemon.baseURL + "/feed?utm_campaign=x&ts=1800000000&page=1&debug=1"),
-                CurlRequest(method: "POST", url: daemon.baseURL + "/search", headers: json, body: Data(#"{"requestId":"live","q":"hats"}"#.utf8)),
+                CurlRequest(
+                    method: "POST",
+                    url: daemon.baseURL + "/search",
+                    headers: json,
+                    body: Data(#"{"requestId":"live","q":"hats"}"#.utf8)
+                ),
                 CurlRequest(url: daemon.baseURL + "/feed?ts=soon&page=1"),
             ])
             #expect(responses.map(\.status) == [200, 200, 404])
             #expect(responses[0].text == "p1")
             #expect(responses[1].text == "hats")
 
-            try Data(#"{"sets": ["feed"], "normalize": {"ignoreBodyFields": ["a..b"], "queryValues": [{"placeholder": "x"}], "ignoreQuery": ["debgu"], "ignoreQeury": []}}"#.utf8)
-                .write(to: configs.appendingPathComponent("bad.json"))
+            try Data(
+                #"{"sets": ["feed"], "normalize": {"ignoreBodyFields": ["a..b"], "queryValues": [{"placeholder": "x"}], "ignoreQuery": ["debgu"], "ignoreQeury": []}}"#
+                    .utf8
+            )
+            .write(to: configs.appendingPathComponent("bad.json"))
             let validate = try ProcessRunner.mockd(["validate", "--config", "bad", "--root", root.path])
             #expect(validate.status == 1)
-            #expect(validate.stderr.contains(#"configs/bad.json: normalize.ignoreQeury: unknown field (did you mean "ignoreQuery"?)"#), "\(validate.stderr)")
-            try Data(#"{"sets": ["feed"], "normalize": {"ignoreBodyFields": ["a..b"], "queryValues": [{"placeholder": "x"}]}}"#.utf8)
-                .write(to: configs.appendingPathComponent("bad.json"))
+            #expect(
+                validate.stderr.contains(
+                    #"configs/bad.json: normalize.ignoreQeury: unknown field (did you mean "ignoreQuery"?)"#
+                ),
+                "\(validate.stderr)"
+            )
+            try Data(
+                #"{"sets": ["feed"], "normalize": {"ignoreBodyFields": ["a..b"], "queryValues": [{"placeholder": "x"}]}}"#
+                    .utf8
+            )
+            .write(to: configs.appendingPathComponent("bad.json"))
             let ruleCheck = try ProcessRunner.mockd(["validate", "--config", "bad", "--root", root.path])
             #expect(ruleCheck.status == 1)
             #expect(
@@ -327,9 +486,14 @@ struct ImportHygieneTests {
 
             let broken = root.appendingPathComponent("broken.json")
             try Data(#"{"queryValues": [{"pattern": "([", "placeholder": "x"}]}"#.utf8).write(to: broken)
-            let refused = try ProcessRunner.mockd(["import-har", har.path, "--set", "b", "--root", root.path, "--normalize", broken.path])
+            let refused = try ProcessRunner.mockd([
+                "import-har", har.path, "--set", "b", "--root", root.path, "--normalize", broken.path,
+            ])
             #expect(refused.status == 1)
-            #expect(refused.stderr == "mockd: \(broken.path): queryValues[0].pattern: '([' is not a valid regular expression\n")
+            #expect(
+                refused.stderr
+                    == "mockd: \(broken.path): queryValues[0].pattern: '([' is not a valid regular expression\n"
+            )
         }
     }
 }

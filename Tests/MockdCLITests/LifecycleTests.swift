@@ -31,7 +31,9 @@ enum Lifecycle {
 
     /// The test's environment without any `MOCKD_*` variable, plus `extra`.
     static func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MOCKD_") || $0.key == "MOCKD_BIN" }.merging(extra) { _, new in new }
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MOCKD_") || $0.key == "MOCKD_BIN" }.merging(
+            extra
+        ) { _, new in new }
     }
 
     static func mockd(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ProcessResult {
@@ -80,7 +82,9 @@ enum Lifecycle {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         return connected != 0 && errno == ECONNREFUSED
     }
@@ -103,7 +107,9 @@ struct TimingGracefulShutdownTests {
         daemon.send(signal: SIGTERM)
         // The listening socket is closed at once: a new client is refused (curl exit 7), not queued, while the
         // request in flight (1.5 s of latency) is still being answered.
-        try waitUntil(timeout: 1, "the listening socket to refuse connections") { Lifecycle.refusesConnections(port: daemon.port) }
+        try waitUntil(timeout: 1, "the listening socket to refuse connections") {
+            Lifecycle.refusesConnections(port: daemon.port)
+        }
         #expect(daemon.process.isRunning)
         let late = try Curl.run(["--max-time", "3", "-o", "/dev/null", url])
         let stopped = try #require(daemon.waitForExit(timeout: 10))
@@ -111,13 +117,18 @@ struct TimingGracefulShutdownTests {
 
         let response = try #require(inFlight.value())
         #expect(response.status == 200)
-        #expect(response.body == (try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json"))))
+        #expect(
+            response.body
+                == (try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_me.json")))
+        )
         #expect(response.header("Connection") == "close")
         #expect(late.status == 7)
         #expect(stopped.status == 0)
         // 1.5 s of latency, a little of it gone before the signal.
         #expect(elapsed > 0.9 && elapsed < 4.5, "exited \(elapsed) s after SIGTERM")
-        #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 1 request in flight\n"))
+        #expect(
+            stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 1 request in flight\n")
+        )
         #expect(stopped.stderr.contains(" info GET /v1/me 200 slow-me "))
         #expect(!stopped.stderr.contains("cut"))
     }
@@ -125,9 +136,13 @@ struct TimingGracefulShutdownTests {
     @Test func requestOutlastingTheShutdownTimeoutIsCut() throws {
         let file = try Lifecycle.scenarioFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--shutdown-timeout", "1"])
+        let daemon = try RunningDaemon([
+            "--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--shutdown-timeout", "1",
+        ])
         let url = daemon.baseURL + "/v1/slow"
-        let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", "-w", "%{http_code}", url]) }
+        let inFlight = BackgroundJob.start {
+            try? Curl.run(["--max-time", "15", "-o", "/dev/null", "-w", "%{http_code}", url])
+        }
         try daemon.waitForRequestsInFlight(1)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
@@ -151,7 +166,9 @@ struct TimingGracefulShutdownTests {
     @Test func secondSignalStopsAtOnce() throws {
         let file = try Lifecycle.scenarioFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let daemon = try RunningDaemon(["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        let daemon = try RunningDaemon([
+            "--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--quiet",
+        ])
         let url = daemon.baseURL + "/v1/slow"
         let inFlight = BackgroundJob.start { try? Curl.run(["--max-time", "15", "-o", "/dev/null", url]) }
         try daemon.waitForRequestsInFlight(1)
@@ -201,7 +218,9 @@ struct TimingGracefulShutdownTests {
             ]
         )
         try waitUntil(timeout: 10, "the WebSocket greeting") { socket.standardError.contains("received hello") }
-        try waitUntil(timeout: 10, "both events of the stream") { events.standardOutput.hasSuffix("id: e2\ndata: {\"author\":\"Olga\"}\n\n") }
+        try waitUntil(timeout: 10, "both events of the stream") {
+            events.standardOutput.hasSuffix("id: e2\ndata: {\"author\":\"Olga\"}\n\n")
+        }
         try daemon.waitForRequestsInFlight(3)
         let signalled = Date()
         daemon.send(signal: SIGTERM)
@@ -211,7 +230,9 @@ struct TimingGracefulShutdownTests {
         #expect(stopped.status == 0)
         #expect(elapsed < 2.5, "exited \(elapsed) s after SIGTERM (default timeout 5 s, hold 30 s)")
         // The WebSocket is an upgraded connection, not a request in flight.
-        #expect(stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 3 requests in flight\n"))
+        #expect(
+            stopped.stderr.contains("mockd: SIGTERM received, stopping; waiting up to 5 s for 3 requests in flight\n")
+        )
         let pollResult = try #require(poll.finished(within: 15))
         #expect(pollResult.status == 0)
         #expect(pollResult.stdout == "released\n")
@@ -238,8 +259,14 @@ struct TimingGracefulShutdownTests {
     }
 
     @Test(arguments: [
-        (["--shutdown-timeout", "-1"], "mockd: --shutdown-timeout expects a number of seconds in 0–3600, got '-1' (see mockd --help)\n"),
-        (["--shutdown-timeout", "soon"], "mockd: --shutdown-timeout expects a number of seconds in 0–3600, got 'soon' (see mockd --help)\n"),
+        (
+            ["--shutdown-timeout", "-1"],
+            "mockd: --shutdown-timeout expects a number of seconds in 0–3600, got '-1' (see mockd --help)\n"
+        ),
+        (
+            ["--shutdown-timeout", "soon"],
+            "mockd: --shutdown-timeout expects a number of seconds in 0–3600, got 'soon' (see mockd --help)\n"
+        ),
     ])
     func badShutdownTimeoutIsAUsageError(_ arguments: [String], _ expected: String) throws {
         let result = try Lifecycle.mockd(["--set", "chat"] + arguments)
@@ -251,13 +278,18 @@ struct TimingGracefulShutdownTests {
 /// Start-up failures: one line naming the option or variable, exit 1.
 struct StartupErrorTests {
     @Test func privilegedPortIsPermissionDenied() throws {
-        let unprivilegedStart = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
+        let unprivilegedStart =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
         guard unprivilegedStart > 80 else {
-            print("SKIPPED privilegedPortIsPermissionDenied: ip_unprivileged_port_start is \(unprivilegedStart), anyone may bind port 80")
+            print(
+                "SKIPPED privilegedPortIsPermissionDenied: ip_unprivileged_port_start is \(unprivilegedStart), anyone may bind port 80"
+            )
             return
         }
-        let (result, _) = try Lifecycle.mockdUnprivileged(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "80"])
+        let (result, _) = try Lifecycle.mockdUnprivileged([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "80",
+        ])
         #expect(result.status == 1)
         #expect(result.stderr == "mockd: permission denied binding port 80 on 127.0.0.1; use a port above 1023\n")
         #expect(result.stdout.isEmpty)
@@ -271,7 +303,10 @@ struct StartupErrorTests {
         #expect(flag.stderr == "mockd: --root \(missing.path): no such folder (it should hold mocks/ and configs/)\n")
         let variable = try Lifecycle.mockd(["--set", "chat", "--port", "0"], environment: ["MOCKD_ROOT": missing.path])
         #expect(variable.status == 1)
-        #expect(variable.stderr == "mockd: MOCKD_ROOT \(missing.path): no such folder (it should hold mocks/ and configs/)\n")
+        #expect(
+            variable.stderr
+                == "mockd: MOCKD_ROOT \(missing.path): no such folder (it should hold mocks/ and configs/)\n"
+        )
     }
 
     @Test func rootThatIsAFileExits1() throws {
@@ -284,9 +319,15 @@ struct StartupErrorTests {
     @Test func unreadableRootExits1() throws {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
+        try FileManager.default.copyItem(
+            at: Paths.packageRoot.appendingPathComponent("mocks"),
+            to: root.appendingPathComponent("mocks")
+        )
         // Root-owned 0700 when the tests run as root (mockd then runs as nobody); 0000 otherwise.
-        try FileManager.default.setAttributes([.posixPermissions: getuid() == 0 ? 0o700 : 0o000], ofItemAtPath: root.path)
+        try FileManager.default.setAttributes(
+            [.posixPermissions: getuid() == 0 ? 0o700 : 0o000],
+            ofItemAtPath: root.path
+        )
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.path) }
         let (result, uid) = try Lifecycle.mockdUnprivileged(["--set", "chat", "--root", root.path, "--port", "0"])
         #expect(result.status == 1)
@@ -294,7 +335,10 @@ struct StartupErrorTests {
     }
 
     @Test func hostFromTheEnvironmentNotOnThisMachineNamesTheVariable() throws {
-        let result = try Lifecycle.mockd(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"], environment: ["MOCKD_HOST": "203.0.113.7"])
+        let result = try Lifecycle.mockd(
+            ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"],
+            environment: ["MOCKD_HOST": "203.0.113.7"]
+        )
         #expect(result.status == 1)
         #expect(result.stderr == "mockd: MOCKD_HOST 203.0.113.7 is not an address of this machine\n")
     }
@@ -302,7 +346,10 @@ struct StartupErrorTests {
     @Test func portInUseFromTheEnvironmentNamesTheVariable() throws {
         let first = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
         defer { first.stop() }
-        let second = try Lifecycle.mockd(["--set", "chat", "--root", Paths.packageRoot.path], environment: ["MOCKD_PORT": "\(first.port)"])
+        let second = try Lifecycle.mockd(
+            ["--set", "chat", "--root", Paths.packageRoot.path],
+            environment: ["MOCKD_PORT": "\(first.port)"]
+        )
         #expect(second.status == 1)
         #expect(
             second.stderr
@@ -314,7 +361,9 @@ struct StartupErrorTests {
 /// Binding another address than loopback warns, naming the missing control token.
 struct BindingTests {
     @Test func wildcardAddressWarnsWithoutAControlToken() throws {
-        let open = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0"])
+        let open = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0",
+        ])
         #expect(open.listeningLine.wholeMatch(of: /listening on http:\/\/0\.0\.0\.0:[1-9][0-9]*/) != nil)
         #expect(try Curl.send(CurlRequest(url: "http://127.0.0.1:\(open.port)/__mockd/health")).status == 200)
         let openStopped = open.stop()
@@ -324,11 +373,16 @@ struct BindingTests {
             )
         )
 
-        let guarded = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0", "--control-token", "s3cret"])
+        let guarded = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0", "--control-token",
+            "s3cret",
+        ])
         let health = "http://127.0.0.1:\(guarded.port)/__mockd/health"
         #expect(try Curl.send(CurlRequest(url: health)).status == 401)
         #expect(try Curl.send(CurlRequest(url: health, headers: [("Authorization", "Bearer s3cret")])).status == 200)
-        #expect(guarded.stop().stderr.hasPrefix("mockd: warning: listening on 0.0.0.0, reachable from other machines\n"))
+        #expect(
+            guarded.stop().stderr.hasPrefix("mockd: warning: listening on 0.0.0.0, reachable from other machines\n")
+        )
     }
 
     @Test func loopbackDoesNotWarn() throws {
@@ -356,7 +410,9 @@ struct EnvironmentTests {
         #expect(daemon.listeningLine.hasPrefix("listening on http://127.0.0.1:"))
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/health")).status == 401)
-        let scenario = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer s3cret")]))
+        let scenario = try Curl.send(
+            CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer s3cret")])
+        )
         #expect(scenario.status == 200)
         #expect(try Self.object(scenario)["name"] as? String == "chat_happy_path")
     }
@@ -365,7 +421,10 @@ struct EnvironmentTests {
         let busy = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
         defer { busy.stop() }
         let daemon = try RunningDaemon(
-            ["--set", "shop", "--root", Paths.packageRoot.path, "--port", "0", "--host", "127.0.0.1", "--control-token", "flag"],
+            [
+                "--set", "shop", "--root", Paths.packageRoot.path, "--port", "0", "--host", "127.0.0.1",
+                "--control-token", "flag",
+            ],
             environment: Lifecycle.environment([
                 "MOCKD_CONFIG": "no_such_scenario", "MOCKD_ROOT": "/nonexistent", "MOCKD_PORT": "\(busy.port)",
                 "MOCKD_HOST": "203.0.113.7", "MOCKD_CONTROL_TOKEN": "variable",
@@ -373,16 +432,24 @@ struct EnvironmentTests {
         )
         defer { daemon.stop() }
         #expect(daemon.port != busy.port)
-        let scenario = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer flag")]))
+        let scenario = try Curl.send(
+            CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer flag")])
+        )
         #expect(scenario.status == 200)
         #expect(try Self.object(scenario)["sets"] as? [String] == ["shop"])
-        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer variable")])).status == 401)
+        #expect(
+            try Curl.send(
+                CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer variable")])
+            ).status == 401
+        )
     }
 
     @Test func emptyVariablesCountAsUnset() throws {
         let daemon = try RunningDaemon(
             ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"],
-            environment: Lifecycle.environment(["MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": "", "MOCKD_CONTROL_TOKEN": ""])
+            environment: Lifecycle.environment([
+                "MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": "", "MOCKD_CONTROL_TOKEN": "",
+            ])
         )
         defer { daemon.stop() }
         #expect(daemon.listeningLine.hasPrefix("listening on http://127.0.0.1:"))
@@ -390,8 +457,14 @@ struct EnvironmentTests {
     }
 
     @Test(arguments: [
-        (["MOCKD_PORT": "http"], "mockd: MOCKD_PORT expects a whole number in 0–65535, got 'http' (see mockd --help)\n"),
-        (["MOCKD_PORT": "70000"], "mockd: MOCKD_PORT expects a whole number in 0–65535, got '70000' (see mockd --help)\n"),
+        (
+            ["MOCKD_PORT": "http"],
+            "mockd: MOCKD_PORT expects a whole number in 0–65535, got 'http' (see mockd --help)\n"
+        ),
+        (
+            ["MOCKD_PORT": "70000"],
+            "mockd: MOCKD_PORT expects a whole number in 0–65535, got '70000' (see mockd --help)\n"
+        ),
         (
             ["MOCKD_HOST": "0.0.0.0:8080"],
             "mockd: MOCKD_HOST expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got '0.0.0.0:8080' (see mockd --help)\n"
@@ -400,7 +473,10 @@ struct EnvironmentTests {
             ["MOCKD_HOST": "http://localhost"],
             "mockd: MOCKD_HOST expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got 'http://localhost' (see mockd --help)\n"
         ),
-        (["MOCKD_CONTROL_TOKEN": "abc\n"], "mockd: MOCKD_CONTROL_TOKEN must not contain control characters such as a newline (see mockd --help)\n"),
+        (
+            ["MOCKD_CONTROL_TOKEN": "abc\n"],
+            "mockd: MOCKD_CONTROL_TOKEN must not contain control characters such as a newline (see mockd --help)\n"
+        ),
     ])
     func invalidVariablesAreUsageErrors(_ environment: [String: String], _ expected: String) throws {
         let result = try Lifecycle.mockd(["--set", "chat", "--root", Paths.packageRoot.path], environment: environment)
@@ -416,13 +492,21 @@ struct EnvironmentTests {
     }
 
     @Test func helpListsTheVariablesAndTheShutdownTimeout() throws {
-        let lines = try Lifecycle.mockd(["--help"]).stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = try Lifecycle.mockd(["--help"]).stdout.split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init
+        )
         #expect(lines.contains("ENVIRONMENT (a flag wins over its variable; an empty value counts as unset):"))
         for name in ["MOCKD_CONFIG", "MOCKD_ROOT", "MOCKD_HOST", "MOCKD_PORT", "MOCKD_CONTROL_TOKEN"] {
             #expect(lines.contains { $0.hasPrefix("  \(name) ") }, "\(name) missing from --help")
         }
-        #expect(lines.contains("  --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight"))
-        #expect(lines.contains("       mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]"))
+        #expect(
+            lines.contains(
+                "  --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight"
+            )
+        )
+        #expect(
+            lines.contains("       mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]")
+        )
     }
 }
 
@@ -434,16 +518,22 @@ struct HealthCommandTests {
         let result = try Lifecycle.mockd(["health", "--port", "\(daemon.port)"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
-        let expected = "ok: http://127.0.0.1:\(daemon.port)/__mockd/health answered 200 (scenario 'chat', version 0.1.0, up "
+        let expected =
+            "ok: http://127.0.0.1:\(daemon.port)/__mockd/health answered 200 (scenario 'chat', version 0.1.0, up "
         #expect(result.stdout.hasPrefix(expected) && result.stdout.hasSuffix(" s)\n"), "\(result.stdout)")
         // The port and a wildcard bind address from the environment: 0.0.0.0 is probed as 127.0.0.1.
-        let fromEnvironment = try Lifecycle.mockd(["health"], environment: ["MOCKD_PORT": "\(daemon.port)", "MOCKD_HOST": "0.0.0.0"])
+        let fromEnvironment = try Lifecycle.mockd(
+            ["health"],
+            environment: ["MOCKD_PORT": "\(daemon.port)", "MOCKD_HOST": "0.0.0.0"]
+        )
         #expect(fromEnvironment.status == 0)
         #expect(fromEnvironment.stdout.hasPrefix(expected))
     }
 
     @Test func controlTokenIsSentFromTheFlagOrTheVariable() throws {
-        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet", "--control-token", "s3cret"])
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet", "--control-token", "s3cret",
+        ])
         defer { daemon.stop() }
         let port = "\(daemon.port)"
         let without = try Lifecycle.mockd(["health", "--port", port])
@@ -454,23 +544,45 @@ struct HealthCommandTests {
         )
         #expect(without.stdout.isEmpty)
         #expect(try Lifecycle.mockd(["health", "--port", port, "--control-token", "s3cret"]).status == 0)
-        #expect(try Lifecycle.mockd(["health", "--port", port], environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]).status == 0)
-        #expect(try Lifecycle.mockd(["health", "--port", port, "--control-token", "wrong"], environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]).status == 1)
+        #expect(
+            try Lifecycle.mockd(["health", "--port", port], environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]).status == 0
+        )
+        #expect(
+            try Lifecycle.mockd(
+                ["health", "--port", port, "--control-token", "wrong"],
+                environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]
+            ).status == 1
+        )
     }
 
     @Test func nothingListeningExits1() throws {
         let port = try Lifecycle.freePort()
         let result = try Lifecycle.mockd(["health", "--port", "\(port)"])
         #expect(result.status == 1)
-        #expect(result.stderr == "mockd: health: http://127.0.0.1:\(port)/__mockd/health: connection refused (is mockd running on this port?)\n")
+        #expect(
+            result.stderr
+                == "mockd: health: http://127.0.0.1:\(port)/__mockd/health: connection refused (is mockd running on this port?)\n"
+        )
         #expect(result.stdout.isEmpty)
     }
 
     @Test(arguments: [
-        (["health", "--timeout", "0"], [String: String](), "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"),
-        (["health", "--port", "0"], [:], "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"),
-        (["health"], ["MOCKD_PORT": "0"], "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"),
-        (["health"], ["MOCKD_PORT": "x"], "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"),
+        (
+            ["health", "--timeout", "0"], [String: String](),
+            "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"
+        ),
+        (
+            ["health", "--port", "0"], [:],
+            "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"
+        ),
+        (
+            ["health"], ["MOCKD_PORT": "0"],
+            "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"
+        ),
+        (
+            ["health"], ["MOCKD_PORT": "x"],
+            "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"
+        ),
         (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd --help)\n"),
     ])
     func usageErrorsExit64(_ arguments: [String], _ environment: [String: String], _ expected: String) throws {
@@ -482,7 +594,11 @@ struct HealthCommandTests {
     @Test func helpDescribesTheCommand() throws {
         let result = try Lifecycle.mockd(["health", "--help"])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"))
+        #expect(
+            result.stdout.hasPrefix(
+                "OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"
+            )
+        )
     }
 }
 

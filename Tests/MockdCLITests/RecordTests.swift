@@ -134,14 +134,19 @@ enum Recording {
 
 @Suite("Record mode", .serialized)
 struct RecordTests {
-    @Test("requests through mockd record reach the client unchanged, and the HAR and set written on SIGTERM replay them byte for byte")
+    @Test(
+        "requests through mockd record reach the client unchanged, and the HAR and set written on SIGTERM replay them byte for byte"
+    )
     func recordRoundTrip() throws {
         let upstream = try PythonUpstream()
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let har = root.appendingPathComponent("rt.har")
         let recorder = try RunningDaemon(
-            ["record", "--upstream", upstream.origin, "--set", "rt", "--root", root.path, "--port", "0", "--har", har.path],
+            [
+                "record", "--upstream", upstream.origin, "--set", "rt", "--root", root.path, "--port", "0", "--har",
+                har.path,
+            ],
             environment: Recording.environment
         )
         let base = recorder.baseURL
@@ -152,8 +157,19 @@ struct RecordTests {
             CurlRequest(url: base + "/binary"),
             CurlRequest(url: base + "/seq"),
             CurlRequest(url: base + "/seq"),
-            CurlRequest(method: "POST", url: base + "/items", headers: [("Content-Type", "application/json")], body: posted),
-            CurlRequest(url: base + "/headers?a=1&b=%2F", headers: [("X-Mockd-Session", "s1"), ("X-Custom", "kept"), ("Connection", "keep-alive, X-Hop"), ("X-Hop", "dropped")]),
+            CurlRequest(
+                method: "POST",
+                url: base + "/items",
+                headers: [("Content-Type", "application/json")],
+                body: posted
+            ),
+            CurlRequest(
+                url: base + "/headers?a=1&b=%2F",
+                headers: [
+                    ("X-Mockd-Session", "s1"), ("X-Custom", "kept"), ("Connection", "keep-alive, X-Hop"),
+                    ("X-Hop", "dropped"),
+                ]
+            ),
             CurlRequest(url: base + "/missing"),
         ])
         let direct = try Curl.send(CurlRequest(url: upstream.origin + "/gzip", headers: [("Accept-Encoding", "gzip")]))
@@ -161,7 +177,11 @@ struct RecordTests {
         // The client gets the upstream's answer unchanged.
         #expect(proxied[0].status == 200)
         #expect(proxied[0].text == "{\"hello\":\"world\"}\n")
-        #expect(proxied[0].headers(named: "Set-Cookie") == ["sid=s3cr3t-session-value; Path=/; HttpOnly", "theme=dark; Path=/"])
+        #expect(
+            proxied[0].headers(named: "Set-Cookie") == [
+                "sid=s3cr3t-session-value; Path=/; HttpOnly", "theme=dark; Path=/",
+            ]
+        )
         #expect(proxied[0].header("X-Upstream") == "python")
         #expect(proxied[1].header("Content-Encoding") == "gzip")
         #expect(proxied[1].body == direct.body)
@@ -178,8 +198,17 @@ struct RecordTests {
         #expect(sent.contains("x-custom"))
         #expect(!sent.contains("x-mockd-session"))
         #expect(!sent.contains("x-hop"))
-        #expect(!sent.contains("connection") || (echoed["headers"] as? [[String]] ?? []).contains { $0[0].lowercased() == "connection" && !$0[1].contains("X-Hop") })
-        #expect((echoed["headers"] as? [[String]] ?? []).contains { $0[0].lowercased() == "host" && $0[1] == "127.0.0.1:\(upstream.port)" })
+        #expect(
+            !sent.contains("connection")
+                || (echoed["headers"] as? [[String]] ?? []).contains {
+                    $0[0].lowercased() == "connection" && !$0[1].contains("X-Hop")
+                }
+        )
+        #expect(
+            (echoed["headers"] as? [[String]] ?? []).contains {
+                $0[0].lowercased() == "host" && $0[1] == "127.0.0.1:\(upstream.port)"
+            }
+        )
         #expect(proxied[7].status == 404)
         #expect(proxied[7].text == #"{"error":"not here"}"#)
 
@@ -202,7 +231,11 @@ struct RecordTests {
         let log = Recording.json(try Data(contentsOf: har))["log"] as? [String: Any] ?? [:]
         #expect(log["version"] as? String == "1.2")
         #expect((log["entries"] as? [Any])?.count == 8)
-        let reimport = try ProcessRunner.run(Paths.mockdBinary, ["import-har", har.path, "--set", "again", "--root", root.path], environment: Recording.environment)
+        let reimport = try ProcessRunner.run(
+            Paths.mockdBinary,
+            ["import-har", har.path, "--set", "again", "--root", root.path],
+            environment: Recording.environment
+        )
         #expect(reimport.status == 0, "\(reimport.stderr)")
         #expect(reimport.stdout.contains("stubs written:  7 (8 responses, 1 sequence)"))
         let first = try Data(contentsOf: root.appendingPathComponent("mocks/rt/index.json"))
@@ -210,7 +243,10 @@ struct RecordTests {
         #expect(first == second)
 
         // Serving the recorded set replays the upstream's bytes (secrets as their fake values).
-        let daemon = try RunningDaemon(["--set", "rt", "--root", root.path, "--port", "0"], environment: Recording.environment)
+        let daemon = try RunningDaemon(
+            ["--set", "rt", "--root", root.path, "--port", "0"],
+            environment: Recording.environment
+        )
         defer { daemon.stop() }
         let replayed = try Curl.batch([
             CurlRequest(url: daemon.baseURL + "/hello"),
@@ -218,12 +254,21 @@ struct RecordTests {
             CurlRequest(url: daemon.baseURL + "/binary"),
             CurlRequest(url: daemon.baseURL + "/seq"),
             CurlRequest(url: daemon.baseURL + "/seq"),
-            CurlRequest(method: "POST", url: daemon.baseURL + "/items", headers: [("Content-Type", "application/json")], body: posted),
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/items",
+                headers: [("Content-Type", "application/json")],
+                body: posted
+            ),
             CurlRequest(url: daemon.baseURL + "/missing"),
         ])
         #expect(replayed[0].status == 200)
         #expect(replayed[0].text == "{\"hello\":\"world\"}\n")
-        #expect(replayed[0].headers(named: "Set-Cookie") == ["sid=mockd-cookie-value; Path=/; HttpOnly", "theme=mockd-cookie-value; Path=/"])
+        #expect(
+            replayed[0].headers(named: "Set-Cookie") == [
+                "sid=mockd-cookie-value; Path=/; HttpOnly", "theme=mockd-cookie-value; Path=/",
+            ]
+        )
         #expect(replayed[0].header("X-Upstream") == "python")
         #expect(replayed[1].text == #"{"compressed":true}"#)
         #expect(replayed[1].header("Content-Encoding") == nil)
@@ -236,13 +281,16 @@ struct RecordTests {
         #expect(replayed[6].text == #"{"error":"not here"}"#)
     }
 
-    @Test("POST /__mockd/record/flush writes the HAR and the set while recording goes on; an existing set needs --merge or --force")
+    @Test(
+        "POST /__mockd/record/flush writes the HAR and the set while recording goes on; an existing set needs --merge or --force"
+    )
     func flushAndExistingSet() throws {
         let upstream = try PythonUpstream()
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let recorder = try RunningDaemon(
-            ["record", "--upstream", upstream.origin + "/", "--set", "flushed", "--root", root.path, "--port", "0"], environment: Recording.environment
+            ["record", "--upstream", upstream.origin + "/", "--set", "flushed", "--root", root.path, "--port", "0"],
+            environment: Recording.environment
         )
         let base = recorder.baseURL
         #expect(try Curl.send(CurlRequest(url: base + "/hello")).status == 200)
@@ -260,38 +308,58 @@ struct RecordTests {
         #expect(status["upstream"] as? String == upstream.origin)
         #expect(recorder.stop().status == 0)
         // The shutdown flush rewrote the same HAR with both exchanges.
-        let log = Recording.json(try Data(contentsOf: root.appendingPathComponent(harPath)))["log"] as? [String: Any] ?? [:]
+        let log =
+            Recording.json(try Data(contentsOf: root.appendingPathComponent(harPath)))["log"] as? [String: Any] ?? [:]
         #expect((log["entries"] as? [Any])?.count == 2)
-        let index = String(decoding: try Data(contentsOf: root.appendingPathComponent("mocks/flushed/index.json")), as: UTF8.self)
+        let index = String(
+            decoding: try Data(contentsOf: root.appendingPathComponent("mocks/flushed/index.json")),
+            as: UTF8.self
+        )
         #expect(index.contains("GET_hello") && index.contains("GET_binary"))
 
         // The set exists now: refused without --merge or --force, one line, exit 1.
         let refused = try ProcessRunner.run(
-            Paths.mockdBinary, ["record", "--upstream", upstream.origin, "--set", "flushed", "--root", root.path, "--port", "0"],
+            Paths.mockdBinary,
+            ["record", "--upstream", upstream.origin, "--set", "flushed", "--root", root.path, "--port", "0"],
             environment: Recording.environment
         )
         #expect(refused.status == 1)
-        #expect(refused.stderr == "mockd: mock set 'flushed' already exists (mocks/flushed/); pass --merge to merge the recording into it or --force to replace it\n")
+        #expect(
+            refused.stderr
+                == "mockd: mock set 'flushed' already exists (mocks/flushed/); pass --merge to merge the recording into it or --force to replace it\n"
+        )
 
         // --merge keeps the stubs this recording does not touch.
         let merging = try RunningDaemon(
-            ["record", "--upstream", upstream.origin, "--set", "flushed", "--root", root.path, "--port", "0", "--merge"], environment: Recording.environment
+            [
+                "record", "--upstream", upstream.origin, "--set", "flushed", "--root", root.path, "--port", "0",
+                "--merge",
+            ],
+            environment: Recording.environment
         )
         #expect(try Curl.send(CurlRequest(url: merging.baseURL + "/seq")).status == 200)
         #expect(merging.stop().status == 0)
         #expect(merging.standardOutput.contains("merged:         0 stubs replaced, 1 added, 2 kept as they were"))
-        let merged = String(decoding: try Data(contentsOf: root.appendingPathComponent("mocks/flushed/index.json")), as: UTF8.self)
+        let merged = String(
+            decoding: try Data(contentsOf: root.appendingPathComponent("mocks/flushed/index.json")),
+            as: UTF8.self
+        )
         #expect(merged.contains("GET_hello") && merged.contains("GET_binary") && merged.contains("GET_seq"))
     }
 
-    @Test("an unreachable upstream gives 502 and a slow one 504 with JSON naming it; both are recorded as failed entries and reported")
+    @Test(
+        "an unreachable upstream gives 502 and a slow one 504 with JSON naming it; both are recorded as failed entries and reported"
+    )
     func upstreamFailures() throws {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let closed = "http://127.0.0.1:\(Recording.closedPort())"
         let refusedHAR = root.appendingPathComponent("refused.har")
         let unreachable = try RunningDaemon(
-            ["record", "--upstream", closed, "--set", "down", "--root", root.path, "--port", "0", "--har", refusedHAR.path],
+            [
+                "record", "--upstream", closed, "--set", "down", "--root", root.path, "--port", "0", "--har",
+                refusedHAR.path,
+            ],
             environment: Recording.environment
         )
         let bad = try Curl.send(CurlRequest(url: unreachable.baseURL + "/v1/me"))
@@ -307,7 +375,9 @@ struct RecordTests {
         #expect(downReport.contains("failed request (status 0): entry 0"))
         #expect(downReport.contains("(nothing written: no exchange can be replayed)"))
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/down").path))
-        let failedEntry = ((Recording.json(try Data(contentsOf: refusedHAR))["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first
+        let failedEntry =
+            ((Recording.json(try Data(contentsOf: refusedHAR))["log"] as? [String: Any])?["entries"] as? [[String: Any]])?
+            .first
         let failedResponse = failedEntry?["response"] as? [String: Any] ?? [:]
         #expect(failedResponse["status"] as? Int == 0)
         #expect((failedResponse["_error"] as? String ?? "").contains("onnect"))
@@ -315,10 +385,15 @@ struct RecordTests {
         let upstream = try PythonUpstream()
         let slowHAR = root.appendingPathComponent("slow.har")
         let slow = try RunningDaemon(
-            ["record", "--upstream", upstream.origin, "--set", "slow", "--root", root.path, "--port", "0", "--upstream-timeout", "1", "--har", slowHAR.path],
+            [
+                "record", "--upstream", upstream.origin, "--set", "slow", "--root", root.path, "--port", "0",
+                "--upstream-timeout", "1", "--har", slowHAR.path,
+            ],
             environment: Recording.environment
         )
-        let answers = try Curl.batch([CurlRequest(url: slow.baseURL + "/hello"), CurlRequest(url: slow.baseURL + "/slow")])
+        let answers = try Curl.batch([
+            CurlRequest(url: slow.baseURL + "/hello"), CurlRequest(url: slow.baseURL + "/slow"),
+        ])
         #expect(answers[0].status == 200)
         #expect(answers[1].status == 504)
         let timeoutBody = Recording.json(answers[1].body)
@@ -330,19 +405,26 @@ struct RecordTests {
         #expect(slowReport.contains("entries read:   2"))
         #expect(slowReport.contains("stubs written:  1 (1 responses, 0 sequences)"))
         #expect(slowReport.contains("failed request (status 0): entry 1"))
-        let entries = (Recording.json(try Data(contentsOf: slowHAR))["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let entries =
+            (Recording.json(try Data(contentsOf: slowHAR))["log"] as? [String: Any])?["entries"] as? [[String: Any]]
+            ?? []
         #expect(entries.count == 2)
         #expect((entries.last?["response"] as? [String: Any])?["_errorKind"] as? String == "timeout")
     }
 
-    @Test("SIGTERM while the upstream is still answering: the client gets the answer, and the exchange is in the HAR and the set")
+    @Test(
+        "SIGTERM while the upstream is still answering: the client gets the answer, and the exchange is in the HAR and the set"
+    )
     func shutdownWaitsForTheUpstream() throws {
         let upstream = try PythonUpstream()
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let har = root.appendingPathComponent("late.har")
         let recorder = try RunningDaemon(
-            ["record", "--upstream", upstream.origin, "--set", "late", "--root", root.path, "--port", "0", "--shutdown-timeout", "10", "--har", har.path],
+            [
+                "record", "--upstream", upstream.origin, "--set", "late", "--root", root.path, "--port", "0",
+                "--shutdown-timeout", "10", "--har", har.path,
+            ],
             environment: Recording.environment
         )
         let url = recorder.baseURL + "/slow"
@@ -350,7 +432,9 @@ struct RecordTests {
         try upstream.waitForRequest("GET /slow")
         recorder.send(signal: SIGTERM)
         // The daemon is draining with the exchange in flight; only now does the upstream answer.
-        try recorder.waitForStandardError(containing: "mockd: SIGTERM received, stopping; waiting up to 10 s for 1 request in flight")
+        try recorder.waitForStandardError(
+            containing: "mockd: SIGTERM received, stopping; waiting up to 10 s for 1 request in flight"
+        )
         try upstream.release()
         let answer = slow.value()
         #expect(answer?.status == 200)
@@ -358,7 +442,8 @@ struct RecordTests {
         let exit = recorder.waitForExit(timeout: 20)
         #expect(exit?.status == 0)
         #expect(recorder.standardOutput.contains("stubs written:  1 (1 responses, 0 sequences)"))
-        let entries = (Recording.json(try Data(contentsOf: har))["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let entries =
+            (Recording.json(try Data(contentsOf: har))["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
         #expect(entries.count == 1)
         #expect((entries.first?["response"] as? [String: Any])?["status"] as? Int == 200)
     }
@@ -366,18 +451,42 @@ struct RecordTests {
     @Test("bad record command lines are one line, exit 64")
     func usageErrors() throws {
         let cases: [([String], String)] = [
-            (["record", "--set", "x"], "mockd: record needs --upstream <url>: the server to record, e.g. https://api.example.com (see mockd --help)\n"),
-            (["record", "--upstream", "https://api.example.com"], "mockd: record needs --set <name> to name the mock set to write (see mockd --help)\n"),
+            (
+                ["record", "--set", "x"],
+                "mockd: record needs --upstream <url>: the server to record, e.g. https://api.example.com (see mockd --help)\n"
+            ),
+            (
+                ["record", "--upstream", "https://api.example.com"],
+                "mockd: record needs --set <name> to name the mock set to write (see mockd --help)\n"
+            ),
             (
                 ["record", "--upstream", "https://api.example.com/v2", "--set", "x"],
                 "mockd: --upstream 'https://api.example.com/v2' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query) (see mockd --help)\n"
             ),
-            (["record", "--upstream", "ftp://x", "--set", "x"], "mockd: --upstream 'ftp://x' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query) (see mockd --help)\n"),
-            (["--set", "chat", "--record-misses"], "mockd: --record-misses needs --on-miss proxy (see mockd --help)\n"),
-            (["--set", "chat", "--on-miss", "proxy"], "mockd: --on-miss proxy needs --upstream <url> (see mockd --help)\n"),
-            (["--set", "chat", "--upstream", "http://x"], "mockd: --upstream needs --on-miss proxy (or mockd record) (see mockd --help)\n"),
-            (["--set", "chat", "--tls-cert", "a.pem"], "mockd: --tls-cert and --tls-key go together: give both (see mockd --help)\n"),
-            (["record", "--upstream", "http://x", "--set", "x", "--merge", "--force"], "mockd: --merge and --force cannot be used together (see mockd --help)\n"),
+            (
+                ["record", "--upstream", "ftp://x", "--set", "x"],
+                "mockd: --upstream 'ftp://x' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query) (see mockd --help)\n"
+            ),
+            (
+                ["--set", "chat", "--record-misses"],
+                "mockd: --record-misses needs --on-miss proxy (see mockd --help)\n"
+            ),
+            (
+                ["--set", "chat", "--on-miss", "proxy"],
+                "mockd: --on-miss proxy needs --upstream <url> (see mockd --help)\n"
+            ),
+            (
+                ["--set", "chat", "--upstream", "http://x"],
+                "mockd: --upstream needs --on-miss proxy (or mockd record) (see mockd --help)\n"
+            ),
+            (
+                ["--set", "chat", "--tls-cert", "a.pem"],
+                "mockd: --tls-cert and --tls-key go together: give both (see mockd --help)\n"
+            ),
+            (
+                ["record", "--upstream", "http://x", "--set", "x", "--merge", "--force"],
+                "mockd: --merge and --force cannot be used together (see mockd --help)\n"
+            ),
         ]
         for (arguments, message) in cases {
             let result = try ProcessRunner.run(Paths.mockdBinary, arguments, environment: Recording.environment)

@@ -19,7 +19,10 @@ struct SchemaTests {
                 errors = sorted(Draft202012Validator(schema).iter_errors(json.load(open(file_path))), key=lambda e: list(e.path))
                 print(("FAIL %s: %s: %s" % (file_path, "/".join(map(str, errors[0].path)), errors[0].message)) if errors else "ok " + file_path)
             """
-        let argument = String(decoding: try JSONSerialization.data(withJSONObject: pairs.map { [$0.schema, $0.file] }), as: UTF8.self)
+        let argument = String(
+            decoding: try JSONSerialization.data(withJSONObject: pairs.map { [$0.schema, $0.file] }),
+            as: UTF8.self
+        )
         let result = try ProcessRunner.run(python, ["-c", script, argument])
         try #require(result.status == 0, "python3 jsonschema failed: \(result.stderr)")
         return result.stdout.split(separator: "\n").map(String.init)
@@ -51,7 +54,12 @@ struct SchemaTests {
         let shop = root.appendingPathComponent("shop.har")
         try ImportHygieneTests.write(
             ImportHygieneTests.shopEntries + [
-                ImportHygieneTests.entry("GET", "https://api.shop.test/page", headers: [("Content-Type", "text/html"), ("Set-Cookie", "a=b")], text: "{{x}} me@corp.io"),
+                ImportHygieneTests.entry(
+                    "GET",
+                    "https://api.shop.test/page",
+                    headers: [("Content-Type", "text/html"), ("Set-Cookie", "a=b")],
+                    text: "{{x}} me@corp.io"
+                ),
                 ImportHygieneTests.entry("GET", "https://api.shop.test/gone", status: 0, headers: [], text: nil),
                 ImportHygieneTests.entry("GET", "https://api.shop.test/c", headers: [("ETag", "\"1\"")], text: "c"),
                 ImportHygieneTests.entry("GET", "https://api.shop.test/c", status: 304, headers: [], text: nil),
@@ -59,12 +67,16 @@ struct SchemaTests {
             to: shop
         )
         let imported = try ProcessRunner.mockd([
-            "import-har", shop.path, "--set", "shop", "--root", root.path, "--cors", "--failed", "keep", "--ignore-query", "utm_*", "--ignore-body-field", "id",
+            "import-har", shop.path, "--set", "shop", "--root", root.path, "--cors", "--failed", "keep",
+            "--ignore-query", "utm_*", "--ignore-body-field", "id",
         ])
         #expect(imported.status == 0)
         let shopIndex = root.appendingPathComponent("mocks/shop/index.json").path
         let text = try String(contentsOfFile: shopIndex, encoding: .utf8)
-        for field in [#""host" : "#, #""normalize" : {"#, #""cors" : true"#, #""conditionalRequests" : true"#, #""fault" : "connectionReset""#, #""templated" : "redacted""#] {
+        for field in [
+            #""host" : "#, #""normalize" : {"#, #""cors" : true"#, #""conditionalRequests" : true"#,
+            #""fault" : "connectionReset""#, #""templated" : "redacted""#,
+        ] {
             #expect(text.contains(field), "index lacks \(field)")
         }
         #expect(try Self.validate([(Self.mockSetSchema, shopIndex)]) == ["ok \(shopIndex)"])
@@ -73,14 +85,31 @@ struct SchemaTests {
     @Test func aTypoFailsTheSchemaAndMockdAlike() throws {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("configs"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Paths.packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("configs"),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.copyItem(
+            at: Paths.packageRoot.appendingPathComponent("mocks"),
+            to: root.appendingPathComponent("mocks")
+        )
         let config = root.appendingPathComponent("configs/typo.json")
-        try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "latancy": 300}]}"#.write(to: config, atomically: true, encoding: .utf8)
+        try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "latancy": 300}]}"#.write(
+            to: config,
+            atomically: true,
+            encoding: .utf8
+        )
         let lines = try Self.validate([(Self.scenarioSchema, config.path)])
-        #expect(lines.first?.hasPrefix("FAIL \(config.path): overrides/0: Additional properties are not allowed ('latancy' was unexpected)") == true)
+        #expect(
+            lines.first?.hasPrefix(
+                "FAIL \(config.path): overrides/0: Additional properties are not allowed ('latancy' was unexpected)"
+            ) == true
+        )
         let validate = try ProcessRunner.mockd(["validate", "--config", "typo", "--root", root.path])
         #expect(validate.status == 1)
-        #expect(validate.stderr == "mockd: configs/typo.json: overrides[0].latancy: unknown field (did you mean \"latency\"?)\n")
+        #expect(
+            validate.stderr
+                == "mockd: configs/typo.json: overrides[0].latancy: unknown field (did you mean \"latency\"?)\n"
+        )
     }
 }

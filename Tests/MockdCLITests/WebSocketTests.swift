@@ -59,7 +59,9 @@ struct TimingWebSocketTests {
 
     @Test func scriptedStepsAndRepliesArriveOnTime() throws {
         try Self.withDaemon { daemon in
-            let result = try Self.python(daemon, """
+            let result = try Self.python(
+                daemon,
+                """
                 out = {}
                 async with websockets.connect(URL + "/v1/chat/socket") as ws:
                     start = time.monotonic()
@@ -73,7 +75,8 @@ struct TimingWebSocketTests {
                     await ws.send(["frag-one", "frag-two"])
                     out["fragments"] = await ws.recv()
                 return out
-                """)
+                """
+            )
             let greeting = try #require(result["greeting"] as? [Any])
             #expect(greeting[0] as? String == #"{"type":"greeting"}"#)
             #expect((greeting[1] as? Double ?? 9) < 0.05)
@@ -91,7 +94,9 @@ struct TimingWebSocketTests {
     @Test(arguments: [1000, 1001, 1011])
     func scriptedCloseCodesReachTheClient(_ code: Int) throws {
         try Self.withDaemon { daemon in
-            let result = try Self.python(daemon, """
+            let result = try Self.python(
+                daemon,
+                """
                 async with websockets.connect(URL + "/v1/chat/socket") as ws:
                     await ws.recv(); await ws.recv()
                     await ws.send("close-\(code)")
@@ -100,9 +105,13 @@ struct TimingWebSocketTests {
                         while True: messages.append(await ws.recv())
                     except websockets.ConnectionClosed as closed:
                         return {"code": closed.code, "reason": closed.reason, "messages": messages}
-                """)
+                """
+            )
             #expect(result["code"] as? Int == code)
-            #expect(result["reason"] as? String == ["1000": "done", "1001": "going away", "1011": "server error"]["\(code)"])
+            #expect(
+                result["reason"] as? String
+                    == ["1000": "done", "1001": "going away", "1011": "server error"]["\(code)"]
+            )
             // Replies due at the same moment run in rule order: "closing", then the close; the catch-all
             // reply listed after the close rule is never sent.
             #expect(result["messages"] as? [String] == ["closing"])
@@ -111,7 +120,9 @@ struct TimingWebSocketTests {
 
     @Test func dropIs1006AndTheSecondConnectionGetsItsOwnScript() throws {
         try Self.withDaemon { daemon in
-            let result = try Self.python(daemon, """
+            let result = try Self.python(
+                daemon,
+                """
                 out = {}
                 async with websockets.connect(URL + "/v1/chat/flaky", extra_headers={"X-Mockd-Session": "r"}) as ws:
                     out["first"] = await ws.recv()
@@ -124,7 +135,8 @@ struct TimingWebSocketTests {
                 async with websockets.connect(URL + "/v1/chat/flaky", extra_headers={"X-Mockd-Session": "other"}) as ws:
                     out["otherSession"] = await ws.recv()
                 return out
-                """)
+                """
+            )
             #expect(result["first"] as? String == "hello")
             #expect(result["code"] as? Int == 1006)
             #expect(result["second"] as? String == "welcome back")
@@ -134,7 +146,9 @@ struct TimingWebSocketTests {
 
     @Test func oversizedMessageCloses1009AndUnmaskedFrameCloses1002() throws {
         try Self.withDaemon { daemon in
-            let result = try Self.python(daemon, """
+            let result = try Self.python(
+                daemon,
+                """
                 out = {}
                 async with websockets.connect(URL + "/v1/chat/socket") as ws:
                     await ws.recv(); await ws.recv()
@@ -166,7 +180,8 @@ struct TimingWebSocketTests {
                     if opcode == 8: out["unmasked"] = int.from_bytes(payload[:2], "big")
                     index += 2 + length
                 return out
-                """)
+                """
+            )
             #expect(result["oversized"] as? Int == 1009)
             #expect(result["status"] as? String == "HTTP/1.1 101 Switching Protocols")
             #expect(result["unmasked"] as? Int == 1002)
@@ -175,7 +190,9 @@ struct TimingWebSocketTests {
 
     @Test func pushFromTheControlAPIReachesOnlyItsSession() throws {
         try Self.withDaemon { daemon in
-            let result = try Self.python(daemon, """
+            let result = try Self.python(
+                daemon,
+                """
                 out = {}
                 async with websockets.connect(URL + "/v1/chat/socket", extra_headers={"X-Mockd-Session": "a"}) as a, \\
                            websockets.connect(URL + "/v1/chat/socket", extra_headers={"X-Mockd-Session": "b"}) as b:
@@ -198,7 +215,8 @@ struct TimingWebSocketTests {
                 journal = await asyncio.to_thread(control, "GET", "journal", "a")
                 out["journal"] = [(e["method"], e.get("body")) for e in journal["entries"]][:4]
                 return out
-                """)
+                """
+            )
             #expect(result["listed"] as? [[AnyHashable]] == [["a", "/v1/chat/socket", 1]])
             #expect(result["delivered"] as? Int == 1)
             #expect(result["a"] as? String == #"{"text":"pushed","type":"message"}"#)
@@ -226,7 +244,9 @@ struct TimingStreamingScenarioTests {
     @Test func chatHappyPathSocketGreetsTypesAndAnswers500msAfterTheFirstMessage() throws {
         let daemon = try BundledScenarioTests.daemon("chat_happy_path")
         defer { daemon.stop() }
-        let result = try TimingWebSocketTests.python(daemon, """
+        let result = try TimingWebSocketTests.python(
+            daemon,
+            """
             async with websockets.connect(URL + "/v1/conversations/c_1001/socket") as ws:
                 greeting = json.loads(await ws.recv())
                 await ws.send(json.dumps({"type": "message", "text": "Hi, my order #4521 has not arrived yet"}))
@@ -234,7 +254,8 @@ struct TimingStreamingScenarioTests {
                 typing = json.loads(await ws.recv()); typed = time.monotonic() - sent
                 reply = json.loads(await ws.recv()); replied = time.monotonic() - sent
                 return {"greeting": greeting["type"], "typing": [typing["type"], typed], "reply": [reply["text"], replied]}
-            """)
+            """
+        )
         #expect(result["greeting"] as? String == "greeting")
         let typing = try #require(result["typing"] as? [Any])
         #expect(typing[0] as? String == "typing")
@@ -247,7 +268,9 @@ struct TimingStreamingScenarioTests {
     @Test func chatConnectionDropsThenReconnects() throws {
         let daemon = try BundledScenarioTests.daemon("chat_connection_drops")
         defer { daemon.stop() }
-        let result = try TimingWebSocketTests.python(daemon, """
+        let result = try TimingWebSocketTests.python(
+            daemon,
+            """
             out = {}
             headers = {"X-Mockd-Session": "drops"}
             async with websockets.connect(URL + "/v1/conversations/c_1001/socket", extra_headers=headers) as ws:
@@ -261,7 +284,8 @@ struct TimingStreamingScenarioTests {
                 await ws.send(json.dumps({"type": "message", "text": "still there?"}))
                 out["reply"] = json.loads(await ws.recv())["text"]
             return out
-            """)
+            """
+        )
         #expect(result["first"] as? String == "Hi Anna!")
         #expect(result["code"] as? Int == 1006)
         #expect(result["second"] as? String == "Welcome back, Anna.")
@@ -272,55 +296,82 @@ struct TimingStreamingScenarioTests {
         let daemon = try BundledScenarioTests.daemon("chat_happy_path")
         defer { daemon.stop() }
         let url = daemon.baseURL + "/v1/conversations/c_1001/events"
-        let full = try Curl.run(["--no-buffer", "--max-time", "3", "--dump-header", "-", "--write-out", "TIMINGS %{time_total}", url])
+        let full = try Curl.run([
+            "--no-buffer", "--max-time", "3", "--dump-header", "-", "--write-out", "TIMINGS %{time_total}", url,
+        ])
         #expect(full.status == 28)  // keepOpen: the stream stays open until the client gives up
         #expect(full.stdout.contains("Content-Type: text/event-stream; charset=utf-8\r\n"))
         #expect(full.stdout.contains("Transfer-Encoding: chunked\r\n"))
-        let body = full.stdout.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n").components(separatedBy: "TIMINGS ")[0]
-        #expect(body == """
-            event: presence
-            id: e1
-            data: {"online":true,"operator":"Olga"}
+        let body = full.stdout.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n").components(
+            separatedBy: "TIMINGS "
+        )[0]
+        #expect(
+            body == """
+                event: presence
+                id: e1
+                data: {"online":true,"operator":"Olga"}
 
-            event: typing
-            id: e2
-            data: {"author":"Olga"}
+                event: typing
+                id: e2
+                data: {"author":"Olga"}
 
-            event: message
-            id: e3
-            data: {"author":"Olga","id":"m_1004","text":"Sorry about that! Order #4521 is with DHL and arrives tomorrow."}
+                event: message
+                id: e3
+                data: {"author":"Olga","id":"m_1004","text":"Sorry about that! Order #4521 is with DHL and arrives tomorrow."}
 
 
-            """)
+                """
+        )
         let resumed = try Curl.run(["--no-buffer", "--max-time", "1", "-H", "Last-Event-ID: e2", url])
         #expect(resumed.stdout.hasPrefix("event: message\nid: e3\n"))
         // The delays are real: e2 comes 1 s after e1 and e3 0.5 s after e2.
-        let timed = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
-            import sys, time, urllib.request
-            start = time.monotonic(); times = []
-            with urllib.request.urlopen(sys.argv[1], timeout=5) as response:
-                for line in response:
-                    if line.startswith(b"id: "):
-                        times.append(round(time.monotonic() - start, 2))
-                        if len(times) == 3: break
-            print(times)
-            """, url])
-        let times = timed.stdout.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst().dropLast().split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let timed = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                "-c",
+                """
+                import sys, time, urllib.request
+                start = time.monotonic(); times = []
+                with urllib.request.urlopen(sys.argv[1], timeout=5) as response:
+                    for line in response:
+                        if line.startswith(b"id: "):
+                            times.append(round(time.monotonic() - start, 2))
+                            if len(times) == 3: break
+                print(times)
+                """, url,
+            ]
+        )
+        let times = timed.stdout.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst().dropLast().split(
+            separator: ","
+        ).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         try #require(times.count == 3, "\(timed.stdout) \(timed.stderr)")
         #expect(abs((times[1] - times[0]) - 1.0) <= 0.1, "\(times)")
         #expect(abs((times[2] - times[1]) - 0.5) <= 0.1, "\(times)")
     }
 
     @Test func longPollHoldsUntilTheTestReleasesItOrTheTimeout() throws {
-        let root = try ScenarioFileErrorTests.root(#"{"sets": ["chat"], "overrides": [{"id": "poll", "match": {"path": "/v1/poll"}, "hold": {"timeoutMs": 1500}, "status": 200, "body": {"messages": []}}]}"#)
+        let root = try ScenarioFileErrorTests.root(
+            #"{"sets": ["chat"], "overrides": [{"id": "poll", "match": {"path": "/v1/poll"}, "hold": {"timeoutMs": 1500}, "status": 200, "body": {"messages": []}}]}"#
+        )
         defer { try? FileManager.default.removeItem(at: root) }
         let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
         defer { daemon.stop() }
         let pollURL = daemon.baseURL + "/v1/poll"
-        let held = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: lp", pollURL]) }
-        let otherJob = BackgroundJob.start { try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: other", pollURL]) }
+        let held = BackgroundJob.start {
+            try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: lp", pollURL])
+        }
+        let otherJob = BackgroundJob.start {
+            try? Curl.run(["--write-out", "TIMINGS %{time_total}", "-H", "X-Mockd-Session: other", pollURL])
+        }
         try daemon.waitForRequestsInFlight(2)
-        let release = try Curl.send(CurlRequest(method: "POST", url: daemon.baseURL + "/__mockd/release", headers: [("X-Mockd-Session", "lp")], body: Data("{}".utf8)))
+        let release = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/__mockd/release",
+                headers: [("X-Mockd-Session", "lp")],
+                body: Data("{}".utf8)
+            )
+        )
         #expect(BundledScenarioTests.json(release)["released"] as? Int == 1)
         let released = try #require(held.value())
         #expect(released.stdout.hasPrefix(#"{"messages":[]}"#))

@@ -35,7 +35,9 @@ struct WireMockCorpusTests {
         ),
         (
             "wiremock-docker__user.json", 2, 0, 2, 0,
-            ["mappings[1].response.bodyFileName: body file 'user.json' not found (no __files/ folder beside the mappings); \(missingFile)"]
+            [
+                "mappings[1].response.bodyFileName: body file 'user.json' not found (no __files/ folder beside the mappings); \(missingFile)"
+            ]
         ),
         (
             "wiremock-workshop__exercise203answer.json", 1, 0, 1, 0,
@@ -53,20 +55,30 @@ struct WireMockCorpusTests {
         ),
         (
             "wiremock__slow-response.json", 1, 0, 1, 0,
-            ["response.bodyFileName: body file 'stuff.txt' not found (no __files/ folder beside the mappings); \(missingFile)"]
+            [
+                "response.bodyFileName: body file 'stuff.txt' not found (no __files/ folder beside the mappings); \(missingFile)"
+            ]
         ),
         ("wiremock__testjsonmapping.json", 1, 0, 1, 0, []),
         (
             "wiremock__with-binary-body-file-header.json", 1, 0, 1, 0,
-            ["response.bodyFileName: body file 'body.unknown' not found (no __files/ folder beside the mappings); \(missingFile)"]
+            [
+                "response.bodyFileName: body file 'body.unknown' not found (no __files/ folder beside the mappings); \(missingFile)"
+            ]
         ),
         (
             "wiremock__with-several-mappings-in-one-file.json", 3, 0, 3, 0,
-            ["mappings[2].response.bodyFileName: body file 'body.xml' not found (no __files/ folder beside the mappings); \(missingFile)"]
+            [
+                "mappings[2].response.bodyFileName: body file 'body.xml' not found (no __files/ folder beside the mappings); \(missingFile)"
+            ]
         ),
     ]
 
-    static func reportLines(file: String, _ entry: (file: String, read: Int, stubs: Int, overrides: Int, skipped: Int, items: [String]), set: String) -> [String] {
+    static func reportLines(
+        file: String,
+        _ entry: (file: String, read: Int, stubs: Int, overrides: Int, skipped: Int, items: [String]),
+        set: String
+    ) -> [String] {
         [
             "  files read:        1",
             "  mappings read:     \(entry.read)",
@@ -79,7 +91,8 @@ struct WireMockCorpusTests {
 
     @Test func everyFileImportsWithEveryMappingWrittenOrReported() throws {
         guard let folder = Paths.corpusWireMockFolder(for: "WireMockCorpusTests.everyFile") else { return }
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+            .sorted()
         #expect(names == Self.expected.map(\.file))
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -87,31 +100,46 @@ struct WireMockCorpusTests {
             let file = folder.appendingPathComponent(entry.file).path
             let set = "s\(index)"
             let result = try ProcessRunner.mockd(["import-wiremock", file, "--set", set, "--root", root.path])
-            #expect(entry.read == entry.stubs + entry.overrides + entry.skipped, "\(entry.file): every mapping is written or skipped")
+            #expect(
+                entry.read == entry.stubs + entry.overrides + entry.skipped,
+                "\(entry.file): every mapping is written or skipped"
+            )
             #expect(entry.items.filter { $0.hasSuffix("mapping skipped") }.count >= entry.skipped)
             if entry.stubs + entry.overrides == 0 {
                 #expect(result.status == 1, "\(entry.file)")
                 let lines = result.stderr.split(separator: "\n").map(String.init)
                 #expect(lines.first == "read \(file); nothing written")
                 #expect(Array(lines.dropFirst().dropLast()) == Self.reportLines(file: file, entry, set: set))
-                #expect(lines.last == "mockd: \(file): none of the \(entry.read) mappings can be served by mockd; nothing was written")
+                #expect(
+                    lines.last
+                        == "mockd: \(file): none of the \(entry.read) mappings can be served by mockd; nothing was written"
+                )
                 continue
             }
             #expect(result.status == 0, "\(entry.file): \(result.stderr)")
             #expect(result.stderr.isEmpty)
             let lines = result.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.first == "imported \(file) into mocks/\(set)/ and configs/\(set).json (serve with: mockd --config \(set) --root \(root.path))")
+            #expect(
+                lines.first
+                    == "imported \(file) into mocks/\(set)/ and configs/\(set).json (serve with: mockd --config \(set) --root \(root.path))"
+            )
             let report = Self.reportLines(file: file, entry, set: set)
             #expect(Array(lines.dropFirst().prefix(report.count)) == report, "\(entry.file)")
             // Hygiene: the WireMock recorder's mapping kept a real Cloudflare cookie and per-request headers.
-            let hygiene = entry.file.hasPrefix("sirech-recorder")
+            let hygiene =
+                entry.file.hasPrefix("sirech-recorder")
                 ? [
-                    "  redacted:          1 value in responses (placeholders render to fake values)", "    response header Set-Cookie value → {{cookie}} ×1",
+                    "  redacted:          1 value in responses (placeholders render to fake values)",
+                    "    response header Set-Cookie value → {{cookie}} ×1",
                     "  unstable headers not stored: cf-ray ×1, date ×1",
                 ] : []
             #expect(Array(lines.dropFirst(1 + report.count)) == hygiene, "\(entry.file)")
             let validate = try ProcessRunner.mockd(["validate", "--config", set, "--root", root.path])
-            #expect(validate.stdout == "ok: configs/\(set).json: sets \(set); \(entry.stubs) stubs, \(entry.overrides) overrides\n", "\(entry.file): \(validate.stderr)")
+            #expect(
+                validate.stdout
+                    == "ok: configs/\(set).json: sets \(set); \(entry.stubs) stubs, \(entry.overrides) overrides\n",
+                "\(entry.file): \(validate.stderr)"
+            )
         }
     }
 
@@ -122,29 +150,43 @@ struct WireMockCorpusTests {
         let imported = try ProcessRunner.mockd(["import-wiremock", folder.path, "--set", "wm", "--root", root.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         let lines = imported.stdout.split(separator: "\n").map(String.init)
-        #expect(Array(lines.prefix(7)) == [
-            "imported \(folder.path) into mocks/wm/ and configs/wm.json (serve with: mockd --config wm --root \(root.path))",
-            "  files read:        12",
-            "  mappings read:     27",
-            "  stubs written:     2 (mocks/wm/index.json: exact method and URL)",
-            "  overrides written: 24 (configs/wm.json: patterns, states, priorities, delays, faults)",
-            "  mappings skipped:  1",
-            "  unmapped:          16",
-        ])
+        #expect(
+            Array(lines.prefix(7)) == [
+                "imported \(folder.path) into mocks/wm/ and configs/wm.json (serve with: mockd --config wm --root \(root.path))",
+                "  files read:        12",
+                "  mappings read:     27",
+                "  stubs written:     2 (mocks/wm/index.json: exact method and URL)",
+                "  overrides written: 24 (configs/wm.json: patterns, states, priorities, delays, faults)",
+                "  mappings skipped:  1",
+                "  unmapped:          16",
+            ]
+        )
         let items = Self.expected.flatMap { entry in entry.items.map { "    \(folder.path)/\(entry.file): \($0)" } }
         #expect(Array(lines.dropFirst(7).prefix(items.count)) == items)
-        #expect(Array(lines.dropFirst(7 + items.count)) == [
-            "  redacted:          1 value in responses (placeholders render to fake values)", "    response header Set-Cookie value → {{cookie}} ×1",
-            "  unstable headers not stored: cf-ray ×1, date ×1",
-        ])
+        #expect(
+            Array(lines.dropFirst(7 + items.count)) == [
+                "  redacted:          1 value in responses (placeholders render to fake values)",
+                "    response header Set-Cookie value → {{cookie}} ×1",
+                "  unstable headers not stored: cf-ray ×1, date ×1",
+            ]
+        )
         let config = root.appendingPathComponent("configs/wm.json").path
         let index = root.appendingPathComponent("mocks/wm/index.json").path
-        #expect(try SchemaTests.validate([(SchemaTests.scenarioSchema, config), (SchemaTests.mockSetSchema, index)]) == ["ok \(config)", "ok \(index)"])
+        #expect(
+            try SchemaTests.validate([(SchemaTests.scenarioSchema, config), (SchemaTests.mockSetSchema, index)]) == [
+                "ok \(config)", "ok \(index)",
+            ]
+        )
 
         let daemon = try RunningDaemon(["--config", "wm", "--root", root.path, "--port", "0", "--quiet"])
         defer { daemon.stop() }
         let base = daemon.baseURL
-        func get(_ path: String, _ headers: [(String, String)] = [], method: String = "GET", body: String? = nil) -> CurlRequest {
+        func get(
+            _ path: String,
+            _ headers: [(String, String)] = [],
+            method: String = "GET",
+            body: String? = nil
+        ) -> CurlRequest {
             CurlRequest(method: method, url: base + path, headers: headers, body: body.map { Data($0.utf8) })
         }
 
@@ -163,7 +205,8 @@ struct WireMockCorpusTests {
         #expect(roles[4].text == "0.1")
 
         // hmcts fees lookup: six query parameters, in any order and encoding.
-        let query = "service=civil+money+claims&jurisdiction1=civil&jurisdiction2=county%20court&channel=default&event=issue&keyword=MoneyClaim"
+        let query =
+            "service=civil+money+claims&jurisdiction1=civil&jurisdiction2=county%20court&channel=default&event=issue&keyword=MoneyClaim"
         let fees = try Curl.batch([
             get("/fees-register/fees/lookup?" + query), get("/fees-register/fees/lookup?" + query + "&extra=1"),
             get("/fees-register/fees/lookup?" + query.replacingOccurrences(of: "MoneyClaim", with: "Other")),
@@ -179,9 +222,11 @@ struct WireMockCorpusTests {
         let session = [("X-Mockd-Session", "todo-1")]
         let cancel = "<item>Cancel newspaper subscription</item>"
         let steps = try Curl.batch([
-            get("/todo/items", session), get("/todo/items", session, method: "POST", body: "<item>Something else</item>"),
+            get("/todo/items", session),
+            get("/todo/items", session, method: "POST", body: "<item>Something else</item>"),
             get("/todo/items", session, method: "POST", body: cancel), get("/todo/items", session),
-            get("/todo/items", session, method: "POST", body: cancel), get("/todo/items", [("X-Mockd-Session", "todo-2")]),
+            get("/todo/items", session, method: "POST", body: cancel),
+            get("/todo/items", [("X-Mockd-Session", "todo-2")]),
             get("/__mockd/scenario", session),
         ])
         #expect(steps.map(\.status) == [200, 404, 201, 200, 404, 200, 200])
@@ -189,15 +234,24 @@ struct WireMockCorpusTests {
         #expect(steps[2].text.isEmpty)
         #expect(steps[3].text.isEmpty, "body.xml is not in the corpus: the third mapping answers with an empty body")
         #expect(steps[5].text == "<items><item>Buy milk</item></items>", "another session is still in Started")
-        let states = (try JSONSerialization.jsonObject(with: steps[6].body) as? [String: Any])?["states"] as? [String: String]
+        let states =
+            (try JSONSerialization.jsonObject(with: steps[6].body) as? [String: Any])?["states"] as? [String: String]
         #expect(states == ["To do list": "Cancel newspaper item added"])
-        let reset = try Curl.batch([get("/__mockd/reset", session, method: "POST"), get("/__mockd/scenario", session), get("/todo/items", session)])
+        let reset = try Curl.batch([
+            get("/__mockd/reset", session, method: "POST"), get("/__mockd/scenario", session),
+            get("/todo/items", session),
+        ])
         #expect(reset.map(\.status) == [200, 200, 200])
-        #expect((try JSONSerialization.jsonObject(with: reset[1].body) as? [String: Any])?["states"] as? [String: String] == ["To do list": "Started"])
+        #expect(
+            (try JSONSerialization.jsonObject(with: reset[1].body) as? [String: Any])?["states"] as? [String: String]
+                == ["To do list": "Started"]
+        )
         #expect(reset[2].text == "<items><item>Buy milk</item></items>")
 
         // Sixteen parallel requests: the transition happens once.
-        let racing = try Curl.parallel((0..<16).map { _ in get("/todo/items", [("X-Mockd-Session", "race")], method: "POST", body: cancel) })
+        let racing = try Curl.parallel(
+            (0..<16).map { _ in get("/todo/items", [("X-Mockd-Session", "race")], method: "POST", body: cancel) }
+        )
         #expect(racing.filter { $0.status == 201 }.count == 1)
         #expect(racing.filter { $0.status == 404 }.count == 15)
 
@@ -214,7 +268,12 @@ struct WireMockCorpusTests {
 
         // Templates, JSON bodies, matchers and literal bodies.
         let more = try Curl.batch([
-            get("/echo-car-model", [("Content-Type", "application/json")], method: "POST", body: #"{"car": {"model": "Model T"}}"#),
+            get(
+                "/echo-car-model",
+                [("Content-Type", "application/json")],
+                method: "POST",
+                body: #"{"car": {"model": "Model T"}}"#
+            ),
             get("/api/bad-request", method: "POST", body: #"{"name": "Ana", "email": "ana@example.com"}"#),
             get("/api/bad-request", method: "POST", body: #"{"name": "Ana"}"#),
             get("/testjsonmapping"),
@@ -224,8 +283,14 @@ struct WireMockCorpusTests {
         ])
         #expect(more.map(\.status) == [200, 400, 404, 200, 200, 200, 200, 200])
         #expect(more[0].text == "Model T")
-        #expect(more[1].text == #"{"code":400,"details":["Field 'cep' is required"],"error":"Bad Request","message":"Missing required field"}"#)
-        #expect(more[3].text == #"{"array":[1,2,3],"bignumber":1234567890.12,"integer":2,"integer_as_float":2,"key":"value"}"#)
+        #expect(
+            more[1].text
+                == #"{"code":400,"details":["Field 'cep' is required"],"error":"Bad Request","message":"Missing required field"}"#
+        )
+        #expect(
+            more[3].text
+                == #"{"array":[1,2,3],"bignumber":1234567890.12,"integer":2,"integer_as_float":2,"key":"value"}"#
+        )
         #expect(
             more[4].text
                 == #"{"city":"{{ random 'Address.city' }}","country":"{{ random 'Address.country' }}","favorite_tool":"WireMock","name":"{{ random 'Name.first_name' }}","surname":"{{ random 'Name.last_name' }}"}"#

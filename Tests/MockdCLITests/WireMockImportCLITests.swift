@@ -10,7 +10,10 @@ struct WireMockImportCLITests {
         let root = Paths.makeTemporaryDirectory()
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         return root
@@ -24,29 +27,57 @@ struct WireMockImportCLITests {
     @Test func helpAndUsageErrors() throws {
         let help = try ProcessRunner.mockd(["import-wiremock", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.hasPrefix("OVERVIEW: Turn WireMock stub mappings into the mock set mocks/<name>/ and the scenario configs/<name>.json.\n"))
-        #expect(help.stdout.contains("USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]\n"))
-        #expect(try ProcessRunner.mockd(["--help"]).stdout.contains("  import-wiremock         Turn WireMock stub mappings into a mock set and a scenario"))
+        #expect(
+            help.stdout.hasPrefix(
+                "OVERVIEW: Turn WireMock stub mappings into the mock set mocks/<name>/ and the scenario configs/<name>.json.\n"
+            )
+        )
+        #expect(
+            help.stdout.contains("USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]\n")
+        )
+        #expect(
+            try ProcessRunner.mockd(["--help"]).stdout.contains(
+                "  import-wiremock         Turn WireMock stub mappings into a mock set and a scenario"
+            )
+        )
         let noSet = try ProcessRunner.mockd(["import-wiremock", "x.json"])
         #expect(noSet.status == 64)
-        #expect(noSet.stderr == "mockd: import-wiremock needs --set <name> to name the mock set and scenario to write (see mockd --help)\n")
+        #expect(
+            noSet.stderr
+                == "mockd: import-wiremock needs --set <name> to name the mock set and scenario to write (see mockd --help)\n"
+        )
         let noSource = try ProcessRunner.mockd(["import-wiremock", "--set", "s"])
         #expect(noSource.status == 64)
-        #expect(noSource.stderr == "mockd: import-wiremock needs a WireMock folder or mapping file: mockd import-wiremock <dir|file.json> --set <name> (see mockd --help)\n")
+        #expect(
+            noSource.stderr
+                == "mockd: import-wiremock needs a WireMock folder or mapping file: mockd import-wiremock <dir|file.json> --set <name> (see mockd --help)\n"
+        )
         let badName = try ProcessRunner.mockd(["import-wiremock", "x.json", "--set", "../up"])
         #expect(badName.status == 64)
-        #expect(badName.stderr == "mockd: --set '../up' is not a valid mock set name (use letters, digits, '.', '_' and '-')\n")
+        #expect(
+            badName.stderr
+                == "mockd: --set '../up' is not a valid mock set name (use letters, digits, '.', '_' and '-')\n"
+        )
     }
 
     @Test(arguments: [
         ("not-json.json", #"{"request": {"url": "/a""#, "not valid JSON (Unexpected end of file during JSON parse.)"),
-        ("types.json", #"{"request": {"method": "GET", "url": "/a"}, "response": {"status": "200"}}"#, "response.status: expected a whole number, got a string"),
-        ("regex.json", #"{"mappings": [{"request": {"url": "/ok"}, "response": {}}, {"request": {"urlPathPattern": "/cases/(.*"}, "response": {}}]}"#,
-         "mappings[1].request.urlPathPattern: invalid regular expression '/cases/(.*'"),
+        (
+            "types.json", #"{"request": {"method": "GET", "url": "/a"}, "response": {"status": "200"}}"#,
+            "response.status: expected a whole number, got a string"
+        ),
+        (
+            "regex.json",
+            #"{"mappings": [{"request": {"url": "/ok"}, "response": {}}, {"request": {"urlPathPattern": "/cases/(.*"}, "response": {}}]}"#,
+            "mappings[1].request.urlPathPattern: invalid regular expression '/cases/(.*'"
+        ),
     ])
     func badInputIsOneLineExit1AndNothingWritten(_ name: String, _ content: String, _ message: String) throws {
         // A good file beside the bad one: the whole import fails, nothing of it is written.
-        let root = try Self.root(["wm/a-good.json": #"{"request": {"method": "GET", "url": "/fine"}, "response": {"body": "fine"}}"#, "wm/\(name)": content])
+        let root = try Self.root([
+            "wm/a-good.json": #"{"request": {"method": "GET", "url": "/fine"}, "response": {"body": "fine"}}"#,
+            "wm/\(name)": content,
+        ])
         defer { try? FileManager.default.removeItem(at: root) }
         let folder = root.appendingPathComponent("wm").path
         let result = try ProcessRunner.mockd(["import-wiremock", folder, "--set", "wm", "--root", root.path])
@@ -58,41 +89,59 @@ struct WireMockImportCLITests {
 
     @Test func existingOutputNeedsForceAndIsReplacedWhole() throws {
         let root = try Self.root([
-            "wm/mappings/a.json": #"{"request": {"method": "GET", "url": "/a"}, "response": {"bodyFileName": "a.txt"}}"#,
+            "wm/mappings/a.json":
+                #"{"request": {"method": "GET", "url": "/a"}, "response": {"bodyFileName": "a.txt"}}"#,
             "wm/__files/a.txt": "A",
         ])
         defer { try? FileManager.default.removeItem(at: root) }
         let source = root.appendingPathComponent("wm").path
         let first = try ProcessRunner.mockd(["import-wiremock", source, "--set", "wm", "--root", root.path])
         #expect(first.status == 0)
-        #expect(first.stdout == """
-            imported \(source) into mocks/wm/ and configs/wm.json (serve with: mockd --config wm --root \(root.path))
-              files read:        1
-              mappings read:     1
-              stubs written:     1 (mocks/wm/index.json: exact method and URL)
-              overrides written: 0 (configs/wm.json: patterns, states, priorities, delays, faults)
-              mappings skipped:  0
-              unmapped:          0
+        #expect(
+            first.stdout == """
+                imported \(source) into mocks/wm/ and configs/wm.json (serve with: mockd --config wm --root \(root.path))
+                  files read:        1
+                  mappings read:     1
+                  stubs written:     1 (mocks/wm/index.json: exact method and URL)
+                  overrides written: 0 (configs/wm.json: patterns, states, priorities, delays, faults)
+                  mappings skipped:  0
+                  unmapped:          0
 
-            """)
-        #expect(Self.contents(root).filter { !$0.hasPrefix("wm") } == ["configs", "configs/wm.json", "mocks", "mocks/wm", "mocks/wm/bodies", "mocks/wm/bodies/__files", "mocks/wm/bodies/__files/a.txt", "mocks/wm/index.json"])
+                """
+        )
+        #expect(
+            Self.contents(root).filter { !$0.hasPrefix("wm") } == [
+                "configs", "configs/wm.json", "mocks", "mocks/wm", "mocks/wm/bodies", "mocks/wm/bodies/__files",
+                "mocks/wm/bodies/__files/a.txt", "mocks/wm/index.json",
+            ]
+        )
         let index = try String(contentsOf: root.appendingPathComponent("mocks/wm/index.json"), encoding: .utf8)
         let config = try String(contentsOf: root.appendingPathComponent("configs/wm.json"), encoding: .utf8)
 
         let again = try ProcessRunner.mockd(["import-wiremock", source, "--set", "wm", "--root", root.path])
         #expect(again.status == 1)
-        #expect(again.stderr == "mockd: mocks/wm/: mock set 'wm' already exists; pass --force to replace it (hand edits there would be lost)\n")
+        #expect(
+            again.stderr
+                == "mockd: mocks/wm/: mock set 'wm' already exists; pass --force to replace it (hand edits there would be lost)\n"
+        )
         try FileManager.default.removeItem(at: root.appendingPathComponent("mocks"))
         let configOnly = try ProcessRunner.mockd(["import-wiremock", source, "--set", "wm", "--root", root.path])
         #expect(configOnly.status == 1)
-        #expect(configOnly.stderr == "mockd: configs/wm.json: scenario 'wm' already exists; pass --force to replace it (hand edits there would be lost)\n")
+        #expect(
+            configOnly.stderr
+                == "mockd: configs/wm.json: scenario 'wm' already exists; pass --force to replace it (hand edits there would be lost)\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/wm").path))
 
         try #"{"request": {"method": "GET", "urlPattern": "/b/.*"}, "response": {"body": "b"}}"#
             .write(to: root.appendingPathComponent("wm/mappings/a.json"), atomically: true, encoding: .utf8)
         let forced = try ProcessRunner.mockd(["import-wiremock", source, "--set", "wm", "--root", root.path, "--force"])
         #expect(forced.status == 0)
-        #expect(forced.stdout.contains("  stubs written:     0 (mocks/wm/index.json: exact method and URL)\n  overrides written: 1"))
+        #expect(
+            forced.stdout.contains(
+                "  stubs written:     0 (mocks/wm/index.json: exact method and URL)\n  overrides written: 1"
+            )
+        )
         #expect(try String(contentsOf: root.appendingPathComponent("mocks/wm/index.json"), encoding: .utf8) != index)
         #expect(try String(contentsOf: root.appendingPathComponent("configs/wm.json"), encoding: .utf8) != config)
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/wm/bodies").path))
@@ -102,43 +151,49 @@ struct WireMockImportCLITests {
     }
 
     @Test func nothingToImportWritesNothing() throws {
-        let root = try Self.root(["proxy.json": #"{"request": {"urlPattern": "/.*"}, "response": {"proxyBaseUrl": "http://example.com"}}"#])
+        let root = try Self.root([
+            "proxy.json": #"{"request": {"urlPattern": "/.*"}, "response": {"proxyBaseUrl": "http://example.com"}}"#
+        ])
         defer { try? FileManager.default.removeItem(at: root) }
         let file = root.appendingPathComponent("proxy.json").path
         let result = try ProcessRunner.mockd(["import-wiremock", file, "--set", "wm", "--root", root.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == """
-            read \(file); nothing written
-              files read:        1
-              mappings read:     1
-              stubs written:     0 (mocks/wm/index.json: exact method and URL)
-              overrides written: 0 (configs/wm.json: patterns, states, priorities, delays, faults)
-              mappings skipped:  1
-              unmapped:          1
-                \(file): response.proxyBaseUrl: mockd has no proxy; mapping skipped
-            mockd: \(file): none of the 1 mappings can be served by mockd; nothing was written
+        #expect(
+            result.stderr == """
+                read \(file); nothing written
+                  files read:        1
+                  mappings read:     1
+                  stubs written:     0 (mocks/wm/index.json: exact method and URL)
+                  overrides written: 0 (configs/wm.json: patterns, states, priorities, delays, faults)
+                  mappings skipped:  1
+                  unmapped:          1
+                    \(file): response.proxyBaseUrl: mockd has no proxy; mapping skipped
+                mockd: \(file): none of the 1 mappings can be served by mockd; nothing was written
 
-            """)
+                """
+        )
         #expect(Self.contents(root) == ["proxy.json"])
     }
 
     @Test func importedFilesPassValidateAndTheSchemas() throws {
         let root = try Self.root([
             "wm/mappings/all.json": #"""
-                {"mappings": [
-                  {"request": {"method": "GET", "url": "/exact"}, "response": {"jsonBody": {"a": 1}, "headers": {"Content-Type": "application/json"}}},
-                  {"priority": 2, "scenarioName": "s", "requiredScenarioState": "Started", "newScenarioState": "Next",
-                   "request": {"method": "POST", "urlPathPattern": "/p/[0-9]+", "queryParameters": {"q": {"absent": true}},
-                     "headers": {"Authorization": {"matches": "Bearer .*"}}, "bodyPatterns": [{"matchesJsonPath": "$.a"}, {"equalToJson": {"a": 1}}]},
-                   "response": {"status": 201, "base64Body": "AP8=", "fixedDelayMilliseconds": 10, "headers": {"Set-Cookie": ["a=1", "b=2"]}}},
-                  {"request": {"url": "/fault"}, "response": {"fault": "EMPTY_RESPONSE"}},
-                  {"request": {"method": "GET", "url": "/lit"}, "response": {"body": "{{uuid}}"}}
-                ]}
-                """#
+            {"mappings": [
+              {"request": {"method": "GET", "url": "/exact"}, "response": {"jsonBody": {"a": 1}, "headers": {"Content-Type": "application/json"}}},
+              {"priority": 2, "scenarioName": "s", "requiredScenarioState": "Started", "newScenarioState": "Next",
+               "request": {"method": "POST", "urlPathPattern": "/p/[0-9]+", "queryParameters": {"q": {"absent": true}},
+                 "headers": {"Authorization": {"matches": "Bearer .*"}}, "bodyPatterns": [{"matchesJsonPath": "$.a"}, {"equalToJson": {"a": 1}}]},
+               "response": {"status": 201, "base64Body": "AP8=", "fixedDelayMilliseconds": 10, "headers": {"Set-Cookie": ["a=1", "b=2"]}}},
+              {"request": {"url": "/fault"}, "response": {"fault": "EMPTY_RESPONSE"}},
+              {"request": {"method": "GET", "url": "/lit"}, "response": {"body": "{{uuid}}"}}
+            ]}
+            """#
         ])
         defer { try? FileManager.default.removeItem(at: root) }
-        let result = try ProcessRunner.mockd(["import-wiremock", root.appendingPathComponent("wm").path, "--set", "wm", "--root", root.path])
+        let result = try ProcessRunner.mockd([
+            "import-wiremock", root.appendingPathComponent("wm").path, "--set", "wm", "--root", root.path,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let validateConfig = try ProcessRunner.mockd(["validate", "--config", "wm", "--root", root.path])
         #expect(validateConfig.stdout == "ok: configs/wm.json: sets wm; 2 stubs, 2 overrides\n")
@@ -146,72 +201,78 @@ struct WireMockImportCLITests {
         #expect(validateSet.stdout == "ok: mocks/wm/index.json: 2 stubs\n")
         let config = root.appendingPathComponent("configs/wm.json").path
         let index = root.appendingPathComponent("mocks/wm/index.json").path
-        #expect(try SchemaTests.validate([(SchemaTests.scenarioSchema, config), (SchemaTests.mockSetSchema, index)]) == ["ok \(config)", "ok \(index)"])
-        #expect(try String(contentsOf: URL(fileURLWithPath: config), encoding: .utf8) == #"""
-            {
-              "description" : "Imported from WireMock mappings by mockd import-wiremock; overrides keep WireMock's order (priority = −WireMock priority).",
-              "overrides" : [
+        #expect(
+            try SchemaTests.validate([(SchemaTests.scenarioSchema, config), (SchemaTests.mockSetSchema, index)]) == [
+                "ok \(config)", "ok \(index)",
+            ]
+        )
+        #expect(
+            try String(contentsOf: URL(fileURLWithPath: config), encoding: .utf8) == #"""
                 {
-                  "addHeaders" : [
-                    "Set-Cookie: a={{cookie}}",
-                    "Set-Cookie: b={{cookie}}"
-                  ],
-                  "bodyFile" : "wm/bodies/all_1_.bin",
-                  "headers" : {
-                    "Content-Type" : null
-                  },
-                  "id" : "all[1]",
-                  "latency" : {
-                    "fixed" : 10
-                  },
-                  "match" : {
-                    "body" : [
-                      {
-                        "jsonPath" : "$.a"
+                  "description" : "Imported from WireMock mappings by mockd import-wiremock; overrides keep WireMock's order (priority = −WireMock priority).",
+                  "overrides" : [
+                    {
+                      "addHeaders" : [
+                        "Set-Cookie: a={{cookie}}",
+                        "Set-Cookie: b={{cookie}}"
+                      ],
+                      "bodyFile" : "wm/bodies/all_1_.bin",
+                      "headers" : {
+                        "Content-Type" : null
                       },
-                      {
-                        "jsonEquals" : {
-                          "a" : 1
+                      "id" : "all[1]",
+                      "latency" : {
+                        "fixed" : 10
+                      },
+                      "match" : {
+                        "body" : [
+                          {
+                            "jsonPath" : "$.a"
+                          },
+                          {
+                            "jsonEquals" : {
+                              "a" : 1
+                            }
+                          }
+                        ],
+                        "headers" : {
+                          "Authorization" : {
+                            "matches" : "Bearer .*"
+                          }
+                        },
+                        "method" : "POST",
+                        "pathPattern" : "/p/[0-9]+",
+                        "query" : {
+                          "q" : {
+                            "absent" : true
+                          }
                         }
-                      }
-                    ],
-                    "headers" : {
-                      "Authorization" : {
-                        "matches" : "Bearer .*"
-                      }
+                      },
+                      "priority" : -2,
+                      "state" : {
+                        "name" : "s",
+                        "next" : "Next",
+                        "requires" : "Started"
+                      },
+                      "status" : 201
                     },
-                    "method" : "POST",
-                    "pathPattern" : "/p/[0-9]+",
-                    "query" : {
-                      "q" : {
-                        "absent" : true
-                      }
+                    {
+                      "fault" : "emptyResponse",
+                      "id" : "all[2]",
+                      "match" : {
+                        "url" : "/fault"
+                      },
+                      "priority" : -5,
+                      "status" : 200
                     }
-                  },
-                  "priority" : -2,
-                  "state" : {
-                    "name" : "s",
-                    "next" : "Next",
-                    "requires" : "Started"
-                  },
-                  "status" : 201
-                },
-                {
-                  "fault" : "emptyResponse",
-                  "id" : "all[2]",
-                  "match" : {
-                    "url" : "/fault"
-                  },
-                  "priority" : -5,
-                  "status" : 200
+                  ],
+                  "sets" : [
+                    "wm"
+                  ],
+                  "version" : 1
                 }
-              ],
-              "sets" : [
-                "wm"
-              ],
-              "version" : 1
-            }
 
-            """#)
+                """#
+        )
     }
 }

@@ -18,7 +18,10 @@ struct Harness {
     }
 
     func app(
-        _ method: String, _ path: String, headers: [(String, String)] = [], json: String? = nil,
+        _ method: String,
+        _ path: String,
+        headers: [(String, String)] = [],
+        json: String? = nil,
         as client: MockdClient? = nil
     ) throws -> CurlResponse {
         try Curl.send(request(method, path, headers: headers, json: json, as: client))
@@ -29,22 +32,33 @@ struct Harness {
     }
 
     func request(
-        _ method: String, _ path: String, headers: [(String, String)] = [], json: String? = nil,
+        _ method: String,
+        _ path: String,
+        headers: [(String, String)] = [],
+        json: String? = nil,
         as client: MockdClient? = nil
     ) -> CurlRequest {
         var fields = [(MockdClient.sessionHeader, (client ?? self.client).session)] + headers
         if json != nil { fields.append(("Content-Type", "application/json")) }
-        return CurlRequest(method: method, url: daemon.baseURL + path, headers: fields, body: json.map { Data($0.utf8) })
+        return CurlRequest(
+            method: method,
+            url: daemon.baseURL + path,
+            headers: fields,
+            body: json.map { Data($0.utf8) }
+        )
     }
 }
 
 /// Starts `mockd --config chat_happy_path` (plus `extraArguments`), runs `body`, stops the daemon.
 func withDaemon(
-    _ extraArguments: [String] = [], token: String? = nil, session: String = "client-tests",
+    _ extraArguments: [String] = [],
+    token: String? = nil,
+    session: String = "client-tests",
     _ body: (Harness) async throws -> Void
 ) async throws {
     let daemon = try RunningDaemon(
-        ["--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"] + extraArguments)
+        ["--config", "chat_happy_path", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"] + extraArguments
+    )
     defer { daemon.stop() }
     let client = MockdClient(baseURL: URL(string: daemon.baseURL)!, session: session, controlToken: token)
     try await body(Harness(daemon: daemon, client: client))

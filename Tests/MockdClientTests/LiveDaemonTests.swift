@@ -25,13 +25,16 @@ struct LiveDaemonTests {
             let scenarios = try await harness.client.scenarios()
             #expect(
                 scenarios.map(\.name) == [
-                    "auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_operator_slow", "chat_send_fails", "order_status_error_500",
-                ])
+                    "auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_operator_slow",
+                    "chat_send_fails", "order_status_error_500",
+                ]
+            )
             #expect(scenarios.filter(\.active).map(\.name) == ["chat_happy_path"])
             #expect(scenarios.allSatisfy { $0.problem == nil })
             #expect(
                 scenarios.first { $0.name == "chat_send_fails" }?.description
-                    == "Sending a message fails once with 503 (Retry-After: 5); the app's retry then succeeds.")
+                    == "Sending a message fails once with 503 (Retry-After: 5); the app's retry then succeeds."
+            )
         }
     }
 
@@ -56,8 +59,11 @@ struct LiveDaemonTests {
             #expect(
                 error
                     == .server(
-                        status: 404, code: "unknown_scenario",
-                        message: "no scenario 'no_such_scenario' (GET /__mockd/scenarios lists them)"))
+                        status: 404,
+                        code: "unknown_scenario",
+                        message: "no scenario 'no_such_scenario' (GET /__mockd/scenarios lists them)"
+                    )
+            )
         }
     }
 
@@ -66,8 +72,14 @@ struct LiveDaemonTests {
             let client = harness.client
             let id = try await client.addStub(
                 StubDefinition(
-                    id: "me-teapot", method: "GET", path: "/v1/me", status: 418, headers: ["X-Mock": "yes"],
-                    body: ["name": "Teapot", "unread": 2]))
+                    id: "me-teapot",
+                    method: "GET",
+                    path: "/v1/me",
+                    status: 418,
+                    headers: ["X-Mock": "yes"],
+                    body: ["name": "Teapot", "unread": 2]
+                )
+            )
             #expect(id == "me-teapot")
             let stubbed = try harness.app("/v1/me")
             #expect(stubbed.status == 418)
@@ -83,8 +95,10 @@ struct LiveDaemonTests {
                             definition: [
                                 "id": "me-teapot", "match": ["method": "GET", "path": "/v1/me"], "status": 418,
                                 "headers": ["X-Mock": "yes"], "body": ["name": "Teapot", "unread": 2],
-                            ])
-                    ])
+                            ]
+                        )
+                    ]
+            )
             try await client.removeStub(id: "me-teapot")
             #expect(try await client.stubs() == [])
             let original = try harness.app("/v1/me")
@@ -93,7 +107,12 @@ struct LiveDaemonTests {
             let error = await caught { try await client.removeStub(id: "me-teapot") }
             #expect(
                 error
-                    == .server(status: 404, code: "unknown_stub", message: "session 'client-tests' has no runtime stub 'me-teapot'"))
+                    == .server(
+                        status: 404,
+                        code: "unknown_stub",
+                        message: "session 'client-tests' has no runtime stub 'me-teapot'"
+                    )
+            )
         }
     }
 
@@ -117,9 +136,14 @@ struct LiveDaemonTests {
         try await withDaemon { harness in
             try await harness.client.addStub(
                 StubDefinition(
-                    method: "POST", path: "/v1/search", query: ["q": "tea"], requestBody: .init(json: ["kind": "all"]),
+                    method: "POST",
+                    path: "/v1/search",
+                    query: ["q": "tea"],
+                    requestBody: .init(json: ["kind": "all"]),
                     responses: [.init(status: 200, body: "first"), .init(serverUnavailable: .init(retryAfter: 7))],
-                    afterLast: .notFound))
+                    afterLast: .notFound
+                )
+            )
             let search = harness.request("POST", "/v1/search?q=tea", json: #"{"kind": "all", "page": 1}"#)
             let other = harness.request("POST", "/v1/search?q=coffee", json: #"{"kind": "all"}"#)
             let responses = try Curl.batch([search, other, search, search])
@@ -135,10 +159,17 @@ struct LiveDaemonTests {
 
     @Test func invalidStubThrows400NamingTheField() async throws {
         try await withDaemon { (harness: Harness) async throws in
-            let error = await caught { _ = try await harness.client.addStub(StubDefinition(method: "GET", path: "/x", status: 42)) }
+            let error = await caught {
+                _ = try await harness.client.addStub(StubDefinition(method: "GET", path: "/x", status: 42))
+            }
             #expect(
                 error
-                    == .server(status: 400, code: "invalid_stub", message: "stub: status: 42 is not an HTTP status code (100–999)"))
+                    == .server(
+                        status: 400,
+                        code: "invalid_stub",
+                        message: "stub: status: 42 is not an HTTP status code (100–999)"
+                    )
+            )
             #expect(try await harness.client.stubs() == [])
         }
     }
@@ -146,7 +177,9 @@ struct LiveDaemonTests {
     @Test func journalListsTheAppsRequestsInOrder() async throws {
         try await withDaemon { harness in
             let client = harness.client
-            _ = try Curl.batch([harness.request("/v1/me"), harness.request("/v1/conversations"), harness.request("/v1/nothing?x=1")])
+            _ = try Curl.batch([
+                harness.request("/v1/me"), harness.request("/v1/conversations"), harness.request("/v1/nothing?x=1"),
+            ])
             let journal = try await client.journal()
             #expect(journal.map(\.sequence) == [1, 2, 3])
             #expect(journal.map(\.method) == ["GET", "GET", "GET"])
@@ -191,9 +224,23 @@ struct LiveDaemonTests {
             #expect(try await client.verify(path: "/v1/orders", count: 1) == 1)
             #expect(try await client.verify(path: "/v1/me", atLeast: 1) == 2)
             let exactly = await caught { try await client.verify(method: "GET", path: "/v1/me", count: 3) }
-            #expect(exactly == .verificationFailed(message: "expected exactly 3 GET /v1/me, journal has 2", expected: 3, actual: 2))
+            #expect(
+                exactly
+                    == .verificationFailed(
+                        message: "expected exactly 3 GET /v1/me, journal has 2",
+                        expected: 3,
+                        actual: 2
+                    )
+            )
             let atLeast = await caught { try await client.verify(method: "POST", path: "/v1/me", atLeast: 1) }
-            #expect(atLeast == .verificationFailed(message: "expected at least 1 POST /v1/me, journal has 0", expected: 1, actual: 0))
+            #expect(
+                atLeast
+                    == .verificationFailed(
+                        message: "expected at least 1 POST /v1/me, journal has 0",
+                        expected: 1,
+                        actual: 0
+                    )
+            )
         }
     }
 
@@ -281,11 +328,18 @@ struct LiveDaemonTests {
         try await withDaemon(["--control-token", "secret"], token: "secret") { (harness: Harness) async throws in
             let message = "the control API needs the header Authorization: Bearer <token> (--control-token)"
             let anonymous = harness.client(session: "client-tests")
-            #expect(await caught { _ = try await anonymous.health() } == .server(status: 401, code: "unauthorized", message: message))
+            #expect(
+                await caught { _ = try await anonymous.health() }
+                    == .server(status: 401, code: "unauthorized", message: message)
+            )
             let wrong = harness.client(session: "client-tests", token: "guess")
-            #expect(await caught { try await wrong.reset() } == .server(status: 401, code: "unauthorized", message: message))
+            #expect(
+                await caught { try await wrong.reset() } == .server(status: 401, code: "unauthorized", message: message)
+            )
             #expect(try await harness.client.health().status == "ok")
-            #expect(try await harness.client.addStub(StubDefinition(method: "GET", path: "/t", status: 204)) == "runtime-1")
+            #expect(
+                try await harness.client.addStub(StubDefinition(method: "GET", path: "/t", status: 204)) == "runtime-1"
+            )
             #expect(try harness.app("/t").status == 204)
         }
     }

@@ -10,7 +10,10 @@ import Testing
 struct ControlAPITests {
     /// The engine `mockd --config NAME --root ROOT` builds: the scenario, its catalog for switching, a reload
     /// from disk.
-    static func client(_ config: String = "chat_happy_path", root url: URL = Paths.packageRoot) throws -> InProcessClient {
+    static func client(
+        _ config: String = "chat_happy_path",
+        root url: URL = Paths.packageRoot
+    ) throws -> InProcessClient {
         let root = MockdRoot(url: url)
         let engine = MockEngine(scenario: try Scenario.load(named: config, root: root), root: root) {
             try Scenario.load(named: config, root: root)
@@ -32,7 +35,12 @@ struct ControlAPITests {
         #expect((body["uptimeSeconds"] as? Double).map { $0 >= 0 } == true)
         let scenarios = try client.control("GET", "scenarios").json
         let list = try #require(scenarios["scenarios"] as? [[String: Any]])
-        #expect(list.map { $0["name"] as? String } == ["auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_operator_slow", "chat_send_fails", "order_status_error_500"])
+        #expect(
+            list.map { $0["name"] as? String } == [
+                "auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_operator_slow", "chat_send_fails",
+                "order_status_error_500",
+            ]
+        )
         #expect(list.filter { $0["active"] as? Bool == true }.map { $0["name"] as? String } == ["chat_happy_path"])
     }
 
@@ -40,15 +48,24 @@ struct ControlAPITests {
         let client = try Self.client()
         let steps = (1...64).map { #"{"status": 200, "body": "step-\#($0)"}"# }.joined(separator: ",")
         for session in ["a", "b"] {
-            let added = try client.control("POST", "stubs", session: session, body: #"{"id": "poll", "match": {"path": "/poll"}, "afterLast": "notFound", "responses": [\#(steps)]}"#)
+            let added = try client.control(
+                "POST",
+                "stubs",
+                session: session,
+                body: #"{"id": "poll", "match": {"path": "/poll"}, "afterLast": "notFound", "responses": [\#(steps)]}"#
+            )
             #expect(added.status == 201)
         }
-        let requests = (0..<64).map { _ in ClientRequest("GET", "/poll", headers: [("X-Mockd-Session", "a")]) }
+        let requests =
+            (0..<64).map { _ in ClientRequest("GET", "/poll", headers: [("X-Mockd-Session", "a")]) }
             + (0..<10).map { _ in ClientRequest("GET", "/__session/b/poll") }
         let responses = try client.parallel(requests)
         #expect(Set(responses.prefix(64).map(\.text)) == Set((1...64).map { "step-\($0)" }))
         #expect(Set(responses.suffix(10).map(\.text)) == Set((1...10).map { "step-\($0)" }))
-        #expect(try client.send(ClientRequest("GET", "/poll", headers: [("Cookie", "theme=dark; mockd_session=a")])).status == 404)
+        #expect(
+            try client.send(ClientRequest("GET", "/poll", headers: [("Cookie", "theme=dark; mockd_session=a")])).status
+                == 404
+        )
     }
 
     @Test func noJournalEntryIsLostUnderLoad() throws {
@@ -76,7 +93,12 @@ struct ControlAPITests {
     @Test func runtimeStubsAddListGetDeleteAndReset() throws {
         let client = try Self.client()
         let me = ClientRequest("GET", "/v1/me", headers: [("X-Mockd-Session", "t")])
-        let added = try client.control("POST", "stubs", session: "t", body: #"{"match": {"method": "GET", "path": "/v1/me"}, "bodyPatch": {"plan": "free"}}"#)
+        let added = try client.control(
+            "POST",
+            "stubs",
+            session: "t",
+            body: #"{"match": {"method": "GET", "path": "/v1/me"}, "bodyPatch": {"plan": "free"}}"#
+        )
         #expect(added.status == 201)
         #expect(added.json["id"] as? String == "runtime-1")
         #expect(try client.send(me).json["plan"] as? String == "free")
@@ -87,7 +109,12 @@ struct ControlAPITests {
         #expect(try client.control("DELETE", "stubs/runtime-1", session: "t").status == 204)
         #expect(try client.control("DELETE", "stubs/runtime-1", session: "t").status == 404)
         #expect(try client.send(me).json["plan"] as? String == "plus")
-        _ = try client.control("POST", "stubs", session: "t", body: #"{"id": "teapot", "match": {"path": "/v1/me"}, "status": 418}"#)
+        _ = try client.control(
+            "POST",
+            "stubs",
+            session: "t",
+            body: #"{"id": "teapot", "match": {"path": "/v1/me"}, "status": 418}"#
+        )
         #expect(try client.send(me).status == 418)
         #expect(try client.control("DELETE", "stubs", session: "t").status == 204)
         #expect(try client.send(me).status == 200)
@@ -99,10 +126,16 @@ struct ControlAPITests {
 
     @Test func switchingScenarioResetsCounters() throws {
         let client = try Self.client()
-        let poll = ClientRequest("GET", "/v1/conversations/c_1001/updates?after=m_1003", headers: [("X-Mockd-Session", "s")])
+        let poll = ClientRequest(
+            "GET",
+            "/v1/conversations/c_1001/updates?after=m_1003",
+            headers: [("X-Mockd-Session", "s")]
+        )
         let first = try client.batch([poll, poll]).map { $0.json["typing"] as? Bool }
         #expect(first == [false, true])
-        #expect(try client.control("PUT", "scenario", session: "s", body: #"{"name": "chat_happy_path"}"#).status == 200)
+        #expect(
+            try client.control("PUT", "scenario", session: "s", body: #"{"name": "chat_happy_path"}"#).status == 200
+        )
         #expect(try client.send(poll).json["typing"] as? Bool == false)
     }
 
@@ -118,12 +151,26 @@ struct ControlAPITests {
         #expect(requests[0]["target"] as? String == "/v1/conversations/c_1001/messages?limit=50")
         let nearest = try #require((requests[0]["nearMisses"] as? [[String: Any]])?.first)
         #expect(nearest["stub"] as? String == "GET_v1_conversations_c_1001_messages__limit-20")
-        #expect((nearest["differs"] as? [[String: String]]) == [["part": "query", "expected": "limit=20", "actual": "limit=50"]])
+        #expect(
+            (nearest["differs"] as? [[String: String]]) == [
+                ["part": "query", "expected": "limit=20", "actual": "limit=50"]
+            ]
+        )
 
-        let ok = try client.control("POST", "verify", session: "v", body: #"{"method": "GET", "path": "/v1/me", "count": 1}"#)
+        let ok = try client.control(
+            "POST",
+            "verify",
+            session: "v",
+            body: #"{"method": "GET", "path": "/v1/me", "count": 1}"#
+        )
         #expect(ok.status == 200)
         #expect(ok.json["count"] as? Int == 1)
-        let failed = try client.control("POST", "verify", session: "v", body: #"{"method": "POST", "path": "/v1/auth/sign-in", "count": 1}"#)
+        let failed = try client.control(
+            "POST",
+            "verify",
+            session: "v",
+            body: #"{"method": "POST", "path": "/v1/auth/sign-in", "count": 1}"#
+        )
         #expect(failed.status == 409)
         let evidence = failed.json
         #expect(evidence["error"] as? String == "verification_failed")
@@ -136,7 +183,9 @@ struct ControlAPITests {
         _ = try client.batch([
             ClientRequest("GET", "/v1/users/u_olga/avatar.png", headers: [("X-Mockd-Session", "h")]),
             ClientRequest(
-                "POST", "/v1/conversations/c_1001/messages", headers: [("Content-Type", "application/json"), ("X-Mockd-Session", "h")],
+                "POST",
+                "/v1/conversations/c_1001/messages",
+                headers: [("Content-Type", "application/json"), ("X-Mockd-Session", "h")],
                 body: Self.sendBody
             ),
         ])
@@ -147,7 +196,9 @@ struct ControlAPITests {
         #expect(archive.entries.map(\.request.method) == ["GET", "POST"])
         #expect(archive.entries.map { $0.response?.status } == [200, 201])
         #expect(archive.entries[0].response?.content.encoding == "base64")
-        let png = try Data(contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_users_u_olga_avatar.png"))
+        let png = try Data(
+            contentsOf: Paths.packageRoot.appendingPathComponent("mocks/chat/bodies/GET_v1_users_u_olga_avatar.png")
+        )
         #expect(Data(base64Encoded: archive.entries[0].response?.content.text ?? "") == png)
         #expect(archive.entries[1].request.postData?.text == String(decoding: Self.sendBody, as: UTF8.self))
     }
@@ -182,11 +233,26 @@ struct ControlAPITests {
         let client = try Self.client()
         let cases: [(String, String)] = [
             (#"{"match": {"path": "/x"}, "body": "x", "latency": 1e14}"#, "stub: latency: must be within 0–3600000 ms"),
-            (#"{"match": {"path": "/x"}, "hold": {"timeoutMs": 1e14}}"#, "stub: hold.timeoutMs: must be within 1–3600000 ms"),
-            (#"{"match": {"path": "/x"}, "latency": {"median": 1, "sigma": 1000}}"#, "stub: latency: median must be within 0–3600000 ms and sigma within 0–5"),
-            (#"{"match": {"path": "/x"}, "throttle": 9223372036854775807}"#, "stub: throttle: at most 1000000000 bytes per second"),
-            (#"{"match": {"path": "/x"}, "headers": {"X-A": "a\r\nSet-Cookie: evil=1"}}"#, "stub: headers.X-A: a header value cannot contain CR, LF or NUL"),
-            (#"{"match": {"path": "/x"}, "serverUnavailable": {"retryAfter": -1}}"#, "stub: serverUnavailable.retryAfter: must be ≥ 0 s"),
+            (
+                #"{"match": {"path": "/x"}, "hold": {"timeoutMs": 1e14}}"#,
+                "stub: hold.timeoutMs: must be within 1–3600000 ms"
+            ),
+            (
+                #"{"match": {"path": "/x"}, "latency": {"median": 1, "sigma": 1000}}"#,
+                "stub: latency: median must be within 0–3600000 ms and sigma within 0–5"
+            ),
+            (
+                #"{"match": {"path": "/x"}, "throttle": 9223372036854775807}"#,
+                "stub: throttle: at most 1000000000 bytes per second"
+            ),
+            (
+                #"{"match": {"path": "/x"}, "headers": {"X-A": "a\r\nSet-Cookie: evil=1"}}"#,
+                "stub: headers.X-A: a header value cannot contain CR, LF or NUL"
+            ),
+            (
+                #"{"match": {"path": "/x"}, "serverUnavailable": {"retryAfter": -1}}"#,
+                "stub: serverUnavailable.retryAfter: must be ≥ 0 s"
+            ),
         ]
         for (stub, message) in cases {
             let response = try client.control("POST", "stubs", body: stub)
@@ -200,7 +266,9 @@ struct ControlAPITests {
 /// Routes that change or list daemon-wide state, in process.
 struct ControlAPIStateTests {
     @Test func currentScenarioSessionsAndReloadOverHTTP() throws {
-        let root = try Paths.makeRoot(scenario: #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 418}]}"#)
+        let root = try Paths.makeRoot(
+            scenario: #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 418}]}"#
+        )
         defer { try? FileManager.default.removeItem(at: root) }
         let client = try ControlAPITests.client("s", root: root)
         #expect(try client.control("GET", "journal", session: "typo").status == 200)
@@ -214,7 +282,12 @@ struct ControlAPIStateTests {
 
         try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "status": 451}]}"#
             .write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
-        _ = try client.control("POST", "stubs", session: "x", body: #"{"id": "keep", "match": {"path": "/kept"}, "status": 202}"#)
+        _ = try client.control(
+            "POST",
+            "stubs",
+            session: "x",
+            body: #"{"id": "keep", "match": {"path": "/kept"}, "status": 202}"#
+        )
         let reloaded = try client.control("POST", "reload")
         #expect(reloaded.status == 200)
         // Runtime stubs survive a reload.
@@ -222,11 +295,15 @@ struct ControlAPIStateTests {
         #expect(reloaded.json["overrides"] as? Int == 1)
         #expect(try client.send(ClientRequest("GET", "/v1/me")).status == 451)
 
-        let broken = #"{"sets": ["chat", "nope"], "overrides": [{"match": {"path": "x"}, "latency": {"min": 5, "max": 1}}]}"#
+        let broken =
+            #"{"sets": ["chat", "nope"], "overrides": [{"match": {"path": "x"}, "latency": {"min": 5, "max": 1}}]}"#
         try broken.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
         let refused = try client.control("POST", "reload")
         #expect(refused.status == 422)
-        #expect((refused.json["message"] as? String)?.contains("overrides[0].match.path: must start with '/' (got 'x')") == true)
+        #expect(
+            (refused.json["message"] as? String)?.contains("overrides[0].match.path: must start with '/' (got 'x')")
+                == true
+        )
         #expect(try client.send(ClientRequest("GET", "/v1/me")).status == 451)
     }
 }

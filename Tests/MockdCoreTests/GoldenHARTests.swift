@@ -12,11 +12,14 @@ import Testing
 /// `import-har` runs (`HARImportPipeline`, default options), and compared byte for byte.
 struct GoldenHARTests {
     /// Read beside this file, so no resources need declaring.
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/har")
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/har"
+    )
     /// An index.json above this size is pinned by its digest alone (as scripts/golden does).
     static let largestCommittedIndex = 64 * 1024
     static let set = "golden"
-    static let remedy = "if the change is intended, run scripts/golden and review `git diff Tests/MockdCoreTests/Fixtures/har`"
+    static let remedy =
+        "if the change is intended, run scripts/golden and review `git diff Tests/MockdCoreTests/Fixtures/har`"
 
     /// One file scripts/golden writes.
     enum Expected {
@@ -33,7 +36,15 @@ struct GoldenHARTests {
         defer { try? FileManager.default.removeItem(at: root.url) }
         let imported: HARImportPipeline.Result
         do {
-            imported = try HARImportPipeline.run(har: har, displayName: name, into: set, root: root, options: HARImportOptions(), merge: false, replace: false)
+            imported = try HARImportPipeline.run(
+                har: har,
+                displayName: name,
+                into: set,
+                root: root,
+                options: HARImportOptions(),
+                merge: false,
+                replace: false
+            )
         } catch let error as HARImportError {
             return ["error.txt": .text("mockd: \(error)\n")]
         }
@@ -43,7 +54,9 @@ struct GoldenHARTests {
                 "error.txt": .refusalNamingTheFile,
             ]
         }
-        var output: [String: Expected] = ["report.txt": .text(imported.report.rendered(source: name, destination: "mocks/\(set)/") + "\n")]
+        var output: [String: Expected] = [
+            "report.txt": .text(imported.report.rendered(source: name, destination: "mocks/\(set)/") + "\n")
+        ]
         let folder = root.setURL(set)
         let index = try Data(contentsOf: folder.appendingPathComponent("index.json"))
         var pinned: [(String, Data)] = []
@@ -81,13 +94,22 @@ struct GoldenHARTests {
         let stem = har.deletingPathExtension().lastPathComponent
         let folder = Self.fixtures.appendingPathComponent(stem)
         let committed = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        try #require(!committed.isEmpty, "no golden files for \(har.lastPathComponent) in Fixtures/har/\(stem)/: run scripts/golden")
+        try #require(
+            !committed.isEmpty,
+            "no golden files for \(har.lastPathComponent) in Fixtures/har/\(stem)/: run scripts/golden"
+        )
         let fresh = try Self.freshOutput(har)
-        #expect(Set(committed) == Set(fresh.keys), "Fixtures/har/\(stem)/ holds \(committed.sorted()), a fresh import gives \(fresh.keys.sorted()); \(Self.remedy)")
+        #expect(
+            Set(committed) == Set(fresh.keys),
+            "Fixtures/har/\(stem)/ holds \(committed.sorted()), a fresh import gives \(fresh.keys.sorted()); \(Self.remedy)"
+        )
         for (file, expected) in fresh where committed.contains(file) {
             let golden = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             guard case .text(let text) = expected else {
-                #expect(golden.hasPrefix("mockd: \(har.lastPathComponent): "), "Fixtures/har/\(stem)/\(file): \(golden)")
+                #expect(
+                    golden.hasPrefix("mockd: \(har.lastPathComponent): "),
+                    "Fixtures/har/\(stem)/\(file): \(golden)"
+                )
                 continue
             }
             // Not #expect(golden == text): that would print both files whole.
@@ -100,10 +122,17 @@ struct GoldenHARTests {
     }
 
     @Test func everyGoldenFolderHasItsCorpusFile() throws {
-        let corpus = Set(Paths.corpusHARFiles(for: "everyGoldenFolderHasItsCorpusFile").map { $0.deletingPathExtension().lastPathComponent })
+        let corpus = Set(
+            Paths.corpusHARFiles(for: "everyGoldenFolderHasItsCorpusFile").map {
+                $0.deletingPathExtension().lastPathComponent
+            }
+        )
         guard !corpus.isEmpty else { return }
         let folders = Set(try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path))
-        #expect(folders.subtracting(corpus).isEmpty, "golden files without a corpus file: \(folders.subtracting(corpus).sorted()); run scripts/golden")
+        #expect(
+            folders.subtracting(corpus).isEmpty,
+            "golden files without a corpus file: \(folders.subtracting(corpus).sorted()); run scripts/golden"
+        )
     }
 
     @Test func sha256MatchesTheStandardsExamples() {

@@ -5,7 +5,10 @@ import Testing
 @testable import MockdCore
 
 struct HARImporterTests {
-    private func build(_ entries: [String], options: HARImportOptions = HARImportOptions()) throws -> (MockSetBuild, ImportReport) {
+    private func build(
+        _ entries: [String],
+        options: HARImportOptions = HARImportOptions()
+    ) throws -> (MockSetBuild, ImportReport) {
         let archive = try HARReader.parse(HARReaderTests.har(entries.joined(separator: ",")), fileName: "t.har")
         return HARImporter.build(archive, options: options)
     }
@@ -26,7 +29,11 @@ struct HARImporterTests {
         #expect(stub.request.query == "a=1&b=2")
         #expect(stub.responses.map { $0.status ?? 0 } == [200, 200, 500])
         #expect(stub.responses.map { text(build, $0.bodyFile) ?? "" } == ["first", "second", "third"])
-        #expect(stub.responses.map { $0.bodyFile ?? "" } == ["bodies/GET_poll__a-1_b-2.txt", "bodies/GET_poll__a-1_b-2_2.txt", "bodies/GET_poll__a-1_b-2_3.txt"])
+        #expect(
+            stub.responses.map { $0.bodyFile ?? "" } == [
+                "bodies/GET_poll__a-1_b-2.txt", "bodies/GET_poll__a-1_b-2_2.txt", "bodies/GET_poll__a-1_b-2_3.txt",
+            ]
+        )
         #expect(report.sequences == 1)
         #expect(report.responsesWritten == 3)
     }
@@ -35,10 +42,22 @@ struct HARImporterTests {
         let png = #"{"mimeType": "image/png", "encoding": "base64", "text": "iVBORw0KGgo="}"#
         let (build, _) = try build([
             HARReaderTests.entry(url: "https://cdn.example/img/logo.png", content: png),
-            HARReaderTests.entry(url: "https://cdn.example/img/logo.png", content: #"{"mimeType": "image/png", "encoding": "base64", "text": "iVBORw0KGgoA"}"#),
-            HARReaderTests.entry(url: "https://cdn.example/photo.JPEG", content: #"{"mimeType": "image/jpeg", "encoding": "base64", "text": "/9j/4AA="}"#),
-            HARReaderTests.entry(url: "https://cdn.example/page.htm", content: #"{"mimeType": "text/html", "text": "<p>hi</p>"}"#),
-            HARReaderTests.entry(url: "https://cdn.example/data.png", content: #"{"mimeType": "application/json", "text": "{}"}"#),
+            HARReaderTests.entry(
+                url: "https://cdn.example/img/logo.png",
+                content: #"{"mimeType": "image/png", "encoding": "base64", "text": "iVBORw0KGgoA"}"#
+            ),
+            HARReaderTests.entry(
+                url: "https://cdn.example/photo.JPEG",
+                content: #"{"mimeType": "image/jpeg", "encoding": "base64", "text": "/9j/4AA="}"#
+            ),
+            HARReaderTests.entry(
+                url: "https://cdn.example/page.htm",
+                content: #"{"mimeType": "text/html", "text": "<p>hi</p>"}"#
+            ),
+            HARReaderTests.entry(
+                url: "https://cdn.example/data.png",
+                content: #"{"mimeType": "application/json", "text": "{}"}"#
+            ),
         ])
         #expect(
             build.file.stubs.flatMap { $0.responses.map { $0.bodyFile ?? "" } } == [
@@ -51,9 +70,27 @@ struct HARImporterTests {
     @Test func postsWithDifferentBodiesNeverCollapse() throws {
         let json = #"[{"name": "Content-Type", "value": "application/json"}]"#
         let (build, _) = try build([
-            HARReaderTests.entry(method: "POST", url: "https://a.example/graphql", requestHeaders: json, postData: #"{"mimeType": "application/json", "text": "{\"q\": 1, \"v\": 2}"}"#, content: #"{"text": "one"}"#),
-            HARReaderTests.entry(method: "POST", url: "https://a.example/graphql", requestHeaders: json, postData: #"{"mimeType": "application/json", "text": "{\"q\": 2}"}"#, content: #"{"text": "two"}"#),
-            HARReaderTests.entry(method: "POST", url: "https://a.example/graphql", requestHeaders: json, postData: #"{"mimeType": "application/json", "text": "{\"v\":2,\"q\":1}"}"#, content: #"{"text": "one again"}"#),
+            HARReaderTests.entry(
+                method: "POST",
+                url: "https://a.example/graphql",
+                requestHeaders: json,
+                postData: #"{"mimeType": "application/json", "text": "{\"q\": 1, \"v\": 2}"}"#,
+                content: #"{"text": "one"}"#
+            ),
+            HARReaderTests.entry(
+                method: "POST",
+                url: "https://a.example/graphql",
+                requestHeaders: json,
+                postData: #"{"mimeType": "application/json", "text": "{\"q\": 2}"}"#,
+                content: #"{"text": "two"}"#
+            ),
+            HARReaderTests.entry(
+                method: "POST",
+                url: "https://a.example/graphql",
+                requestHeaders: json,
+                postData: #"{"mimeType": "application/json", "text": "{\"v\":2,\"q\":1}"}"#,
+                content: #"{"text": "one again"}"#
+            ),
         ])
         #expect(build.file.stubs.map(\.id) == ["POST_graphql", "POST_graphql-2"])
         #expect(build.file.stubs[0].responses.count == 2)
@@ -65,8 +102,16 @@ struct HARImporterTests {
 
     @Test func postsWithTheSameBodyDoNotConstrainIt() throws {
         let (build, _) = try build([
-            HARReaderTests.entry(method: "POST", url: "https://a.example/send", postData: #"{"mimeType": "text/plain", "text": "hi"}"#),
-            HARReaderTests.entry(method: "POST", url: "https://a.example/send", postData: #"{"mimeType": "text/plain", "text": "hi"}"#),
+            HARReaderTests.entry(
+                method: "POST",
+                url: "https://a.example/send",
+                postData: #"{"mimeType": "text/plain", "text": "hi"}"#
+            ),
+            HARReaderTests.entry(
+                method: "POST",
+                url: "https://a.example/send",
+                postData: #"{"mimeType": "text/plain", "text": "hi"}"#
+            ),
         ])
         #expect(build.file.stubs.count == 1)
         #expect(build.file.stubs[0].request.body == nil)
@@ -83,10 +128,12 @@ struct HARImporterTests {
         ])
         #expect(build.file.stubs.count == 1)
         #expect(report.skipped.map(\.index) == [1, 2, 3, 4, 5])
-        #expect(report.skipped.map(\.reason) == [
-            "failed request (status 0)", "failed request (status -1)", "not an HTTP URL (data:)",
-            "request.method missing", "invalid status 1",
-        ])
+        #expect(
+            report.skipped.map(\.reason) == [
+                "failed request (status 0)", "failed request (status -1)", "not an HTTP URL (data:)",
+                "request.method missing", "invalid status 1",
+            ]
+        )
         let rendered = report.rendered(source: "t.har", destination: "mocks/t/")
         #expect(rendered.contains("    failed request (status 0): entry 1"))
         #expect(rendered.contains("  entries read:   6"))
@@ -95,19 +142,29 @@ struct HARImporterTests {
     @Test func keepsStatusHeadersAndExactBytes() throws {
         var options = HARImportOptions()
         options.keepSecrets = true
-        let (build, report) = try build([
-            HARReaderTests.entry(
-                url: "https://a.example/avatar.png",
-                responseHeaders: #"[{"name": ":status", "value": "200"}, {"name": "Content-Type", "value": "image/png"}, {"name": "Set-Cookie", "value": "a=1"}, {"name": "set-cookie", "value": "b=2"}, {"name": "Content-Encoding", "value": "gzip"}, {"name": "Content-Length", "value": "9"}, {"name": "Connection", "value": "keep-alive"}]"#,
-                content: #"{"mimeType": "image/png", "text": "iVBORw0KGgoA/w==", "encoding": "base64"}"#
-            )
-        ], options: options)
+        let (build, report) = try build(
+            [
+                HARReaderTests.entry(
+                    url: "https://a.example/avatar.png",
+                    responseHeaders:
+                        #"[{"name": ":status", "value": "200"}, {"name": "Content-Type", "value": "image/png"}, {"name": "Set-Cookie", "value": "a=1"}, {"name": "set-cookie", "value": "b=2"}, {"name": "Content-Encoding", "value": "gzip"}, {"name": "Content-Length", "value": "9"}, {"name": "Connection", "value": "keep-alive"}]"#,
+                    content: #"{"mimeType": "image/png", "text": "iVBORw0KGgoA/w==", "encoding": "base64"}"#
+                )
+            ],
+            options: options
+        )
         let response = build.file.stubs[0].responses[0]
         #expect(response.headers == ["Content-Type: image/png", "Set-Cookie: a=1", "set-cookie: b=2"])
         #expect(response.bodyFile == "bodies/GET_avatar.png")
-        #expect(build.files["bodies/GET_avatar.png"] == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF]))
+        #expect(
+            build.files["bodies/GET_avatar.png"] == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF])
+        )
         #expect(response.recordedTimeMs == 13)
-        #expect(report.warnings.contains("response headers not stored: connection ×1 (hop-by-hop), content-encoding ×1 (bodies are stored decoded), content-length ×1 (recomputed when served)"))
+        #expect(
+            report.warnings.contains(
+                "response headers not stored: connection ×1 (hop-by-hop), content-encoding ×1 (bodies are stored decoded), content-length ×1 (recomputed when served)"
+            )
+        )
     }
 
     @Test func recordedBodiesWithBracesAreMarkedLiteral() throws {
@@ -121,15 +178,27 @@ struct HARImporterTests {
     @Test func hostileEntriesAreSkippedOrCleanedNeverWrittenUnloadable() throws {
         let (build, report) = try build([
             HARReaderTests.entry(url: "http:foo"),
-            HARReaderTests.entry(url: "https://a.example/ok", requestHeaders: #"[{"name": "Content-Type", "value": null}, {"name": "Accept", "value": " "}]"#,
-                                 responseHeaders: #"[{"name": " ", "value": "v"}, {"name": "X:Colon", "value": "c"}, {"name": "X-Fine", "value": "1"}]"#),
+            HARReaderTests.entry(
+                url: "https://a.example/ok",
+                requestHeaders: #"[{"name": "Content-Type", "value": null}, {"name": "Accept", "value": " "}]"#,
+                responseHeaders:
+                    #"[{"name": " ", "value": "v"}, {"name": "X:Colon", "value": "c"}, {"name": "X-Fine", "value": "1"}]"#
+            ),
             HARReaderTests.entry(url: "https://a.example/early", status: "103"),
         ])
-        #expect(report.skipped.map(\.reason) == ["request.url is not an absolute http(s) URL", "interim response (103) without a final one"])
+        #expect(
+            report.skipped.map(\.reason) == [
+                "request.url is not an absolute http(s) URL", "interim response (103) without a final one",
+            ]
+        )
         #expect(build.file.stubs.count == 1)
         #expect(build.file.stubs[0].request.headers == nil)
         #expect(build.file.stubs[0].responses[0].headers == ["X-Fine: 1"])
-        #expect(report.warnings.first { $0.hasPrefix("response headers not stored:") }?.contains("(invalid name ' ') ×1 (not an HTTP field name)") == true)
+        #expect(
+            report.warnings.first { $0.hasPrefix("response headers not stored:") }?.contains(
+                "(invalid name ' ') ×1 (not an HTTP field name)"
+            ) == true
+        )
     }
 
     @Test func manyIDsSharingATruncatedPrefixGetLinearSuffixes() throws {
@@ -148,18 +217,27 @@ struct HARImporterTests {
         let outside = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: outside) }
         try "secret".write(to: outside.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("leak"), withDestinationURL: outside.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("leak"),
+            withDestinationURL: outside.appendingPathComponent("secret.txt")
+        )
         try "inside".write(to: folder.appendingPathComponent("body.txt"), atomically: true, encoding: .utf8)
         let archive = try HARReader.parse(
-            HARReaderTests.har([
-                HARReaderTests.entry(url: "https://a.example/leak", content: #"{"_file": "leak"}"#),
-                HARReaderTests.entry(url: "https://a.example/fine", content: #"{"_file": "body.txt"}"#),
-            ].joined(separator: ",")),
+            HARReaderTests.har(
+                [
+                    HARReaderTests.entry(url: "https://a.example/leak", content: #"{"_file": "leak"}"#),
+                    HARReaderTests.entry(url: "https://a.example/fine", content: #"{"_file": "body.txt"}"#),
+                ].joined(separator: ",")
+            ),
             fileName: "t.har"
         )
         let (build, report) = HARImporter.build(archive, harDirectory: folder)
         #expect(build.files.values.map { String(decoding: $0, as: UTF8.self) } == ["inside"])
-        #expect(report.bodyNotes == [.init(note: "content._file 'leak' points outside the HAR's folder; served empty", entries: [0])])
+        #expect(
+            report.bodyNotes == [
+                .init(note: "content._file 'leak' points outside the HAR's folder; served empty", entries: [0])
+            ]
+        )
     }
 
     @Test func webSocketFramesBecomeATimedScript() throws {
@@ -170,24 +248,48 @@ struct HARImporterTests {
               {"type": "receive", "time": 1700000001.5, "opcode": 1, "data": "pong!"},
               {"type": "receive", "time": 1700000002.0, "opcode": 2, "data": "AAEC"}]
             """#
-        let entry = HARReaderTests.entry(url: "wss://a.example/socket?room=1", status: "101", content: "{}", extra: frames)
-            .replacingOccurrences(of: #""startedDateTime": "2026-01-01T00:00:00Z""#, with: #""startedDateTime": "2023-11-14T22:13:20.000Z""#)
+        let entry = HARReaderTests.entry(
+            url: "wss://a.example/socket?room=1",
+            status: "101",
+            content: "{}",
+            extra: frames
+        )
+        .replacingOccurrences(
+            of: #""startedDateTime": "2026-01-01T00:00:00Z""#,
+            with: #""startedDateTime": "2023-11-14T22:13:20.000Z""#
+        )
         let (timed, _) = try build([entry])
         let stub = try #require(timed.file.stubs.first)
         #expect(stub.request.method == "GET")
         #expect(stub.request.query == "room=1")
         #expect(stub.responses[0].status == 101)
-        #expect(stub.responses[0].websocket == WebSocketScript(steps: [
-            WebSocketStep(after: 250, send: .text("hello")), WebSocketStep(after: 1250, send: .text("pong!")),
-            WebSocketStep(after: 500, send: .binary(Data([0, 1, 2]))),
-        ]))
-        let (waiting, _) = try build([entry], options: HARImportOptions(webSocketTimeScale: 2, webSocketWaitForClient: true))
-        #expect(waiting.file.stubs[0].responses[0].websocket == WebSocketScript(
-            steps: [WebSocketStep(after: 500, send: .text("hello"))],
-            replies: [WebSocketReply(when: WebSocketMatch(text: "ping?"), then: [
-                WebSocketStep(after: 1000, send: .text("pong!")), WebSocketStep(after: 1000, send: .binary(Data([0, 1, 2]))),
-            ], once: true)]
-        ))
+        #expect(
+            stub.responses[0].websocket
+                == WebSocketScript(steps: [
+                    WebSocketStep(after: 250, send: .text("hello")), WebSocketStep(after: 1250, send: .text("pong!")),
+                    WebSocketStep(after: 500, send: .binary(Data([0, 1, 2]))),
+                ])
+        )
+        let (waiting, _) = try build(
+            [entry],
+            options: HARImportOptions(webSocketTimeScale: 2, webSocketWaitForClient: true)
+        )
+        #expect(
+            waiting.file.stubs[0].responses[0].websocket
+                == WebSocketScript(
+                    steps: [WebSocketStep(after: 500, send: .text("hello"))],
+                    replies: [
+                        WebSocketReply(
+                            when: WebSocketMatch(text: "ping?"),
+                            then: [
+                                WebSocketStep(after: 1000, send: .text("pong!")),
+                                WebSocketStep(after: 1000, send: .binary(Data([0, 1, 2]))),
+                            ],
+                            once: true
+                        )
+                    ]
+                )
+        )
     }
 
     @Test func hostFilterKeepsOnlyNamedHosts() throws {

@@ -40,8 +40,16 @@ struct HARStreamReaderTests {
                 let (info, entries) = try Self.stream(data, chunkSize: chunkSize)
                 #expect(info == HARLogInfo(version: "1.2", creator: "test 1", entryCount: 2))
                 #expect(entries.map(\.response?.content.text) == whole.entries.map(\.response?.content.text))
-                #expect(entries.map(\.response?.content.text) == Array(repeating: #"{"q": "a\"b\\", "p": "\\"}"#, count: 2))
-                #expect(entries.map(\.request.url) == Array(repeating: "https://api.example.com/v1/\(String(repeating: "x", count: padding))", count: 2))
+                #expect(
+                    entries.map(\.response?.content.text) == Array(repeating: #"{"q": "a\"b\\", "p": "\\"}"#, count: 2)
+                )
+                #expect(
+                    entries.map(\.request.url)
+                        == Array(
+                            repeating: "https://api.example.com/v1/\(String(repeating: "x", count: padding))",
+                            count: 2
+                        )
+                )
                 #expect(entries.map(\.index) == [0, 1])
                 #expect(entries.map(\.time) == [12.6, 12.6])
             }
@@ -77,20 +85,28 @@ struct HARStreamReaderTests {
     /// Broken and non-HAR documents: the streamed error is the whole-file error, at every chunk size.
     static let brokenDocuments: [String] = [
         "", "   \n  ", "\u{FEFF}",
-        #"{"log": {"version": "1.2"}}"#, #"{"log": {"entries": {}}}"#, #"{"log": {"entries": null}}"#, #"{"entries": []}"#,
+        #"{"log": {"version": "1.2"}}"#, #"{"log": {"entries": {}}}"#, #"{"log": {"entries": null}}"#,
+        #"{"entries": []}"#,
         #"{"log": null}"#, #"{"log": [1, 2]}"#, #"{"log": "x"}"#, #"[1, 2]"#, "42", "  null", #""x" junk"#, "x",
         "onInputData({\"log\": {\"entries\": []}});", "{\"log\":\n[\n    2,1,3\n]\n\"request:\"}",
         "{\n\"log\": {\n\"entries\": [\n", #"{"log": {"entries": [{"a": "b\""#, #"{"log": {"entries": [{"a": 1}]"#,
         #"{"log": {"entries": [{"a": 1}]}}xx"#, "{\"log\":{\"entries\":[{\"a\":1}\n,\n {\"b\":tru}]}}",
-        "{\"log\":{\"entries\":[{\"a\":\"\u{1}\"}]}}", #"{"log":{"entries":[{"x":"\q"}]}}"#, #"{"log":{"entries":[{"x":1} {"y":2}]}}"#,
+        "{\"log\":{\"entries\":[{\"a\":\"\u{1}\"}]}}", #"{"log":{"entries":[{"x":"\q"}]}}"#,
+        #"{"log":{"entries":[{"x":1} {"y":2}]}}"#,
         #"{"log":{"entries":[{"x":1},,{"y":2}]}}"#, #"{"log":{"entries":[,]}}"#, #"{"log":{"entries":[{"x":[1}]}}"#,
-        #"{"log":{"entries":[tru]}}"#, #"{"log":{"entries":[1x]}}"#, #"{"log":{"entries":[nul, 1]}}"#, #"{"log":{"entries":[01]}}"#,
-        #"{"log":{"entries":[], "version": tru}}"#, #"{"log":{"entries":[], "version": tru }}"#, #"{"log":{"version": 1.5.3, "entries":[]}}"#,
-        #"{"log":{"entries":[], "version": -}}"#, #"{"log":{"entries":[] "version": 1}}"#, #"{"log":{"entries":[]}} , "#,
-        #"{"log":{"entries":[]},}"#, #"{"log":{"entries":[],}}"#, #"{"log":{"entries":[1,]}}"#, #"{,}"#, #"{"log" {}}"#, #"{1: 2}"#,
+        #"{"log":{"entries":[tru]}}"#, #"{"log":{"entries":[1x]}}"#, #"{"log":{"entries":[nul, 1]}}"#,
+        #"{"log":{"entries":[01]}}"#,
+        #"{"log":{"entries":[], "version": tru}}"#, #"{"log":{"entries":[], "version": tru }}"#,
+        #"{"log":{"version": 1.5.3, "entries":[]}}"#,
+        #"{"log":{"entries":[], "version": -}}"#, #"{"log":{"entries":[] "version": 1}}"#,
+        #"{"log":{"entries":[]}} , "#,
+        #"{"log":{"entries":[]},}"#, #"{"log":{"entries":[],}}"#, #"{"log":{"entries":[1,]}}"#, #"{,}"#, #"{"log" {}}"#,
+        #"{1: 2}"#,
         #"{"log":{"entries":[]}"#, #"{"log":{"entries":[]"#, #"{"log":{"entries":"#, #"{"log":{"entr"#, #"{"log""#, "{",
-        "{\"log\":{\"entries\":[{\"a\":\"x\\ud800\"}]}}", #"{"log":{"entries":[{"a":"\u12"}]}}"#, "{\"log\":{\"entries\":[]}}\u{1}",
-        "{\"log\":{\"entries\":[{\"a\":1}\u{7F}]}}", "{\u{0C}\"log\":{\"entries\":[]}}", #"{"log":{"entries":[{"a":NaN}]}}"#,
+        "{\"log\":{\"entries\":[{\"a\":\"x\\ud800\"}]}}", #"{"log":{"entries":[{"a":"\u12"}]}}"#,
+        "{\"log\":{\"entries\":[]}}\u{1}",
+        "{\"log\":{\"entries\":[{\"a\":1}\u{7F}]}}", "{\u{0C}\"log\":{\"entries\":[]}}",
+        #"{"log":{"entries":[{"a":NaN}]}}"#,
         #"{"log":{"entries":[], "pages": [{"id": 1,}, {"id": }]}}"#, "{\"a\": \"\n\", \"log\": {\"entries\": []}}",
         #"{"log":{"entries":[]}, "log": 5}"#, #"{"log": 5, "log":{"entries":[]}}"#,
     ]
@@ -131,19 +147,39 @@ struct HARStreamReaderTests {
             for chunkSize in [7, 64] {
                 let streamed = Self.errorLine { _ = try Self.stream(variant, chunkSize: chunkSize) }
                 if streamed != expected {
-                    mismatches.append("\(String(decoding: variant, as: UTF8.self)): \(streamed ?? "ok") ≠ \(expected ?? "ok")")
+                    mismatches.append(
+                        "\(String(decoding: variant, as: UTF8.self)): \(streamed ?? "ok") ≠ \(expected ?? "ok")"
+                    )
                 }
             }
         }
-        #expect(mismatches.isEmpty, "\(mismatches.count) of \(variants.count * 2): \(mismatches.prefix(3).joined(separator: "\n"))")
+        #expect(
+            mismatches.isEmpty,
+            "\(mismatches.count) of \(variants.count * 2): \(mismatches.prefix(3).joined(separator: "\n"))"
+        )
     }
 
     @Test(arguments: [
-        ("{\n\"log\": {\n\"entries\": [\n", "x.har: not a HAR file: invalid JSON at line 3 (Unexpected end of file during JSON parse.)"),
-        ("{\"log\": {\"entries\": [\n{\"a\": \"b\n\n", "x.har: not a HAR file: invalid JSON at line 2 (Unescaped control character around character 30.)"),
-        ("{\"log\": {\"entries\": [\n{\"a\": [1,\n\n", "x.har: not a HAR file: invalid JSON at line 2 (Unexpected end of file during JSON parse.)"),
-        ("{\"log\":\n[\n    2,1,3\n]\n\"request:\"}", "x.har: not a HAR file: invalid JSON at line 5 (Invalid value around character 22.)"),
-        ("{\"log\": {\"entries\": [{},\n{},\n{\"x\": tru}]}}", "x.har: not a HAR file: invalid JSON at line 3 (Invalid value around character 38.)"),
+        (
+            "{\n\"log\": {\n\"entries\": [\n",
+            "x.har: not a HAR file: invalid JSON at line 3 (Unexpected end of file during JSON parse.)"
+        ),
+        (
+            "{\"log\": {\"entries\": [\n{\"a\": \"b\n\n",
+            "x.har: not a HAR file: invalid JSON at line 2 (Unescaped control character around character 30.)"
+        ),
+        (
+            "{\"log\": {\"entries\": [\n{\"a\": [1,\n\n",
+            "x.har: not a HAR file: invalid JSON at line 2 (Unexpected end of file during JSON parse.)"
+        ),
+        (
+            "{\"log\":\n[\n    2,1,3\n]\n\"request:\"}",
+            "x.har: not a HAR file: invalid JSON at line 5 (Invalid value around character 22.)"
+        ),
+        (
+            "{\"log\": {\"entries\": [{},\n{},\n{\"x\": tru}]}}",
+            "x.har: not a HAR file: invalid JSON at line 3 (Invalid value around character 38.)"
+        ),
         ("", "x.har: not a HAR file: the file is empty"),
         ("{\"log\": {\"entries\": 5}}", "x.har: log.entries: expected an array, found a number or boolean"),
     ])
@@ -166,13 +202,17 @@ struct HARStreamReaderTests {
         let folder = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("p.har")
-        let data = HARReaderTests.har((0..<20).map { HARReaderTests.entry(url: "https://a.example/\($0)") }.joined(separator: ","))
+        let data = HARReaderTests.har(
+            (0..<20).map { HARReaderTests.entry(url: "https://a.example/\($0)") }.joined(separator: ",")
+        )
         try data.write(to: file)
         var reports: [HARStreamReader.Progress] = []
         var urls: [String] = []
-        let info = try HARStreamReader(chunkSize: 1000).read(contentsOf: file, progress: { reports.append($0) }) {
-            urls.append($0.request.url)
-        }
+        let info = try HARStreamReader(chunkSize: 1000).read(
+            contentsOf: file,
+            progress: { reports.append($0) },
+            entry: { urls.append($0.request.url) }
+        )
         #expect(info.entryCount == 20)
         #expect(urls == (0..<20).map { "https://a.example/\($0)" })
         #expect(reports.map(\.bytesRead) == Array(stride(from: 1000, to: data.count, by: 1000)) + [data.count])
@@ -183,7 +223,9 @@ struct HARStreamReaderTests {
 
     @Test func missingFileFailsAsBefore() {
         #expect(
-            Self.errorLine { _ = try HARStreamReader().read(contentsOf: URL(fileURLWithPath: "/nonexistent/x.har")) { _ in } }
+            Self.errorLine {
+                _ = try HARStreamReader().read(contentsOf: URL(fileURLWithPath: "/nonexistent/x.har")) { _ in }
+            }
                 == "/nonexistent/x.har: file not found"
         )
         #expect(
@@ -193,7 +235,10 @@ struct HARStreamReaderTests {
     }
 
     @Test func offsetsInParserMessagesAreShifted() {
-        #expect(HARStreamScanner.shiftingOffsets(in: "Invalid value around character 7.", by: 100) == "Invalid value around character 107.")
+        #expect(
+            HARStreamScanner.shiftingOffsets(in: "Invalid value around character 7.", by: 100)
+                == "Invalid value around character 107."
+        )
         #expect(
             HARStreamScanner.shiftingOffsets(in: "Invalid UTF-8 sequence 1 bytes starting from character 6.", by: -1)
                 == "Invalid UTF-8 sequence 1 bytes starting from character 5."
@@ -202,7 +247,10 @@ struct HARStreamReaderTests {
             HARStreamScanner.shiftingOffsets(in: #"Invalid hex encoded sequence in "12"}" at 9."#, by: 18)
                 == #"Invalid hex encoded sequence in "12"}" at 27."#
         )
-        #expect(HARStreamScanner.shiftingOffsets(in: "Unexpected end of file during JSON parse.", by: 9) == "Unexpected end of file during JSON parse.")
+        #expect(
+            HARStreamScanner.shiftingOffsets(in: "Unexpected end of file during JSON parse.", by: 9)
+                == "Unexpected end of file during JSON parse."
+        )
     }
 }
 
@@ -210,7 +258,8 @@ struct HARStreamReaderTests {
 struct HARStreamCorpusTests {
     /// What the whole-file reader said about the corpus files that are not importable HARs (before streaming).
     static let invalidMessages: [String: String] = [
-        "mitmproxy__brokenfile.har": "mitmproxy__brokenfile.har: not a HAR file: invalid JSON at line 5 (Invalid value around character 22.)",
+        "mitmproxy__brokenfile.har":
+            "mitmproxy__brokenfile.har: not a HAR file: invalid JSON at line 5 (Invalid value around character 22.)",
         "harviewer__jsonp.har":
             "harviewer__jsonp.har: not a HAR file: it is wrapped in JSONP `onInputData(…)`; export plain HAR JSON instead",
         "harviewer__not-valid.har": "harviewer__not-valid.har: log.entries: missing; a HAR log must list its entries",
@@ -220,7 +269,9 @@ struct HARStreamCorpusTests {
     func streamedBuildEqualsWholeFileBuild(_ url: URL) throws {
         let name = url.lastPathComponent
         if let message = Self.invalidMessages[name] {
-            #expect(HARStreamReaderTests.errorLine { _ = try HARReader.read(contentsOf: url, displayName: name) } == message)
+            #expect(
+                HARStreamReaderTests.errorLine { _ = try HARReader.read(contentsOf: url, displayName: name) } == message
+            )
             for chunkSize in [7, 4096, HARStreamReader.defaultChunkSize] {
                 let streamed = HARStreamReaderTests.errorLine {
                     _ = try HARStreamReader(chunkSize: chunkSize).read(contentsOf: url, displayName: name) { _ in }
@@ -236,11 +287,16 @@ struct HARStreamCorpusTests {
             var compiler = HARCompiler(harDirectory: folder)
             let info = try HARStreamReader(chunkSize: chunkSize).read(contentsOf: url) { compiler.add($0) }
             let (build, report) = compiler.finish()
-            #expect(info == HARLogInfo(version: archive.version, creator: archive.creator, entryCount: archive.entries.count))
+            #expect(
+                info
+                    == HARLogInfo(version: archive.version, creator: archive.creator, entryCount: archive.entries.count)
+            )
             #expect(build.file == expected.file, "\(name), chunk size \(chunkSize)")
             #expect(build.files == expected.files, "\(name), chunk size \(chunkSize)")
             #expect(report == expectedReport, "\(name), chunk size \(chunkSize)")
         }
-        print("stream \(name): \(archive.entries.count) entries, \(expected.file.stubs.count) stubs, \(expected.files.count) files identical")
+        print(
+            "stream \(name): \(archive.entries.count) entries, \(expected.file.stubs.count) stubs, \(expected.files.count) files identical"
+        )
     }
 }

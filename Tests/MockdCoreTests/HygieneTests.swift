@@ -13,19 +13,27 @@ struct HygieneTests {
                 == "sid={{cookie}}; Path=/; HttpOnly; Secure"
         )
         #expect(redactor.redactHeader(name: "Set-Cookie", value: "sid=; Max-Age=0", entry: 1) == "sid=; Max-Age=0")
-        #expect(redactor.redactHeader(name: "Set-Cookie", value: "sid=deleted; Path=/", entry: 2) == "sid=deleted; Path=/")
+        #expect(
+            redactor.redactHeader(name: "Set-Cookie", value: "sid=deleted; Path=/", entry: 2) == "sid=deleted; Path=/"
+        )
         #expect(redactor.log.items.map(\.description) == ["response header Set-Cookie value → {{cookie}}"])
     }
 
     @Test func credentialHeadersByName() {
         var redactor = Redactor()
-        #expect(redactor.redactHeader(name: "Authorization", value: "Bearer abc.def.ghi", entry: 0) == "Bearer {{token}}")
+        #expect(
+            redactor.redactHeader(name: "Authorization", value: "Bearer abc.def.ghi", entry: 0) == "Bearer {{token}}"
+        )
         #expect(redactor.redactHeader(name: "X-Api-Key", value: "k-123456", entry: 0) == "{{apiKey}}")
         #expect(redactor.redactHeader(name: "X-CSRF-Token", value: "c5rf", entry: 0) == "{{token}}")
         #expect(redactor.redactHeader(name: "Cookie", value: "a=1; b=2", entry: 0) == "a={{cookie}}; b={{cookie}}")
         #expect(redactor.redactHeader(name: "Content-Type", value: "application/json", entry: 0) == "application/json")
         #expect(
-            redactor.redactHeader(name: "Location", value: "https://app.example/cb?code=1&access_token=zz9#done", entry: 0)
+            redactor.redactHeader(
+                name: "Location",
+                value: "https://app.example/cb?code=1&access_token=zz9#done",
+                entry: 0
+            )
                 == "https://app.example/cb?code=1&access_token={{accessToken}}#done"
         )
     }
@@ -33,7 +41,10 @@ struct HygieneTests {
     @Test func queryCredentialsBecomePlaceholdersWithMatchingRules() {
         var redactor = Redactor()
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig_nature-1"
-        let query = redactor.redactQuery("page=2&access_token=t0k3n&key=AIzaSyA-0123456789abcdefghijklmnopqrstu&t=\(jwt)&q=caf%C3%A9", entry: 4)
+        let query = redactor.redactQuery(
+            "page=2&access_token=t0k3n&key=AIzaSyA-0123456789abcdefghijklmnopqrstu&t=\(jwt)&q=caf%C3%A9",
+            entry: 4
+        )
         #expect(query == "page=2&access_token={{accessToken}}&key={{apiKey}}&t={{jwt}}&q=caf%C3%A9")
         #expect(
             redactor.rules.queryValues == [
@@ -43,7 +54,12 @@ struct HygieneTests {
         )
         // A live request with other real values normalises to the same key.
         let normalizer = RequestNormalizer(redactor.rules)
-        let live = RequestKey(method: "GET", rawPath: "/v1", rawQuery: "q=caf%C3%A9&t=eyJother&access_token=new&key=k&page=2", normalizer: normalizer)
+        let live = RequestKey(
+            method: "GET",
+            rawPath: "/v1",
+            rawQuery: "q=caf%C3%A9&t=eyJother&access_token=new&key=k&page=2",
+            normalizer: normalizer
+        )
         let stored = RequestKey(method: "GET", rawPath: "/v1", rawQuery: query, normalizer: normalizer)
         #expect(live == stored)
     }
@@ -75,7 +91,11 @@ struct HygieneTests {
                 """
         )
         #expect(redactor.log.total == 4)
-        #expect(String(decoding: Template.renderingFakeValues(in: redacted), as: UTF8.self).contains(#""email": "user@example.com", "phone": "+15555550100""#))
+        #expect(
+            String(decoding: Template.renderingFakeValues(in: redacted), as: UTF8.self).contains(
+                #""email": "user@example.com", "phone": "+15555550100""#
+            )
+        )
     }
 
     @Test func escapedSlashesAndUnicodeEscapesStillRedactInPlace() throws {
@@ -83,7 +103,10 @@ struct HygieneTests {
         let body = Data(#"{"html":"<i>Jan, jan@mail.cz<\/i>\u000a","refresh_token":"a\/b"}"#.utf8)
         let redactedResult = redactor.redactResponseBody(body, mimeType: "text/plain", entry: 0)
         let redacted = try #require(redactedResult)
-        #expect(String(decoding: redacted, as: UTF8.self) == #"{"html":"<i>Jan, {{email}}<\/i>\u000a","refresh_token":"{{refreshToken}}"}"#)
+        #expect(
+            String(decoding: redacted, as: UTF8.self)
+                == #"{"html":"<i>Jan, {{email}}<\/i>\u000a","refresh_token":"{{refreshToken}}"}"#
+        )
     }
 
     @Test func textBodiesRedactValueShapesOnly() throws {
@@ -91,17 +114,32 @@ struct HygieneTests {
         let html = Data("<p>Contact anna@corp.io, tel 555-0100.</p><script>var k='AKIAIOSFODNN7EXAMPLE';</script>".utf8)
         let redactedResult = redactor.redactResponseBody(html, mimeType: "text/html", entry: 0)
         let redacted = try #require(redactedResult)
-        #expect(String(decoding: redacted, as: UTF8.self) == "<p>Contact {{email}}, tel 555-0100.</p><script>var k='{{apiKey}}';</script>")
-        #expect(redactor.redactResponseBody(Data([0x89, 0x50, 0x4E, 0x47, 0x40]), mimeType: "image/png", entry: 0) == nil)
+        #expect(
+            String(decoding: redacted, as: UTF8.self)
+                == "<p>Contact {{email}}, tel 555-0100.</p><script>var k='{{apiKey}}';</script>"
+        )
+        #expect(
+            redactor.redactResponseBody(Data([0x89, 0x50, 0x4E, 0x47, 0x40]), mimeType: "image/png", entry: 0) == nil
+        )
         #expect(redactor.redactResponseBody(Data("nothing to see".utf8), mimeType: "text/plain", entry: 0) == nil)
     }
 
     @Test func requestBodiesRedactWholeValuesAndAddBodyRules() throws {
         var redactor = Redactor()
-        let jsonResult = redactor.redactRequestBody(Data(#"{"email":"anna@corp.io","password":"hunter22","remember":true}"#.utf8), contentType: "application/json", entry: 1)
+        let jsonResult = redactor.redactRequestBody(
+            Data(#"{"email":"anna@corp.io","password":"hunter22","remember":true}"#.utf8),
+            contentType: "application/json",
+            entry: 1
+        )
         let json = try #require(jsonResult)
-        #expect(String(decoding: json, as: UTF8.self) == #"{"email":"{{email}}","password":"{{password}}","remember":true}"#)
-        let formResult = redactor.redactRequestBody(Data("user=anna&pass=x1&client_secret=s3".utf8), contentType: "application/x-www-form-urlencoded", entry: 2)
+        #expect(
+            String(decoding: json, as: UTF8.self) == #"{"email":"{{email}}","password":"{{password}}","remember":true}"#
+        )
+        let formResult = redactor.redactRequestBody(
+            Data("user=anna&pass=x1&client_secret=s3".utf8),
+            contentType: "application/x-www-form-urlencoded",
+            entry: 2
+        )
         let form = try #require(formResult)
         #expect(String(decoding: form, as: UTF8.self) == "user=anna&pass={{password}}&client_secret={{secret}}")
         #expect(
@@ -112,7 +150,11 @@ struct HygieneTests {
         )
         // Live bodies with real values canonicalise to the stored one.
         let normalizer = RequestNormalizer(redactor.rules)
-        let live = BodyCanonicalizer.canonicalize(Data(#"{"remember":true,"password":"other","email":"x@y.io"}"#.utf8), contentType: "application/json", normalizer: normalizer)
+        let live = BodyCanonicalizer.canonicalize(
+            Data(#"{"remember":true,"password":"other","email":"x@y.io"}"#.utf8),
+            contentType: "application/json",
+            normalizer: normalizer
+        )
         #expect(live == BodyCanonicalizer.canonicalize(json, contentType: "application/json", normalizer: normalizer))
     }
 
@@ -131,7 +173,9 @@ struct HygieneTests {
 
     @Test func fakeValuePlaceholdersRenderAtLoadSoRedactedStubsStayStatic() {
         var response = MockResponse(
-            status: 200, headers: HTTPHeaders([("Set-Cookie", "sid={{cookie}}; Path=/")]), body: Data(#"{"e":"{{email}}","t":"{{now}}"}"#.utf8)
+            status: 200,
+            headers: HTTPHeaders([("Set-Cookie", "sid={{cookie}}; Path=/")]),
+            body: Data(#"{"e":"{{email}}","t":"{{now}}"}"#.utf8)
         )
         response.applyTemplateMode(.on)
         #expect(response.headers["set-cookie"] == "sid=mockd-cookie-value; Path=/")

@@ -24,6 +24,10 @@ struct ImportProgressTests {
     }
 
     @Test func groupsThousands() {
-        #expect([0, 999, 1_000, 12_345, 1_234_567, -4_000].map(ImportProgress.grouped) == ["0", "999", "1,000", "12,345", "1,234,567", "-4,000"])
+        #expect(
+            [0, 999, 1_000, 12_345, 1_234_567, -4_000].map(ImportProgress.grouped) == [
+                "0", "999", "1,000", "12,345", "1,234,567", "-4,000",
+            ]
+        )
     }
 }

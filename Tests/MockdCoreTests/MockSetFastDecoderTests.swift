@@ -32,7 +32,10 @@ struct MockSetFastDecoderTests {
     }
 
     @Test func largeIndexDecodedInSlicesMatchesJSONDecoder() throws {
-        #expect(MockSetFastDecoder.decode(Data(largeIndex(count: 3).utf8)) == (try slow(largeIndex(count: 3))), "single pass")
+        #expect(
+            MockSetFastDecoder.decode(Data(largeIndex(count: 3).utf8)) == (try slow(largeIndex(count: 3))),
+            "single pass"
+        )
         let text = largeIndex(count: 2500)
         #expect(text.utf8.count > MockSetFastDecoder.parallelBytes)
         let fast = try #require(MockSetFastDecoder.decode(Data(text.utf8)))
@@ -47,7 +50,11 @@ struct MockSetFastDecoderTests {
         let text = "[ " + elements.joined(separator: " ,\n ") + "\t]  trailing"
         let data = Data(text.utf8)
         let cut = try #require(MockSetFastDecoder.arrayElementBounds(data))
-        #expect(cut.elements.map { String(decoding: data[$0], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } == elements)
+        #expect(
+            cut.elements.map {
+                String(decoding: data[$0], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            } == elements
+        )
         #expect(String(decoding: data[cut.end...], as: UTF8.self) == "  trailing")
         #expect(MockSetFastDecoder.arrayElementBounds(Data(#"["unterminated\"]"#.utf8)) == nil)
         #expect(MockSetFastDecoder.arrayElementBounds(Data(#"[1, {"a": 2]"#.utf8)) == nil)
@@ -58,7 +65,10 @@ struct MockSetFastDecoderTests {
         (1700, #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}], "later": 1}"#),
         (2499, #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}]},"#),
         (900, ""),
-        (1500, #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}]} {"request": {"method": "GET", "path": "/y"}, "responses": [{}]}"#),
+        (
+            1500,
+            #"{"request": {"method": "GET", "path": "/x"}, "responses": [{}]} {"request": {"method": "GET", "path": "/y"}, "responses": [{}]}"#
+        ),
     ])
     func largeIndexWithABadEntryInAnySliceGivesUp(_ index: Int, _ entry: String) throws {
         #expect(MockSetFastDecoder.decode(Data(largeIndex(count: 2500, replacing: [index: entry]).utf8)) == nil)
@@ -90,24 +100,28 @@ struct MockSetFastDecoderTests {
     }
 
     @Test func givesUpOnWhatTheSlowPathMustReport() {
+        // An unknown field, a duplicate key, a newer version, a missing path, a wrong type, a non-integer status, a
+        // bad enum value, an unknown field in a WebSocket script, trailing text, malformed JSON, a lone surrogate,
+        // nothing at all.
         let cases = [
-            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"latancy": 1}]}]}"#,  // unknown field
-            #"{"stubs": [], "stubs": []}"#,  // duplicate key
-            #"{"version": 2, "stubs": []}"#,  // newer version
-            #"{"stubs": [{"request": {"method": "GET"}, "responses": []}]}"#,  // missing path
-            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"status": "200"}]}]}"#,  // wrong type
-            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"status": 200.5}]}]}"#,  // not an integer
-            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"fault": "nope"}]}]}"#,  // bad enum
+            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"latancy": 1}]}]}"#,
+            #"{"stubs": [], "stubs": []}"#,
+            #"{"version": 2, "stubs": []}"#,
+            #"{"stubs": [{"request": {"method": "GET"}, "responses": []}]}"#,
+            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"status": "200"}]}]}"#,
+            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"status": 200.5}]}]}"#,
+            #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"fault": "nope"}]}]}"#,
             #"{"stubs": [{"request": {"method": "GET", "path": "/"}, "responses": [{"json": {"a": 1}, "websocket": {"stepz": []}}]}]}"#,
-            #"{"stubs": []} x"#,  // trailing text
-            #"{"stubs": [}"#,  // malformed
-            #"{"stubs": [{"id": "\ud800", "request": {"method": "GET", "path": "/"}, "responses": [{}]}]}"#,  // lone surrogate
+            #"{"stubs": []} x"#,
+            #"{"stubs": [}"#,
+            #"{"stubs": [{"id": "\ud800", "request": {"method": "GET", "path": "/"}, "responses": [{}]}]}"#,
             "",
         ]
         for text in cases {
             #expect(MockSetFastDecoder.decode(Data(text.utf8)) == nil, "\(text)")
         }
-        #expect(MockSetFastDecoder.decode(Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])) == nil)  // invalid UTF-8 key
+        // An invalid UTF-8 key.
+        #expect(MockSetFastDecoder.decode(Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])) == nil)
     }
 
     /// Errors still come from the slow path, word for word.

@@ -10,11 +10,17 @@ struct MockSetLoaderTests {
     private func root(index: String, files: [String: String] = [:]) throws -> MockdRoot {
         let url = Paths.makeTemporaryDirectory()
         let set = url.appendingPathComponent("mocks/s")
-        try FileManager.default.createDirectory(at: set.appendingPathComponent("bodies"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: set.appendingPathComponent("bodies"),
+            withIntermediateDirectories: true
+        )
         try index.write(to: set.appendingPathComponent("index.json"), atomically: true, encoding: .utf8)
         for (path, text) in files {
             let file = url.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try text.write(to: file, atomically: true, encoding: .utf8)
         }
         return MockdRoot(url: url)
@@ -56,22 +62,70 @@ struct MockSetLoaderTests {
     }
 
     @Test(arguments: [
-        (#"{"stubs": [{"request": {"method": "GET"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.path: required field is missing"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": "ok"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: expected a number"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 42}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: 42 is not an HTTP status code (100–999)"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": []}]}"#, "mocks/s/index.json: stubs[0].responses: needs at least one response"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 103}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].status: 103 is an interim (1xx) status; a stub needs a final one (200–999)"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x", "quary": "a=1"}, "responses": [{}]}]}"#, #"mocks/s/index.json: stubs[0].request.quary: unknown field (did you mean "query"?)"#),
-        (#"{"stubs": [{"request": {"method": "G T", "path": "/x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.method: 'G T' is not an HTTP method token"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "x"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[0].request.path: must start with '/' (got 'x')"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"headers": ["nocolon"]}]}]}"#, #"mocks/s/index.json: stubs[0].responses[0].headers[0]: expected "Name: value" without CR, LF or NUL, got 'nocolon'"#),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x", "headers": ["X-Api: 1"]}, "responses": [{}]}]}"#, #"mocks/s/index.json: stubs[0].request.headers[0]: 'X-Api' is not in matchHeaders ["accept", "content-type"]; add it there to match on it"#),
-        (#"{"stubs": [{"id": "a", "request": {"method": "GET", "path": "/x"}, "responses": [{}]}, {"id": "a", "request": {"method": "GET", "path": "/y"}, "responses": [{}]}]}"#, "mocks/s/index.json: stubs[1].id: duplicate stub id 'a'"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "../../../etc/passwd"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].bodyFile: '../../../etc/passwd' is outside the mock set folder; body files must stay inside it"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "bodies/missing.json"}]}]}"#, "mocks/s/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/missing.json' not found"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"body": "a", "json": 1}]}]}"#, #"mocks/s/index.json: stubs[0].responses[0]: give at most one of "bodyFile", "body" and "json""#),
-        (#"{"version": 7, "stubs": []}"#, "mocks/s/index.json: version: version 7 is newer than this mockd supports (up to 1)"),
-        (#"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{}], "afterLast": "forever"}]}"#, "mocks/s/index.json: stubs[0].afterLast: Cannot initialize ExhaustionPolicy from invalid String value forever"),
+        (
+            #"{"stubs": [{"request": {"method": "GET"}, "responses": [{}]}]}"#,
+            "mocks/s/index.json: stubs[0].request.path: required field is missing"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": "ok"}]}]}"#,
+            "mocks/s/index.json: stubs[0].responses[0].status: expected a number"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 42}]}]}"#,
+            "mocks/s/index.json: stubs[0].responses[0].status: 42 is not an HTTP status code (100–999)"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": []}]}"#,
+            "mocks/s/index.json: stubs[0].responses: needs at least one response"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 103}]}]}"#,
+            "mocks/s/index.json: stubs[0].responses[0].status: 103 is an interim (1xx) status; a stub needs a final one (200–999)"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x", "quary": "a=1"}, "responses": [{}]}]}"#,
+            #"mocks/s/index.json: stubs[0].request.quary: unknown field (did you mean "query"?)"#
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "G T", "path": "/x"}, "responses": [{}]}]}"#,
+            "mocks/s/index.json: stubs[0].request.method: 'G T' is not an HTTP method token"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "x"}, "responses": [{}]}]}"#,
+            "mocks/s/index.json: stubs[0].request.path: must start with '/' (got 'x')"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"headers": ["nocolon"]}]}]}"#,
+            #"mocks/s/index.json: stubs[0].responses[0].headers[0]: expected "Name: value" without CR, LF or NUL, got 'nocolon'"#
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x", "headers": ["X-Api: 1"]}, "responses": [{}]}]}"#,
+            #"mocks/s/index.json: stubs[0].request.headers[0]: 'X-Api' is not in matchHeaders ["accept", "content-type"]; add it there to match on it"#
+        ),
+        (
+            #"{"stubs": [{"id": "a", "request": {"method": "GET", "path": "/x"}, "responses": [{}]}, {"id": "a", "request": {"method": "GET", "path": "/y"}, "responses": [{}]}]}"#,
+            "mocks/s/index.json: stubs[1].id: duplicate stub id 'a'"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "../../../etc/passwd"}]}]}"#,
+            "mocks/s/index.json: stubs[0].responses[0].bodyFile: '../../../etc/passwd' is outside the mock set folder; body files must stay inside it"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "bodies/missing.json"}]}]}"#,
+            "mocks/s/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/missing.json' not found"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"body": "a", "json": 1}]}]}"#,
+            #"mocks/s/index.json: stubs[0].responses[0]: give at most one of "bodyFile", "body" and "json""#
+        ),
+        (
+            #"{"version": 7, "stubs": []}"#,
+            "mocks/s/index.json: version: version 7 is newer than this mockd supports (up to 1)"
+        ),
+        (
+            #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{}], "afterLast": "forever"}]}"#,
+            "mocks/s/index.json: stubs[0].afterLast: Cannot initialize ExhaustionPolicy from invalid String value forever"
+        ),
     ])
     func brokenIndexFailsWithFileAndJSONPath(_ index: String, _ expected: String) throws {
         #expect(try loadError(index) == expected)
@@ -80,7 +134,8 @@ struct MockSetLoaderTests {
     /// An index of `count` stubs `GET /n/I` sharing one body file, with `edit` applied to stub I's JSON text.
     private func largeIndex(count: Int, edit: [Int: @Sendable (String) -> String] = [:]) -> String {
         let stubs = (0..<count).map { index in
-            let stub = #"{"id": "s\#(index)", "request": {"method": "GET", "path": "/n/\#(index)"}, "responses": [{"headers": ["Content-Type: application/json"], "bodyFile": "bodies/shared.json"}]}"#
+            let stub =
+                #"{"id": "s\#(index)", "request": {"method": "GET", "path": "/n/\#(index)"}, "responses": [{"headers": ["Content-Type: application/json"], "bodyFile": "bodies/shared.json"}]}"#
             return edit[index].map { $0(stub) } ?? stub
         }
         return #"{"stubs": ["# + stubs.joined(separator: ",") + "]}"
@@ -98,21 +153,50 @@ struct MockSetLoaderTests {
         #expect(stubs.allSatisfy { $0.firstResponse.headers.fields.map(\.name) == ["Content-Type"] })
     }
 
-    @Test(arguments: [
-        // The first error in index order wins, whichever thread builds it.
-        ([4500: { $0.replacingOccurrences(of: #""GET""#, with: #""G T""#) }], "stubs[4500].request.method: 'G T' is not an HTTP method token"),
-        ([10: { $0.replacingOccurrences(of: "/n/10", with: "n/10") }, 4500: { $0.replacingOccurrences(of: #""GET""#, with: #""G T""#) }],
-         "stubs[10].request.path: must start with '/' (got 'n/10')"),
-        // A duplicate of an id in another slice, and one after a later slice's own error.
-        ([5000: { $0.replacingOccurrences(of: #""id": "s5000""#, with: #""id": "s3""#) }], "stubs[5000].id: duplicate stub id 's3'"),
-        ([4200: { $0.replacingOccurrences(of: #""id": "s4200""#, with: #""id": "s1""#) },
-          4100: { $0.replacingOccurrences(of: "bodies/shared.json", with: "bodies/missing.json") }],
-         "stubs[4100].responses[0].bodyFile: body file 'bodies/missing.json' not found"),
-        // On the duplicate's own stub, checks that come before the id's win, as in one pass.
-        ([4300: { $0.replacingOccurrences(of: #""id": "s4300""#, with: #""id": "s2""#).replacingOccurrences(of: "/n/4300", with: "n") }],
-         "stubs[4300].request.path: must start with '/' (got 'n')"),
-    ] as [([Int: @Sendable (String) -> String], String)])
-    func largeIndexReportsTheFirstErrorInIndexOrder(_ edit: [Int: @Sendable (String) -> String], _ expected: String) throws {
+    @Test(
+        arguments: [
+            // The first error in index order wins, whichever thread builds it.
+            (
+                [4500: { $0.replacingOccurrences(of: #""GET""#, with: #""G T""#) }],
+                "stubs[4500].request.method: 'G T' is not an HTTP method token"
+            ),
+            (
+                [
+                    10: { $0.replacingOccurrences(of: "/n/10", with: "n/10") },
+                    4500: { $0.replacingOccurrences(of: #""GET""#, with: #""G T""#) },
+                ],
+                "stubs[10].request.path: must start with '/' (got 'n/10')"
+            ),
+            // A duplicate of an id in another slice, and one after a later slice's own error.
+            (
+                [5000: { $0.replacingOccurrences(of: #""id": "s5000""#, with: #""id": "s3""#) }],
+                "stubs[5000].id: duplicate stub id 's3'"
+            ),
+            (
+                [
+                    4200: { $0.replacingOccurrences(of: #""id": "s4200""#, with: #""id": "s1""#) },
+                    4100: { $0.replacingOccurrences(of: "bodies/shared.json", with: "bodies/missing.json") },
+                ],
+                "stubs[4100].responses[0].bodyFile: body file 'bodies/missing.json' not found"
+            ),
+            // On the duplicate's own stub, checks that come before the id's win, as in one pass.
+            (
+                [
+                    4300: {
+                        $0.replacingOccurrences(of: #""id": "s4300""#, with: #""id": "s2""#).replacingOccurrences(
+                            of: "/n/4300",
+                            with: "n"
+                        )
+                    }
+                ],
+                "stubs[4300].request.path: must start with '/' (got 'n')"
+            ),
+        ] as [([Int: @Sendable (String) -> String], String)]
+    )
+    func largeIndexReportsTheFirstErrorInIndexOrder(
+        _ edit: [Int: @Sendable (String) -> String],
+        _ expected: String
+    ) throws {
         let index = largeIndex(count: MockSetLoader.parallelBuildThreshold + 2000, edit: edit)
         #expect(try loadError(index, files: ["mocks/s/bodies/shared.json": "{}"]) == "mocks/s/index.json: " + expected)
     }
@@ -130,15 +214,20 @@ struct MockSetLoaderTests {
         do {
             _ = try MockSetLoader(root: root).load(set: "nope")
         } catch {
-            #expect("\(error)" == "mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)")
+            #expect(
+                "\(error)"
+                    == "mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)"
+            )
         }
     }
 
     @Test func scenarioLayersSetsLaterWins() throws {
         let root = try root(
-            index: #"{"stubs": [{"id": "base-me", "request": {"method": "GET", "path": "/me"}, "responses": [{"body": "base"}]}, {"request": {"method": "GET", "path": "/only-base"}, "responses": [{}]}]}"#,
+            index:
+                #"{"stubs": [{"id": "base-me", "request": {"method": "GET", "path": "/me"}, "responses": [{"body": "base"}]}, {"request": {"method": "GET", "path": "/only-base"}, "responses": [{}]}]}"#,
             files: [
-                "mocks/over/index.json": #"{"stubs": [{"id": "over-me", "request": {"method": "GET", "path": "/me"}, "responses": [{"body": "override"}]}]}"#,
+                "mocks/over/index.json":
+                    #"{"stubs": [{"id": "over-me", "request": {"method": "GET", "path": "/me"}, "responses": [{"body": "override"}]}]}"#,
                 "configs/layered.json": #"{"description": "two layers", "sets": ["s", "over"]}"#,
                 "configs/bad.json": #"{"sets": ["s", "../etc"]}"#,
                 "configs/empty.json": #"{"sets": []}"#,
@@ -148,15 +237,24 @@ struct MockSetLoaderTests {
         let scenario = try Scenario.load(named: "layered", root: root)
         #expect(scenario.index.stubs.map(\.id) == ["over-me", "GET_/only-base"])
         let engine = MockEngine(scenario: scenario)
-        #expect(String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/me")).body, as: UTF8.self) == "override")
+        #expect(
+            String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/me")).body, as: UTF8.self)
+                == "override"
+        )
         #expect(throws: ConfigErrors.self) { try Scenario.load(named: "bad", root: root) }
-        do { _ = try Scenario.load(named: "bad", root: root) } catch { #expect("\(error)" == "configs/bad.json: sets[1]: '../etc' is not a valid mock set name") }
-        do { _ = try Scenario.load(named: "empty", root: root) } catch { #expect("\(error)" == "configs/empty.json: sets: name at least one mock set (directly or through include)") }
+        do { _ = try Scenario.load(named: "bad", root: root) } catch {
+            #expect("\(error)" == "configs/bad.json: sets[1]: '../etc' is not a valid mock set name")
+        }
+        do { _ = try Scenario.load(named: "empty", root: root) } catch {
+            #expect("\(error)" == "configs/empty.json: sets: name at least one mock set (directly or through include)")
+        }
     }
 
     @Test func bundledScenariosAndSetsLoad() throws {
         let root = MockdRoot(url: Paths.packageRoot)
-        let configs = try FileManager.default.contentsOfDirectory(atPath: root.configsURL.path).filter { $0.hasSuffix(".json") }
+        let configs = try FileManager.default.contentsOfDirectory(atPath: root.configsURL.path).filter {
+            $0.hasSuffix(".json")
+        }
         #expect(!configs.isEmpty)
         for config in configs {
             let scenario = try Scenario.load(named: String(config.dropLast(5)), root: root)

@@ -10,14 +10,18 @@ struct PackedHeadersTests {
         HTTPHeaders { packer in
             for (name, value) in pairs {
                 Array(name.utf8).withUnsafeBytes { nameBytes in
-                    Array(value.utf8).withUnsafeBytes { valueBytes in packer.append(name: nameBytes, value: valueBytes) }
+                    Array(value.utf8).withUnsafeBytes { valueBytes in packer.append(name: nameBytes, value: valueBytes)
+                    }
                 }
             }
         }
     }
 
     @Test func looksUpNamesCaseInsensitivelyAndListsFieldsInOrder() {
-        let pairs = [("Host", "127.0.0.1:8080"), ("Accept", "*/*"), ("X-Trace", "a"), ("x-trace", "b"), ("Cookie", "mockd_session=s1")]
+        let pairs = [
+            ("Host", "127.0.0.1:8080"), ("Accept", "*/*"), ("X-Trace", "a"), ("x-trace", "b"),
+            ("Cookie", "mockd_session=s1"),
+        ]
         let headers = Self.packed(pairs)
         #expect(headers["host"] == "127.0.0.1:8080")
         #expect(headers["ACCEPT"] == "*/*")
@@ -44,7 +48,10 @@ struct PackedHeadersTests {
 
     @Test func headersLargerThanTheStackBufferSpillToTheHeap() {
         // 40 fields of 100-byte values: well over the 1,024-byte stack buffer.
-        let pairs = (0..<40).map { ("X-Field-\($0)", String(repeating: Character(UnicodeScalar(UInt8(65 + $0 % 26))), count: 100)) }
+        let pairs =
+            (0..<40).map {
+                ("X-Field-\($0)", String(repeating: Character(UnicodeScalar(UInt8(65 + $0 % 26))), count: 100))
+            }
             + [("X-Mockd-Session", "deep")]
         let headers = Self.packed(pairs)
         #expect(headers.count == 41)

@@ -12,17 +12,27 @@ struct PatternAndStateTests {
         try ScenarioEngineTests.engine(#"{"sets": ["base"], "overrides": "# + overrides + "}")
     }
 
-    static func call(_ engine: MockEngine, _ method: String, _ target: String, headers: [(String, String)] = [], body: String = "") -> String {
-        let response = engine.respond(to: HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers), body: Data(body.utf8)))
+    static func call(
+        _ engine: MockEngine,
+        _ method: String,
+        _ target: String,
+        headers: [(String, String)] = [],
+        body: String = ""
+    ) -> String {
+        let response = engine.respond(
+            to: HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers), body: Data(body.utf8))
+        )
         return "\(response.status) \(response.stubID ?? "-")"
     }
 
     @Test func pathAndURLPatternsMatchTheWholeValue() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             [{"id": "roles", "match": {"method": "GET", "pathPattern": "/cases/.*/userCaseRoles"}, "status": 201},
              {"id": "exact", "match": {"url": "/todo/items?b=2&a=1"}, "status": 202},
              {"id": "proxy", "match": {"urlPattern": "/proxy/[a-z]+\\?x=[0-9]+"}, "status": 203}]
-            """#)
+            """#
+        )
         #expect(Self.call(engine, "GET", "/cases/1234/userCaseRoles") == "201 roles")
         #expect(Self.call(engine, "GET", "/x/cases/1/userCaseRoles").hasPrefix("404"))
         #expect(Self.call(engine, "GET", "/cases/1/userCaseRolesX").hasPrefix("404"))
@@ -37,14 +47,16 @@ struct PatternAndStateTests {
     }
 
     @Test func queryAndHeaderOperators() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             [{"id": "plain", "match": {"path": "/user", "query": {"pretty": {"absent": true}}}, "status": 200},
              {"id": "pretty", "match": {"path": "/user", "query": {"pretty": {"equalTo": "true"}}}, "status": 201},
              {"id": "case", "match": {"path": "/q", "query": {"kind": {"equalTo": "ALL", "caseInsensitive": true}}}, "status": 202},
              {"id": "contains", "match": {"path": "/q", "query": {"kind": {"contains": "xyz"}}}, "status": 203},
              {"id": "not-digits", "match": {"path": "/q", "query": {"kind": {"doesNotMatch": "[0-9]+"}, "page": {"absent": false}}}, "status": 204},
              {"id": "bearer", "match": {"path": "/roles", "headers": {"authorization": {"matches": "Bearer .*"}, "Content-Type": "application/json"}}, "status": 205}]
-            """#)
+            """#
+        )
         #expect(Self.call(engine, "GET", "/user") == "200 plain")
         #expect(Self.call(engine, "GET", "/user?pretty=true") == "201 pretty")
         #expect(Self.call(engine, "GET", "/user?pretty=false").hasPrefix("404"))
@@ -54,26 +66,42 @@ struct PatternAndStateTests {
         #expect(Self.call(engine, "GET", "/q?kind=12&page=2").hasPrefix("404"))
         #expect(Self.call(engine, "GET", "/q?kind=a1").hasPrefix("404"))
         let json = ("Content-Type", "application/json; charset=utf-8")
-        #expect(Self.call(engine, "GET", "/roles", headers: [("Authorization", "Bearer abc.def"), json]) == "205 bearer")
+        #expect(
+            Self.call(engine, "GET", "/roles", headers: [("Authorization", "Bearer abc.def"), json]) == "205 bearer"
+        )
         #expect(Self.call(engine, "GET", "/roles", headers: [("Authorization", "Basic abc"), json]).hasPrefix("404"))
         #expect(Self.call(engine, "GET", "/roles", headers: [("Authorization", "xBearer abc"), json]).hasPrefix("404"))
         #expect(Self.call(engine, "GET", "/roles", headers: [json]).hasPrefix("404"))
-        let miss = engine.respond(to: HTTPRequest(method: "GET", target: "/roles", headers: HTTPHeaders([("Authorization", "Basic abc"), json])))
+        let miss = engine.respond(
+            to: HTTPRequest(
+                method: "GET",
+                target: "/roles",
+                headers: HTTPHeaders([("Authorization", "Basic abc"), json])
+            )
+        )
         let nearest = try #require((ScenarioEngineTests.json(miss)["nearMisses"] as? [[String: Any]])?.first)
         #expect(nearest["stub"] as? String == "bearer")
-        #expect(nearest["differs"] as? [[String: String]] == [["part": "header", "expected": "authorization matches Bearer .*", "actual": "authorization: Basic abc"]])
+        #expect(
+            nearest["differs"] as? [[String: String]] == [
+                ["part": "header", "expected": "authorization matches Bearer .*", "actual": "authorization: Basic abc"]
+            ]
+        )
     }
 
     @Test func bodyConditionsAllHold() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             [{"id": "bad-request", "match": {"method": "POST", "path": "/api",
                "body": [{"jsonPath": "$.name"}, {"jsonPath": "$['e-mail']"}, {"doesNotMatch": ".*\"cep\".*"}]}, "status": 400},
              {"id": "exact-json", "match": {"method": "PUT", "path": "/api", "body": {"jsonEquals": {"a": 1, "b": [1, 2]}}}, "status": 200},
              {"id": "empty", "match": {"method": "DELETE", "path": "/api", "body": {"absent": true}}, "status": 204},
              {"id": "regex", "match": {"method": "PATCH", "path": "/api", "body": {"matches": "<item>.*</item>"}}, "status": 202}]
-            """#)
+            """#
+        )
         #expect(Self.call(engine, "POST", "/api", body: #"{"name": "a", "e-mail": "x@y"}"#) == "400 bad-request")
-        #expect(Self.call(engine, "POST", "/api", body: #"{"name": "a", "e-mail": "x@y", "cep": "1"}"#).hasPrefix("404"))
+        #expect(
+            Self.call(engine, "POST", "/api", body: #"{"name": "a", "e-mail": "x@y", "cep": "1"}"#).hasPrefix("404")
+        )
         #expect(Self.call(engine, "POST", "/api", body: #"{"name": null, "e-mail": "x@y"}"#).hasPrefix("404"))
         #expect(Self.call(engine, "POST", "/api", body: #"{"name": [], "e-mail": "x@y"}"#).hasPrefix("404"))
         #expect(Self.call(engine, "POST", "/api", body: #"{"e-mail": "x@y"}"#).hasPrefix("404"))
@@ -89,13 +117,13 @@ struct PatternAndStateTests {
     @Test func invalidPatternsAreConfigErrorsWithTheirPath() throws {
         let root = try ScenarioEngineTests.makeRoot([
             "s": #"""
-                {"sets": ["base"], "overrides": [
-                  {"match": {"pathPattern": "/cases/(.*"}, "status": 200},
-                  {"match": {"urlPattern": "a)(b", "headers": {"Authorization": {"matches": "Bearer [", "contains": "x"}, "X-A": {"matches": "*"}}}, "status": 200},
-                  {"match": {"query": {"q": {"caseInsensitive": true, "contains": "x"}}, "body": [{"text": "a"}, {"jsonPath": "$..name"}]}, "status": 200},
-                  {"match": {"body": {"matches": "(", "text": "x"}}, "state": {"name": "m"}, "status": 200}
-                ]}
-                """#
+            {"sets": ["base"], "overrides": [
+              {"match": {"pathPattern": "/cases/(.*"}, "status": 200},
+              {"match": {"urlPattern": "a)(b", "headers": {"Authorization": {"matches": "Bearer [", "contains": "x"}, "X-A": {"matches": "*"}}}, "status": 200},
+              {"match": {"query": {"q": {"caseInsensitive": true, "contains": "x"}}, "body": [{"text": "a"}, {"jsonPath": "$..name"}]}, "status": 200},
+              {"match": {"body": {"matches": "(", "text": "x"}}, "state": {"name": "m"}, "status": 200}
+            ]}
+            """#
         ])
         defer { try? FileManager.default.removeItem(at: root.url) }
         #expect {
@@ -115,7 +143,10 @@ struct PatternAndStateTests {
     }
 
     @Test func unknownOperatorIsNamedWithItsPath() throws {
-        let root = try ScenarioEngineTests.makeRoot(["s": #"{"sets": ["base"], "overrides": [{"match": {"query": {"q": {"matchez": "x"}}, "body": [{"jsonpath": "$.a"}]}}]}"#])
+        let root = try ScenarioEngineTests.makeRoot([
+            "s":
+                #"{"sets": ["base"], "overrides": [{"match": {"query": {"q": {"matchez": "x"}}, "body": [{"jsonpath": "$.a"}]}}]}"#
+        ])
         defer { try? FileManager.default.removeItem(at: root.url) }
         #expect {
             try Scenario.load(named: "s", root: root)
@@ -130,14 +161,19 @@ struct PatternAndStateTests {
     }
 
     @Test func templatedFalseSendsPlaceholdersLiterally() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             [{"match": {"path": "/literal"}, "body": "{{request.path}} {{uuid}}", "headers": {"X-Path": "{{request.path}}"}, "templated": false},
              {"match": {"path": "/rendered"}, "body": "{{request.path}}"}]
-            """#)
+            """#
+        )
         let literal = engine.respond(to: HTTPRequest(method: "GET", target: "/literal"))
         #expect(String(decoding: literal.body, as: UTF8.self) == "{{request.path}} {{uuid}}")
         #expect(literal.headers["X-Path"] == "{{request.path}}")
-        #expect(String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/rendered")).body, as: UTF8.self) == "/rendered")
+        #expect(
+            String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/rendered")).body, as: UTF8.self)
+                == "/rendered"
+        )
     }
 
     static let todo = #"""
@@ -178,10 +214,12 @@ struct PatternAndStateTests {
     }
 
     @Test func concurrentRequestsMakeATransitionOnce() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             [{"id": "fallback", "match": {"path": "/pay"}, "status": 409, "body": "already paid"},
              {"id": "pay", "match": {"path": "/pay"}, "state": {"name": "checkout", "requires": "Started", "next": "Paid"}, "body": "paid"}]
-            """#)
+            """#
+        )
         for round in 0..<20 {
             let winners = Atomic<Int>(0)
             let losers = Atomic<Int>(0)

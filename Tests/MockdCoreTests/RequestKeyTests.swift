@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import MockdCore
@@ -71,26 +72,38 @@ struct RequestKeyTests {
 
     @Test func multipartBoundaryIsReadFromTheBodyWhenTheHeaderLostIt() {
         let recorded = BodyCanonicalizer.canonicalize(
-            Data("--AAA111\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nx\r\n--AAA111--\r\n".utf8), contentType: "multipart/form-data"
+            Data("--AAA111\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nx\r\n--AAA111--\r\n".utf8),
+            contentType: "multipart/form-data"
         )
         let live = BodyCanonicalizer.canonicalize(
-            Data("--ZZ9\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nx\r\n--ZZ9--\r\n".utf8), contentType: "multipart/form-data; boundary=ZZ9"
+            Data("--ZZ9\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nx\r\n--ZZ9--\r\n".utf8),
+            contentType: "multipart/form-data; boundary=ZZ9"
         )
         #expect(recorded == live)
     }
 
     @Test func jsonBodiesCompareIgnoringKeyOrderAndWhitespace() {
-        let first = BodyCanonicalizer.canonicalize(Data(#"{"b": [1, 2], "a": {"y": 1, "x": "/"}}"#.utf8), contentType: "application/json")
-        let second = BodyCanonicalizer.canonicalize(Data(#"{"a":{"x":"/","y":1},"b":[1,2]}"#.utf8), contentType: "application/vnd.api+json")
+        let first = BodyCanonicalizer.canonicalize(
+            Data(#"{"b": [1, 2], "a": {"y": 1, "x": "/"}}"#.utf8),
+            contentType: "application/json"
+        )
+        let second = BodyCanonicalizer.canonicalize(
+            Data(#"{"a":{"x":"/","y":1},"b":[1,2]}"#.utf8),
+            contentType: "application/vnd.api+json"
+        )
         #expect(first == second)
         #expect(String(decoding: first, as: UTF8.self) == #"{"a":{"x":"/","y":1},"b":[1,2]}"#)
     }
 
     @Test func formBodiesCompareAsSortedPairs() {
-        let first = BodyCanonicalizer.canonicalize(Data("b=2&a=x+y".utf8), contentType: "application/x-www-form-urlencoded")
-        let second = BodyCanonicalizer.canonicalize(Data("a=x%20y&b=2".utf8), contentType: "application/x-www-form-urlencoded; charset=UTF-8")
+        let first = BodyCanonicalizer.canonicalize(
+            Data("b=2&a=x+y".utf8),
+            contentType: "application/x-www-form-urlencoded"
+        )
+        let second = BodyCanonicalizer.canonicalize(
+            Data("a=x%20y&b=2".utf8),
+            contentType: "application/x-www-form-urlencoded; charset=UTF-8"
+        )
         #expect(first == second)
     }
 }
-
-import Foundation

@@ -12,30 +12,45 @@ struct ScenarioEngineTests {
         let url = Paths.makeTemporaryDirectory()
         let files: [String: String] = [
             "mocks/base/index.json": #"""
-                {"stubs": [
-                  {"id": "order", "request": {"method": "GET", "path": "/v1/orders/4521"},
-                   "responses": [{"headers": ["Content-Type: application/json", "ETag: \"v7\"", "X-Trace: abc"], "bodyFile": "bodies/order.json", "recordedTimeMs": 120}]},
-                  {"id": "poll", "request": {"method": "GET", "path": "/poll"}, "responses": [{"body": "one"}, {"body": "two"}]},
-                  {"id": "avatar", "request": {"method": "GET", "path": "/avatar.png"}, "responses": [{"headers": ["Content-Type: image/png"], "body": "PNG"}]}
-                ]}
-                """#,
-            "mocks/base/bodies/order.json": "{\n  \"id\": \"4521\",\n  \"status\": \"shipped\",\n  \"items\": [1, 2],\n  \"note\": \"keep\"\n}\n",
+            {"stubs": [
+              {"id": "order", "request": {"method": "GET", "path": "/v1/orders/4521"},
+               "responses": [{"headers": ["Content-Type: application/json", "ETag: \"v7\"", "X-Trace: abc"], "bodyFile": "bodies/order.json", "recordedTimeMs": 120}]},
+              {"id": "poll", "request": {"method": "GET", "path": "/poll"}, "responses": [{"body": "one"}, {"body": "two"}]},
+              {"id": "avatar", "request": {"method": "GET", "path": "/avatar.png"}, "responses": [{"headers": ["Content-Type: image/png"], "body": "PNG"}]}
+            ]}
+            """#,
+            "mocks/base/bodies/order.json":
+                "{\n  \"id\": \"4521\",\n  \"status\": \"shipped\",\n  \"items\": [1, 2],\n  \"note\": \"keep\"\n}\n",
         ]
-        for (path, text) in files.merging(configs.map { ("configs/\($0.key).json", $0.value) }, uniquingKeysWith: { $1 }) {
+        for (path, text) in files.merging(
+            configs.map { ("configs/\($0.key).json", $0.value) },
+            uniquingKeysWith: { $1 }
+        ) {
             let file = url.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
             try text.write(to: file, atomically: true, encoding: .utf8)
         }
         return MockdRoot(url: url)
     }
 
-    static func engine(_ scenario: String, clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds) throws -> MockEngine {
+    static func engine(
+        _ scenario: String,
+        clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds
+    ) throws -> MockEngine {
         let root = try makeRoot(["s": scenario])
         defer { try? FileManager.default.removeItem(at: root.url) }
         return MockEngine(scenario: try Scenario.load(named: "s", root: root), clock: clock)
     }
 
-    static func get(_ target: String, headers: [(String, String)] = [], method: String = "GET", body: String = "") -> HTTPRequest {
+    static func get(
+        _ target: String,
+        headers: [(String, String)] = [],
+        method: String = "GET",
+        body: String = ""
+    ) -> HTTPRequest {
         HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers), body: Data(body.utf8))
     }
 
@@ -44,14 +59,16 @@ struct ScenarioEngineTests {
     }
 
     @Test func highestPriorityWinsAndTiesGoToTheLaterOverride() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             {"sets": ["base"], "overrides": [
               {"id": "low", "match": {"path": "/v1/orders/{id}"}, "status": 500},
               {"id": "high", "priority": 5, "match": {"path": "/v1/orders/{id}"}, "status": 502},
               {"id": "tie-first", "priority": 1, "match": {"path": "/poll"}, "status": 401},
               {"id": "tie-later", "priority": 1, "match": {"path": "/poll"}, "status": 403}
             ]}
-            """#)
+            """#
+        )
         let order = engine.respond(to: Self.get("/v1/orders/4521"))
         #expect(order.status == 502)
         #expect(order.stubID == "high")
@@ -60,28 +77,36 @@ struct ScenarioEngineTests {
     }
 
     @Test func overrideWithoutBodyEditsTheStubResponse() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             {"sets": ["base"], "overrides": [
               {"match": {"method": "GET", "path": "/v1/orders/{id}"}, "status": 200,
                "headers": {"X-Trace": null, "Cache-Control": "no-store"}, "addHeaders": ["Set-Cookie: a=1", "Set-Cookie: b=2"],
                "bodyPatch": {"status": "delivered", "note": null, "items": [3], "extra": {"k": true}}}
             ]}
-            """#)
+            """#
+        )
         let response = engine.respond(to: Self.get("/v1/orders/4521"))
-        #expect(String(decoding: response.body, as: UTF8.self) == """
-            {
-              "extra" : {
-                "k" : true
-              },
-              "id" : "4521",
-              "items" : [
-                3
-              ],
-              "status" : "delivered"
-            }
+        #expect(
+            String(decoding: response.body, as: UTF8.self) == """
+                {
+                  "extra" : {
+                    "k" : true
+                  },
+                  "id" : "4521",
+                  "items" : [
+                    3
+                  ],
+                  "status" : "delivered"
+                }
 
-            """)
-        #expect(response.headers.fields.map(\.name) == ["Content-Type", "ETag", "Cache-Control", "Set-Cookie", "Set-Cookie"])
+                """
+        )
+        #expect(
+            response.headers.fields.map(\.name) == [
+                "Content-Type", "ETag", "Cache-Control", "Set-Cookie", "Set-Cookie",
+            ]
+        )
         #expect(response.headers.values(named: "set-cookie") == ["a=1", "b=2"])
     }
 
@@ -104,12 +129,14 @@ struct ScenarioEngineTests {
     }
 
     @Test func responsesFormASequenceWithExhaustionPolicy() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             {"sets": ["base"], "overrides": [
               {"id": "flaky", "match": {"path": "/v1/orders/4521"}, "afterLast": "notFound",
                "responses": [{"serverUnavailable": true}, {"serverUnavailable": {"retryAfter": 120}}, {}]}
             ]}
-            """#)
+            """#
+        )
         let first = engine.respond(to: Self.get("/v1/orders/4521"))
         #expect(first.status == 503)
         #expect(first.headers["Retry-After"] == "30")
@@ -146,7 +173,9 @@ struct ScenarioEngineTests {
 
     @Test func conditionalRequestsAnswer304WhenEnabled() throws {
         let enabled = try Self.engine(#"{"sets": ["base"], "conditionalRequests": true}"#)
-        let notModified = enabled.respond(to: Self.get("/v1/orders/4521", headers: [("If-None-Match", "W/\"v7\", \"other\"")]))
+        let notModified = enabled.respond(
+            to: Self.get("/v1/orders/4521", headers: [("If-None-Match", "W/\"v7\", \"other\"")])
+        )
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
         #expect(notModified.headers.fields.map(\.name) == ["ETag"])
@@ -156,20 +185,34 @@ struct ScenarioEngineTests {
     }
 
     @Test func matchOnQueryHeadersAndJSONBodySubset() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             {"sets": ["base"], "overrides": [
               {"id": "vip", "match": {"method": "POST", "path": "/checkout", "query": {"coupon": "a b"}, "headers": {"x-client": "ios"},
                                        "body": {"json": {"cart": {"total": 10}}}},
                "status": 201, "body": {"ok": true}}
             ]}
-            """#)
+            """#
+        )
         let hit = engine.respond(
-            to: Self.get("/checkout?x=1&coupon=a+b", headers: [("X-Client", "ios")], method: "POST", body: #"{"cart": {"total": 10.0, "items": 3}, "u": 1}"#)
+            to: Self.get(
+                "/checkout?x=1&coupon=a+b",
+                headers: [("X-Client", "ios")],
+                method: "POST",
+                body: #"{"cart": {"total": 10.0, "items": 3}, "u": 1}"#
+            )
         )
         #expect(hit.status == 201)
         #expect(hit.headers["Content-Type"] == "application/json; charset=utf-8")
         #expect(String(decoding: hit.body, as: UTF8.self) == #"{"ok":true}"#)
-        let miss = engine.respond(to: Self.get("/checkout?coupon=a+b", headers: [("X-Client", "ios")], method: "POST", body: #"{"cart": {"total": 11}}"#))
+        let miss = engine.respond(
+            to: Self.get(
+                "/checkout?coupon=a+b",
+                headers: [("X-Client", "ios")],
+                method: "POST",
+                body: #"{"cart": {"total": 11}}"#
+            )
+        )
         #expect(miss.status == 404)
         let nearest = try #require((Self.json(miss)["nearMisses"] as? [[String: Any]])?.first)
         #expect(nearest["stub"] as? String == "vip")
@@ -178,7 +221,8 @@ struct ScenarioEngineTests {
     }
 
     @Test func placeholdersRenderAtServeTime() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             {"sets": ["base"], "overrides": [
               {"id": "echo", "match": {"path": "/echo/{id}"},
                "headers": {"X-Request-Path": "{{request.path}}"},
@@ -186,8 +230,14 @@ struct ScenarioEngineTests {
                         "name": "{{request.json.user.names[1]}}", "n": "{{counter}}", "token": "{{token}}", "email": "{{email}}",
                         "unknown": "{{nope}}", "id": "{{uuid}}", "at": "{{now}}", "date": "{{now.http}}"}}
             ]}
-            """#)
-        let request = Self.get("/echo/7?q=a+b%21", headers: [("X-Device", "iPhone")], method: "POST", body: #"{"user": {"names": ["A", "Zoë"]}}"#)
+            """#
+        )
+        let request = Self.get(
+            "/echo/7?q=a+b%21",
+            headers: [("X-Device", "iPhone")],
+            method: "POST",
+            body: #"{"user": {"names": ["A", "Zoë"]}}"#
+        )
         let first = Self.json(engine.respond(to: request))
         #expect(first["path"] as? String == "/echo/7")
         #expect(first["q"] as? String == "a b!")
@@ -197,9 +247,17 @@ struct ScenarioEngineTests {
         #expect(first["token"] as? String == "mockd-token-0000000000000000")
         #expect(first["email"] as? String == "user@example.com")
         #expect(first["unknown"] as? String == "{{nope}}")
-        #expect((first["id"] as? String)?.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) != nil)
+        #expect(
+            (first["id"] as? String)?.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/)
+                != nil
+        )
         #expect((first["at"] as? String)?.wholeMatch(of: /20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil)
-        #expect((first["date"] as? String)?.wholeMatch(of: /(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) 20\d\d \d\d:\d\d:\d\d GMT/) != nil)
+        #expect(
+            (first["date"] as? String)?.wholeMatch(
+                of:
+                    /(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) 20\d\d \d\d:\d\d:\d\d GMT/
+            ) != nil
+        )
         #expect(engine.respond(to: request).headers["X-Request-Path"] == "/echo/7")
         #expect(Self.json(engine.respond(to: request))["n"] as? String == "3")
     }
@@ -212,8 +270,13 @@ struct ScenarioEngineTests {
 
     @Test func unknownPlaceholdersAndNonUTF8BodiesStayByteExact() {
         let text = Data("a {{ nope }} b {{x y}} c {{{token}}} {{ token }}".utf8)
-        let rendered = Template.parse(text)!.render(TemplateContext(request: HTTPRequest(method: "GET", target: "/"), call: 1))
-        #expect(String(decoding: rendered, as: UTF8.self) == "a {{ nope }} b {{x y}} c {{{token}}} mockd-token-0000000000000000")
+        let rendered = Template.parse(text)!.render(
+            TemplateContext(request: HTTPRequest(method: "GET", target: "/"), call: 1)
+        )
+        #expect(
+            String(decoding: rendered, as: UTF8.self)
+                == "a {{ nope }} b {{x y}} c {{{token}}} mockd-token-0000000000000000"
+        )
         #expect(Template.parse(Data([0xFF, 0xD8, 0x7B, 0x7B]) + Data("token}}".utf8)) == nil)
     }
 
@@ -238,14 +301,16 @@ struct ScenarioEngineTests {
     }
 
     @Test func planCarriesLatencyThrottleAndFault() throws {
-        let engine = try Self.engine(#"""
+        let engine = try Self.engine(
+            #"""
             {"sets": ["base"], "defaults": {"latency": 40},
              "overrides": [
                {"match": {"path": "/avatar.png"}, "throttle": "3g"},
                {"match": {"path": "/poll"}, "latency": {"recorded": 2}, "fault": "truncatedBody"},
                {"match": {"path": "/v1/orders/4521"}, "latency": {"recorded": 2}}
              ]}
-            """#)
+            """#
+        )
         let avatar = engine.plan(Self.get("/avatar.png"))
         #expect(avatar.throttleBytesPerSecond == 97_500)
         #expect(avatar.delayMs == 40)
@@ -256,7 +321,8 @@ struct ScenarioEngineTests {
 
     @Test func includeExtendsAnotherScenario() throws {
         let root = try Self.makeRoot([
-            "base": #"{"description": "base", "sets": ["base"], "conditionalRequests": true, "overrides": [{"id": "a", "match": {"path": "/poll"}, "status": 418}]}"#,
+            "base":
+                #"{"description": "base", "sets": ["base"], "conditionalRequests": true, "overrides": [{"id": "a", "match": {"path": "/poll"}, "status": 418}]}"#,
             "child": #"{"include": ["base"], "overrides": [{"id": "b", "match": {"path": "/poll"}, "status": 451}]}"#,
             "loop1": #"{"include": ["loop2"], "sets": ["base"]}"#,
             "loop2": #"{"include": ["loop1"]}"#,
@@ -270,20 +336,21 @@ struct ScenarioEngineTests {
         #expect {
             try Scenario.load(named: "loop1", root: root)
         } throws: { error in
-            "\(error)" == "configs/loop1.json: include: include cycle: configs/loop1.json → configs/loop2.json → configs/loop1.json"
+            "\(error)"
+                == "configs/loop1.json: include: include cycle: configs/loop1.json → configs/loop2.json → configs/loop1.json"
         }
     }
 
     @Test func everyProblemIsReportedWithFileAndJSONPath() throws {
         let root = try Self.makeRoot([
             "broken": #"""
-                {"sets": ["base", "missing"], "defaults": {"latency": -5},
-                 "overrides": [
-                   {"match": {"path": "orders"}, "status": 42},
-                   {"match": {"method": "G T", "body": {"json": 1, "text": "x"}}, "responses": []},
-                   {"match": {}, "bodyFile": "../../etc/passwd", "bodyPatch": [1], "addHeaders": ["nocolon"]}
-                 ]}
-                """#
+            {"sets": ["base", "missing"], "defaults": {"latency": -5},
+             "overrides": [
+               {"match": {"path": "orders"}, "status": 42},
+               {"match": {"method": "G T", "body": {"json": 1, "text": "x"}}, "responses": []},
+               {"match": {}, "bodyFile": "../../etc/passwd", "bodyPatch": [1], "addHeaders": ["nocolon"]}
+             ]}
+            """#
         ])
         defer { try? FileManager.default.removeItem(at: root.url) }
         #expect {
@@ -305,11 +372,26 @@ struct ScenarioEngineTests {
     }
 
     @Test(arguments: [
-        (#"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "latency": "soon"}]}"#, #"configs/s.json: overrides[0].latency: expected a number of ms, "recorded" or an object, got "soon""#),
-        (#"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "throttle": "5g"}]}"#, #"configs/s.json: overrides[0].throttle: unknown throttle profile "5g" (known: 3g, edge, lte)"#),
-        (#"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "fault": "explode"}]}"#, "configs/s.json: overrides[0].fault: Cannot initialize Fault from invalid String value explode"),
-        (#"{"sets": ["base"], "overrides": [{"path": "/x"}]}"#, "configs/s.json: overrides[0].match: required field is missing"),
-        (#"{"version": 2, "sets": ["base"]}"#, "configs/s.json: version: version 2 is newer than this mockd supports (up to 1)"),
+        (
+            #"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "latency": "soon"}]}"#,
+            #"configs/s.json: overrides[0].latency: expected a number of ms, "recorded" or an object, got "soon""#
+        ),
+        (
+            #"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "throttle": "5g"}]}"#,
+            #"configs/s.json: overrides[0].throttle: unknown throttle profile "5g" (known: 3g, edge, lte)"#
+        ),
+        (
+            #"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "fault": "explode"}]}"#,
+            "configs/s.json: overrides[0].fault: Cannot initialize Fault from invalid String value explode"
+        ),
+        (
+            #"{"sets": ["base"], "overrides": [{"path": "/x"}]}"#,
+            "configs/s.json: overrides[0].match: required field is missing"
+        ),
+        (
+            #"{"version": 2, "sets": ["base"]}"#,
+            "configs/s.json: version: version 2 is newer than this mockd supports (up to 1)"
+        ),
     ])
     func malformedValuesNameTheirPath(_ scenario: String, _ expected: String) throws {
         let root = try Self.makeRoot(["s": scenario])
@@ -375,7 +457,9 @@ struct StubServedAsLoadedTests {
         #expect(engine.handle(ScenarioEngineTests.get("/avatar.png")).servedStub != nil)
         let added = engine.handle(
             ScenarioEngineTests.get(
-                "/__mockd/stubs", method: "POST", body: #"{"id": "late", "match": {"path": "/elsewhere"}, "status": 204}"#
+                "/__mockd/stubs",
+                method: "POST",
+                body: #"{"id": "late", "match": {"path": "/elsewhere"}, "status": 204}"#
             )
         )
         #expect(added.plan.response.status == 201)
@@ -389,8 +473,12 @@ struct StubServedAsLoadedTests {
     static func twoScenarioRoot() throws -> MockdRoot {
         let root = try ScenarioEngineTests.makeRoot(["s": #"{"sets": ["base"]}"#, "other": #"{"sets": ["other"]}"#])
         let index = root.url.appendingPathComponent("mocks/other/index.json")
-        try FileManager.default.createDirectory(at: index.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try #"{"stubs": [{"id": "avatar2", "request": {"method": "GET", "path": "/avatar.png"}, "responses": [{"body": "GIF"}]}]}"#
+        try FileManager.default.createDirectory(
+            at: index.deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        try
+            #"{"stubs": [{"id": "avatar2", "request": {"method": "GET", "path": "/avatar.png"}, "responses": [{"body": "GIF"}]}]}"#
             .write(to: index, atomically: true, encoding: .utf8)
         return root
     }
@@ -410,7 +498,10 @@ struct StubServedAsLoadedTests {
             engine.handle(ScenarioEngineTests.get(path, method: method, body: body)).plan.response.status
         }
         #expect(avatar().servedStub?.id == "avatar")
-        #expect(control("POST", "/__mockd/stubs", #"{"id": "teapot", "match": {"path": "/avatar.png"}, "status": 418}"#) == 201)
+        #expect(
+            control("POST", "/__mockd/stubs", #"{"id": "teapot", "match": {"path": "/avatar.png"}, "status": 418}"#)
+                == 201
+        )
         #expect(avatar().plan.response.status == 418)
         #expect(control("DELETE", "/__mockd/stubs/teapot") == 204)
         #expect(avatar().servedStub?.id == "avatar")
@@ -418,7 +509,10 @@ struct StubServedAsLoadedTests {
         let switched = avatar()
         #expect(switched.servedStub?.id == "avatar2")
         #expect(Self.body(switched) == "GIF")
-        #expect(control("POST", "/__mockd/stubs", #"{"id": "gone", "match": {"path": "/avatar.png"}, "status": 410}"#) == 201)
+        #expect(
+            control("POST", "/__mockd/stubs", #"{"id": "gone", "match": {"path": "/avatar.png"}, "status": 410}"#)
+                == 201
+        )
         #expect(avatar().plan.response.status == 410)
         #expect(control("POST", "/__mockd/reset") == 200)
         #expect(Self.body(avatar()) == "GIF")
@@ -430,9 +524,15 @@ struct StubServedAsLoadedTests {
         let named = engine.handle(ScenarioEngineTests.get("/avatar.png", headers: [("X-Mockd-Session", "t1")]))
         #expect(named.sessionID == "t1")
         #expect(Self.body(named) == "PNG")
-        #expect(engine.handle(ScenarioEngineTests.get("/__mockd/scenario", method: "PUT", body: #"{"name": "other"}"#)).plan.response.status == 200)
+        #expect(
+            engine.handle(ScenarioEngineTests.get("/__mockd/scenario", method: "PUT", body: #"{"name": "other"}"#)).plan
+                .response.status == 200
+        )
         #expect(Self.body(avatar()) == "GIF")
-        #expect(Self.body(engine.handle(ScenarioEngineTests.get("/avatar.png", headers: [("X-Mockd-Session", "t1")]))) == "PNG")
+        #expect(
+            Self.body(engine.handle(ScenarioEngineTests.get("/avatar.png", headers: [("X-Mockd-Session", "t1")])))
+                == "PNG"
+        )
     }
 
     /// An exchange answered by a stub keeps that stub alive after the session moved to another scenario and
@@ -485,7 +585,16 @@ struct StubServedAsLoadedTests {
             #expect(Self.body(avatar("t1")) == "PNG")
             removed = engine.sessions.existing("t1")
             #expect(removed != nil)
-            #expect(engine.handle(ScenarioEngineTests.get("/__mockd/scenario", headers: [("X-Mockd-Session", "t1")], method: "PUT", body: #"{"name": "other"}"#)).plan.response.status == 200)
+            #expect(
+                engine.handle(
+                    ScenarioEngineTests.get(
+                        "/__mockd/scenario",
+                        headers: [("X-Mockd-Session", "t1")],
+                        method: "PUT",
+                        body: #"{"name": "other"}"#
+                    )
+                ).plan.response.status == 200
+            )
             #expect(Self.body(avatar("t1")) == "GIF")
             engine.sessions.removeAll()
         }

@@ -6,8 +6,11 @@ import Testing
 struct SequenceTests {
     private func stub(_ statuses: [Int], afterLast: ExhaustionPolicy) -> Stub {
         Stub(
-            id: "poll", setName: "test", key: RequestKey(method: "GET", rawPath: "/poll", rawQuery: ""),
-            responses: statuses.map { MockResponse(status: $0, body: Data("\($0)".utf8)) }, afterLast: afterLast
+            id: "poll",
+            setName: "test",
+            key: RequestKey(method: "GET", rawPath: "/poll", rawQuery: ""),
+            responses: statuses.map { MockResponse(status: $0, body: Data("\($0)".utf8)) },
+            afterLast: afterLast
         )
     }
 
@@ -16,25 +19,51 @@ struct SequenceTests {
     }
 
     @Test func repeatLastKeepsAnsweringWithTheLastStep() {
-        let engine = MockEngine(scenario: Scenario(name: "t", sets: ["test"], index: StubIndex(layers: [[stub([200, 201, 202], afterLast: .repeatLast)]])))
+        let engine = MockEngine(
+            scenario: Scenario(
+                name: "t",
+                sets: ["test"],
+                index: StubIndex(layers: [[stub([200, 201, 202], afterLast: .repeatLast)]])
+            )
+        )
         #expect(statuses(engine, calls: 5) == [200, 201, 202, 202, 202])
     }
 
     @Test func cycleStartsOver() {
-        let engine = MockEngine(scenario: Scenario(name: "t", sets: ["test"], index: StubIndex(layers: [[stub([200, 201], afterLast: .cycle)]])))
+        let engine = MockEngine(
+            scenario: Scenario(
+                name: "t",
+                sets: ["test"],
+                index: StubIndex(layers: [[stub([200, 201], afterLast: .cycle)]])
+            )
+        )
         #expect(statuses(engine, calls: 5) == [200, 201, 200, 201, 200])
     }
 
     @Test func notFoundAnswers404AfterTheLastStep() {
-        let engine = MockEngine(scenario: Scenario(name: "t", sets: ["test"], index: StubIndex(layers: [[stub([200, 201], afterLast: .notFound)]])))
+        let engine = MockEngine(
+            scenario: Scenario(
+                name: "t",
+                sets: ["test"],
+                index: StubIndex(layers: [[stub([200, 201], afterLast: .notFound)]])
+            )
+        )
         #expect(statuses(engine, calls: 3) == [200, 201, 404])
         let body = engine.respond(to: HTTPRequest(method: "GET", target: "/poll")).body
         let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-        #expect(json?["message"] as? String == "stub 'poll' answered all 2 responses of its sequence (afterLast: notFound)")
+        #expect(
+            json?["message"] as? String == "stub 'poll' answered all 2 responses of its sequence (afterLast: notFound)"
+        )
     }
 
     @Test func resetStartsEverySequenceOver() {
-        let engine = MockEngine(scenario: Scenario(name: "t", sets: ["test"], index: StubIndex(layers: [[stub([200, 201], afterLast: .repeatLast)]])))
+        let engine = MockEngine(
+            scenario: Scenario(
+                name: "t",
+                sets: ["test"],
+                index: StubIndex(layers: [[stub([200, 201], afterLast: .repeatLast)]])
+            )
+        )
         #expect(statuses(engine, calls: 2) == [200, 201])
         engine.resetSequences()
         #expect(statuses(engine, calls: 1) == [200])
@@ -42,7 +71,13 @@ struct SequenceTests {
 
     @Test func concurrentCallersGetEveryStepExactlyOnce() async {
         let steps = Array(200..<264)
-        let engine = MockEngine(scenario: Scenario(name: "t", sets: ["test"], index: StubIndex(layers: [[stub(steps, afterLast: .notFound)]])))
+        let engine = MockEngine(
+            scenario: Scenario(
+                name: "t",
+                sets: ["test"],
+                index: StubIndex(layers: [[stub(steps, afterLast: .notFound)]])
+            )
+        )
         let seen = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<64 {
                 group.addTask { engine.respond(to: HTTPRequest(method: "GET", target: "/poll")).status }

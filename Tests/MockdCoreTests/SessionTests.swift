@@ -7,15 +7,42 @@ import Testing
 /// Session routing, isolation, eviction and expiry, in process.
 struct SessionTests {
     static let scenario = Scenario(
-        name: "t", sets: ["t"],
-        index: StubIndex(layers: [[Stub(id: "poll", setName: "t", key: RequestKey(method: "GET", rawPath: "/poll", rawQuery: ""),
-                                        responses: [MockResponse(status: 200, body: Data("1".utf8)), MockResponse(status: 200, body: Data("2".utf8))])]])
+        name: "t",
+        sets: ["t"],
+        index: StubIndex(layers: [
+            [
+                Stub(
+                    id: "poll",
+                    setName: "t",
+                    key: RequestKey(method: "GET", rawPath: "/poll", rawQuery: ""),
+                    responses: [
+                        MockResponse(status: 200, body: Data("1".utf8)),
+                        MockResponse(status: 200, body: Data("2".utf8)),
+                    ]
+                )
+            ]
+        ])
     )
 
     @Test(arguments: [
-        (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("X-Mockd-Session", " a1 ")])), "a1", "/poll"),
-        (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("Cookie", "x=1; mockd_session=\"c-2\"; y=2")])), "c-2", "/poll"),
-        (HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("Cookie", "x=1"), ("Cookie", "mockd_session=c-3")])), "c-3", "/poll"),
+        (
+            HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("X-Mockd-Session", " a1 ")])), "a1",
+            "/poll"
+        ),
+        (
+            HTTPRequest(
+                method: "GET",
+                target: "/poll",
+                headers: HTTPHeaders([("Cookie", "x=1; mockd_session=\"c-2\"; y=2")])
+            ), "c-2", "/poll"
+        ),
+        (
+            HTTPRequest(
+                method: "GET",
+                target: "/poll",
+                headers: HTTPHeaders([("Cookie", "x=1"), ("Cookie", "mockd_session=c-3")])
+            ), "c-3", "/poll"
+        ),
         (HTTPRequest(method: "GET", target: "/__session/p.3/poll?x=1"), "p.3", "/poll?x=1"),
         (HTTPRequest(method: "GET", target: "/__session/p4"), "p4", "/"),
         (HTTPRequest(method: "GET", target: "/poll"), nil, "/poll"),
@@ -29,14 +56,29 @@ struct SessionTests {
     @Test func sessionsKeepSeparateCursors() {
         let engine = MockEngine(scenario: Self.scenario)
         let poll = { (session: String) in
-            String(decoding: engine.respond(to: HTTPRequest(method: "GET", target: "/poll", headers: HTTPHeaders([("X-Mockd-Session", session)]))).body, as: UTF8.self)
+            String(
+                decoding: engine.respond(
+                    to: HTTPRequest(
+                        method: "GET",
+                        target: "/poll",
+                        headers: HTTPHeaders([("X-Mockd-Session", session)])
+                    )
+                ).body,
+                as: UTF8.self
+            )
         }
         #expect([poll("a"), poll("a"), poll("b"), poll("a"), poll("b")] == ["1", "2", "1", "2", "2"])
     }
 
     @Test func leastRecentlyUsedSessionIsEvictedBeyondTheLimit() {
         let clock = ManualClock()
-        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 3, idleTimeoutMs: 60_000, journalLimit: 10, clock: clock.read)
+        let registry = SessionRegistry(
+            scenario: Self.scenario,
+            maxSessions: 3,
+            idleTimeoutMs: 60_000,
+            journalLimit: 10,
+            clock: clock.read
+        )
         let a = registry.session("a") { Self.scenario }
         clock.advance(by: 1)
         _ = registry.session("b") { Self.scenario }
@@ -49,7 +91,13 @@ struct SessionTests {
 
     @Test func idleSessionsExpireWhenAnotherIsCreated() {
         let clock = ManualClock()
-        let registry = SessionRegistry(scenario: Self.scenario, maxSessions: 100, idleTimeoutMs: 20, journalLimit: 10, clock: clock.read)
+        let registry = SessionRegistry(
+            scenario: Self.scenario,
+            maxSessions: 100,
+            idleTimeoutMs: 20,
+            journalLimit: 10,
+            clock: clock.read
+        )
         _ = registry.session("old") { Self.scenario }
         _ = registry.session("recent") { Self.scenario }
         clock.advance(by: 19.9)
@@ -64,8 +112,14 @@ struct SessionTests {
         let journal = RequestJournal(limit: 3)
         for index in 0..<5 {
             journal.append(
-                time: Date(), request: HTTPRequest(method: "GET", target: "/\(index)"), stubID: nil, status: 404, fault: nil,
-                durationMs: 1, response: MockResponse(status: 404), nearMisses: []
+                time: Date(),
+                request: HTTPRequest(method: "GET", target: "/\(index)"),
+                stubID: nil,
+                status: 404,
+                fault: nil,
+                durationMs: 1,
+                response: MockResponse(status: 404),
+                nearMisses: []
             )
         }
         let (entries, dropped) = journal.snapshot()
@@ -75,8 +129,14 @@ struct SessionTests {
         // Around the ring several times, in arrival order at every step.
         for index in 5..<12 {
             journal.append(
-                time: Date(), request: HTTPRequest(method: "GET", target: "/\(index)"), stubID: nil, status: 404, fault: nil,
-                durationMs: 1, response: MockResponse(status: 404), nearMisses: []
+                time: Date(),
+                request: HTTPRequest(method: "GET", target: "/\(index)"),
+                stubID: nil,
+                status: 404,
+                fault: nil,
+                durationMs: 1,
+                response: MockResponse(status: 404),
+                nearMisses: []
             )
             let (now, droppedNow) = journal.snapshot()
             #expect(now.map(\.target) == (index - 2...index).map { "/\($0)" })
@@ -87,8 +147,14 @@ struct SessionTests {
         #expect(journal.snapshot().entries.isEmpty)
         #expect(journal.snapshot().dropped == 0)
         journal.append(
-            time: Date(), request: HTTPRequest(method: "GET", target: "/again"), stubID: nil, status: 404, fault: nil,
-            durationMs: 1, response: MockResponse(status: 404), nearMisses: []
+            time: Date(),
+            request: HTTPRequest(method: "GET", target: "/again"),
+            stubID: nil,
+            status: 404,
+            fault: nil,
+            durationMs: 1,
+            response: MockResponse(status: 404),
+            nearMisses: []
         )
         #expect(journal.snapshot().entries.map(\.sequence) == [1])
     }

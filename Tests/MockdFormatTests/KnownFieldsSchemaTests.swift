@@ -28,7 +28,9 @@ struct KnownFieldsSchemaTests {
         func walk(_ node: Any) {
             if let object = node as? [String: Any] {
                 for (key, value) in object {
-                    if key == "fault" || key == "afterLast", let values = comparison.resolved(value)["enum"] as? [String] {
+                    if key == "fault" || key == "afterLast",
+                        let values = comparison.resolved(value)["enum"] as? [String]
+                    {
                         found[key, default: []].append(values)
                     }
                     walk(value)
@@ -40,7 +42,9 @@ struct KnownFieldsSchemaTests {
         walk(schema)
         #expect(!(found["fault"] ?? []).isEmpty && !(found["afterLast"] ?? []).isEmpty)
         for values in found["fault"] ?? [] { #expect(values == Fault.allCases.map(\.rawValue), "\(file): fault") }
-        for values in found["afterLast"] ?? [] { #expect(values == ExhaustionPolicy.allCases.map(\.rawValue), "\(file): afterLast") }
+        for values in found["afterLast"] ?? [] {
+            #expect(values == ExhaustionPolicy.allCases.map(\.rawValue), "\(file): afterLast")
+        }
     }
 
     @Test func aMissingFieldIsReportedWithItsPath() throws {
@@ -58,9 +62,17 @@ struct KnownFieldsSchemaTests {
 
     @Test func unknownFieldsAreFoundWithASuggestion() {
         let fields = KnownFields.unknownFields(
-            in: Data(#"{"overrides": [{"match": {"path": "/a"}, "latancy": 5}]}"#.utf8), shape: KnownFields.scenario
+            in: Data(#"{"overrides": [{"match": {"path": "/a"}, "latancy": 5}]}"#.utf8),
+            shape: KnownFields.scenario
         )
-        #expect(fields == [KnownFields.UnknownField(jsonPath: "overrides[0].latancy", message: #"unknown field (did you mean "latency"?)"#)])
+        #expect(
+            fields == [
+                KnownFields.UnknownField(
+                    jsonPath: "overrides[0].latancy",
+                    message: #"unknown field (did you mean "latency"?)"#
+                )
+            ]
+        )
     }
 }
 
@@ -126,7 +138,9 @@ struct SchemaComparison {
             compare(element, items, at: path + "[]")
         case .map(let element):
             guard let values = options.lazy.compactMap({ $0["additionalProperties"] as? [String: Any] }).first else {
-                disagreements.append("\(path): KnownFields expects a map, the schema has no additionalProperties schema")
+                disagreements.append(
+                    "\(path): KnownFields expects a map, the schema has no additionalProperties schema"
+                )
                 return
             }
             compare(element, values, at: path + ".*")

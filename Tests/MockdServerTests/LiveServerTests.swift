@@ -29,13 +29,23 @@ struct LiveServerTests {
     }
 
     static func stub(
-        _ id: String, _ target: String, method: String = "GET", headers: [HeaderConstraint] = [], body: Data? = nil,
-        responses: [MockResponse], afterLast: ExhaustionPolicy = .repeatLast
+        _ id: String,
+        _ target: String,
+        method: String = "GET",
+        headers: [HeaderConstraint] = [],
+        body: Data? = nil,
+        responses: [MockResponse],
+        afterLast: ExhaustionPolicy = .repeatLast
     ) -> Stub {
         let request = HTTPRequest(method: method, target: target)
         return Stub(
-            id: id, setName: "test", key: RequestKey(request), headerConstraints: headers, body: body,
-            responses: responses, afterLast: afterLast
+            id: id,
+            setName: "test",
+            key: RequestKey(request),
+            headerConstraints: headers,
+            body: body,
+            responses: responses,
+            afterLast: afterLast
         )
     }
 
@@ -44,7 +54,8 @@ struct LiveServerTests {
     @Test func servesExactBytesStatusAndRepeatedHeaders() throws {
         let harness = try Harness([
             Self.stub(
-                "avatar", "/avatar.png",
+                "avatar",
+                "/avatar.png",
                 responses: [
                     MockResponse(
                         status: 203,
@@ -70,7 +81,13 @@ struct LiveServerTests {
 
     @Test func headIsAnsweredFromTheGetStubWithoutBody() throws {
         let harness = try Harness([
-            Self.stub("page", "/page", responses: [MockResponse(status: 200, headers: HTTPHeaders([("ETag", "\"v1\"")]), body: Data("hello".utf8))])
+            Self.stub(
+                "page",
+                "/page",
+                responses: [
+                    MockResponse(status: 200, headers: HTTPHeaders([("ETag", "\"v1\"")]), body: Data("hello".utf8))
+                ]
+            )
         ])
         let responses = try Curl.batch([
             CurlRequest(method: "HEAD", url: harness.url("/page")), CurlRequest(url: harness.url("/page")),
@@ -84,7 +101,11 @@ struct LiveServerTests {
 
     @Test func encodedSlashAndQueryOrderFollowTheRequestKey() throws {
         let harness = try Harness([
-            Self.stub("encoded", "/files/a%2Fb?y=2&x=1", responses: [MockResponse(status: 200, body: Data("encoded".utf8))]),
+            Self.stub(
+                "encoded",
+                "/files/a%2Fb?y=2&x=1",
+                responses: [MockResponse(status: 200, body: Data("encoded".utf8))]
+            ),
             Self.stub("plain", "/files/a/b", responses: [MockResponse(status: 200, body: Data("plain".utf8))]),
         ])
         let responses = try Curl.batch([
@@ -97,7 +118,12 @@ struct LiveServerTests {
 
     @Test func unmatchedRequestGets404NamingTheNearestStubsAndTheDifferingPart() throws {
         let harness = try Harness([
-            Self.stub("messages", "/v1/messages?limit=20", headers: [HeaderConstraint(name: "Accept", value: "application/json")], responses: [MockResponse(status: 200)]),
+            Self.stub(
+                "messages",
+                "/v1/messages?limit=20",
+                headers: [HeaderConstraint(name: "Accept", value: "application/json")],
+                responses: [MockResponse(status: 200)]
+            ),
             Self.stub("profile", "/v1/profile", responses: [MockResponse(status: 200)]),
         ])
         let response = try Curl.send(
@@ -111,22 +137,46 @@ struct LiveServerTests {
         let misses = try #require(json["nearMisses"] as? [[String: Any]])
         #expect(misses.map { $0["stub"] as? String } == ["messages", "profile"])
         let differs = try #require(misses[0]["differs"] as? [[String: String]])
-        #expect(differs == [
-            ["part": "query", "expected": "limit=20", "actual": "limit=50"],
-            ["part": "header", "expected": "accept: application/json", "actual": "accept: text/html"],
-        ])
+        #expect(
+            differs == [
+                ["part": "query", "expected": "limit=20", "actual": "limit=50"],
+                ["part": "header", "expected": "accept: application/json", "actual": "accept: text/html"],
+            ]
+        )
         #expect(harness.logs.entries.last?.message.contains(" 404 unmatched ") == true)
     }
 
     @Test func postBodiesSelectTheirStub() throws {
         let harness = try Harness([
-            Self.stub("login-ok", "/login", method: "POST", body: Data(#"{"code":"1234"}"#.utf8), responses: [MockResponse(status: 200, body: Data("token".utf8))]),
-            Self.stub("login-wrong", "/login", method: "POST", body: Data(#"{"code":"0000"}"#.utf8), responses: [MockResponse(status: 422)]),
+            Self.stub(
+                "login-ok",
+                "/login",
+                method: "POST",
+                body: Data(#"{"code":"1234"}"#.utf8),
+                responses: [MockResponse(status: 200, body: Data("token".utf8))]
+            ),
+            Self.stub(
+                "login-wrong",
+                "/login",
+                method: "POST",
+                body: Data(#"{"code":"0000"}"#.utf8),
+                responses: [MockResponse(status: 422)]
+            ),
         ])
         let json = [("Content-Type", "application/json")]
         let responses = try Curl.batch([
-            CurlRequest(method: "POST", url: harness.url("/login"), headers: json, body: Data(#"{ "code": "1234" }"#.utf8)),
-            CurlRequest(method: "POST", url: harness.url("/login"), headers: json, body: Data(#"{"code":"0000"}"#.utf8)),
+            CurlRequest(
+                method: "POST",
+                url: harness.url("/login"),
+                headers: json,
+                body: Data(#"{ "code": "1234" }"#.utf8)
+            ),
+            CurlRequest(
+                method: "POST",
+                url: harness.url("/login"),
+                headers: json,
+                body: Data(#"{"code":"0000"}"#.utf8)
+            ),
             CurlRequest(method: "POST", url: harness.url("/login"), headers: json, body: Data(#"{"code":"9"}"#.utf8)),
         ])
         #expect(responses.map(\.status) == [200, 422, 404])
@@ -149,12 +199,18 @@ struct LiveServerTests {
     /// Request headers beyond the bridge's 1 KB stack buffer are packed on the heap: the session header
     /// after 40 large fields still routes the request, and the journal lists every field exactly.
     @Test func largeRequestHeadersAreReadWholeAndRouteTheSession() throws {
-        let harness = try Harness([Self.stub("hello", "/hello", responses: [MockResponse(status: 200, body: Data("hi".utf8))])])
+        let harness = try Harness([
+            Self.stub("hello", "/hello", responses: [MockResponse(status: 200, body: Data("hi".utf8))])
+        ])
         let large = (0..<40).map { ("X-Field-\($0)", String(repeating: "v\($0 % 10)", count: 50)) }
-        let response = try Curl.send(CurlRequest(url: harness.url("/hello"), headers: large + [("X-Mockd-Session", "deep-one")]))
+        let response = try Curl.send(
+            CurlRequest(url: harness.url("/hello"), headers: large + [("X-Mockd-Session", "deep-one")])
+        )
         #expect(response.status == 200)
         #expect(response.body == Data("hi".utf8))
-        let journal = try Curl.send(CurlRequest(url: harness.url("/__mockd/journal"), headers: [("X-Mockd-Session", "deep-one")]))
+        let journal = try Curl.send(
+            CurlRequest(url: harness.url("/__mockd/journal"), headers: [("X-Mockd-Session", "deep-one")])
+        )
         let object = try JSONSerialization.jsonObject(with: journal.body) as? [String: Any]
         let entries = object?["entries"] as? [[String: Any]] ?? []
         #expect(entries.count == 1)
@@ -163,18 +219,25 @@ struct LiveServerTests {
         #expect(headers.contains("X-Mockd-Session: deep-one"))
         // The default session saw nothing.
         let defaultJournal = try Curl.send(CurlRequest(url: harness.url("/__mockd/journal")))
-        let defaultEntries = (try JSONSerialization.jsonObject(with: defaultJournal.body) as? [String: Any])?["entries"] as? [[String: Any]]
+        let defaultEntries =
+            (try JSONSerialization.jsonObject(with: defaultJournal.body) as? [String: Any])?["entries"]
+            as? [[String: Any]]
         #expect(defaultEntries?.count == 0)
     }
 
     @Test func oversizedBodyGets413AndTheServerKeepsServing() throws {
-        let harness = try Harness([Self.stub("upload", "/upload", method: "POST", responses: [MockResponse(status: 204)])], maxBodyBytes: 1024)
+        let harness = try Harness(
+            [Self.stub("upload", "/upload", method: "POST", responses: [MockResponse(status: 204)])],
+            maxBodyBytes: 1024
+        )
         let responses = try Curl.batch([
             CurlRequest(method: "POST", url: harness.url("/upload"), body: Data(repeating: 65, count: 4096)),
             CurlRequest(method: "POST", url: harness.url("/upload"), body: Data(repeating: 65, count: 100)),
         ])
         #expect(responses.map(\.status) == [413, 204])
-        #expect(responses[0].text == "{\"error\":\"payload_too_large\",\"message\":\"request body exceeds 1024 bytes\"}\n")
+        #expect(
+            responses[0].text == "{\"error\":\"payload_too_large\",\"message\":\"request body exceeds 1024 bytes\"}\n"
+        )
     }
 
     @Test func portInUseIsAClearError() throws {
@@ -191,9 +254,14 @@ struct LiveServerTests {
     }
 
     @Test func malformedRequestsNeverStopTheServer() throws {
-        let harness = try Harness([Self.stub("ok", "/ok", responses: [MockResponse(status: 200, body: Data("ok".utf8))])])
+        let harness = try Harness([
+            Self.stub("ok", "/ok", responses: [MockResponse(status: 200, body: Data("ok".utf8))])
+        ])
         let port = UInt16(harness.baseURL.split(separator: ":").last!)!
-        for garbage in ["GARBAGE\r\n\r\n", "GET /ok HTTP/9.9\r\n\r\n", "GET /ok HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n", "\u{0}\u{1}\u{2}\r\n\r\n"] {
+        for garbage in [
+            "GARBAGE\r\n\r\n", "GET /ok HTTP/9.9\r\n\r\n", "GET /ok HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+            "\u{0}\u{1}\u{2}\r\n\r\n",
+        ] {
             _ = RawSocket.exchange(port: port, Data(garbage.utf8))
         }
         #expect(try Curl.send(CurlRequest(url: harness.url("/ok"))).text == "ok")
@@ -213,7 +281,9 @@ enum RawSocket {
         var timeout = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return Data() }
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

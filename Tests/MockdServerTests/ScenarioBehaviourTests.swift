@@ -18,24 +18,36 @@ struct TimingScenarioBehaviourTests {
             root = Paths.makeTemporaryDirectory()
             let big = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
             let files: [(String, Data)] = [
-                ("mocks/base/index.json", Data(#"""
-                    {"stubs": [
-                      {"id": "ok", "request": {"method": "GET", "path": "/ok"}, "responses": [{"headers": ["Content-Type: text/plain"], "body": "ok"}]},
-                      {"id": "big", "request": {"method": "GET", "path": "/big"}, "responses": [{"headers": ["Content-Type: application/octet-stream"], "bodyFile": "bodies/big.bin"}]}
-                    ]}
-                    """#.utf8)),
+                (
+                    "mocks/base/index.json",
+                    Data(
+                        #"""
+                        {"stubs": [
+                          {"id": "ok", "request": {"method": "GET", "path": "/ok"}, "responses": [{"headers": ["Content-Type: text/plain"], "body": "ok"}]},
+                          {"id": "big", "request": {"method": "GET", "path": "/big"}, "responses": [{"headers": ["Content-Type: application/octet-stream"], "bodyFile": "bodies/big.bin"}]}
+                        ]}
+                        """#.utf8
+                    )
+                ),
                 ("mocks/base/bodies/big.bin", big),
                 ("configs/s.json", Data(scenario.utf8)),
             ]
             for (path, data) in files {
                 let url = root.appendingPathComponent(path)
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
                 try data.write(to: url)
             }
             let loaded = try Scenario.load(named: "s", root: MockdRoot(url: root))
             var configuration = MicroHTTPDServer.Configuration()
             configuration.noResponseHoldMilliseconds = 3_000
-            server = MicroHTTPDServer(configuration: configuration, engine: MockEngine(scenario: loaded), logger: Logger(level: .error, sink: InMemoryLogSink()))
+            server = MicroHTTPDServer(
+                configuration: configuration,
+                engine: MockEngine(scenario: loaded),
+                logger: Logger(level: .error, sink: InMemoryLogSink())
+            )
             baseURL = try server.start()
         }
 
@@ -46,7 +58,9 @@ struct TimingScenarioBehaviourTests {
     }
 
     @Test func latencyNeverBlocksAWorkerThread() throws {
-        let harness = try Harness(#"{"sets": ["base"], "overrides": [{"match": {"path": "/slow"}, "status": 200, "body": "slow", "latency": 1000}]}"#)
+        let harness = try Harness(
+            #"{"sets": ["base"], "overrides": [{"match": {"path": "/slow"}, "status": 200, "body": "slow", "latency": 1000}]}"#
+        )
         // 200 delayed requests at once on a server with one worker thread per core: if latency blocked a
         // worker, they would take 100 s; the fast requests sent after them are answered at once. (The daemon's
         // thread count is checked on the real process in BundledScenarioTests.)
@@ -71,7 +85,8 @@ struct TimingScenarioBehaviourTests {
     }
 
     @Test func overridesPriorityEditsConditionalAndPlaceholdersOverTheWire() throws {
-        let harness = try Harness(#"""
+        let harness = try Harness(
+            #"""
             {"sets": ["base"], "conditionalRequests": true,
              "defaults": {"headers": {"X-Env": "test"}},
              "overrides": [
@@ -81,7 +96,8 @@ struct TimingScenarioBehaviourTests {
                {"id": "echo", "match": {"path": "/items/{id}", "query": {"q": "a b"}},
                 "body": {"path": "{{request.path}}", "n": "{{counter}}", "id": "{{request.json.id}}"}}
              ]}
-            """#)
+            """#
+        )
         let ok = try Curl.send(CurlRequest(url: harness.baseURL + "/ok"))
         #expect(ok.status == 200)
         #expect(ok.text == "ok")
@@ -89,10 +105,21 @@ struct TimingScenarioBehaviourTests {
         #expect(ok.header("ETag") == "\"v1\"")
         #expect(ok.header("X-Env") == "test")
         #expect(ok.headers(named: "Set-Cookie") == ["a=1", "b=2"])
-        let notModified = try Curl.send(CurlRequest(url: harness.baseURL + "/ok", headers: [("If-None-Match", "W/\"v1\"")]))
+        let notModified = try Curl.send(
+            CurlRequest(url: harness.baseURL + "/ok", headers: [("If-None-Match", "W/\"v1\"")])
+        )
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
-        let echo = { try Curl.send(CurlRequest(method: "POST", url: harness.baseURL + "/items/7?q=a+b", headers: [("Content-Type", "application/json")], body: Data(#"{"id": 42}"#.utf8))) }
+        let echo = {
+            try Curl.send(
+                CurlRequest(
+                    method: "POST",
+                    url: harness.baseURL + "/items/7?q=a+b",
+                    headers: [("Content-Type", "application/json")],
+                    body: Data(#"{"id": 42}"#.utf8)
+                )
+            )
+        }
         #expect(try echo().text == #"{"id":"42","n":"1","path":"/items/7"}"#)
         #expect(try echo().text == #"{"id":"42","n":"2","path":"/items/7"}"#)
         let miss = try Curl.send(CurlRequest(url: harness.baseURL + "/items/7?q=zzz"))
@@ -102,7 +129,9 @@ struct TimingScenarioBehaviourTests {
     }
 
     @Test func throttled200KBAt100KBpsTakesTwoSeconds() throws {
-        let harness = try Harness(#"{"sets": ["base"], "overrides": [{"match": {"path": "/big"}, "throttle": 100000}]}"#)
+        let harness = try Harness(
+            #"{"sets": ["base"], "overrides": [{"match": {"path": "/big"}, "throttle": 100000}]}"#
+        )
         let output = Paths.makeTemporaryDirectory().appendingPathComponent("big.bin")
         defer { try? FileManager.default.removeItem(at: output.deletingLastPathComponent()) }
         let result = try Curl.run([
@@ -111,7 +140,9 @@ struct TimingScenarioBehaviourTests {
         ])
         try #require(result.status == 0, "curl: \(result.stderr)")
         #expect(result.stdout.contains("Content-Length: 200000\r\n"))
-        let timings = result.stdout.components(separatedBy: "TIMINGS ").last?.split(separator: " ").compactMap { Double($0) } ?? []
+        let timings =
+            result.stdout.components(separatedBy: "TIMINGS ").last?.split(separator: " ").compactMap { Double($0) }
+            ?? []
         try #require(timings.count == 3, "curl printed: \(result.stdout.debugDescription)")
         #expect(timings[2] == 200_000)
         #expect(timings[0] < 1.0, "first byte after \(timings[0]) s: the body must arrive in chunks, not at the end")
@@ -120,7 +151,8 @@ struct TimingScenarioBehaviourTests {
     }
 
     @Test func faultsAreRealAtTheSocketAndTheServerKeepsServing() throws {
-        let harness = try Harness(#"""
+        let harness = try Harness(
+            #"""
             {"sets": ["base"], "overrides": [
               {"match": {"path": "/reset"}, "fault": "connectionReset"},
               {"match": {"path": "/empty"}, "fault": "emptyResponse"},
@@ -129,7 +161,8 @@ struct TimingScenarioBehaviourTests {
               {"match": {"path": "/chunk-empty"}, "status": 200, "fault": "malformedChunk"},
               {"match": {"path": "/hang"}, "fault": "noResponse"}
             ]}
-            """#)
+            """#
+        )
         let base = harness.baseURL
         let reset = try Curl.run([base + "/reset"])
         #expect(reset.status == 56)

@@ -61,7 +61,12 @@ extension ControlClient {
     }
 
     /// A control route, `/__mockd/PATH`: with `X-Mockd-Session` when `session` is given, and `body` as JSON.
-    public func control(_ method: String, _ path: String, session: String? = nil, body: String? = nil) throws -> ClientResponse {
+    public func control(
+        _ method: String,
+        _ path: String,
+        session: String? = nil,
+        body: String? = nil
+    ) throws -> ClientResponse {
         var headers: [(String, String)] = []
         if let session { headers.append(("X-Mockd-Session", session)) }
         if body != nil { headers.append(("Content-Type", "application/json")) }
@@ -80,11 +85,20 @@ public struct InProcessClient: ControlClient {
 
     public func send(_ request: ClientRequest) throws -> ClientResponse {
         let outcome = engine.handle(
-            HTTPRequest(method: request.method, target: request.target, headers: HTTPHeaders(request.headers), body: request.body ?? Data())
+            HTTPRequest(
+                method: request.method,
+                target: request.target,
+                headers: HTTPHeaders(request.headers),
+                body: request.body ?? Data()
+            )
         )
         engine.record(outcome, durationMs: 0)
         let response = outcome.plan.response
-        return ClientResponse(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+        return ClientResponse(
+            status: response.status,
+            headers: response.headers.map { ($0.name, $0.value) },
+            body: response.body
+        )
     }
 
     /// On as many threads as there are cores, as libmicrohttpd's workers call the engine.

@@ -65,7 +65,8 @@ public enum Curl {
             } else if request.method != "GET" || request.body != nil {
                 config += "request = \(quote(request.method))\n"
             }
-            for (name, value) in request.headers where !name.contains("\n") && !value.contains("\n") && !value.contains("\r") {
+            for (name, value) in request.headers
+            where !name.contains("\n") && !value.contains("\n") && !value.contains("\r") {
                 config += value.isEmpty ? "header = \(quote(name + ";"))\n" : "header = \(quote("\(name): \(value)"))\n"
             }
             if let body = request.body {
@@ -84,7 +85,8 @@ public enum Curl {
             let body =
                 requests[index].method == "HEAD"
                 ? Data() : (try? Data(contentsOf: folder.appendingPathComponent("body-\(index)"))) ?? Data()
-            let rawHeaders = (try? String(contentsOf: folder.appendingPathComponent("headers-\(index)"), encoding: .utf8)) ?? ""
+            let rawHeaders =
+                (try? String(contentsOf: folder.appendingPathComponent("headers-\(index)"), encoding: .utf8)) ?? ""
             return CurlResponse(status: parseStatus(rawHeaders), headers: parseHeaders(rawHeaders), body: body)
         }
     }

@@ -36,7 +36,9 @@ public enum Paths {
 
     /// The corpus WireMock folder (`wiremock/`); prints a visible skip message and returns `nil` when absent.
     public static func corpusWireMockFolder(for test: String) -> URL? {
-        guard let folder = corpus?.appendingPathComponent("wiremock"), FileManager.default.fileExists(atPath: folder.path) else {
+        guard let folder = corpus?.appendingPathComponent("wiremock"),
+            FileManager.default.fileExists(atPath: folder.path)
+        else {
             print("SKIPPED \(test): WireMock corpus not found (set MOCKD_CORPUS or place it at ../shared/corpus)")
             return nil
         }
@@ -47,8 +49,14 @@ public enum Paths {
     /// removed by the caller.
     public static func makeRoot(scenario: String) throws -> URL {
         let root = makeTemporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("configs"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("mocks"), to: root.appendingPathComponent("mocks"))
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("configs"),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.copyItem(
+            at: packageRoot.appendingPathComponent("mocks"),
+            to: root.appendingPathComponent("mocks")
+        )
         try scenario.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
         return root
     }

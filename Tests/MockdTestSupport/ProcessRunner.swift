@@ -96,7 +96,11 @@ public final class ChildProcess: @unchecked Sendable {
 /// Runs programs to completion and captures their output.
 public enum ProcessRunner {
     /// Runs `executable` with `arguments`; standard input is empty.
-    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws
+    public static func run(
+        _ executable: URL,
+        _ arguments: [String],
+        environment: [String: String]? = nil
+    ) throws
         -> ProcessResult
     {
         let child = try ChildProcess(executable, arguments, environment: environment)

@@ -17,7 +17,9 @@ public final class RunningDaemon: @unchecked Sendable {
     public init(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 20) throws {
         let child = try ChildProcess(Paths.mockdBinary, arguments, environment: environment)
         self.child = child
-        try? waitUntil(timeout: timeout, "mockd's first line") { child.standardOutput.contains("\n") || !child.isRunning }
+        try? waitUntil(timeout: timeout, "mockd's first line") {
+            child.standardOutput.contains("\n") || !child.isRunning
+        }
         // A daemon that exited at once may not have had all of its output read yet.
         if !child.isRunning { child.waitForExit(timeout: 5) }
         let text = child.standardOutput
@@ -81,9 +83,18 @@ public final class RunningDaemon: @unchecked Sendable {
     /// Open WebSockets and idle connections do not count.
     /// - Throws: `WaitTimeout` when `timeout` seconds pass first.
     public func waitForRequestsInFlight(
-        _ count: Int, timeout: TimeInterval = 10, token: String? = nil, fileID: String = #fileID, line: Int = #line
+        _ count: Int,
+        timeout: TimeInterval = 10,
+        token: String? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
     ) throws {
-        try waitUntil(timeout: timeout, "\(count) request\(count == 1 ? "" : "s") in flight", fileID: fileID, line: line) {
+        try waitUntil(
+            timeout: timeout,
+            "\(count) request\(count == 1 ? "" : "s") in flight",
+            fileID: fileID,
+            line: line
+        ) {
             try health(token: token)["inFlight"] as? Int == count
         }
     }
@@ -91,7 +102,10 @@ public final class RunningDaemon: @unchecked Sendable {
     /// Waits until the daemon has written `text` to stderr (a signal or reload message, a log line).
     /// - Throws: `WaitTimeout` when `timeout` seconds pass first.
     public func waitForStandardError(
-        containing text: String, timeout: TimeInterval = 10, fileID: String = #fileID, line: Int = #line
+        containing text: String,
+        timeout: TimeInterval = 10,
+        fileID: String = #fileID,
+        line: Int = #line
     ) throws {
         try waitUntil(timeout: timeout, "'\(text)' on mockd's stderr", fileID: fileID, line: line) {
             standardError.contains(text)

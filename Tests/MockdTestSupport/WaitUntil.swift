@@ -16,8 +16,12 @@ public struct WaitTimeout: Error, CustomStringConvertible {
 ///   - condition: Read once at once, then after each pause.
 /// - Throws: `WaitTimeout` naming `what`, the time waited and the caller's line; anything `condition` throws.
 public func waitUntil(
-    timeout: TimeInterval, interval: TimeInterval = 0.01, _ what: @autoclosure () -> String = "the condition",
-    fileID: String = #fileID, line: Int = #line, _ condition: () throws -> Bool
+    timeout: TimeInterval,
+    interval: TimeInterval = 0.01,
+    _ what: @autoclosure () -> String = "the condition",
+    fileID: String = #fileID,
+    line: Int = #line,
+    _ condition: () throws -> Bool
 ) throws {
     let start = DispatchTime.now().uptimeNanoseconds
     let deadline = start + UInt64(max(0, timeout) * 1_000_000_000)
@@ -29,5 +33,7 @@ public func waitUntil(
         Thread.sleep(forTimeInterval: interval)
     }
     let waited = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
-    throw WaitTimeout(description: "\(fileID):\(line): waited \(String(format: "%.1f", waited)) s for \(what()); it did not happen")
+    throw WaitTimeout(
+        description: "\(fileID):\(line): waited \(String(format: "%.1f", waited)) s for \(what()); it did not happen"
+    )
 }

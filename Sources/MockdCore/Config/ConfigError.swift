@@ -31,26 +31,35 @@ extension ConfigError {
         switch error {
         case .typeMismatch(let type, let context):
             return ConfigError(
-                .invalidValue, file: file, jsonPath: jsonPath(context.codingPath),
+                .invalidValue,
+                file: file,
+                jsonPath: jsonPath(context.codingPath),
                 message: "expected \(typeName(type))"
             )
         case .valueNotFound(let type, let context):
             return ConfigError(
-                .invalidValue, file: file, jsonPath: jsonPath(context.codingPath),
+                .invalidValue,
+                file: file,
+                jsonPath: jsonPath(context.codingPath),
                 message: "expected \(typeName(type)), found null"
             )
         case .keyNotFound(let key, let context):
             return ConfigError(
-                .invalidValue, file: file, jsonPath: jsonPath(context.codingPath + [key]),
+                .invalidValue,
+                file: file,
+                jsonPath: jsonPath(context.codingPath + [key]),
                 message: "required field is missing"
             )
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
-                let detail = (context.underlyingError as? any CustomStringConvertible)?.description ?? context.debugDescription
+                let detail =
+                    (context.underlyingError as? any CustomStringConvertible)?.description ?? context.debugDescription
                 return ConfigError(.invalidJSON, file: file, message: "not valid JSON (\(oneLine(detail)))")
             }
             return ConfigError(
-                .invalidValue, file: file, jsonPath: jsonPath(context.codingPath),
+                .invalidValue,
+                file: file,
+                jsonPath: jsonPath(context.codingPath),
                 message: oneLine(context.debugDescription)
             )
         @unknown default:

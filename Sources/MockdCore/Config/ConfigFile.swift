@@ -5,7 +5,12 @@ public enum ConfigFile {
     /// - Parameters:
     ///   - missing: The message when the file does not exist (say how to create it).
     /// - Returns: The decoded value and the raw bytes (for the unknown-field check).
-    public static func decode<Value: Decodable>(_ type: Value.Type, at url: URL, display: String, missing: String) throws -> (Value, Data) {
+    public static func decode<Value: Decodable>(
+        _ type: Value.Type,
+        at url: URL,
+        display: String,
+        missing: String
+    ) throws -> (Value, Data) {
         let data = try read(at: url, display: display, missing: missing)
         return (try decode(type, from: data, display: display), data)
     }
@@ -15,7 +20,9 @@ public enum ConfigFile {
         do {
             return try Data(contentsOf: url)
         } catch {
-            if !FileManager.default.fileExists(atPath: url.path) { throw ConfigError(.fileNotFound, file: display, message: missing) }
+            if !FileManager.default.fileExists(atPath: url.path) {
+                throw ConfigError(.fileNotFound, file: display, message: missing)
+            }
             throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
         }
     }
@@ -32,7 +39,12 @@ public enum ConfigFile {
             throw ConfigError(.invalidJSON, file: display, message: "not valid JSON\(location) (\(oneLine(detail)))")
         }
         if let duplicate = DuplicateKeyCheck.firstDuplicate(in: data) {
-            throw ConfigError(.invalidJSON, file: display, jsonPath: duplicate.path, message: "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts")
+            throw ConfigError(
+                .invalidJSON,
+                file: display,
+                jsonPath: duplicate.path,
+                message: "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts"
+            )
         }
         do {
             return try JSONDecoder().decode(type, from: data)
@@ -42,7 +54,12 @@ public enum ConfigFile {
                 let path = ConfigFile.outOfRangeNumber(in: root, path: "")
             {
                 // JSONDecoder rejects whole numbers beyond 64 bits without saying where.
-                throw ConfigError(.invalidValue, file: display, jsonPath: path, message: "number out of range (whole numbers up to 9223372036854775807)")
+                throw ConfigError(
+                    .invalidValue,
+                    file: display,
+                    jsonPath: path,
+                    message: "number out of range (whole numbers up to 9223372036854775807)"
+                )
             }
             throw ConfigError.decoding(error, file: display)
         }
@@ -52,7 +69,10 @@ public enum ConfigFile {
     static func outOfRangeNumber(in value: Any, path: String) -> String? {
         if let object = value as? [String: Any] {
             for name in object.keys.sorted() {
-                if let found = outOfRangeNumber(in: object[name]!, path: DuplicateKeyCheck.PathText(path).member(name)) { return found }
+                if let found = outOfRangeNumber(in: object[name]!, path: DuplicateKeyCheck.PathText(path).member(name))
+                {
+                    return found
+                }
             }
         } else if let array = value as? [Any] {
             for (index, element) in array.enumerated() {

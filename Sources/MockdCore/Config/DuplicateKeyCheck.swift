@@ -40,7 +40,7 @@ public enum DuplicateKeyCheck {
                     if var top = stack.last, top.isObject, top.expectsName {
                         let rawName = Data(bytes[start..<min(end, bytes.count)])
                         let name = escaped ? decodeEscaped(rawName) : String(decoding: rawName, as: UTF8.self)
-                        if top.names.contains(name) { return (path(stack.dropLast()) .member(name), name) }
+                        if top.names.contains(name) { return (path(stack.dropLast()).member(name), name) }
                         top.names.insert(name)
                         top.currentName = name
                         top.expectsName = false
@@ -53,7 +53,11 @@ public enum DuplicateKeyCheck {
                 case UInt8(ascii: "}"), UInt8(ascii: "]"): if !stack.isEmpty { stack.removeLast() }
                 case UInt8(ascii: ","):
                     if !stack.isEmpty {
-                        if stack[stack.count - 1].isObject { stack[stack.count - 1].expectsName = true } else { stack[stack.count - 1].index += 1 }
+                        if stack[stack.count - 1].isObject {
+                            stack[stack.count - 1].expectsName = true
+                        } else {
+                            stack[stack.count - 1].index += 1
+                        }
                     }
                 default: break
                 }
@@ -81,15 +85,23 @@ public enum DuplicateKeyCheck {
         init(_ text: String) { self.text = text }
 
         func member(_ name: String) -> String {
-            let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "$" || $0 == "-" }
+            let plain =
+                !name.isEmpty
+                && name.unicodeScalars.allSatisfy {
+                    CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "$" || $0 == "-"
+                }
             if plain { return text.isEmpty ? name : "\(text).\(name)" }
-            let quoted = String(decoding: (try? JSONSerialization.data(withJSONObject: name, options: [.fragmentsAllowed])) ?? Data(), as: UTF8.self)
+            let quoted = String(
+                decoding: (try? JSONSerialization.data(withJSONObject: name, options: [.fragmentsAllowed])) ?? Data(),
+                as: UTF8.self
+            )
             return "\(text)[\(quoted)]"
         }
     }
 
     private static func decodeEscaped(_ raw: Data) -> String {
         let literal = Data([UInt8(ascii: "\"")]) + raw + Data([UInt8(ascii: "\"")])
-        return (try? JSONSerialization.jsonObject(with: literal, options: [.fragmentsAllowed])) as? String ?? String(decoding: raw, as: UTF8.self)
+        return (try? JSONSerialization.jsonObject(with: literal, options: [.fragmentsAllowed])) as? String
+            ?? String(decoding: raw, as: UTF8.self)
     }
 }

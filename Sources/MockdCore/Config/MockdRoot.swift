@@ -9,7 +9,10 @@ public struct MockdRoot: Sendable {
     }
 
     /// Resolves the root from an explicit option, the environment, then the working directory.
-    public static func resolve(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func resolve(
+        option: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> MockdRoot
     {
         let path = option ?? environment["MOCKD_ROOT"] ?? FileManager.default.currentDirectoryPath
@@ -25,8 +28,11 @@ public struct MockdRoot: Sendable {
     /// `configs/NAME.json`, or `name` itself when it is a path to a `.json` file.
     public func configURL(_ name: String) -> URL {
         if name.hasSuffix(".json") || name.contains("/") {
-            return URL(fileURLWithPath: name, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-                .standardizedFileURL
+            return URL(
+                fileURLWithPath: name,
+                relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            )
+            .standardizedFileURL
         }
         return configsURL.appendingPathComponent("\(name).json")
     }

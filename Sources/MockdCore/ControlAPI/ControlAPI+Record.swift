@@ -6,9 +6,13 @@ extension ControlAPI {
     func recordStatus(_ call: Call) -> MockResponse {
         guard let recorder = engine.recorder else { return notRecording() }
         let counts = recorder.counts
-        return ControlAPI.json(200, [
-            "set": recorder.set, "har": recorder.harDisplay, "upstream": recorder.upstream, "entries": counts.entries, "failed": counts.failed,
-        ])
+        return ControlAPI.json(
+            200,
+            [
+                "set": recorder.set, "har": recorder.harDisplay, "upstream": recorder.upstream,
+                "entries": counts.entries, "failed": counts.failed,
+            ]
+        )
     }
 
     /// `POST /__mockd/record/flush`: writes the HAR and compiles the set now (recording goes on); 200 with
@@ -19,16 +23,24 @@ extension ControlAPI {
         do {
             let result = try recorder.flush()
             recorder.announce(result)
-            return ControlAPI.json(200, [
-                "set": result.set, "har": result.har, "entries": result.entries, "failed": result.failed, "written": result.setWritten,
-                "report": result.report,
-            ])
+            return ControlAPI.json(
+                200,
+                [
+                    "set": result.set, "har": result.har, "entries": result.entries, "failed": result.failed,
+                    "written": result.setWritten,
+                    "report": result.report,
+                ]
+            )
         } catch {
             return ControlAPI.error(500, "flush_failed", "\(error)")
         }
     }
 
     private func notRecording() -> MockResponse {
-        ControlAPI.error(404, "not_recording", "nothing is being recorded: start mockd record, or serve with --on-miss proxy --record-misses")
+        ControlAPI.error(
+            404,
+            "not_recording",
+            "nothing is being recorded: start mockd record, or serve with --on-miss proxy --record-misses"
+        )
     }
 }

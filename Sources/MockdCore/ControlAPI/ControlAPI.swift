@@ -54,22 +54,34 @@ struct ControlAPI {
 
     func handle(_ request: HTTPRequest) -> MockResponse {
         if let token = engine.options.controlToken, request.headers["authorization"] != "Bearer \(token)" {
-            return ControlAPI.error(401, "unauthorized", "the control API needs the header Authorization: Bearer <token> (--control-token)")
+            return ControlAPI.error(
+                401,
+                "unauthorized",
+                "the control API needs the header Authorization: Bearer <token> (--control-token)"
+            )
         }
         let path = String(request.path.dropFirst(min(request.path.count, ControlAPI.prefix.count)))
         let query = URLEncoding.decodedQuery(request.query)
         let sessionID = request.headers[SessionRouting.header] ?? query.first { $0.name == "session" }?.value
         if let sessionID, !SessionRouting.isValidID(sessionID) {
-            return ControlAPI.error(400, "invalid_session", "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
+            return ControlAPI.error(
+                400,
+                "invalid_session",
+                "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'"
+            )
         }
         // Only calls that change a session create it; reading an unknown session sees an empty one, so a typo
         // in a test never evicts a live session (--max-sessions).
-        let changes = ["PUT", "POST", "DELETE"].contains(request.method) && !["verify", "release", "ws/send", "ws/close", "reload"].contains(path)
+        let changes =
+            ["PUT", "POST", "DELETE"].contains(request.method)
+            && !["verify", "release", "ws/send", "ws/close", "reload"].contains(path)
         let session: Session
         if changes {
             session = engine.sessions.session(sessionID) { engine.catalog.startup }
         } else {
-            session = engine.sessions.existing(sessionID) ?? engine.sessions.transient(sessionID, scenario: engine.catalog.startup)
+            session =
+                engine.sessions.existing(sessionID)
+                ?? engine.sessions.transient(sessionID, scenario: engine.catalog.startup)
         }
         if sessionID != nil { engine.sessions.touch(session) }
         var call = Call(request: request, query: query, session: session)
@@ -82,9 +94,17 @@ struct ControlAPI {
             return route.handler(self, call)
         }
         if allowed.isEmpty {
-            return ControlAPI.error(404, "not_found", "no control route \(request.method) /__mockd/\(path); see the README for the routes")
+            return ControlAPI.error(
+                404,
+                "not_found",
+                "no control route \(request.method) /__mockd/\(path); see the README for the routes"
+            )
         }
-        var response = ControlAPI.error(405, "method_not_allowed", "/__mockd/\(path) accepts \(allowed.joined(separator: ", "))")
+        var response = ControlAPI.error(
+            405,
+            "method_not_allowed",
+            "/__mockd/\(path) accepts \(allowed.joined(separator: ", "))"
+        )
         response.headers.add(name: "Allow", value: allowed.joined(separator: ", "))
         return response
     }
@@ -129,7 +149,8 @@ struct ControlAPI {
         return ControlAPI.json(
             200,
             [
-                "session": call.session.id, "name": scenario.name, "sets": scenario.sets, "description": scenario.description ?? NSNull(),
+                "session": call.session.id, "name": scenario.name, "sets": scenario.sets,
+                "description": scenario.description ?? NSNull(),
                 "states": call.session.stateMachines,
             ]
         )
@@ -145,8 +166,14 @@ struct ControlAPI {
             return ControlAPI.json(200, ["session": call.session.id, "name": scenario.name, "sets": scenario.sets])
         } catch {
             let problems = (error as? ConfigErrors)?.errors ?? [error as? ConfigError].compactMap { $0 }
-            if problems.count == 1, problems[0].code == .fileNotFound, problems[0].file.hasSuffix("configs/\(name).json") || problems[0].file == name {
-                return ControlAPI.error(404, "unknown_scenario", "no scenario '\(name)' (GET /__mockd/scenarios lists them)")
+            if problems.count == 1, problems[0].code == .fileNotFound,
+                problems[0].file.hasSuffix("configs/\(name).json") || problems[0].file == name
+            {
+                return ControlAPI.error(
+                    404,
+                    "unknown_scenario",
+                    "no scenario '\(name)' (GET /__mockd/scenarios lists them)"
+                )
             }
             return ControlAPI.error(422, "invalid_scenario", String(describing: error))
         }
@@ -161,9 +188,16 @@ struct ControlAPI {
 
     private func getStub(_ call: Call) -> MockResponse {
         guard let stub = call.session.runtimeStubs.first(where: { $0.override.id == call.captured }) else {
-            return ControlAPI.error(404, "unknown_stub", "session '\(call.session.id)' has no runtime stub '\(call.captured)'")
+            return ControlAPI.error(
+                404,
+                "unknown_stub",
+                "session '\(call.session.id)' has no runtime stub '\(call.captured)'"
+            )
         }
-        return ControlAPI.json(200, ["id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition)])
+        return ControlAPI.json(
+            200,
+            ["id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition)]
+        )
     }
 
     private func addStub(_ call: Call) -> MockResponse {
@@ -191,9 +225,17 @@ struct ControlAPI {
         var named = entry
         named.id = id
         let root = engine.catalog.root ?? MockdRoot(url: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        let override = RecipeCompiler(root: root).compileOverride(named, file: "stub", path: "", position: existing.count, problems: &problems)
+        let override = RecipeCompiler(root: root).compileOverride(
+            named,
+            file: "stub",
+            path: "",
+            position: existing.count,
+            problems: &problems
+        )
         guard let override, problems.isEmpty else {
-            let message = problems.map { $0.description.replacingOccurrences(of: "stub: .", with: "stub: ") }.joined(separator: "\n")
+            let message = problems.map { $0.description.replacingOccurrences(of: "stub: .", with: "stub: ") }.joined(
+                separator: "\n"
+            )
             return ControlAPI.error(400, "invalid_stub", message)
         }
         _ = call.session.removeRuntimeStub(id: id)
@@ -203,7 +245,11 @@ struct ControlAPI {
 
     private func removeStub(_ call: Call) -> MockResponse {
         guard call.session.removeRuntimeStub(id: call.captured) else {
-            return ControlAPI.error(404, "unknown_stub", "session '\(call.session.id)' has no runtime stub '\(call.captured)'")
+            return ControlAPI.error(
+                404,
+                "unknown_stub",
+                "session '\(call.session.id)' has no runtime stub '\(call.captured)'"
+            )
         }
         return MockResponse(status: 204)
     }
@@ -231,7 +277,8 @@ struct ControlAPI {
         let onlyUnmatched = call.query("unmatched") == "true"
         let filtered = entries.filter { entry in
             (method == nil || entry.method == method)
-                && (path == nil || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
+                && (path == nil
+                    || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
                 && (!onlyUnmatched || !entry.matched)
         }
         return (filtered, dropped)
@@ -239,29 +286,38 @@ struct ControlAPI {
 
     private func journal(_ call: Call) -> MockResponse {
         let (entries, dropped) = filteredJournal(call)
-        return ControlAPI.json(200, [
-            "session": call.session.id, "count": entries.count, "dropped": dropped,
-            "entries": entries.map(JournalJSON.entry),
-        ])
+        return ControlAPI.json(
+            200,
+            [
+                "session": call.session.id, "count": entries.count, "dropped": dropped,
+                "entries": entries.map(JournalJSON.entry),
+            ]
+        )
     }
 
     private func journalHAR(_ call: Call) -> MockResponse {
         let (entries, _) = filteredJournal(call)
         var response = ControlAPI.json(200, JournalJSON.har(entries))
-        response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"mockd-\(call.session.id).har\"")
+        response.headers.add(
+            name: "Content-Disposition",
+            value: "attachment; filename=\"mockd-\(call.session.id).har\""
+        )
         return response
     }
 
     private func unmatched(_ call: Call) -> MockResponse {
         let entries = call.session.journal.snapshot().entries.filter { !$0.matched && $0.fault == nil }
-        return ControlAPI.json(200, [
-            "session": call.session.id, "count": entries.count,
-            "requests": entries.map { entry -> [String: Any] in
-                var item = JournalJSON.entry(entry)
-                item["nearMisses"] = entry.nearMisses.map(\.jsonObject)
-                return item
-            },
-        ])
+        return ControlAPI.json(
+            200,
+            [
+                "session": call.session.id, "count": entries.count,
+                "requests": entries.map { entry -> [String: Any] in
+                    var item = JournalJSON.entry(entry)
+                    item["nearMisses"] = entry.nearMisses.map(\.jsonObject)
+                    return item
+                },
+            ]
+        )
     }
 
     private func verify(_ call: Call) -> MockResponse {
@@ -274,8 +330,14 @@ struct ControlAPI {
         }
         let expected = ControlAPI.count(body["count"])
         let atLeast = ControlAPI.count(body["atLeast"])
-        guard (expected != nil) != (atLeast != nil), (body["count"] == nil) == (expected == nil), (body["atLeast"] == nil) == (atLeast == nil) else {
-            return ControlAPI.error(400, "bad_request", #"give "count" (exactly) or "atLeast", a whole number from 0 to 1000000000"#)
+        guard (expected != nil) != (atLeast != nil), (body["count"] == nil) == (expected == nil),
+            (body["atLeast"] == nil) == (atLeast == nil)
+        else {
+            return ControlAPI.error(
+                400,
+                "bad_request",
+                #"give "count" (exactly) or "atLeast", a whole number from 0 to 1000000000"#
+            )
         }
         let normalized = RequestKey.normalizePath(path)
         let entries = call.session.journal.snapshot().entries
@@ -289,44 +351,64 @@ struct ControlAPI {
         let wanted = expected.map { "exactly \($0)" } ?? "at least \(atLeast!)"
         let dropped = call.session.journal.snapshot().dropped
         let note = dropped > 0 ? " (\(dropped) older entries were dropped by --journal-limit)" : ""
-        return ControlAPI.json(409, [
-            "error": "verification_failed",
-            "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
-            "expected": expected ?? atLeast!, "actual": matching.count,
-            "requests": matching.map(JournalJSON.entry),
-            "journalCount": entries.count,
-        ])
+        return ControlAPI.json(
+            409,
+            [
+                "error": "verification_failed",
+                "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
+                "expected": expected ?? atLeast!, "actual": matching.count,
+                "requests": matching.map(JournalJSON.entry),
+                "journalCount": entries.count,
+            ]
+        )
     }
 
     private func listWebSockets(_ call: Call) -> MockResponse {
         let all = call.query("all") == "true"
         let connections = engine.webSocketHub?.connections(session: all ? nil : call.session.id) ?? []
-        return ControlAPI.json(200, [
-            "session": call.session.id,
-            "connections": connections.map { info -> [String: Any] in
-                ["id": info.id, "session": info.session, "path": info.path, "connection": info.connectionNumber,
-                 "openedAt": DateFormats.rfc3339Milliseconds(info.openedAt), "framesIn": info.framesIn, "framesOut": info.framesOut]
-            },
-        ])
+        return ControlAPI.json(
+            200,
+            [
+                "session": call.session.id,
+                "connections": connections.map { info -> [String: Any] in
+                    [
+                        "id": info.id, "session": info.session, "path": info.path, "connection": info.connectionNumber,
+                        "openedAt": DateFormats.rfc3339Milliseconds(info.openedAt), "framesIn": info.framesIn,
+                        "framesOut": info.framesOut,
+                    ]
+                },
+            ]
+        )
     }
 
     /// `{"path"?: "/chat", "text": "…"}` | `{"json": …}` | `{"binary": "<base64>"}` to every open WebSocket of
     /// the session.
     private func sendWebSocket(_ call: Call) -> MockResponse {
         guard let body = ControlAPI.object(call.request.body) else {
-            return ControlAPI.error(400, "bad_request", #"send {"text": "…"}, {"json": …} or {"binary": "<base64>"}, optionally with "path""#)
+            return ControlAPI.error(
+                400,
+                "bad_request",
+                #"send {"text": "…"}, {"json": …} or {"binary": "<base64>"}, optionally with "path""#
+            )
         }
         let message: WebSocketMessage
         if let text = body["text"] as? String {
             message = .text(text)
         } else if let base64 = body["binary"] as? String, let data = Data(base64Encoded: base64) {
             message = .binary(data)
-        } else if let json = body["json"], let data = try? JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) {
+        } else if let json = body["json"],
+            let data = try? JSONSerialization.data(
+                withJSONObject: json,
+                options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]
+            )
+        {
             message = .text(String(decoding: data, as: UTF8.self))
         } else {
             return ControlAPI.error(400, "bad_request", #"give one of "text", "json" or "binary" (base64)"#)
         }
-        if body["path"] != nil && !(body["path"] is String) { return ControlAPI.error(400, "bad_request", #""path" must be a string"#) }
+        if body["path"] != nil && !(body["path"] is String) {
+            return ControlAPI.error(400, "bad_request", #""path" must be a string"#)
+        }
         let delivered = engine.webSocketHub?.send(message, session: call.session.id, path: body["path"] as? String) ?? 0
         return ControlAPI.json(200, ["session": call.session.id, "delivered": delivered])
     }
@@ -337,19 +419,35 @@ struct ControlAPI {
             body["code"] == nil || ControlAPI.count(body["code"]) != nil, body["path"] == nil || body["path"] is String,
             body["reason"] == nil || body["reason"] is String
         else {
-            return ControlAPI.error(400, "bad_request", #"send {"code": 1000, "reason": "…", "path": "…"} (all optional)"#)
+            return ControlAPI.error(
+                400,
+                "bad_request",
+                #"send {"code": 1000, "reason": "…", "path": "…"} (all optional)"#
+            )
         }
         let code = ControlAPI.count(body["code"]) ?? 1000
         guard (1000...4999).contains(code), ![1004, 1005, 1006, 1015].contains(code) else {
-            return ControlAPI.error(400, "bad_request", "close code \(code) cannot be sent in a close frame (RFC 6455 §7.4)")
+            return ControlAPI.error(
+                400,
+                "bad_request",
+                "close code \(code) cannot be sent in a close frame (RFC 6455 §7.4)"
+            )
         }
-        let closed = engine.webSocketHub?.close(code: code, reason: body["reason"] as? String ?? "", session: call.session.id, path: body["path"] as? String) ?? 0
+        let closed =
+            engine.webSocketHub?.close(
+                code: code,
+                reason: body["reason"] as? String ?? "",
+                session: call.session.id,
+                path: body["path"] as? String
+            ) ?? 0
         return ControlAPI.json(200, ["session": call.session.id, "closed": closed])
     }
 
     /// `{"path"?: "/v1/updates"}`: answers the session's held long-poll requests now.
     private func release(_ call: Call) -> MockResponse {
-        guard let body = call.request.body.isEmpty ? [:] : ControlAPI.object(call.request.body), body["path"] == nil || body["path"] is String else {
+        guard let body = call.request.body.isEmpty ? [:] : ControlAPI.object(call.request.body),
+            body["path"] == nil || body["path"] is String
+        else {
             return ControlAPI.error(400, "bad_request", #"send {} or {"path": "/v1/updates"}"#)
         }
         let released = engine.heldRequests?.release(session: call.session.id, path: body["path"] as? String) ?? 0
@@ -364,16 +462,26 @@ struct ControlAPI {
         do {
             let scenario = try loader()
             engine.reload(scenario)
-            return ControlAPI.json(200, ["reloaded": scenario.name, "stubs": scenario.index.stubs.count, "overrides": scenario.overrides.count])
+            return ControlAPI.json(
+                200,
+                ["reloaded": scenario.name, "stubs": scenario.index.stubs.count, "overrides": scenario.overrides.count]
+            )
         } catch {
-            return ControlAPI.error(422, "invalid_scenario", "reload failed, still serving the previous version:\n\(error)")
+            return ControlAPI.error(
+                422,
+                "invalid_scenario",
+                "reload failed, still serving the previous version:\n\(error)"
+            )
         }
     }
 
     private func listSessions(_ call: Call) -> MockResponse {
         let sessions = engine.sessions.all.map { session -> [String: Any] in
-            ["id": session.id, "scenario": session.scenario.name, "journalCount": session.journal.snapshot().entries.count,
-             "runtimeStubs": session.runtimeStubs.count]
+            [
+                "id": session.id, "scenario": session.scenario.name,
+                "journalCount": session.journal.snapshot().entries.count,
+                "runtimeStubs": session.runtimeStubs.count,
+            ]
         }
         return ControlAPI.json(200, ["sessions": sessions])
     }
@@ -382,10 +490,14 @@ struct ControlAPI {
 
     static func json(_ status: Int, _ object: [String: Any]) -> MockResponse {
         let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+            (try? JSONSerialization.data(
+                withJSONObject: object,
+                options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            ))
             ?? Data("{}".utf8)
         return MockResponse(
-            status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")]),
+            status: status,
+            headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")]),
             body: data + Data("\n".utf8)
         )
     }

@@ -6,7 +6,9 @@
 /// requested headers, with credentials, cached for 10 minutes.
 enum CORSPreflight {
     static func response(to request: HTTPRequest) -> MockResponse? {
-        guard request.method == "OPTIONS", let method = request.headers["access-control-request-method"] else { return nil }
+        guard request.method == "OPTIONS", let method = request.headers["access-control-request-method"] else {
+            return nil
+        }
         let origin = request.headers["origin"] ?? "*"
         var headers = HTTPHeaders([
             ("Access-Control-Allow-Origin", origin),

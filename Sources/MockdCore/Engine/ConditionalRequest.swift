@@ -9,9 +9,13 @@ enum ConditionalRequest {
             guard let etag = response.headers["etag"] else { return false }
             return matches(etag: etag, ifNoneMatch: condition)
         }
-        guard let since = request.headers["if-modified-since"], let modified = response.headers["last-modified"] else { return false }
+        guard let since = request.headers["if-modified-since"], let modified = response.headers["last-modified"] else {
+            return false
+        }
         if since == modified { return true }
-        guard let sinceDate = DateFormats.parseIMFFixdate(since), let modifiedDate = DateFormats.parseIMFFixdate(modified) else { return false }
+        guard let sinceDate = DateFormats.parseIMFFixdate(since),
+            let modifiedDate = DateFormats.parseIMFFixdate(modified)
+        else { return false }
         return modifiedDate <= sinceDate
     }
 
@@ -29,9 +33,12 @@ enum ConditionalRequest {
 
     /// 304 keeps the validator and caching headers and drops the content (RFC 9110 §15.4.5).
     static func notModified(_ response: MockResponse) -> MockResponse {
-        let kept: Set<String> = ["etag", "cache-control", "content-location", "date", "expires", "vary", "last-modified"]
+        let kept: Set<String> = [
+            "etag", "cache-control", "content-location", "date", "expires", "vary", "last-modified",
+        ]
         var result = MockResponse(
-            status: 304, headers: HTTPHeaders(response.headers.fields.filter { kept.contains($0.name.lowercased()) }),
+            status: 304,
+            headers: HTTPHeaders(response.headers.fields.filter { kept.contains($0.name.lowercased()) }),
             stubID: response.stubID
         )
         result.recordedTimeMs = response.recordedTimeMs

@@ -12,7 +12,12 @@ public struct EngineOptions: Sendable {
     /// is left without the near-miss search and JSON body nobody would see.
     public var missesGoUpstream = false
 
-    public init(maxSessions: Int = 1000, sessionIdleTimeoutMs: Double = 30 * 60 * 1000, journalLimit: Int = 10_000, controlToken: String? = nil) {
+    public init(
+        maxSessions: Int = 1000,
+        sessionIdleTimeoutMs: Double = 30 * 60 * 1000,
+        journalLimit: Int = 10_000,
+        controlToken: String? = nil
+    ) {
         self.maxSessions = maxSessions
         self.sessionIdleTimeoutMs = sessionIdleTimeoutMs
         self.journalLimit = journalLimit

@@ -4,12 +4,20 @@ extension EngineOutcome {
     /// exhausted with `afterLast: notFound`), so the engine planned its 404. Control API requests, CORS
     /// preflights it answered and rate-limit answers are not unmatched.
     public var isUnmatched: Bool {
-        isJournaled && borrowedServedStub == nil && plan.response.stubID == nil && plan.fault == nil && plan.holdMs == nil && plan.response.status == 404
+        isJournaled && borrowedServedStub == nil && plan.response.stubID == nil && plan.fault == nil
+            && plan.holdMs == nil && plan.response.status == 404
             && plan.response.webSocket == nil && plan.response.eventStream == nil
     }
 
     /// The same request answered by the upstream instead: journaled with `proxied: true`.
     public func answered(byUpstream response: MockResponse) -> EngineOutcome {
-        EngineOutcome(plan: PlannedResponse(response: response), request: request, session: session, arrival: arrival, nearMisses: nearMisses, proxied: true)
+        EngineOutcome(
+            plan: PlannedResponse(response: response),
+            request: request,
+            session: session,
+            arrival: arrival,
+            nearMisses: nearMisses,
+            proxied: true
+        )
     }
 }

@@ -25,10 +25,10 @@ public struct EngineOutcome: Sendable {
 
         var arrival: Date {
             @inline(__always) get {
-            switch self {
-            case .planned(let exchange): return exchange.arrival
-            case .stub(let exchange): return exchange.arrival
-            }
+                switch self {
+                case .planned(let exchange): return exchange.arrival
+                case .stub(let exchange): return exchange.arrival
+                }
             }
         }
 
@@ -124,8 +124,17 @@ public struct EngineOutcome: Sendable {
     @usableFromInline let exchange: Exchange
     let session: SessionReference
 
-    init(plan: PlannedResponse, request: HTTPRequest, session: SessionReference, arrival: Date, nearMisses: [NearMiss], proxied: Bool = false) {
-        self.exchange = .planned(PlannedExchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied))
+    init(
+        plan: PlannedResponse,
+        request: HTTPRequest,
+        session: SessionReference,
+        arrival: Date,
+        nearMisses: [NearMiss],
+        proxied: Bool = false
+    ) {
+        self.exchange = .planned(
+            PlannedExchange(plan: plan, request: request, arrival: arrival, nearMisses: nearMisses, proxied: proxied)
+        )
         self.session = session
     }
 

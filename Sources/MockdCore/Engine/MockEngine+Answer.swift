@@ -27,10 +27,13 @@ extension MockEngine {
         // Only what matching needs is taken under the lock, never a copy of the whole core; when stubs are served as
         // loaded, not even the state, whose reference count every worker thread shares.
         let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
-            core.runtime.isEmpty && core.scenario.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
+            core.runtime.isEmpty && core.scenario.servesStubsAsLoaded
+                ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
         }
         let base = MockEngine.baseMatch(request, in: scenario, reusing: cached)
-        if let base, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) { return answer }
+        if let base, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) {
+            return answer
+        }
         // The state of this scenario; if the session switched scenarios meanwhile, the request is answered afresh
         // (a state paired with another scenario's stubs would move the wrong cursors).
         guard let state = taken ?? session.core.withLock({ $0.scenario === scenario ? $0.state : nil }) else {
@@ -43,7 +46,14 @@ extension MockEngine {
             runtime.first { $0.pattern.matches(request, key: key) && state.admits($0) }
             ?? scenario.overrides.first { $0.pattern.matches(request, key: key) && state.admits($0) }
         if let override = matchedOverride {
-            return planOverride(override, request, scenario: scenario, state: state, runtime: runtime, baseOrdinal: base?.ordinal)
+            return planOverride(
+                override,
+                request,
+                scenario: scenario,
+                state: state,
+                runtime: runtime,
+                baseOrdinal: base?.ordinal
+            )
         }
         if let ordinal = base?.ordinal {
             return planStub(ordinal, request, scenario: scenario, state: state, runtime: runtime)
@@ -78,14 +88,22 @@ extension MockEngine {
     private static func baseMatch(_ request: HTTPRequest, in scenario: Scenario) -> (key: RequestKey, ordinal: Int)? {
         let key = scenario.index.key(for: request)
         if let ordinal = scenario.index.match(request, key: key) { return (key, ordinal) }
-        if request.method == "HEAD", let ordinal = scenario.index.match(request, key: key.with(method: "GET")) { return (key, ordinal) }
+        if request.method == "HEAD", let ordinal = scenario.index.match(request, key: key.with(method: "GET")) {
+            return (key, ordinal)
+        }
         return nil
     }
 
     /// `baseMatch`, or the match the thread's cache found when it matched against this very scenario (the cache
     /// still holds it, so an equal identity is that scenario).
-    private static func baseMatch(_ request: HTTPRequest, in scenario: Scenario, reusing cached: CachedMatch?) -> (key: RequestKey, ordinal: Int)? {
-        if case .matched(let matched, let key, let ordinal) = cached, matched == ObjectIdentifier(scenario) { return (key, ordinal) }
+    private static func baseMatch(
+        _ request: HTTPRequest,
+        in scenario: Scenario,
+        reusing cached: CachedMatch?
+    ) -> (key: RequestKey, ordinal: Int)? {
+        if case .matched(let matched, let key, let ordinal) = cached, matched == ObjectIdentifier(scenario) {
+            return (key, ordinal)
+        }
         return baseMatch(request, in: scenario)
     }
 
@@ -104,25 +122,45 @@ extension MockEngine {
     /// An override's answer: its rate limit, its sequence step (with the scenario defaults), applied to the stub's
     /// response unless the step is a whole response of its own.
     private func planOverride(
-        _ override: Override, _ request: HTTPRequest, scenario: Scenario, state: SessionState, runtime: [Override], baseOrdinal: Int?
+        _ override: Override,
+        _ request: HTTPRequest,
+        scenario: Scenario,
+        state: SessionState,
+        runtime: [Override],
+        baseOrdinal: Int?
     ) -> Answer {
-        if let rule = override.rateLimit, let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock()) {
-            return .planned(PlannedResponse(response: MockEngine.rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)), nearMisses: [])
+        if let rule = override.rateLimit,
+            let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock())
+        {
+            return .planned(
+                PlannedResponse(
+                    response: MockEngine.rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)
+                ),
+                nearMisses: []
+            )
         }
         let call = state.overrideCursors.take(override.serial)
         guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
             return unmatched(
-                request, scenario: scenario, runtime: runtime,
-                reason: "override '\(override.id)' answered all \(override.steps.count) responses of its sequence (afterLast: notFound)"
+                request,
+                scenario: scenario,
+                runtime: runtime,
+                reason:
+                    "override '\(override.id)' answered all \(override.steps.count) responses of its sequence (afterLast: notFound)"
             )
         }
         let recipe = override.steps[step].withDefaults(scenario.defaults)
         // A step with its own body is a whole response: the stub's sequence does not advance under it.
-        let base = recipe.replacesResponse ? nil : baseOrdinal.flatMap { stubStep(scenario.index.stubs[$0], ordinal: $0, state: state).response }
+        let base =
+            recipe.replacesResponse
+            ? nil : baseOrdinal.flatMap { stubStep(scenario.index.stubs[$0], ordinal: $0, state: state).response }
         if base == nil && !recipe.standsAlone {
             return unmatched(
-                request, scenario: scenario, runtime: [],
-                reason: "override '\(override.id)' matches but only edits a stub's response, and no stub matches \(request.method) \(request.target)",
+                request,
+                scenario: scenario,
+                runtime: [],
+                reason:
+                    "override '\(override.id)' matches but only edits a stub's response, and no stub matches \(request.method) \(request.target)",
                 overridesToo: false
             )
         }
@@ -130,20 +168,33 @@ extension MockEngine {
         do {
             response = try recipe.apply(to: base)
         } catch {
-            response = .jsonError(status: 500, code: "override_failed", message: "override '\(override.id)': \(error.message)")
+            response = .jsonError(
+                status: 500,
+                code: "override_failed",
+                message: "override '\(override.id)': \(error.message)"
+            )
         }
         response.stubID = override.id
         return finishPlan(response, request, scenario: scenario, recipe: recipe, call: call, slot: nil)
     }
 
     /// A stub's answer: its next sequence step, with the scenario defaults' header and status edits.
-    private func planStub(_ ordinal: Int, _ request: HTTPRequest, scenario: Scenario, state: SessionState, runtime: [Override]) -> Answer {
+    private func planStub(
+        _ ordinal: Int,
+        _ request: HTTPRequest,
+        scenario: Scenario,
+        state: SessionState,
+        runtime: [Override]
+    ) -> Answer {
         let stub = scenario.index.stubs[ordinal]
         let taken = stubStep(stub, ordinal: ordinal, state: state)
         guard var response = taken.response else {
             return unmatched(
-                request, scenario: scenario, runtime: runtime,
-                reason: "stub '\(stub.id)' answered all \(stub.responseCount) responses of its sequence (afterLast: notFound)"
+                request,
+                scenario: scenario,
+                runtime: runtime,
+                reason:
+                    "stub '\(stub.id)' answered all \(stub.responseCount) responses of its sequence (afterLast: notFound)"
             )
         }
         // Stays set only while the response is the stub's step exactly as loaded.
@@ -163,7 +214,12 @@ extension MockEngine {
     /// The plan for a response: a 304 for a matching conditional request, placeholders rendered, the recipe's
     /// delay, throttle, fault and hold, and the native slot while the response is a stub's step as loaded.
     private func finishPlan(
-        _ response: MockResponse, _ request: HTTPRequest, scenario: Scenario, recipe: ResponseRecipe?, call: Int, slot: (any NativeResponseSlot)?
+        _ response: MockResponse,
+        _ request: HTTPRequest,
+        scenario: Scenario,
+        recipe: ResponseRecipe?,
+        call: Int,
+        slot: (any NativeResponseSlot)?
     ) -> Answer {
         var response = response
         var slot = slot
@@ -185,7 +241,11 @@ extension MockEngine {
 
     /// The stub's next sequence step (nil when exhausted with `notFound`), the 0-based call number, and the
     /// step's native-response slot.
-    private func stubStep(_ stub: Stub, ordinal: Int, state: SessionState) -> (response: MockResponse?, call: Int, slot: (any NativeResponseSlot)?) {
+    private func stubStep(
+        _ stub: Stub,
+        ordinal: Int,
+        state: SessionState
+    ) -> (response: MockResponse?, call: Int, slot: (any NativeResponseSlot)?) {
         if stub.isStatic { return (stub.firstResponse, 0, stub) }
         let call = state.stubCursors.take(ordinal)
         guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
@@ -194,7 +254,11 @@ extension MockEngine {
 
     /// 429 with `Retry-After` for an override over its rate limit.
     private static func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {
-        var response = MockResponse.jsonError(status: 429, code: "rate_limited", message: "Too many requests; retry after \(retryAfter) s.")
+        var response = MockResponse.jsonError(
+            status: 429,
+            code: "rate_limited",
+            message: "Too many requests; retry after \(retryAfter) s."
+        )
         response.headers.add(name: "Retry-After", value: String(retryAfter))
         response.stubID = override.id
         return response
@@ -202,9 +266,16 @@ extension MockEngine {
 
     /// A 404 naming the nearest stubs (and overrides, unless `overridesToo` is false).
     private func unmatched(
-        _ request: HTTPRequest, scenario: Scenario, runtime: [Override], reason: String?, overridesToo: Bool = true, states: SessionState? = nil
+        _ request: HTTPRequest,
+        scenario: Scenario,
+        runtime: [Override],
+        reason: String?,
+        overridesToo: Bool = true,
+        states: SessionState? = nil
     ) -> Answer {
-        if options.missesGoUpstream { return .planned(PlannedResponse(response: MockResponse(status: 404)), nearMisses: []) }
+        if options.missesGoUpstream {
+            return .planned(PlannedResponse(response: MockResponse(status: 404)), nearMisses: [])
+        }
         let misses =
             reason == nil || !overridesToo
             ? (overridesToo

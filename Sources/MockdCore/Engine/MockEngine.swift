@@ -21,7 +21,9 @@ public final class MockEngine: Sendable {
     ///   - root: Where `configs/` and `mocks/` live, for switching scenarios and runtime stubs' `bodyFile`.
     ///   - loader: Reloads the startup scenario from disk; `nil` disables `POST /__mockd/reload`.
     public init(
-        scenario: Scenario, root: MockdRoot? = nil, options: EngineOptions = EngineOptions(),
+        scenario: Scenario,
+        root: MockdRoot? = nil,
+        options: EngineOptions = EngineOptions(),
         loader: (@Sendable () throws -> Scenario)? = nil,
         clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds
     ) {
@@ -29,8 +31,11 @@ public final class MockEngine: Sendable {
         self.loader = loader
         self.catalog = ScenarioCatalog(initial: scenario, root: root)
         self.sessions = SessionRegistry(
-            scenario: scenario, maxSessions: options.maxSessions, idleTimeoutMs: options.sessionIdleTimeoutMs,
-            journalLimit: options.journalLimit, clock: clock
+            scenario: scenario,
+            maxSessions: options.maxSessions,
+            idleTimeoutMs: options.sessionIdleTimeoutMs,
+            journalLimit: options.journalLimit,
+            clock: clock
         )
         self.clock = clock
     }
@@ -73,9 +78,21 @@ public final class MockEngine: Sendable {
         // Routed in place: the request is not copied on its way to the answer (neither is a routing result holding it).
         switch route(&request) {
         case .control:
-            return EngineOutcome(plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)), request: request, session: .none, arrival: arrival, nearMisses: [])
+            return EngineOutcome(
+                plan: PlannedResponse(response: ControlAPI(engine: self).handle(request)),
+                request: request,
+                session: .none,
+                arrival: arrival,
+                nearMisses: []
+            )
         case .invalidSession(let id):
-            return EngineOutcome(plan: PlannedResponse(response: MockEngine.invalidSession(id)), request: request, session: .none, arrival: arrival, nearMisses: [])
+            return EngineOutcome(
+                plan: PlannedResponse(response: MockEngine.invalidSession(id)),
+                request: request,
+                session: .none,
+                arrival: arrival,
+                nearMisses: []
+            )
         case .session(.defaultSession):
             // Borrowed from the registry, which owns it for the engine's life: no reference count changes (see
             // `SessionReference`). The default session never expires, so it needs no clock read.
@@ -101,7 +118,9 @@ public final class MockEngine: Sendable {
     /// (or found) and marked as used.
     @inline(__always)
     func route(_ request: inout HTTPRequest) -> Routing {
-        if request.hasReservedPrefix, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" { return .control }
+        if request.hasReservedPrefix, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
+            return .control
+        }
         switch SessionRouting.route(&request) {
         case .failure(let error):
             return .invalidSession(error.id)
@@ -116,16 +135,31 @@ public final class MockEngine: Sendable {
 
     /// The 400 for a session id that is not a valid name.
     static func invalidSession(_ id: String) -> MockResponse {
-        .jsonError(status: 400, code: "invalid_session", message: "session id '\(id)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
+        .jsonError(
+            status: 400,
+            code: "invalid_session",
+            message: "session id '\(id)' must be 1–128 letters, digits, '-', '.', '_' or '~'"
+        )
     }
 
     @inline(__always)
-    private func outcome(_ answer: Answer, request: consuming HTTPRequest, in reference: EngineOutcome.SessionReference, arrival: Date) -> EngineOutcome {
+    private func outcome(
+        _ answer: Answer,
+        request: consuming HTTPRequest,
+        in reference: EngineOutcome.SessionReference,
+        arrival: Date
+    ) -> EngineOutcome {
         switch answer {
         case .stub(let stub):
             return EngineOutcome(stub: stub, request: consume request, session: reference, arrival: arrival)
         case .planned(let plan, let misses):
-            return EngineOutcome(plan: plan, request: consume request, session: reference, arrival: arrival, nearMisses: misses)
+            return EngineOutcome(
+                plan: plan,
+                request: consume request,
+                session: reference,
+                arrival: arrival,
+                nearMisses: misses
+            )
         }
     }
 
@@ -184,13 +218,31 @@ public final class MockEngine: Sendable {
 
     /// Journals one WebSocket frame of `session`: method `WS-IN` (from the client) or `WS-OUT`, the endpoint
     /// path as target, the payload as body, and `Opcode: text|binary|close` as a header.
-    public func recordWebSocketFrame(session id: String, path: String, incoming: Bool, opcode: String, payload: Data, stubID: String?) {
+    public func recordWebSocketFrame(
+        session id: String,
+        path: String,
+        incoming: Bool,
+        opcode: String,
+        payload: Data,
+        stubID: String?
+    ) {
         // WebSocket traffic is session activity; a session reset or expired meanwhile gets a fresh journal.
         let session = sessions.session(id == SessionRegistry.defaultID ? nil : id) { catalog.startup }
         if id != SessionRegistry.defaultID { sessions.touch(session) }
         session.journal.append(
-            time: Date(), request: HTTPRequest(method: incoming ? "WS-IN" : "WS-OUT", target: path, headers: HTTPHeaders([("Opcode", opcode)]), body: payload),
-            stubID: stubID, status: nil, fault: nil, durationMs: 0, response: MockResponse(status: 101), nearMisses: []
+            time: Date(),
+            request: HTTPRequest(
+                method: incoming ? "WS-IN" : "WS-OUT",
+                target: path,
+                headers: HTTPHeaders([("Opcode", opcode)]),
+                body: payload
+            ),
+            stubID: stubID,
+            status: nil,
+            fault: nil,
+            durationMs: 0,
+            response: MockResponse(status: 101),
+            nearMisses: []
         )
     }
 
@@ -198,7 +250,8 @@ public final class MockEngine: Sendable {
     /// request's session like any other (control requests and invalid session ids are not journaled).
     /// - Parameter closing: Close the connection after the answer (`Connection: close`): the bridge answers before
     ///   reading the body, which then cannot be skipped safely.
-    public func reject(_ request: consuming HTTPRequest, _ answer: FixedAnswer, closing: Bool = false) -> EngineOutcome {
+    public func reject(_ request: consuming HTTPRequest, _ answer: FixedAnswer, closing: Bool = false) -> EngineOutcome
+    {
         var response = answer.response
         if closing { response.headers.add(name: "Connection", value: "close") }
         let plan = PlannedResponse(response: response)

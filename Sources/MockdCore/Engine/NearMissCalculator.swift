@@ -4,29 +4,51 @@ import MockdFormat
 /// Ranks stubs by distance to an unmatched request.
 public enum NearMissCalculator {
     /// The `limit` closest stubs and overrides of `scenario` to `request`, nearest first.
-    public static func nearest(to request: HTTPRequest, in scenario: Scenario, runtime: [Override] = [], limit: Int = 3) -> [NearMiss] {
+    public static func nearest(
+        to request: HTTPRequest,
+        in scenario: Scenario,
+        runtime: [Override] = [],
+        limit: Int = 3
+    ) -> [NearMiss] {
         nearest(to: request, in: scenario, runtime: runtime, limit: limit, states: nil)
     }
 
     /// With `states`, an override waiting for another state of its state machine shows a `state` difference.
-    static func nearest(to request: HTTPRequest, in scenario: Scenario, runtime: [Override] = [], limit: Int = 3, states: SessionState?) -> [NearMiss] {
+    static func nearest(
+        to request: HTTPRequest,
+        in scenario: Scenario,
+        runtime: [Override] = [],
+        limit: Int = 3,
+        states: SessionState?
+    ) -> [NearMiss] {
         let key = RequestKey(request)
         var misses = nearest(to: request, in: scenario.index, limit: limit)
         for override in runtime + scenario.overrides {
             var differences = override.pattern.differences(request, key: key)
             if let states, let rule = override.state, let required = rule.requires {
                 let current = states.state(of: rule.name)
-                if current != required { differences.append(.init(part: "state", expected: "\(rule.name): \(required)", actual: "\(rule.name): \(current)")) }
+                if current != required {
+                    differences.append(
+                        .init(part: "state", expected: "\(rule.name): \(required)", actual: "\(rule.name): \(current)")
+                    )
+                }
             }
             let distance = differences.reduce(0.0) { total, difference in
                 total + (difference.part == "method" ? 1 : difference.part == "path" ? 2 : 0.5)
             }
             misses.append(
-                NearMiss(stubID: override.id, setName: "override", distance: distance, differences: differences, priority: override.priority)
+                NearMiss(
+                    stubID: override.id,
+                    setName: "override",
+                    distance: distance,
+                    differences: differences,
+                    priority: override.priority
+                )
             )
         }
         let ranked = misses.enumerated().sorted {
-            $0.element.distance != $1.element.distance ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
+            $0.element.distance != $1.element.distance
+                ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
         }
         return ranked.prefix(limit).map(\.element)
     }
@@ -38,7 +60,11 @@ public enum NearMissCalculator {
         let requestHost = index.hasHostKeys ? HostRouting.host(of: request) : nil
         // Bounded work per stub, so a hostile 10,000-segment path or query cannot stall the daemon: distances
         // look at the first 64 segments and pairs (equality still compares everything).
-        let requestPairs = Set(RequestKey.queryPairs(request.query, normalizer: index.normalizer).prefix(64).map { "\($0.name)=\($0.value)" })
+        let requestPairs = Set(
+            RequestKey.queryPairs(request.query, normalizer: index.normalizer).prefix(64).map {
+                "\($0.name)=\($0.value)"
+            }
+        )
         let requestSegments = Array(key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
         var canonicalBody: Data?
         var misses: [NearMiss] = []
@@ -50,7 +76,12 @@ public enum NearMissCalculator {
             if !stubKey.host.isEmpty, stubKey.host != requestHost {
                 distance += 1
                 differences.append(
-                    .init(part: "host", expected: stubKey.host, actual: requestHost ?? "(none: prefix the path with /__host/\(stubKey.host) or send X-Forwarded-Host)")
+                    .init(
+                        part: "host",
+                        expected: stubKey.host,
+                        actual: requestHost
+                            ?? "(none: prefix the path with /__host/\(stubKey.host) or send X-Forwarded-Host)"
+                    )
                 )
             }
             if stubKey.method != key.method {
@@ -58,12 +89,15 @@ public enum NearMissCalculator {
                 differences.append(.init(part: "method", expected: stubKey.method, actual: key.method))
             }
             if stubKey.path != key.path {
-                let stubSegments = Array(stubKey.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
+                let stubSegments = Array(
+                    stubKey.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64)
+                )
                 distance += 2 * segmentDistance(stubSegments, requestSegments)
                 differences.append(.init(part: "path", expected: stubKey.path, actual: key.path))
             }
             if stubKey.query != key.query {
-                let stubPairs = stubKey.query.isEmpty ? [] : Set(stubKey.query.split(separator: "&").prefix(64).map(String.init))
+                let stubPairs =
+                    stubKey.query.isEmpty ? [] : Set(stubKey.query.split(separator: "&").prefix(64).map(String.init))
                 distance += 1 - jaccard(stubPairs, requestPairs)
                 differences.append(.init(part: "query", expected: stubKey.readableQuery, actual: key.readableQuery))
             }
@@ -87,15 +121,22 @@ public enum NearMissCalculator {
                 if canonical != body {
                     distance += 0.5
                     differences.append(
-                        .init(part: "body", expected: NearMiss.summary(of: body), actual: NearMiss.summary(of: canonical))
+                        .init(
+                            part: "body",
+                            expected: NearMiss.summary(of: body),
+                            actual: NearMiss.summary(of: canonical)
+                        )
                     )
                 }
             }
-            misses.append(NearMiss(stubID: stub.id, setName: stub.setName, distance: distance, differences: differences))
+            misses.append(
+                NearMiss(stubID: stub.id, setName: stub.setName, distance: distance, differences: differences)
+            )
         }
         // A stable sort keeps stub order among equal distances.
         let ranked = misses.enumerated().sorted {
-            $0.element.distance != $1.element.distance ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
+            $0.element.distance != $1.element.distance
+                ? $0.element.distance < $1.element.distance : $0.offset < $1.offset
         }
         return ranked.prefix(limit).map(\.element)
     }

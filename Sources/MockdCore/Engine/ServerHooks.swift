@@ -25,7 +25,15 @@ public struct WebSocketConnectionInfo: Sendable {
     public let framesIn: Int
     public let framesOut: Int
 
-    public init(id: Int, session: String, path: String, connectionNumber: Int, openedAt: Date, framesIn: Int, framesOut: Int) {
+    public init(
+        id: Int,
+        session: String,
+        path: String,
+        connectionNumber: Int,
+        openedAt: Date,
+        framesIn: Int,
+        framesOut: Int
+    ) {
         self.id = id
         self.session = session
         self.path = path

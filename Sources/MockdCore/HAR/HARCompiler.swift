@@ -53,46 +53,84 @@ public struct HARCompiler {
             return skip(entry, request.url.isEmpty ? "request.url missing" : "request.url is not a valid URL")
         }
         let isWebSocket =
-            url.scheme == "ws" || url.scheme == "wss" || entry.response?.status == 101 || entry.resourceType == "websocket"
+            url.scheme == "ws" || url.scheme == "wss" || entry.response?.status == 101
+            || entry.resourceType == "websocket"
             || entry.hasWebSocketMessages
         guard url.scheme == "http" || url.scheme == "https" || url.scheme == "ws" || url.scheme == "wss" else {
             return skip(entry, "not an HTTP URL (\(url.scheme):)")
         }
-        guard !url.host.isEmpty, url.rawPath.hasPrefix("/") else { return skip(entry, "request.url is not an absolute http(s) URL") }
+        guard !url.host.isEmpty, url.rawPath.hasPrefix("/") else {
+            return skip(entry, "request.url is not an absolute http(s) URL")
+        }
         if !hostFilter.isEmpty, !hostFilter.contains(url.host), !hostFilter.contains(url.hostAndPort) {
             report.otherHosts[url.hostAndPort, default: 0] += 1
             return
         }
         let rawQuery = options.keepSecrets ? url.rawQuery : redactor.redactQuery(url.rawQuery, entry: entry.index)
-        if !sawCacheBuster, !url.rawQuery.isEmpty, RequestKey.queryPairs(url.rawQuery).contains(where: { $0.name == "_" }) {
+        if !sawCacheBuster, !url.rawQuery.isEmpty,
+            RequestKey.queryPairs(url.rawQuery).contains(where: { $0.name == "_" })
+        {
             sawCacheBuster = true
         }
         if isWebSocket {
             report.keptHosts[url.hostAndPort, default: 0] += 1
             if entry.webSocketMessages.isEmpty { webSocketsWithoutFrames += 1 }
-            let key = RequestKey(method: "GET", rawPath: url.rawPath, rawQuery: rawQuery, host: url.hostAndPort, normalizer: normalizer)
-            let script = WebSocketScriptRecorder.script(entry, scale: options.webSocketTimeScale, waitForClient: options.webSocketWaitForClient)
-            let recorded = RecordedResponse(status: 101, headers: [], body: Data(), mimeType: nil, time: entry.time, webSocket: script)
-            append(key: key, constraints: [], lines: [], body: RecordedRequestBody(bytes: Data(), contentType: nil, normalizer: normalizer), recorded, entry: entry.index)
+            let key = RequestKey(
+                method: "GET",
+                rawPath: url.rawPath,
+                rawQuery: rawQuery,
+                host: url.hostAndPort,
+                normalizer: normalizer
+            )
+            let script = WebSocketScriptRecorder.script(
+                entry,
+                scale: options.webSocketTimeScale,
+                waitForClient: options.webSocketWaitForClient
+            )
+            let recorded = RecordedResponse(
+                status: 101,
+                headers: [],
+                body: Data(),
+                mimeType: nil,
+                time: entry.time,
+                webSocket: script
+            )
+            append(
+                key: key,
+                constraints: [],
+                lines: [],
+                body: RecordedRequestBody(bytes: Data(), contentType: nil, normalizer: normalizer),
+                recorded,
+                entry: entry.index
+            )
             return
         }
         let failure: String? =
             entry.response == nil
             ? "no response recorded (failed request)"
-            : entry.response!.status == 0 || entry.response!.status == -1 ? "failed request (status \(entry.response!.status))" : nil
+            : entry.response!.status == 0 || entry.response!.status == -1
+                ? "failed request (status \(entry.response!.status))" : nil
         if let failure {
             guard options.failed == .keep else { return skip(entry, failure) }
         } else {
             let response = entry.response!
             guard (100...999).contains(response.status) else { return skip(entry, "invalid status \(response.status)") }
-            guard response.status >= 200 else { return skip(entry, "interim response (\(response.status)) without a final one") }
+            guard response.status >= 200 else {
+                return skip(entry, "interim response (\(response.status)) without a final one")
+            }
             if HARCompiler.isChromeInternalRedirect(response, url: url) {
                 return skip(entry, "Chrome internal redirect (307 made by the browser, not the server)")
             }
         }
         report.keptHosts[url.hostAndPort, default: 0] += 1
 
-        let key = RequestKey(method: request.method, rawPath: url.rawPath, rawQuery: rawQuery, host: url.hostAndPort, normalizer: normalizer)
+        let key = RequestKey(
+            method: request.method,
+            rawPath: url.rawPath,
+            rawQuery: rawQuery,
+            host: url.hostAndPort,
+            normalizer: normalizer
+        )
         var constraints: [HeaderConstraint] = []
         var constraintLines: [String] = []
         for name in options.matchHeaders where !unstableHeaders.contains(name) {
@@ -100,29 +138,54 @@ public struct HARCompiler {
                 !field.value.trimmingCharacters(in: .whitespaces).isEmpty
             else { continue }
             if !options.keepSecrets, SecretPatterns.placeholder(forHeader: name) != nil || name == "cookie" {
-                report.warnings.append("entry \(entry.index): request header \(HARImporter.canonicalHeaderName(name)) holds a secret; not used for matching (--keep-secrets to keep it)")
+                report.warnings.append(
+                    "entry \(entry.index): request header \(HARImporter.canonicalHeaderName(name)) holds a secret; not used for matching (--keep-secrets to keep it)"
+                )
                 continue
             }
             constraints.append(HeaderConstraint(name: name, value: field.value))
             constraintLines.append("\(HARImporter.canonicalHeaderName(name)): \(field.value)")
         }
         var requestBody = RecordedRequestBody(request)
-        if !options.keepSecrets, let redacted = redactor.redactRequestBody(requestBody.bytes, contentType: requestBody.contentType, entry: entry.index) {
-            requestBody = RecordedRequestBody(bytes: redacted, contentType: requestBody.contentType, normalizer: normalizer)
+        if !options.keepSecrets,
+            let redacted = redactor.redactRequestBody(
+                requestBody.bytes,
+                contentType: requestBody.contentType,
+                entry: entry.index
+            )
+        {
+            requestBody = RecordedRequestBody(
+                bytes: redacted,
+                contentType: requestBody.contentType,
+                normalizer: normalizer
+            )
         } else {
-            requestBody = RecordedRequestBody(bytes: requestBody.bytes, contentType: requestBody.contentType, normalizer: normalizer)
+            requestBody = RecordedRequestBody(
+                bytes: requestBody.bytes,
+                contentType: requestBody.contentType,
+                normalizer: normalizer
+            )
         }
 
         guard let response = entry.response, failure == nil else {
             var recorded = RecordedResponse(status: 0, headers: [], body: Data(), mimeType: nil, time: entry.time)
             recorded.fault = .connectionReset
-            append(key: key, constraints: constraints, lines: constraintLines, body: requestBody, recorded, entry: entry.index)
+            append(
+                key: key,
+                constraints: constraints,
+                lines: constraintLines,
+                body: requestBody,
+                recorded,
+                entry: entry.index
+            )
             return
         }
         var decoded = RecordedBody(response.content, headers: response.headers, harDirectory: harDirectory)
         for note in decoded.notes { bodyNotes[note, default: []].append(entry.index) }
         let mimeType = response.content.mimeType ?? response.headers["content-type"]
-        if decoded.bytes.isEmpty, (response.content.size ?? 0) > 0, response.content.file == nil, response.status != 304, request.method != "HEAD" {
+        if decoded.bytes.isEmpty, (response.content.size ?? 0) > 0, response.content.file == nil,
+            response.status != 304, request.method != "HEAD"
+        {
             missingBodies += 1
         }
         let bodyBraces = ByteSearch.contains([0x7B, 0x7B], in: decoded.bytes)
@@ -133,7 +196,9 @@ public struct HARCompiler {
             Template.parse(decoded.bytes)?.usesFakeValues == true
                 || response.headers.contains(where: { Template.parse(Data($0.value.utf8))?.usesFakeValues == true })
         {
-            report.warnings.append("entry \(entry.index): the response already contains placeholder-like {{…}} text; not redacted, check it with mockd lint")
+            report.warnings.append(
+                "entry \(entry.index): the response already contains placeholder-like {{…}} text; not redacted, check it with mockd lint"
+            )
             redact = false
         }
 
@@ -171,12 +236,25 @@ public struct HARCompiler {
             decoded.bytes = clean
             redactedBody = true
         }
-        var recorded = RecordedResponse(status: response.status, headers: headers, body: decoded.bytes, mimeType: mimeType, time: entry.time)
+        var recorded = RecordedResponse(
+            status: response.status,
+            headers: headers,
+            body: decoded.bytes,
+            mimeType: mimeType,
+            time: entry.time
+        )
         // Recorded `{{…}}` is literal; placeholders written by redaction still render (their fixed fake values).
         if bodyBraces || headerBraces {
             recorded.templated = redactedBody || redactedHeaders ? .redactedOnly : .off
         }
-        append(key: key, constraints: constraints, lines: constraintLines, body: requestBody, recorded, entry: entry.index)
+        append(
+            key: key,
+            constraints: constraints,
+            lines: constraintLines,
+            body: requestBody,
+            recorded,
+            entry: entry.index
+        )
     }
 
     private mutating func skip(_ entry: HAREntry, _ reason: String) {
@@ -184,14 +262,21 @@ public struct HARCompiler {
     }
 
     private mutating func append(
-        key: RequestKey, constraints: [HeaderConstraint], lines: [String], body: RecordedRequestBody, _ recorded: RecordedResponse, entry: Int
+        key: RequestKey,
+        constraints: [HeaderConstraint],
+        lines: [String],
+        body: RecordedRequestBody,
+        _ recorded: RecordedResponse,
+        entry: Int
     ) {
         let groupKey = GroupKey(key: key, constraints: constraints)
         if let position = groups[groupKey] {
             ordered[position].entries.append((body, recorded, entry))
         } else {
             groups[groupKey] = ordered.count
-            ordered.append(Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)]))
+            ordered.append(
+                Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)])
+            )
         }
     }
 
@@ -218,7 +303,8 @@ public struct HARCompiler {
                 let why =
                     name == "content-encoding"
                     ? "bodies are stored decoded"
-                    : name == "content-length" ? "recomputed when served" : name.hasPrefix("(") ? "not an HTTP field name" : "hop-by-hop"
+                    : name == "content-length"
+                        ? "recomputed when served" : name.hasPrefix("(") ? "not an HTTP field name" : "hop-by-hop"
                 return "\(name) ×\(count) (\(why))"
             }
             report.warnings.append("response headers not stored: " + parts.joined(separator: ", "))
@@ -266,7 +352,10 @@ public struct HARCompiler {
                 if let body = variant.requestBody {
                     let path = namer.uniqueFile("\(id).request", mimeType: body.contentType, body: body.bytes)
                     files[path] = body.bytes
-                    requestEntry.body = MockSetFile.BodyEntry(file: path, contentType: MediaType.essence(of: body.contentType).nilIfEmpty)
+                    requestEntry.body = MockSetFile.BodyEntry(
+                        file: path,
+                        contentType: MediaType.essence(of: body.contentType).nilIfEmpty
+                    )
                 }
                 var responses: [MockSetFile.ResponseEntry] = []
                 for (step, recorded) in variant.responses.enumerated() {
@@ -280,7 +369,12 @@ public struct HARCompiler {
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
                     if !recorded.body.isEmpty {
-                        let path = namer.uniqueFile(id, suffix: step == 0 ? "" : "_\(step + 1)", mimeType: recorded.mimeType, body: recorded.body)
+                        let path = namer.uniqueFile(
+                            id,
+                            suffix: step == 0 ? "" : "_\(step + 1)",
+                            mimeType: recorded.mimeType,
+                            body: recorded.body
+                        )
                         files[path] = recorded.body
                         entry.bodyFile = path
                     }
@@ -324,7 +418,14 @@ public struct HARCompiler {
             } else {
                 positions[groupKey] = merged.count
                 hostsByKey[merged.count] = [group.key.host]
-                merged.append(Group(key: key, constraintLines: group.constraintLines, constraints: group.constraints, entries: group.entries))
+                merged.append(
+                    Group(
+                        key: key,
+                        constraintLines: group.constraintLines,
+                        constraints: group.constraints,
+                        entries: group.entries
+                    )
+                )
             }
         }
         if warn {
@@ -376,7 +477,8 @@ private struct RecordedRequestBody {
             } else if !post.params.isEmpty {
                 // Params only (urlencoded or multipart): the form body, which compares by sorted pairs.
                 let pairs = post.params.map {
-                    URLEncoding.encodeComponent(Array($0.name.utf8)) + "=" + URLEncoding.encodeComponent(Array($0.value.utf8))
+                    URLEncoding.encodeComponent(Array($0.name.utf8)) + "="
+                        + URLEncoding.encodeComponent(Array($0.value.utf8))
                 }
                 bytes = Data(pairs.joined(separator: "&").utf8)
             }
@@ -391,7 +493,12 @@ private struct Group {
     var constraints: [HeaderConstraint] = []
     var entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]
 
-    init(key: RequestKey, constraintLines: [String], constraints: [HeaderConstraint] = [], entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]) {
+    init(
+        key: RequestKey,
+        constraintLines: [String],
+        constraints: [HeaderConstraint] = [],
+        entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]
+    ) {
         self.key = key
         self.constraintLines = constraintLines
         self.constraints = constraints

@@ -35,7 +35,8 @@ public enum HARImportPipeline {
         public func rendered(source: String, destination: String) -> String {
             var text = report.rendered(source: source, destination: destination)
             if let merge {
-                text += "\n  merged:         \(merge.replaced) stubs replaced, \(merge.added) added, \(merge.kept) kept as they were"
+                text +=
+                    "\n  merged:         \(merge.replaced) stubs replaced, \(merge.added) added, \(merge.kept) kept as they were"
             }
             return text
         }
@@ -60,12 +61,20 @@ public enum HARImportPipeline {
     /// - Complexity: O(entries + body bytes); memory grows with the bodies kept for the set, not with the
     ///   size of the file.
     public static func run(
-        har url: URL, displayName: String, into set: String, root: MockdRoot, options: HARImportOptions, merge: Bool,
-        replace: Bool, progress: ((Progress) -> Void)? = nil
+        har url: URL,
+        displayName: String,
+        into set: String,
+        root: MockdRoot,
+        options: HARImportOptions,
+        merge: Bool,
+        replace: Bool,
+        progress: ((Progress) -> Void)? = nil
     ) throws -> Result {
         var compiler = HARCompiler(options: options, harDirectory: url.deletingLastPathComponent())
         let log = try HARStreamReader().read(
-            contentsOf: url, displayName: displayName, progress: progress.map { report in { report(.reading($0)) } }
+            contentsOf: url,
+            displayName: displayName,
+            progress: progress.map { report in { report(.reading($0)) } }
         ) { compiler.add($0) }
         let (compiled, report) = compiler.finish()
         var build = compiled

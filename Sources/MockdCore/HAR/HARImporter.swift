@@ -32,7 +32,9 @@ public struct HARImportOptions: Sendable {
     public var webSocketWaitForClient: Bool
 
     public init(
-        hosts: [String] = [], matchHeaders: [String] = MockSetFile.defaultMatchHeaders, webSocketTimeScale: Double = 1,
+        hosts: [String] = [],
+        matchHeaders: [String] = MockSetFile.defaultMatchHeaders,
+        webSocketTimeScale: Double = 1,
         webSocketWaitForClient: Bool = false
     ) {
         self.hosts = hosts
@@ -59,7 +61,9 @@ public enum HARImporter {
     ///   is an error.
     /// - Complexity: O(entries + body bytes).
     public static func build(
-        _ archive: HARArchive, options: HARImportOptions = HARImportOptions(), harDirectory: URL? = nil
+        _ archive: HARArchive,
+        options: HARImportOptions = HARImportOptions(),
+        harDirectory: URL? = nil
     ) -> (MockSetBuild, ImportReport) {
         var compiler = HARCompiler(options: options, harDirectory: harDirectory)
         for entry in archive.entries { compiler.add(entry) }
@@ -135,7 +139,9 @@ struct FileNamer {
     mutating func uniqueFile(_ base: String, suffix: String = "", mimeType: String?, body: Data) -> String {
         var ext = FileNamer.fileExtension(mimeType: mimeType, body: body)
         var stem = base
-        if let dot = base.lastIndex(of: "."), FileNamer.isSameExtension(String(base[base.index(after: dot)...]), as: ext) {
+        if let dot = base.lastIndex(of: "."),
+            FileNamer.isSameExtension(String(base[base.index(after: dot)...]), as: ext)
+        {
             ext = String(base[base.index(after: dot)...])
             stem = String(base[..<dot])
         }

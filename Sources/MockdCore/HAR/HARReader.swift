@@ -16,7 +16,11 @@ public enum HARReader {
             if !FileManager.default.fileExists(atPath: url.path) {
                 throw HARImportError(.fileNotFound, file: name, message: "file not found")
             }
-            throw HARImportError(.unreadable, file: name, message: "cannot read the file (\(error.localizedDescription))")
+            throw HARImportError(
+                .unreadable,
+                file: name,
+                message: "cannot read the file (\(error.localizedDescription))"
+            )
         }
         return try parse(data, fileName: name)
     }
@@ -57,7 +61,9 @@ public enum HARReader {
     /// The error for a top-level value that is not an object.
     static func topLevelError(_ top: JSONNode, file: String) -> HARImportError {
         HARImportError(
-            .notHAR, file: file, jsonPath: "(top level)",
+            .notHAR,
+            file: file,
+            jsonPath: "(top level)",
             message: "expected an object with a \"log\" field, found \(top.typeName)"
         )
     }
@@ -65,7 +71,9 @@ public enum HARReader {
     /// The error for a `log` that is missing, `null` or not an object.
     static func logError(_ log: JSONNode, file: String) -> HARImportError {
         HARImportError(
-            .notHAR, file: file, jsonPath: "log",
+            .notHAR,
+            file: file,
+            jsonPath: "log",
             message: log.isMissing ? "missing; this is not a HAR file" : "expected an object, found \(log.typeName)"
         )
     }
@@ -73,8 +81,11 @@ public enum HARReader {
     /// The error for a `log.entries` that is missing, `null` or not an array.
     static func entriesError(_ entries: JSONNode, file: String) -> HARImportError {
         HARImportError(
-            .notHAR, file: file, jsonPath: "log.entries",
-            message: entries.isMissing ? "missing; a HAR log must list its entries" : "expected an array, found \(entries.typeName)"
+            .notHAR,
+            file: file,
+            jsonPath: "log.entries",
+            message: entries.isMissing
+                ? "missing; a HAR log must list its entries" : "expected an array, found \(entries.typeName)"
         )
     }
 
@@ -123,7 +134,12 @@ public enum HARReader {
         )
         entry.webSocketMessages = (node["_webSocketMessages"].array ?? []).compactMap { message in
             guard let type = message["type"].string, let time = message["time"].double else { return nil }
-            return HARWebSocketMessage(type: type, time: time, opcode: message["opcode"].int ?? 1, data: stringValue(message["data"]))
+            return HARWebSocketMessage(
+                type: type,
+                time: time,
+                opcode: message["opcode"].int ?? 1,
+                data: stringValue(message["data"])
+            )
         }
         entry.startedDateTime = node["startedDateTime"].string.flatMap(parseDate)
         return entry
@@ -158,7 +174,8 @@ public enum HARReader {
     /// A one-line explanation of why `bytes` is not JSON, with a hint for the common causes.
     static func notJSONMessage(_ bytes: Data, error: any Error) -> String {
         notJSONMessage(
-            prefix: bytes.prefix(64), detail: JSONSyntaxLocation.parserDetail(error),
+            prefix: bytes.prefix(64),
+            detail: JSONSyntaxLocation.parserDetail(error),
             line: { offset in offset <= bytes.count ? JSONSyntaxLocation.lineNumber(bytes.prefix(offset)) : nil },
             lastLine: { JSONSyntaxLocation.lastContentLine(bytes) }
         )
@@ -175,7 +192,8 @@ public enum HARReader {
         let prefix = String(decoding: prefix.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if prefix.isEmpty { return "not a HAR file: the file is empty" }
         if let first = prefix.unicodeScalars.first, CharacterSet.letters.contains(first),
-            let paren = prefix.firstIndex(of: "("), prefix[..<paren].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." })
+            let paren = prefix.firstIndex(of: "("),
+            prefix[..<paren].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." })
         {
             return "not a HAR file: it is wrapped in JSONP `\(prefix[...paren])…)`; export plain HAR JSON instead"
         }
@@ -219,7 +237,8 @@ final class ISODateParser: @unchecked Sendable {
                 }
                 return value
             }
-            guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+                bytes[10] == UInt8(ascii: "T"),
                 bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
                 let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
                 let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)

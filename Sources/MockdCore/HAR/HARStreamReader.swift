@@ -1,7 +1,7 @@
 public import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `log.version` and `log.creator` of a HAR read by `HARStreamReader`, and how many entries it listed.
@@ -58,13 +58,17 @@ public struct HARStreamReader: Sendable {
     /// - Returns: `log.version`, `log.creator` and the number of entries.
     /// - Throws: `HARImportError` as `HARReader.read(contentsOf:displayName:)` does, with the same messages.
     public func read(
-        contentsOf url: URL, displayName: String? = nil, progress: ((Progress) -> Void)? = nil,
+        contentsOf url: URL,
+        displayName: String? = nil,
+        progress: ((Progress) -> Void)? = nil,
         entry: (HAREntry) throws -> Void
     ) throws -> HARLogInfo {
         let name = displayName ?? url.path
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         // Missing, unreadable, a folder: the whole-file reader names the problem as before.
-        guard descriptor >= 0 else { return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry) }
+        guard descriptor >= 0 else {
+            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
+        }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
@@ -83,7 +87,9 @@ public struct HARStreamReader: Sendable {
                 if scanner.wantsWholeFile {
                     return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
                 }
-                progress?(Progress(bytesRead: bytesRead, totalBytes: max(total, bytesRead), entries: scanner.entryCount))
+                progress?(
+                    Progress(bytesRead: bytesRead, totalBytes: max(total, bytesRead), entries: scanner.entryCount)
+                )
             }
             return try scanner.finish()
         }
@@ -109,7 +115,10 @@ public struct HARStreamReader: Sendable {
     }
 
     /// Hands the entries of a whole-file parse to the callback.
-    private static func wholeFile(_ archive: @autoclosure () throws -> HARArchive, _ entry: (HAREntry) throws -> Void) throws
+    private static func wholeFile(
+        _ archive: @autoclosure () throws -> HARArchive,
+        _ entry: (HAREntry) throws -> Void
+    ) throws
         -> HARLogInfo
     {
         let archive = try archive()
@@ -118,14 +127,22 @@ public struct HARStreamReader: Sendable {
     }
 
     /// Reads until `buffer` is full or the file ends; returns the byte count.
-    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32, name: String) throws -> Int {
+    private static func fill(
+        _ buffer: UnsafeMutableRawBufferPointer,
+        from descriptor: Int32,
+        name: String
+    ) throws -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = Foundation.read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw HARImportError(.unreadable, file: name, message: "cannot read the file (\(String(cString: strerror(errno))))")
+                throw HARImportError(
+                    .unreadable,
+                    file: name,
+                    message: "cannot read the file (\(String(cString: strerror(errno))))"
+                )
             }
             filled += count
         }
@@ -346,7 +363,8 @@ final class HARStreamScanner {
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["): beginValue(.container, purpose, chunk: chunk, at: index)
         case UInt8(ascii: "\""): beginValue(.string, purpose, chunk: chunk, at: index)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"):
             beginValue(.scalar, purpose, chunk: chunk, at: index)
         default:
             throw invalid(at: chunkStart + index)
@@ -459,7 +477,8 @@ final class HARStreamScanner {
     @inline(__always)
     private static func isScalarByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
             return true
         default:
@@ -517,8 +536,12 @@ final class HARStreamScanner {
             if let duplicate = DuplicateKeyCheck.firstDuplicate(in: bytes) {
                 let inner = duplicate.path.hasPrefix("[0]") ? String(duplicate.path.dropFirst(3)) : duplicate.path
                 throw HARImportError(
-                    .notHAR, file: fileName, jsonPath: "log.entries[\(index)]" + (inner.hasPrefix("[") || inner.hasPrefix(".") || inner.isEmpty ? inner : "." + inner),
-                    message: "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts"
+                    .notHAR,
+                    file: fileName,
+                    jsonPath: "log.entries[\(index)]"
+                        + (inner.hasPrefix("[") || inner.hasPrefix(".") || inner.isEmpty ? inner : "." + inner),
+                    message:
+                        "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts"
                 )
             }
             try onEntry(HARReader.readEntry(JSONNode(value, path: "log.entries[\(index)]"), index: index))
@@ -560,7 +583,9 @@ final class HARStreamScanner {
         var result = ""
         var rest = Substring(detail)
         func nextMarker() -> Range<Substring.Index>? {
-            [rest.range(of: "character "), rest.range(of: " at ")].compactMap { $0 }.min { $0.lowerBound < $1.lowerBound }
+            [rest.range(of: "character "), rest.range(of: " at ")].compactMap { $0 }.min {
+                $0.lowerBound < $1.lowerBound
+            }
         }
         while let range = nextMarker() {
             result += rest[..<range.upperBound]
@@ -582,7 +607,8 @@ final class HARStreamScanner {
     private func jsonError(detail: String, line: (Int) -> Int?) -> HARImportError {
         let lastLine = lastContentLine
         return HARImportError(
-            .notJSON, file: fileName,
+            .notJSON,
+            file: fileName,
             message: HARReader.notJSONMessage(prefix: prefix, detail: detail, line: line, lastLine: { lastLine })
         )
     }

@@ -30,7 +30,9 @@ public struct ImportProgress: Sendable {
         let fraction = total > 0 ? Double(progress.bytesRead) / Double(total) : 1
         let width = 20
         let filled = min(width, Int(fraction * Double(width)))
-        let bar = String(repeating: "=", count: filled) + (filled < width ? ">" + String(repeating: " ", count: width - filled - 1) : "")
+        let bar =
+            String(repeating: "=", count: filled)
+            + (filled < width ? ">" + String(repeating: " ", count: width - filled - 1) : "")
         let rate = seconds > 0 ? mebibytes(progress.bytesRead) / seconds : 0
         return "importing \(shortName(fileName)) [\(bar)] \(pad(String(Int(fraction * 100)), 3))%  "
             + "\(pad(format(mebibytes(progress.bytesRead)), 6))/\(format(mebibytes(total))) MiB  "

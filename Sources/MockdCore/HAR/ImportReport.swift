@@ -42,7 +42,8 @@ public struct ImportReport: Sendable, Equatable {
     /// `entry 3` / `entries 1, 4, 9, … (20 in all)`.
     static func entryList(_ entries: [Int]) -> String {
         let shown = entries.prefix(8).map(String.init).joined(separator: ", ")
-        return (entries.count == 1 ? "entry " : "entries ") + shown + (entries.count > 8 ? ", … (\(entries.count) in all)" : "")
+        return (entries.count == 1 ? "entry " : "entries ") + shown
+            + (entries.count > 8 ? ", … (\(entries.count) in all)" : "")
     }
 
     /// The report as printed at the end of `mockd import-har`; skipped entries are grouped by reason.
@@ -76,9 +77,12 @@ public struct ImportReport: Sendable, Equatable {
         if keptHosts.count > 1 {
             let hosts = keptHosts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             lines.append(
-                "  hosts:          \(hosts.count) (" + hosts.prefix(5).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                "  hosts:          \(hosts.count) ("
+                    + hosts.prefix(5).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                     + (hosts.count > 5 ? ", …" : "")
-                    + (hostCollisions.isEmpty && !flattened ? "); keys include the host: serve with /__host/NAME/ or X-Forwarded-Host" : "); hosts left out of keys")
+                    + (hostCollisions.isEmpty && !flattened
+                        ? "); keys include the host: serve with /__host/NAME/ or X-Forwarded-Host"
+                        : "); hosts left out of keys")
             )
         }
         if !hostCollisions.isEmpty {
@@ -89,7 +93,9 @@ public struct ImportReport: Sendable, Equatable {
         if redactions.isEmpty {
             lines.append("  redacted:       nothing")
         } else {
-            lines.append("  redacted:       \(redactions.total) value\(redactions.total == 1 ? "" : "s") (--keep-secrets keeps them)")
+            lines.append(
+                "  redacted:       \(redactions.total) value\(redactions.total == 1 ? "" : "s") (--keep-secrets keeps them)"
+            )
             for item in redactions.items {
                 lines.append("    \(item.description) ×\(item.count) (\(ImportReport.entryList(item.entries)))")
             }
@@ -97,12 +103,16 @@ public struct ImportReport: Sendable, Equatable {
         if !unstableHeadersDropped.isEmpty {
             lines.append(
                 "  unstable headers not stored: "
-                    + unstableHeadersDropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+                    + unstableHeadersDropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(
+                        separator: ", "
+                    )
                     + " (--keep-header NAME keeps one)"
             )
         }
         if notModifiedAsConditional > 0 {
-            lines.append("  304 responses:  \(notModifiedAsConditional) served only to conditional requests (a full response was recorded too)")
+            lines.append(
+                "  304 responses:  \(notModifiedAsConditional) served only to conditional requests (a full response was recorded too)"
+            )
         }
         for note in bodyNotes {
             lines.append("  body: \(note.note) (\(ImportReport.entryList(note.entries)))")

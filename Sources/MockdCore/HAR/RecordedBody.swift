@@ -33,7 +33,9 @@ public struct RecordedBody {
                     bytes = Data(text.utf8)
                 }
             } else {
-                if !encoding.isEmpty { notes.append("content.encoding '\(content.encoding!)' is not base64; body kept as text") }
+                if !encoding.isEmpty {
+                    notes.append("content.encoding '\(content.encoding!)' is not base64; body kept as text")
+                }
                 bytes = RecordedBody.textBytes(text, contentType: contentType, notes: &notes)
             }
         } else if let file = content.file {
@@ -47,7 +49,9 @@ public struct RecordedBody {
                 notes.append("body was recorded still \(coding)-compressed; stored decoded")
             } else if coding != "br" || !RecordedBody.isBinaryMedia(contentType) {
                 // Binary media under `br` is usually the decoded image itself: only text bodies are suspicious.
-                notes.append("body is not valid \(coding) data; kept exactly as recorded and served without Content-Encoding")
+                notes.append(
+                    "body is not valid \(coding) data; kept exactly as recorded and served without Content-Encoding"
+                )
             }
         }
     }
@@ -64,7 +68,9 @@ public struct RecordedBody {
                 return base64
             }
         }
-        guard let charset = MediaType.parameter("charset", in: contentType)?.lowercased(), !text.utf8.allSatisfy({ $0 < 0x80 }) else {
+        guard let charset = MediaType.parameter("charset", in: contentType)?.lowercased(),
+            !text.utf8.allSatisfy({ $0 < 0x80 })
+        else {
             return Data(text.utf8)
         }
         if ["utf-8", "utf8"].contains(charset) { return Data(text.utf8) }
@@ -105,7 +111,8 @@ public struct RecordedBody {
         if essence.hasPrefix("image/") { return essence != "image/svg+xml" }
         return essence.hasPrefix("audio/") || essence.hasPrefix("video/") || essence.hasPrefix("font/")
             || [
-                "application/octet-stream", "application/pdf", "application/zip", "application/gzip", "application/wasm",
+                "application/octet-stream", "application/pdf", "application/zip", "application/gzip",
+                "application/wasm",
                 "application/font-woff", "application/font-woff2", "application/x-font-ttf", "application/x-protobuf",
                 "application/protobuf", "application/vnd.ms-fontobject",
             ].contains(essence)
@@ -120,7 +127,9 @@ public struct RecordedBody {
         var output = Data(capacity: utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = URLEncoding.hexValue(utf8[index]), let low = URLEncoding.hexValue(utf8[index + 1]) else { return nil }
+            guard let high = URLEncoding.hexValue(utf8[index]), let low = URLEncoding.hexValue(utf8[index + 1]) else {
+                return nil
+            }
             output.append(high << 4 | low)
             index += 2
         }
@@ -131,7 +140,11 @@ public struct RecordedBody {
     static func strictBase64(_ text: String) -> Data? {
         let utf8 = text.utf8
         guard utf8.count >= 4, utf8.count % 4 == 0,
-            utf8.allSatisfy({ URLEncoding.isUnreserved($0) && $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "~") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "=") })
+            utf8.allSatisfy({
+                URLEncoding.isUnreserved($0) && $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: ".")
+                    && $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "~") || $0 == UInt8(ascii: "+")
+                    || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "=")
+            })
         else { return nil }
         return Data(base64Encoded: text)
     }

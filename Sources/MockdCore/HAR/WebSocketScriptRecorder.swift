@@ -26,7 +26,8 @@ enum WebSocketScriptRecorder {
                 continue
             }
             let payload: WebSocketPayload =
-                message.opcode == 2 ? .binary(Data(base64Encoded: message.data) ?? Data(message.data.utf8)) : .text(message.data)
+                message.opcode == 2
+                ? .binary(Data(base64Encoded: message.data) ?? Data(message.data.utf8)) : .text(message.data)
             let step = WebSocketStep(after: delay > 0 ? delay : nil, send: payload)
             if waitForClient, !replies.isEmpty {
                 replies[replies.count - 1].then.append(step)

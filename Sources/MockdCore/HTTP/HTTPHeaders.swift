@@ -35,7 +35,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
 
         static func make(copying bytes: UnsafeBufferPointer<UInt8>, names: UInt64) -> PackedBytes {
-            let buffer = PackedBytes.create(minimumCapacity: bytes.count) { _ in Header(count: bytes.count, names: names) }
+            let buffer = PackedBytes.create(minimumCapacity: bytes.count) { _ in
+                Header(count: bytes.count, names: names)
+            }
             buffer.withUnsafeMutablePointerToElements { elements in
                 if let base = bytes.baseAddress { elements.update(from: base, count: bytes.count) }
             }
@@ -44,7 +46,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
 
         func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            withUnsafeMutablePointers { header, elements in body(UnsafeBufferPointer(start: elements, count: header.pointee.count)) }
+            withUnsafeMutablePointers { header, elements in
+                body(UnsafeBufferPointer(start: elements, count: header.pointee.count))
+            }
         }
 
         func mayContain(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -56,14 +60,17 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// A packed length: 4 bytes, little-endian, at `offset`.
     @inline(__always)
     private static func length(in buffer: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
-        Int(buffer[offset]) | Int(buffer[offset + 1]) << 8 | Int(buffer[offset + 2]) << 16 | Int(buffer[offset + 3]) << 24
+        Int(buffer[offset]) | Int(buffer[offset + 1]) << 8 | Int(buffer[offset + 2]) << 16 | Int(buffer[offset + 3])
+            << 24
     }
 
     /// A name's bit in `PackedBytes.Header.names`: from its length and first and last bytes, case-insensitive.
     @inline(__always)
     private static func nameBit(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
         guard let first = name.first, let last = name.last else { return 1 }
-        let mixed = (UInt64(asciiLowercase(first)) &* 31 &+ UInt64(asciiLowercase(last))) &* 7 &+ UInt64(truncatingIfNeeded: name.count)
+        let mixed =
+            (UInt64(asciiLowercase(first)) &* 31 &+ UInt64(asciiLowercase(last))) &* 7
+            &+ UInt64(truncatingIfNeeded: name.count)
         return 1 << (mixed & 63)
     }
 
@@ -109,10 +116,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             names |= HTTPHeaders.nameBit(name.bindMemory(to: UInt8.self))
             if !spilled, offset + size <= scratch.count, let base = scratch.baseAddress {
                 for index in 0..<4 { base[offset + index] = UInt8(truncatingIfNeeded: name.count >> (8 * index)) }
-                if let start = name.baseAddress { (base + offset + 4).update(from: start.assumingMemoryBound(to: UInt8.self), count: name.count) }
+                if let start = name.baseAddress {
+                    (base + offset + 4).update(from: start.assumingMemoryBound(to: UInt8.self), count: name.count)
+                }
                 offset += 4 + name.count
                 for index in 0..<4 { base[offset + index] = UInt8(truncatingIfNeeded: value.count >> (8 * index)) }
-                if let start = value.baseAddress { (base + offset + 4).update(from: start.assumingMemoryBound(to: UInt8.self), count: value.count) }
+                if let start = value.baseAddress {
+                    (base + offset + 4).update(from: start.assumingMemoryBound(to: UInt8.self), count: value.count)
+                }
                 offset += 4 + value.count
                 return
             }
@@ -140,7 +151,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         case .packed(let bytes):
             var fields: [Field] = []
             HTTPHeaders.walk(bytes) { name, value in
-                fields.append(Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+                fields.append(
+                    Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+                )
                 return true
             }
             return fields
@@ -241,7 +254,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     }
 
     /// Calls `body` with each packed field's name and value bytes until it returns false.
-    private static func walk(_ bytes: PackedBytes, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+    private static func walk(
+        _ bytes: PackedBytes,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
+    ) {
         bytes.withBytes { buffer in
             var offset = 0
             while offset + 8 <= buffer.count {
@@ -265,7 +281,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     }
 
     @inline(__always)
-    private static func walk(_ bytes: PackedBytes, named wanted: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
+    private static func walk(
+        _ bytes: PackedBytes,
+        named wanted: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) {
         do {
             guard bytes.mayContain(wanted) else { return }
             bytes.withBytes { buffer in
@@ -279,8 +299,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
                     offset = lengthAt + 4 + valueCount
                     guard nameCount == wanted.count else { continue }
                     var index = 0
-                    while index < nameCount, asciiLowercase(nameStart[index]) == asciiLowercase(wantedBase[index]) { index += 1 }
-                    if index == nameCount, !body(UnsafeBufferPointer(start: base + lengthAt + 4, count: valueCount)) { return }
+                    while index < nameCount, asciiLowercase(nameStart[index]) == asciiLowercase(wantedBase[index]) {
+                        index += 1
+                    }
+                    if index == nameCount, !body(UnsafeBufferPointer(start: base + lengthAt + 4, count: valueCount)) {
+                        return
+                    }
                 }
             }
         }

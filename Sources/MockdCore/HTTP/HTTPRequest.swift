@@ -44,7 +44,12 @@ public struct HTTPRequest: Sendable {
             return (mark + 1)..<end
         }) {
             guard let range else { return "" }
-            return target[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
+            return target[
+                utf8.index(
+                    utf8.startIndex,
+                    offsetBy: range.lowerBound
+                )..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)
+            ]
         }
         guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return "" }
         let rest = utf8[utf8.index(after: mark)...]

@@ -81,7 +81,9 @@ enum URLEncoding {
     static func decodedQuery(_ raw: Substring) -> [(name: String, value: String)] {
         raw.split(separator: "&").map { piece in
             let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in String(decoding: URLEncoding.decode(text.utf8, plusIsSpace: true), as: UTF8.self) }
+            let decode = { (text: Substring) in
+                String(decoding: URLEncoding.decode(text.utf8, plusIsSpace: true), as: UTF8.self)
+            }
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
     }

@@ -22,7 +22,11 @@ public enum MockSetLint {
         let indexURL = folder.appendingPathComponent("index.json")
         let indexName = display + "/index.json"
         guard let data = FileManager.default.contents(atPath: indexURL.path) else {
-            throw ConfigError(.fileNotFound, file: indexName, message: "not found; lint needs a mock set folder (mocks/<name>)")
+            throw ConfigError(
+                .fileNotFound,
+                file: indexName,
+                message: "not found; lint needs a mock set folder (mocks/<name>)"
+            )
         }
         guard let index = try? JSONSerialization.jsonObject(with: data) else {
             throw ConfigError(.invalidJSON, file: indexName, message: "not valid JSON")
@@ -32,7 +36,8 @@ public enum MockSetLint {
         let base = folder.resolvingSymlinksInPath().path
         var paths: [String] = []
         if let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) {
-            for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            for case let url as URL in walker
+            where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
                 let path = url.resolvingSymlinksInPath().path
                 guard path.hasPrefix(base + "/") else { continue }
                 let relative = String(path.dropFirst(base.count + 1))
@@ -44,7 +49,9 @@ public enum MockSetLint {
                 let text = String(data: bytes, encoding: .utf8)
             else { continue }
             let name = "\(display)/\(relative)"
-            if let json = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]), bytes.first.map({ $0 == 0x7B || $0 == 0x5B }) == true {
+            if let json = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]),
+                bytes.first.map({ $0 == 0x7B || $0 == 0x5B }) == true
+            {
                 scanJSON(json, path: "$", key: nil, file: name, into: &findings)
             } else {
                 scanText(text, file: name, into: &findings)
@@ -59,23 +66,42 @@ public enum MockSetLint {
             guard let stub = stub as? [String: Any] else { continue }
             let path = "stubs[\(stubIndex)]"
             if let request = stub["request"] as? [String: Any] {
-                if let query = request["query"] as? String { scanQuery(query, location: "\(path).request.query", file: file, into: &findings) }
+                if let query = request["query"] as? String {
+                    scanQuery(query, location: "\(path).request.query", file: file, into: &findings)
+                }
                 for (position, line) in ((request["headers"] as? [Any]) ?? []).enumerated() {
-                    if let line = line as? String { scanHeaderLine(line, location: "\(path).request.headers[\(position)]", file: file, into: &findings) }
+                    if let line = line as? String {
+                        scanHeaderLine(
+                            line,
+                            location: "\(path).request.headers[\(position)]",
+                            file: file,
+                            into: &findings
+                        )
+                    }
                 }
                 if let body = request["body"] as? [String: Any] {
-                    if let text = body["text"] as? String { scanValue(text, key: nil, location: "\(path).request.body.text", file: file, into: &findings) }
-                    if let json = body["json"] { scanJSON(json, path: "\(path).request.body.json", key: nil, file: file, into: &findings) }
+                    if let text = body["text"] as? String {
+                        scanValue(text, key: nil, location: "\(path).request.body.text", file: file, into: &findings)
+                    }
+                    if let json = body["json"] {
+                        scanJSON(json, path: "\(path).request.body.json", key: nil, file: file, into: &findings)
+                    }
                 }
             }
             for (stepIndex, step) in ((stub["responses"] as? [Any]) ?? []).enumerated() {
                 guard let step = step as? [String: Any] else { continue }
                 let stepPath = "\(path).responses[\(stepIndex)]"
                 for (position, line) in ((step["headers"] as? [Any]) ?? []).enumerated() {
-                    if let line = line as? String { scanHeaderLine(line, location: "\(stepPath).headers[\(position)]", file: file, into: &findings) }
+                    if let line = line as? String {
+                        scanHeaderLine(line, location: "\(stepPath).headers[\(position)]", file: file, into: &findings)
+                    }
                 }
-                if let text = step["body"] as? String { scanValue(text, key: nil, location: "\(stepPath).body", file: file, into: &findings) }
-                if let json = step["json"] { scanJSON(json, path: "\(stepPath).json", key: nil, file: file, into: &findings) }
+                if let text = step["body"] as? String {
+                    scanValue(text, key: nil, location: "\(stepPath).body", file: file, into: &findings)
+                }
+                if let json = step["json"] {
+                    scanJSON(json, path: "\(stepPath).json", key: nil, file: file, into: &findings)
+                }
             }
         }
     }
@@ -114,16 +140,31 @@ public enum MockSetLint {
             guard parts.count == 2 else { continue }
             let name = String(decoding: URLEncoding.decode(parts[0].utf8, plusIsSpace: true), as: UTF8.self)
             let value = String(decoding: URLEncoding.decode(parts[1].utf8, plusIsSpace: true), as: UTF8.self)
-            scanValue(value, key: name, location: "\(location) (\(name))", file: file, into: &findings, queryParameter: true)
+            scanValue(
+                value,
+                key: name,
+                location: "\(location) (\(name))",
+                file: file,
+                into: &findings,
+                queryParameter: true
+            )
         }
     }
 
     /// One string value under an optional field or parameter name.
     private static func scanValue(
-        _ value: String, key: String?, location: String, file: String, into findings: inout [Finding], queryParameter: Bool = false
+        _ value: String,
+        key: String?,
+        location: String,
+        file: String,
+        into findings: inout [Finding],
+        queryParameter: Bool = false
     ) {
         guard !value.isEmpty, !SecretPatterns.isPlaceholderOrFake(value) else { return }
-        let named = key.flatMap { queryParameter ? SecretPatterns.placeholder(forQueryParameter: $0) : SecretPatterns.placeholder(forField: $0) }
+        let named = key.flatMap {
+            queryParameter
+                ? SecretPatterns.placeholder(forQueryParameter: $0) : SecretPatterns.placeholder(forField: $0)
+        }
         if let named, named != "email", named != "phone" {
             findings.append(Finding(file: file, location: location, what: "value of \(key!) (\(named))"))
             return
@@ -137,7 +178,8 @@ public enum MockSetLint {
         }
     }
 
-    private static func scanJSON(_ value: Any, path: String, key: String?, file: String, into findings: inout [Finding]) {
+    private static func scanJSON(_ value: Any, path: String, key: String?, file: String, into findings: inout [Finding])
+    {
         if let object = value as? [String: Any] {
             for name in object.keys.sorted() {
                 scanJSON(object[name]!, path: JSONPath.member(path, name), key: name, file: file, into: &findings)
@@ -156,7 +198,9 @@ public enum MockSetLint {
         for finding in SecretPatterns.findings(in: text) {
             let before = nsText.substring(to: finding.range.location)
             let line = before.reduce(1) { $0 + ($1 == "\n" ? 1 : 0) }
-            let column = before.count - (before.lastIndex(of: "\n").map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
+            let column =
+                before.count
+                - (before.lastIndex(of: "\n").map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
             findings.append(Finding(file: file, location: "line \(line), column \(column)", what: finding.what))
         }
     }
@@ -165,9 +209,14 @@ public enum MockSetLint {
 /// JSON paths as mockd prints them: `$.a.b[0]`, with `["odd key"]` for names that are not identifiers.
 enum JSONPath {
     static func member(_ path: String, _ name: String) -> String {
-        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "$" }
+        let plain =
+            !name.isEmpty
+            && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "$" }
         if plain { return "\(path).\(name)" }
-        let quoted = String(decoding: (try? JSONSerialization.data(withJSONObject: name, options: [.fragmentsAllowed])) ?? Data(), as: UTF8.self)
+        let quoted = String(
+            decoding: (try? JSONSerialization.data(withJSONObject: name, options: [.fragmentsAllowed])) ?? Data(),
+            as: UTF8.self
+        )
         return "\(path)[\(quoted)]"
     }
 }

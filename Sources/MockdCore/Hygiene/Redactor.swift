@@ -26,7 +26,10 @@ public struct Redactor {
             guard let equals = piece.firstIndex(of: "=") else { return String(piece) }
             let rawName = piece[..<equals]
             let name = String(decoding: URLEncoding.decode(rawName.utf8, plusIsSpace: true), as: UTF8.self)
-            let value = String(decoding: URLEncoding.decode(piece[piece.index(after: equals)...].utf8, plusIsSpace: true), as: UTF8.self)
+            let value = String(
+                decoding: URLEncoding.decode(piece[piece.index(after: equals)...].utf8, plusIsSpace: true),
+                as: UTF8.self
+            )
             guard !value.isEmpty, !SecretPatterns.isPlaceholderOrFake(value) else { return String(piece) }
             var placeholder = SecretPatterns.placeholder(forQueryParameter: name)
             var what = "parameter \(name)"
@@ -51,11 +54,18 @@ public struct Redactor {
 
     /// A response header value with its secrets replaced: every `Set-Cookie` value, credential headers by
     /// name (keeping an `Authorization` scheme), credentials in a `Location` URL's query, value-shaped secrets.
-    public mutating func redactHeader(name: String, value: String, entry: Int, location: String = "response header") -> String {
+    public mutating func redactHeader(
+        name: String,
+        value: String,
+        entry: Int,
+        location: String = "response header"
+    ) -> String {
         let lower = name.lowercased()
         if lower == "set-cookie" { return redactSetCookie(value, entry: entry, location: location) }
         if lower == "cookie" { return redactCookie(value, entry: entry, location: location) }
-        if let placeholder = SecretPatterns.placeholder(forHeader: lower), !value.isEmpty, !SecretPatterns.isPlaceholderOrFake(value) {
+        if let placeholder = SecretPatterns.placeholder(forHeader: lower), !value.isEmpty,
+            !SecretPatterns.isPlaceholderOrFake(value)
+        {
             log.add("\(location) \(name) → {{\(placeholder)}}", entry: entry)
             let parts = value.split(separator: " ", maxSplits: 1)
             if lower.hasSuffix("authorization"), parts.count == 2, parts[0].allSatisfy(\.isLetter) {
@@ -63,8 +73,11 @@ public struct Redactor {
             }
             return "{{\(placeholder)}}"
         }
-        if ["location", "content-location", "link", "refresh"].contains(lower), let question = value.firstIndex(of: "?") {
-            let end = value[question...].firstIndex(where: { $0 == "#" || $0 == ">" || $0 == ";" || $0 == " " }) ?? value.endIndex
+        if ["location", "content-location", "link", "refresh"].contains(lower), let question = value.firstIndex(of: "?")
+        {
+            let end =
+                value[question...].firstIndex(where: { $0 == "#" || $0 == ">" || $0 == ";" || $0 == " " })
+                ?? value.endIndex
             let query = String(value[value.index(after: question)..<end])
             let redacted = redactQuery(query, entry: entry, location: "\(location) \(name)")
             if redacted != query { return String(value[...question]) + redacted + value[end...] }
@@ -78,7 +91,9 @@ public struct Redactor {
         guard let equals = value.firstIndex(of: "=") else { return value }
         let end = value[equals...].firstIndex(of: ";") ?? value.endIndex
         let cookieValue = value[value.index(after: equals)..<end].trimmingCharacters(in: .whitespaces)
-        guard !cookieValue.isEmpty, cookieValue != "deleted", cookieValue != "\"\"", !SecretPatterns.isPlaceholderOrFake(cookieValue) else {
+        guard !cookieValue.isEmpty, cookieValue != "deleted", cookieValue != "\"\"",
+            !SecretPatterns.isPlaceholderOrFake(cookieValue)
+        else {
             return value
         }
         log.add("\(location) Set-Cookie value → {{cookie}}", entry: entry)
@@ -89,7 +104,9 @@ public struct Redactor {
     mutating func redactCookie(_ value: String, entry: Int, location: String) -> String {
         let pairs = value.split(separator: ";").map { pair -> String in
             let trimmed = pair.trimmingCharacters(in: .whitespaces)
-            guard let equals = trimmed.firstIndex(of: "="), !trimmed[trimmed.index(after: equals)...].isEmpty else { return trimmed }
+            guard let equals = trimmed.firstIndex(of: "="), !trimmed[trimmed.index(after: equals)...].isEmpty else {
+                return trimmed
+            }
             return String(trimmed[...equals]) + "{{cookie}}"
         }
         log.add("\(location) Cookie values → {{cookie}}", entry: entry)
@@ -113,7 +130,8 @@ public struct Redactor {
     public mutating func redactResponseBody(_ body: Data, mimeType: String?, entry: Int) -> Data? {
         guard !body.isEmpty, let text = String(data: body, encoding: .utf8) else { return nil }
         let essence = MediaType.essence(of: mimeType)
-        if MediaType.isJSON(essence) || (essence.isEmpty || essence == "text/plain" || essence.hasSuffix("javascript")) && looksLikeJSON(body),
+        if MediaType.isJSON(essence)
+            || (essence.isEmpty || essence == "text/plain" || essence.hasSuffix("javascript")) && looksLikeJSON(body),
             let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
         {
             var replacements: [(old: String, new: String, literal: Bool)] = []
@@ -147,9 +165,13 @@ public struct Redactor {
         let pieces = text.split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
             guard let equals = piece.firstIndex(of: "=") else { return String(piece) }
             let name = String(decoding: URLEncoding.decode(piece[..<equals].utf8, plusIsSpace: true), as: UTF8.self)
-            let value = String(decoding: URLEncoding.decode(piece[piece.index(after: equals)...].utf8, plusIsSpace: true), as: UTF8.self)
+            let value = String(
+                decoding: URLEncoding.decode(piece[piece.index(after: equals)...].utf8, plusIsSpace: true),
+                as: UTF8.self
+            )
             guard !value.isEmpty, !SecretPatterns.isPlaceholderOrFake(value),
-                let placeholder = SecretPatterns.placeholder(forField: name) ?? SecretPatterns.findings(in: value).first?.placeholder
+                let placeholder = SecretPatterns.placeholder(forField: name) ?? SecretPatterns.findings(in: value)
+                    .first?.placeholder
                     ?? (SecretPatterns.isPhoneNumber(value, fieldName: name) ? "phone" : nil)
             else { return String(piece) }
             changed = true
@@ -161,27 +183,50 @@ public struct Redactor {
     }
 
     private func looksLikeJSON(_ body: Data) -> Bool {
-        guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return false }
+        guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
+            return false
+        }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     /// Walks parsed JSON and lists each string value to replace, with its replacement.
     private mutating func collect(
-        _ value: Any, key: String?, into replacements: inout [(old: String, new: String, literal: Bool)], entry: Int, location: String, wholeValue: Bool
+        _ value: Any,
+        key: String?,
+        into replacements: inout [(old: String, new: String, literal: Bool)],
+        entry: Int,
+        location: String,
+        wholeValue: Bool
     ) {
         if let object = value as? [String: Any] {
             for name in object.keys.sorted() {
-                collect(object[name]!, key: name, into: &replacements, entry: entry, location: location, wholeValue: wholeValue)
+                collect(
+                    object[name]!,
+                    key: name,
+                    into: &replacements,
+                    entry: entry,
+                    location: location,
+                    wholeValue: wholeValue
+                )
             }
             return
         }
         if let array = value as? [Any] {
             for element in array {
-                collect(element, key: key, into: &replacements, entry: entry, location: location, wholeValue: wholeValue)
+                collect(
+                    element,
+                    key: key,
+                    into: &replacements,
+                    entry: entry,
+                    location: location,
+                    wholeValue: wholeValue
+                )
             }
             return
         }
-        guard let string = value as? String, !string.isEmpty, !SecretPatterns.isPlaceholderOrFake(string) else { return }
+        guard let string = value as? String, !string.isEmpty, !SecretPatterns.isPlaceholderOrFake(string) else {
+            return
+        }
         var replacement: String?
         var what = ""
         var placeholder = ""
@@ -206,8 +251,13 @@ public struct Redactor {
                 let nsString = string as NSString
                 for finding in findings {
                     let secret = nsString.substring(with: finding.range)
-                    log.add("\(location): \(finding.what)\(key.map { " in field \($0)" } ?? "") → {{\(finding.placeholder)}}", entry: entry)
-                    if !replacements.contains(where: { $0.old == secret }) { replacements.append((secret, "{{\(finding.placeholder)}}", false)) }
+                    log.add(
+                        "\(location): \(finding.what)\(key.map { " in field \($0)" } ?? "") → {{\(finding.placeholder)}}",
+                        entry: entry
+                    )
+                    if !replacements.contains(where: { $0.old == secret }) {
+                        replacements.append((secret, "{{\(finding.placeholder)}}", false))
+                    }
                 }
                 return
             }
@@ -221,7 +271,11 @@ public struct Redactor {
     /// Replaces each JSON string literal (or raw secret) in place; re-serialises, with sorted keys so the
     /// output is stable, only when a literal cannot be found as written.
     private mutating func apply(
-        _ replacements: [(old: String, new: String, literal: Bool)], to text: String, object: Any, entry: Int, location: String
+        _ replacements: [(old: String, new: String, literal: Bool)],
+        to text: String,
+        object: Any,
+        entry: Int,
+        location: String
     ) -> Data? {
         guard !replacements.isEmpty else { return nil }
         var output = text
@@ -233,21 +287,34 @@ public struct Redactor {
                 if escaped != old { output = output.replacingOccurrences(of: escaped, with: new) }
                 continue
             }
-            let candidates = [JSONLiteral.encode(old, escapingSlashes: false), JSONLiteral.encode(old, escapingSlashes: true)]
+            let candidates = [
+                JSONLiteral.encode(old, escapingSlashes: false), JSONLiteral.encode(old, escapingSlashes: true),
+            ]
             guard let found = candidates.first(where: { output.contains($0) }) else {
                 missing = true
                 break
             }
-            output = output.replacingOccurrences(of: found, with: JSONLiteral.encode(new, escapingSlashes: found.contains("\\/")))
+            output = output.replacingOccurrences(
+                of: found,
+                with: JSONLiteral.encode(new, escapingSlashes: found.contains("\\/"))
+            )
         }
         if !missing { return Data(output.utf8) }
-        log.add("\(location): re-serialised with sorted keys (a value was written with escapes mockd does not reproduce)", entry: entry)
+        log.add(
+            "\(location): re-serialised with sorted keys (a value was written with escapes mockd does not reproduce)",
+            entry: entry
+        )
         let rewritten = JSONLiteral.replacingStrings(in: object, replacements.map { ($0.old, $0.new, $0.literal) })
-        return try? JSONSerialization.data(withJSONObject: rewritten, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys])
+        return try? JSONSerialization.data(
+            withJSONObject: rewritten,
+            options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys]
+        )
     }
 
     private mutating func add(queryRule: RequestNormalization.ValueRule) {
-        if !(rules.queryValues ?? []).contains(queryRule) { rules.queryValues = (rules.queryValues ?? []) + [queryRule] }
+        if !(rules.queryValues ?? []).contains(queryRule) {
+            rules.queryValues = (rules.queryValues ?? []) + [queryRule]
+        }
     }
 
     private mutating func add(bodyRule: RequestNormalization.ValueRule) {
@@ -258,7 +325,8 @@ public struct Redactor {
 /// JSON string literals as JSONSerialization writes them.
 enum JSONLiteral {
     static func encode(_ string: String, escapingSlashes: Bool) -> String {
-        let options: JSONSerialization.WritingOptions = escapingSlashes ? [.fragmentsAllowed] : [.fragmentsAllowed, .withoutEscapingSlashes]
+        let options: JSONSerialization.WritingOptions =
+            escapingSlashes ? [.fragmentsAllowed] : [.fragmentsAllowed, .withoutEscapingSlashes]
         let data = (try? JSONSerialization.data(withJSONObject: string, options: options)) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
@@ -268,7 +336,9 @@ enum JSONLiteral {
         if let array = value as? [Any] { return array.map { replacingStrings(in: $0, replacements) } }
         guard var string = value as? String else { return value }
         if let hit = replacements.first(where: { $0.literal && $0.old == string }) { return hit.new }
-        for replacement in replacements where !replacement.literal { string = string.replacingOccurrences(of: replacement.old, with: replacement.new) }
+        for replacement in replacements where !replacement.literal {
+            string = string.replacingOccurrences(of: replacement.old, with: replacement.new)
+        }
         return string
     }
 }

@@ -15,7 +15,9 @@ public enum SecretPatterns {
     public static func placeholder(forField name: String) -> String? {
         let folded = fold(name)
         if folded.isEmpty { return nil }
-        if folded.contains("password") || ["passwd", "pwd", "pass", "passcode", "pin"].contains(folded) { return "password" }
+        if folded.contains("password") || ["passwd", "pwd", "pass", "passcode", "pin"].contains(folded) {
+            return "password"
+        }
         if folded.contains("refreshtoken") { return "refreshToken" }
         if folded.contains("accesstoken") { return "accessToken" }
         if folded.hasSuffix("token") || folded == "authorization" || folded == "auth" || folded == "bearer"
@@ -23,10 +25,12 @@ public enum SecretPatterns {
         {
             return "token"
         }
-        if folded.hasSuffix("apikey") || folded == "accesskey" || folded == "accesskeyid" || folded == "subscriptionkey" {
+        if folded.hasSuffix("apikey") || folded == "accesskey" || folded == "accesskeyid" || folded == "subscriptionkey"
+        {
             return "apiKey"
         }
-        if folded.hasSuffix("secret") || folded == "privatekey" || folded == "secretkey" || folded == "secretaccesskey" {
+        if folded.hasSuffix("secret") || folded == "privatekey" || folded == "secretkey" || folded == "secretaccesskey"
+        {
             return "secret"
         }
         if folded == "signature" || folded == "sig" || folded == "xamzsignature" { return "signature" }
@@ -48,7 +52,8 @@ public enum SecretPatterns {
         let lower = name.lowercased()
         switch lower {
         case "authorization", "proxy-authorization": return "token"
-        case "x-api-key", "api-key", "x-apikey", "apikey", "x-goog-api-key", "ocp-apim-subscription-key": return "apiKey"
+        case "x-api-key", "api-key", "x-apikey", "apikey", "x-goog-api-key", "ocp-apim-subscription-key":
+            return "apiKey"
         case "x-amz-security-token": return "token"
         default: break
         }
@@ -60,12 +65,15 @@ public enum SecretPatterns {
     }
 
     static let phoneFieldNames: Set<String> = [
-        "phone", "phonenumber", "mobile", "mobilenumber", "mobilephone", "tel", "telephone", "msisdn", "cellphone", "phoneno",
+        "phone", "phonenumber", "mobile", "mobilenumber", "mobilephone", "tel", "telephone", "msisdn", "cellphone",
+        "phoneno",
     ]
 
     /// `accessToken`, `access_token`, `Access-Token` → `accesstoken`.
     static func fold(_ name: String) -> String {
-        String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." }))
+        String(
+            String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." })
+        )
     }
 
     /// A value shape that gives a secret away wherever it appears.
@@ -82,7 +90,12 @@ public enum SecretPatterns {
 
     /// Every value shape, most specific first (a JWT inside `Bearer …` is reported as the JWT).
     public static let shapes: [ValueShape] = [
-        shape("private key", "secret", "-----BEGIN", #"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"#),
+        shape(
+            "private key",
+            "secret",
+            "-----BEGIN",
+            #"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"#
+        ),
         shape("JWT", "jwt", "eyJ", #"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"#),
         shape("bearer token", "token", "earer ", #"\b[Bb]earer\s+([A-Za-z0-9._~+/-]{12,}=*)"#, group: 1),
         shape("AWS access key id", "apiKey", "AKIA", #"\bAKIA[0-9A-Z]{16}\b"#),
@@ -91,14 +104,28 @@ public enum SecretPatterns {
         shape("Slack token", "token", "xox", #"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"#),
         shape("Stripe key", "apiKey", "k_", #"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"#),
         shape(
-            "e-mail address", "email", "@",
+            "e-mail address",
+            "email",
+            "@",
             #"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b"#
         ),
     ]
 
-    private static func shape(_ what: String, _ placeholder: String, _ prefilter: String, _ pattern: String, group: Int = 0) -> ValueShape {
+    private static func shape(
+        _ what: String,
+        _ placeholder: String,
+        _ prefilter: String,
+        _ pattern: String,
+        group: Int = 0
+    ) -> ValueShape {
         // The patterns are constants; a failure here is a programming error caught by the first test run.
-        ValueShape(what: what, placeholder: placeholder, prefilter: Array(prefilter.utf8), regex: try! NSRegularExpression(pattern: pattern), group: group)
+        ValueShape(
+            what: what,
+            placeholder: placeholder,
+            prefilter: Array(prefilter.utf8),
+            regex: try! NSRegularExpression(pattern: pattern),
+            group: group
+        )
     }
 
     /// One secret found in a text: where, what, and its placeholder.
@@ -169,13 +196,16 @@ public enum SecretPatterns {
         let local = address[..<at].lowercased()
         let domain = address[address.index(after: at)...].lowercased()
         // SSH logins (`git@github.com:org/repo.git`) and no-reply senders name no person.
-        if ["git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon"].contains(local) { return false }
+        if ["git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon"].contains(local) {
+            return false
+        }
         if domain.hasSuffix("users.noreply.github.com") { return false }
         let reserved = ["example.com", "example.org", "example.net", "example", "test", "invalid", "localhost"]
         if reserved.contains(where: { domain == $0 || domain.hasSuffix("." + $0) }) { return false }
         let tld = domain.split(separator: ".").last.map(String.init) ?? ""
         let fileExtensions: Set<String> = [
-            "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "js", "mjs", "css", "json", "html", "htm", "woff", "woff2", "ttf",
+            "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "js", "mjs", "css", "json", "html", "htm",
+            "woff", "woff2", "ttf",
             "map", "txt", "xml", "pdf", "mp4", "webm",
         ]
         return !fileExtensions.contains(tld)
@@ -184,6 +214,7 @@ public enum SecretPatterns {
     /// Placeholders, the fake values they render to and values spelt `mockd-…` (the convention for
     /// hand-written demo values) are never secrets.
     static func isPlaceholderOrFake(_ value: String) -> Bool {
-        (value.hasPrefix("{{") && value.hasSuffix("}}")) || value.hasPrefix("mockd-") || FakeValues.values.values.contains(value)
+        (value.hasPrefix("{{") && value.hasSuffix("}}")) || value.hasPrefix("mockd-")
+            || FakeValues.values.values.contains(value)
     }
 }

@@ -6,9 +6,12 @@ public enum UnstableHeaders {
         // Time of the recording (libmicrohttpd sends a fresh Date itself).
         "date", "age",
         // Request and trace ids.
-        "x-request-id", "request-id", "x-correlation-id", "correlation-id", "traceparent", "tracestate", "x-amzn-trace-id",
-        "x-amzn-requestid", "x-amz-request-id", "x-amz-id-2", "x-amz-cf-id", "x-amz-cf-pop", "cf-ray", "x-cloud-trace-context",
-        "x-b3-traceid", "x-b3-spanid", "x-b3-parentspanid", "x-b3-sampled", "b3", "x-datadog-trace-id", "x-datadog-parent-id",
+        "x-request-id", "request-id", "x-correlation-id", "correlation-id", "traceparent", "tracestate",
+        "x-amzn-trace-id",
+        "x-amzn-requestid", "x-amz-request-id", "x-amz-id-2", "x-amz-cf-id", "x-amz-cf-pop", "cf-ray",
+        "x-cloud-trace-context",
+        "x-b3-traceid", "x-b3-spanid", "x-b3-parentspanid", "x-b3-sampled", "b3", "x-datadog-trace-id",
+        "x-datadog-parent-id",
         "x-github-request-id", "x-served-by", "x-timer", "x-runtime", "x-envoy-upstream-service-time",
         // Reporting and timing endpoints of the recorded site.
         "server-timing", "report-to", "nel", "reporting-endpoints",

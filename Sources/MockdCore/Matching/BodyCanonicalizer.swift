@@ -23,7 +23,8 @@ public enum BodyCanonicalizer {
         if mediaType == "application/x-www-form-urlencoded" {
             return Data(canonicalForm(String(decoding: body, as: UTF8.self), normalizer: normalizer).utf8)
         }
-        if mediaType.hasPrefix("multipart/"), let boundary = multipartBoundary(body) ?? MediaType.parameter("boundary", in: contentType),
+        if mediaType.hasPrefix("multipart/"),
+            let boundary = multipartBoundary(body) ?? MediaType.parameter("boundary", in: contentType),
             !boundary.isEmpty
         {
             let text = String(decoding: body, as: UTF8.self)

@@ -25,7 +25,9 @@ public enum HostRouting {
             let first = forwarded.split(separator: ",").first.map { String($0).trimming([" ", "\t"]) } ?? ""
             if !first.isEmpty { return first.asciiLowercased }
         }
-        guard let host = request.headers["host"]?.trimming([" ", "\t"]).asciiLowercased, !host.isEmpty else { return nil }
+        guard let host = request.headers["host"]?.trimming([" ", "\t"]).asciiLowercased, !host.isEmpty else {
+            return nil
+        }
         return isMockServer(host) ? nil : host
     }
 
@@ -37,6 +39,7 @@ public enum HostRouting {
         } else if let colon = name.lastIndex(of: ":") {
             name = name[..<colon]
         }
-        return name == "localhost" || name.hasPrefix("127.") || name == "::1" || name == "0.0.0.0" || name.hasSuffix(".localhost")
+        return name == "localhost" || name.hasPrefix("127.") || name == "::1" || name == "0.0.0.0"
+            || name.hasSuffix(".localhost")
     }
 }

@@ -21,7 +21,11 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates a key from raw (as sent or as recorded) path and query text.
     public init<P: StringProtocol, Q: StringProtocol>(
-        method: String, rawPath: P, rawQuery: Q, host: String = "", normalizer: RequestNormalizer = .none
+        method: String,
+        rawPath: P,
+        rawQuery: Q,
+        host: String = "",
+        normalizer: RequestNormalizer = .none
     ) {
         self.method = method
         self.path = RequestKey.normalizePath(rawPath)
@@ -31,7 +35,8 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
 
     /// This key after `normalizer` (keys loaded from an index are re-keyed under a scenario's rules).
     public func normalized(by normalizer: RequestNormalizer) -> RequestKey {
-        normalizer.isEmpty ? self : RequestKey(method: method, rawPath: path, rawQuery: query, host: host, normalizer: normalizer)
+        normalizer.isEmpty
+            ? self : RequestKey(method: method, rawPath: path, rawQuery: query, host: host, normalizer: normalizer)
     }
 
     /// The same key for another host (`""` for any).
@@ -42,8 +47,14 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     /// Creates the key of a live request, its query under `normalizer`'s rules.
     public init(_ request: HTTPRequest, normalizer: RequestNormalizer = .none) {
         // The normalizer edits queries only: a target without one is keyed alike under every rule set.
-        self = RequestKey(method: request.method, canonicalTarget: request.target)
-            ?? RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query, normalizer: normalizer)
+        self =
+            RequestKey(method: request.method, canonicalTarget: request.target)
+            ?? RequestKey(
+                method: request.method,
+                rawPath: request.path,
+                rawQuery: request.query,
+                normalizer: normalizer
+            )
     }
 
     /// The key of a request-target that is its own canonical path: unreserved characters and path delimiters
@@ -51,7 +62,9 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     /// is what slicing off the path and normalising it would give, without the slice or a new string.
     /// - Returns: `nil` for any other target (the general initialiser handles it).
     private init?(method: String, canonicalTarget target: String) {
-        let isCanonical = target.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(RequestKey.isLiteralPathByte) } ?? false
+        let isCanonical =
+            target.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(RequestKey.isLiteralPathByte) }
+            ?? false
         guard isCanonical else { return nil }
         self.init(method: method, normalizedPath: target, normalizedQuery: "", host: "")
     }
@@ -125,7 +138,8 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The canonical form of a raw query string (without the leading `?`).
-    public static func normalizeQuery<Q: StringProtocol>(_ rawQuery: Q, normalizer: RequestNormalizer = .none) -> String {
+    public static func normalizeQuery<Q: StringProtocol>(_ rawQuery: Q, normalizer: RequestNormalizer = .none) -> String
+    {
         if rawQuery.isEmpty { return "" }
         let pairs = queryPairs(rawQuery, normalizer: normalizer)
         return pairs.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(separator: "&")
@@ -133,7 +147,8 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The query's pairs, each name and value in canonical encoding, sorted by name then value.
     public static func queryPairs<Q: StringProtocol>(
-        _ rawQuery: Q, normalizer: RequestNormalizer = .none
+        _ rawQuery: Q,
+        normalizer: RequestNormalizer = .none
     ) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
         for piece in rawQuery.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {

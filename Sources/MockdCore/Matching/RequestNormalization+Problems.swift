@@ -22,7 +22,12 @@ extension RequestNormalization {
                     result.append(("\(path).pattern", "'\(pattern)' is not a valid regular expression"))
                 }
                 if !PlaceholderName.isValid(rule.placeholder) {
-                    result.append(("\(path).placeholder", "'\(rule.placeholder)' is not a placeholder name (letters, digits, . _ -)"))
+                    result.append(
+                        (
+                            "\(path).placeholder",
+                            "'\(rule.placeholder)' is not a placeholder name (letters, digits, . _ -)"
+                        )
+                    )
                 }
                 if list == "bodyValues", let name = rule.name, FieldPath(name) == nil {
                     result.append(("\(path).name", "'\(name)' is not a field path"))

@@ -48,16 +48,35 @@ public struct RequestPattern: Sendable {
         case absent
     }
 
-    public init(method: String? = nil, path: String? = nil, query: [String: String] = [:], headers: [String: String] = [:], body: BodyCondition? = nil) {
-        self.init(method: method, path: path, query: query.mapValues { ValueMatchEntry(plain: $0) }, headers: headers.mapValues { ValueMatchEntry(plain: $0) }, bodies: body.map { [$0] } ?? [])
+    public init(
+        method: String? = nil,
+        path: String? = nil,
+        query: [String: String] = [:],
+        headers: [String: String] = [:],
+        body: BodyCondition? = nil
+    ) {
+        self.init(
+            method: method,
+            path: path,
+            query: query.mapValues { ValueMatchEntry(plain: $0) },
+            headers: headers.mapValues { ValueMatchEntry(plain: $0) },
+            bodies: body.map { [$0] } ?? []
+        )
     }
 
     /// A pattern with every kind of condition; `query` and `headers` entries that are operator objects must be
     /// valid (see `compile`, which checks them and compiles their regexes first).
     init(
-        method: String?, path: String?, pathRegex: FullMatchRegex? = nil, url: String? = nil, urlRegex: FullMatchRegex? = nil,
-        query: [String: ValueMatchEntry], headers: [String: ValueMatchEntry], queryMatchers: [(String, ValueMatcher)] = [],
-        headerMatchers: [(String, ValueMatcher)] = [], bodies: [BodyCondition]
+        method: String?,
+        path: String?,
+        pathRegex: FullMatchRegex? = nil,
+        url: String? = nil,
+        urlRegex: FullMatchRegex? = nil,
+        query: [String: ValueMatchEntry],
+        headers: [String: ValueMatchEntry],
+        queryMatchers: [(String, ValueMatcher)] = [],
+        headerMatchers: [(String, ValueMatcher)] = [],
+        bodies: [BodyCondition]
     ) {
         self.method = method
         self.pathText = path
@@ -75,9 +94,12 @@ public struct RequestPattern: Sendable {
         }
         self.urlRegex = urlRegex
         self.query = query.compactMap { name, entry in entry.plain.map { (name, $0) } }.sorted { $0.name < $1.name }
-        self.headers = headers.compactMap { name, entry in entry.plain.map { HeaderConstraint(name: name, value: $0) } }.sorted { $0.name < $1.name }
+        self.headers = headers.compactMap { name, entry in entry.plain.map { HeaderConstraint(name: name, value: $0) } }
+            .sorted { $0.name < $1.name }
         self.queryMatchers = queryMatchers.sorted { $0.0 < $1.0 }.map { (name: $0.0, matcher: $0.1) }
-        self.headerMatchers = headerMatchers.sorted { $0.0.asciiLowercased < $1.0.asciiLowercased }.map { (name: $0.0.asciiLowercased, matcher: $0.1) }
+        self.headerMatchers = headerMatchers.sorted { $0.0.asciiLowercased < $1.0.asciiLowercased }.map {
+            (name: $0.0.asciiLowercased, matcher: $0.1)
+        }
         self.bodies = bodies
     }
 
@@ -94,7 +116,12 @@ public struct RequestPattern: Sendable {
     }
 
     /// The parts of `request` that break the pattern, for near-miss reports.
-    func differences(_ request: HTTPRequest, key: RequestKey, stopAtFirst: Bool = false, requestLineOnly: Bool = false) -> [NearMiss.Difference] {
+    func differences(
+        _ request: HTTPRequest,
+        key: RequestKey,
+        stopAtFirst: Bool = false,
+        requestLineOnly: Bool = false
+    ) -> [NearMiss.Difference] {
         var result: [NearMiss.Difference] = []
         if let method, method != request.method {
             result.append(.init(part: "method", expected: method, actual: request.method))
@@ -110,7 +137,13 @@ public struct RequestPattern: Sendable {
         }
         if let exactURL, exactURL.path != key.path || exactURL.query != key.query {
             let expected = exactURL.query.isEmpty ? exactURL.path : "\(exactURL.path)?\(exactURL.query)"
-            result.append(.init(part: "url", expected: expected, actual: key.query.isEmpty ? key.path : "\(key.path)?\(key.query)"))
+            result.append(
+                .init(
+                    part: "url",
+                    expected: expected,
+                    actual: key.query.isEmpty ? key.path : "\(key.path)?\(key.query)"
+                )
+            )
             if stopAtFirst { return result }
         }
         if let urlRegex {
@@ -123,11 +156,24 @@ public struct RequestPattern: Sendable {
         if !query.isEmpty || !queryMatchers.isEmpty {
             let actual = URLEncoding.decodedQuery(request.query)
             for (name, value) in query where !actual.contains(where: { $0.name == name && $0.value == value }) {
-                result.append(.init(part: "query", expected: "\(name)=\(value)", actual: key.query.isEmpty ? "(no query)" : key.query))
+                result.append(
+                    .init(
+                        part: "query",
+                        expected: "\(name)=\(value)",
+                        actual: key.query.isEmpty ? "(no query)" : key.query
+                    )
+                )
                 if stopAtFirst { return result }
             }
-            for (name, matcher) in queryMatchers where !matcher.isSatisfied(by: actual.filter { $0.name == name }.map(\.value)) {
-                result.append(.init(part: "query", expected: "\(name) \(matcher)", actual: key.query.isEmpty ? "(no query)" : key.query))
+            for (name, matcher) in queryMatchers
+            where !matcher.isSatisfied(by: actual.filter { $0.name == name }.map(\.value)) {
+                result.append(
+                    .init(
+                        part: "query",
+                        expected: "\(name) \(matcher)",
+                        actual: key.query.isEmpty ? "(no query)" : key.query
+                    )
+                )
                 if stopAtFirst { return result }
             }
         }
@@ -135,8 +181,10 @@ public struct RequestPattern: Sendable {
         for constraint in headers where !constraint.isSatisfied(by: request.headers) {
             result.append(
                 .init(
-                    part: "header", expected: "\(constraint.name): \(constraint.value)",
-                    actual: request.headers[constraint.name].map { "\(constraint.name): \($0)" } ?? "(no \(constraint.name) header)"
+                    part: "header",
+                    expected: "\(constraint.name): \(constraint.value)",
+                    actual: request.headers[constraint.name].map { "\(constraint.name): \($0)" }
+                        ?? "(no \(constraint.name) header)"
                 )
             )
             if stopAtFirst { return result }
@@ -145,7 +193,11 @@ public struct RequestPattern: Sendable {
             let values = request.headers.values(named: name)
             if !matcher.isSatisfied(by: values) {
                 result.append(
-                    .init(part: "header", expected: "\(name) \(matcher)", actual: values.first.map { "\(name): \($0)" } ?? "(no \(name) header)")
+                    .init(
+                        part: "header",
+                        expected: "\(name) \(matcher)",
+                        actual: values.first.map { "\(name): \($0)" } ?? "(no \(name) header)"
+                    )
                 )
                 if stopAtFirst { return result }
             }
@@ -153,10 +205,13 @@ public struct RequestPattern: Sendable {
         for body in bodies where !RequestPattern.bodyMatches(body, request.body) {
             let expected: String
             switch body {
-            case .json(let json): expected = (try? String(decoding: JSONValueEncoding.data(json), as: UTF8.self)) ?? "JSON"
+            case .json(let json):
+                expected = (try? String(decoding: JSONValueEncoding.data(json), as: UTF8.self)) ?? "JSON"
             case .text(let text): expected = text
             case .contains(let text): expected = "contains \(text)"
-            case .jsonEquals(let json): expected = "JSON equal to " + ((try? String(decoding: JSONValueEncoding.data(json), as: UTF8.self)) ?? "JSON")
+            case .jsonEquals(let json):
+                expected =
+                    "JSON equal to " + ((try? String(decoding: JSONValueEncoding.data(json), as: UTF8.self)) ?? "JSON")
             case .matches(let regex): expected = "matches \(regex.pattern)"
             case .doesNotMatch(let regex): expected = "does not match \(regex.pattern)"
             case .jsonPath(let path): expected = "JSON with a value at \(path.text)"
@@ -204,9 +259,11 @@ public struct RequestPattern: Sendable {
     static func jsonContains(_ actual: JSONValue, _ expected: JSONValue) -> Bool {
         switch (actual, expected) {
         case (.object(let actualObject), .object(let expectedObject)):
-            return expectedObject.allSatisfy { key, value in actualObject[key].map { jsonContains($0, value) } ?? false }
+            return expectedObject.allSatisfy { key, value in actualObject[key].map { jsonContains($0, value) } ?? false
+            }
         case (.array(let actualArray), .array(let expectedArray)):
-            return actualArray.count == expectedArray.count && zip(actualArray, expectedArray).allSatisfy { jsonContains($0, $1) }
+            return actualArray.count == expectedArray.count
+                && zip(actualArray, expectedArray).allSatisfy { jsonContains($0, $1) }
         case (.int(let a), .double(let b)): return Double(a) == b
         case (.double(let a), .int(let b)): return a == Double(b)
         default: return actual == expected
@@ -219,7 +276,8 @@ public struct RequestPattern: Sendable {
             return actualObject.count == expectedObject.count && jsonContains(actual, expected)
         }
         if case .array(let actualArray) = actual, case .array(let expectedArray) = expected {
-            return actualArray.count == expectedArray.count && zip(actualArray, expectedArray).allSatisfy { jsonEqual($0, $1) }
+            return actualArray.count == expectedArray.count
+                && zip(actualArray, expectedArray).allSatisfy { jsonEqual($0, $1) }
         }
         return jsonContains(actual, expected)
     }
@@ -232,10 +290,17 @@ extension RequestPattern {
     /// - Parameters:
     ///   - path: JSON path of the override (`overrides[2]`); problems are reported under `<path>.match…`.
     /// - Returns: The pattern, or `nil` when a problem was appended to `problems`.
-    static func compile(_ match: ScenarioFile.MatchEntry, file: String, path: String, problems: inout [ConfigError]) -> RequestPattern? {
+    static func compile(
+        _ match: ScenarioFile.MatchEntry,
+        file: String,
+        path: String,
+        problems: inout [ConfigError]
+    ) -> RequestPattern? {
         let before = problems.count
         func fail(_ field: String, _ message: String) {
-            problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.\(field)", message: message))
+            problems.append(
+                ConfigError(.invalidValue, file: file, jsonPath: "\(path).match.\(field)", message: message)
+            )
         }
         if let method = match.method, !HTTPToken.isToken(method) {
             fail("method", "'\(method)' is not an HTTP method token")
@@ -269,7 +334,9 @@ extension RequestPattern {
             return result
         }
         if let headers = match.headers {
-            for name in headers.keys.sorted() where !HTTPToken.isToken(name) { fail("headers", "'\(name)' is not a header name") }
+            for name in headers.keys.sorted() where !HTTPToken.isToken(name) {
+                fail("headers", "'\(name)' is not a header name")
+            }
         }
         let queryMatchers = matchers(match.query, "query")
         let headerMatchers = matchers(match.headers, "headers")
@@ -286,8 +353,16 @@ extension RequestPattern {
         }
         guard problems.count == before else { return nil }
         return RequestPattern(
-            method: match.method, path: match.path, pathRegex: pathRegex, url: match.url, urlRegex: urlRegex, query: match.query ?? [:],
-            headers: match.headers ?? [:], queryMatchers: queryMatchers, headerMatchers: headerMatchers, bodies: bodies
+            method: match.method,
+            path: match.path,
+            pathRegex: pathRegex,
+            url: match.url,
+            urlRegex: urlRegex,
+            query: match.query ?? [:],
+            headers: match.headers ?? [:],
+            queryMatchers: queryMatchers,
+            headerMatchers: headerMatchers,
+            bodies: bodies
         )
     }
 }
@@ -342,9 +417,14 @@ public enum ValueMatcher: Sendable, CustomStringConvertible {
     /// - Throws: `PatternError` when it gives no operator or several, `caseInsensitive` without `equalTo`, or an
     ///   invalid regex.
     init(_ entry: ValueMatchEntry) throws(PatternError) {
-        let given = [entry.equalTo != nil, entry.matches != nil, entry.doesNotMatch != nil, entry.contains != nil, entry.absent != nil]
+        let given = [
+            entry.equalTo != nil, entry.matches != nil, entry.doesNotMatch != nil, entry.contains != nil,
+            entry.absent != nil,
+        ]
         guard given.filter({ $0 }).count == 1 else {
-            throw PatternError(message: #"give exactly one of "equalTo", "matches", "doesNotMatch", "contains", "absent""#)
+            throw PatternError(
+                message: #"give exactly one of "equalTo", "matches", "doesNotMatch", "contains", "absent""#
+            )
         }
         if entry.caseInsensitive != nil && entry.equalTo == nil {
             throw PatternError(message: #""caseInsensitive" goes with "equalTo" only"#)
@@ -376,7 +456,8 @@ public enum ValueMatcher: Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .equalTo(let text, let caseInsensitive): return caseInsensitive ? "equal to \(text) (any case)" : "equal to \(text)"
+        case .equalTo(let text, let caseInsensitive):
+            return caseInsensitive ? "equal to \(text) (any case)" : "equal to \(text)"
         case .matches(let regex): return "matches \(regex.pattern)"
         case .doesNotMatch(let regex): return "does not match \(regex.pattern)"
         case .contains(let text): return "contains \(text)"
@@ -400,7 +481,8 @@ public struct SimpleJSONPath: Sendable, Equatable {
     /// - Throws: `PatternError` for anything but `$` followed by `.name`, `['name']`, `["name"]` and `[n]` steps.
     public init(_ text: String) throws(PatternError) {
         let unsupported = PatternError(
-            message: "'\(text)' is not a simple JSONPath (mockd evaluates $ followed by .name, ['name'] and [index] steps only)"
+            message:
+                "'\(text)' is not a simple JSONPath (mockd evaluates $ followed by .name, ['name'] and [index] steps only)"
         )
         var characters = Substring(text.trimmingCharacters(in: .whitespaces))
         guard characters.first == "$" else { throw unsupported }
@@ -468,10 +550,14 @@ extension ScenarioFile.BodyMatchEntry {
     /// - Throws: `PatternError` when the entry gives no field or several, an invalid regex, a JSONPath mockd
     ///   cannot evaluate, or `absent: false`.
     func condition() throws(PatternError) -> RequestPattern.BodyCondition {
-        let given = [json != nil, jsonEquals != nil, text != nil, contains != nil, matches != nil, doesNotMatch != nil, jsonPath != nil, absent != nil]
+        let given = [
+            json != nil, jsonEquals != nil, text != nil, contains != nil, matches != nil, doesNotMatch != nil,
+            jsonPath != nil, absent != nil,
+        ]
         guard given.filter({ $0 }).count == 1 else {
             throw PatternError(
-                message: #"give exactly one of "json", "jsonEquals", "text", "contains", "matches", "doesNotMatch", "jsonPath", "absent""#
+                message:
+                    #"give exactly one of "json", "jsonEquals", "text", "contains", "matches", "doesNotMatch", "jsonPath", "absent""#
             )
         }
         if let json { return .json(json) }
@@ -481,7 +567,9 @@ extension ScenarioFile.BodyMatchEntry {
         if let matches { return .matches(try FullMatchRegex(matches)) }
         if let doesNotMatch { return .doesNotMatch(try FullMatchRegex(doesNotMatch)) }
         if let jsonPath { return .jsonPath(try SimpleJSONPath(jsonPath)) }
-        guard absent == true else { throw PatternError(message: #""absent" takes true (the body is empty); leave it out otherwise"#) }
+        guard absent == true else {
+            throw PatternError(message: #""absent" takes true (the body is empty); leave it out otherwise"#)
+        }
         return .absent
     }
 }

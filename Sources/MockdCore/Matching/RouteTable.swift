@@ -38,7 +38,10 @@ struct RouteTable: Sendable {
     /// - Precondition: fewer keys than the `capacity` the table was made for (it never grows: the stored words
     ///   keep only part of each hash, so growing would need every key again).
     mutating func insert(hash: UInt64, value: UInt32) {
-        precondition(value < UInt32.max && (count + 1) * 2 <= slots.count, "RouteTable sized for fewer keys than inserted")
+        precondition(
+            value < UInt32.max && (count + 1) * 2 <= slots.count,
+            "RouteTable sized for fewer keys than inserted"
+        )
         var index = Int(truncatingIfNeeded: hash) & mask
         while slots[index] != 0 { index = (index &+ 1) & mask }
         slots[index] = (UInt64(truncatingIfNeeded: hash >> 32) << 32) | UInt64(value + 1)

@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 public import MockdFormat
+import Synchronization
 
 /// A request matcher and the sequence of responses it answers with.
 ///
@@ -32,7 +32,10 @@ public final class Stub: NativeResponseSlot {
         let afterLast: ExhaustionPolicy
 
         init(
-            headerConstraints: [HeaderConstraint], body: Data?, bodyContentType: String?, laterResponses: [MockResponse],
+            headerConstraints: [HeaderConstraint],
+            body: Data?,
+            bodyContentType: String?,
+            laterResponses: [MockResponse],
             afterLast: ExhaustionPolicy
         ) {
             self.headerConstraints = headerConstraints
@@ -66,7 +69,10 @@ public final class Stub: NativeResponseSlot {
             self.extras = nil
         } else {
             self.extras = Extras(
-                headerConstraints: constraints, body: body, bodyContentType: bodyContentType, laterResponses: Array(stamped.dropFirst()),
+                headerConstraints: constraints,
+                body: body,
+                bodyContentType: bodyContentType,
+                laterResponses: Array(stamped.dropFirst()),
                 afterLast: afterLast
             )
         }

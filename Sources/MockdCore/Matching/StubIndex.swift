@@ -83,11 +83,20 @@ public final class StubIndex: Sendable {
                 stub.body.map { body in
                     // Stored bodies are canonical already; only body rules can change them.
                     normalizer.hasBodyRules
-                        ? BodyCanonicalizer.canonicalize(body, contentType: stub.bodyContentType, normalizer: normalizer) : body
+                        ? BodyCanonicalizer.canonicalize(
+                            body,
+                            contentType: stub.bodyContentType,
+                            normalizer: normalizer
+                        ) : body
                 }
             }
             for ordinal in stubs.indices {
-                builder.add(ordinal, key: routeKeys[ordinal], hash: routeKeys[ordinal].routeHash, body: routeBodies[ordinal]) {
+                builder.add(
+                    ordinal,
+                    key: routeKeys[ordinal],
+                    hash: routeKeys[ordinal].routeHash,
+                    body: routeBodies[ordinal]
+                ) {
                     routeKeys[Int($0)]
                 }
             }
@@ -164,7 +173,11 @@ public final class StubIndex: Sendable {
 
     /// The request body as stubs' bodies are compared: canonical, after the body rules.
     func canonicalBody(of request: HTTPRequest) -> Data {
-        BodyCanonicalizer.canonicalize(request.body, contentType: request.headers["content-type"], normalizer: normalizer)
+        BodyCanonicalizer.canonicalize(
+            request.body,
+            contentType: request.headers["content-type"],
+            normalizer: normalizer
+        )
     }
 
     /// The ordinal of the stub that answers `request` under `key`, or `nil`.
@@ -173,7 +186,9 @@ public final class StubIndex: Sendable {
     /// most specific wins, ties go to the one listed first.
     /// - Complexity: one hash lookup plus the number of stubs sharing the key.
     func match(_ request: HTTPRequest, key: RequestKey) -> Int? {
-        if hasHostKeys, let host = HostRouting.host(of: request), let hit = matchRoute(request, key: key.with(host: host)) {
+        if hasHostKeys, let host = HostRouting.host(of: request),
+            let hit = matchRoute(request, key: key.with(host: host))
+        {
             return hit
         }
         return matchRoute(request, key: key)

@@ -47,7 +47,8 @@ enum MockSetFastDecoder {
         let bytes: UnsafeBufferPointer<UInt8>
 
         static func ~= (pattern: StaticString, key: Key) -> Bool {
-            pattern.utf8CodeUnitCount == key.bytes.count && memcmp(pattern.utf8Start, key.bytes.baseAddress!, key.bytes.count) == 0
+            pattern.utf8CodeUnitCount == key.bytes.count
+                && memcmp(pattern.utf8Start, key.bytes.baseAddress!, key.bytes.count) == 0
         }
     }
 
@@ -73,7 +74,10 @@ enum MockSetFastDecoder {
                 case "$schema": return parser.skipValue()
                 case "version": return parser.optional(&version) { $0.integer() }
                 case "matchHeaders": return parser.optional(&file.matchHeaders) { $0.stringArray() }
-                case "normalize": return parser.optional(&file.normalize) { $0.decoded(RequestNormalization.self, shape: KnownFields.normalize) }
+                case "normalize":
+                    return parser.optional(&file.normalize) {
+                        $0.decoded(RequestNormalization.self, shape: KnownFields.normalize)
+                    }
                 case "cors": return parser.optional(&file.cors) { $0.bool() }
                 case "conditionalRequests": return parser.optional(&file.conditionalRequests) { $0.bool() }
                 case "stubs": return parser.optional(&stubs) { $0.stubArray() }
@@ -137,7 +141,9 @@ enum MockSetFastDecoder {
                     // (a byte-by-byte walk through the strings was 15% of the start-up's main thread).
                     var from = index + 1
                     while true {
-                        guard let quote = ByteSearch.firstIndex(of: UInt8(ascii: "\""), in: bytes, from: from) else { return nil }
+                        guard let quote = ByteSearch.firstIndex(of: UInt8(ascii: "\""), in: bytes, from: from) else {
+                            return nil
+                        }
                         var backslashes = 0
                         while bytes[quote - 1 - backslashes] == UInt8(ascii: "\\") { backslashes += 1 }
                         if backslashes % 2 == 0 {
@@ -180,7 +186,8 @@ enum MockSetFastDecoder {
                 case "id": return parser.optional(&id) { $0.string() }
                 case "request": return parser.optional(&request) { $0.request() }
                 case "responses": return parser.optional(&responses) { $0.array { $0.response() } }
-                case "afterLast": return parser.optional(&afterLast) { $0.string().flatMap(ExhaustionPolicy.init(rawValue:)) }
+                case "afterLast":
+                    return parser.optional(&afterLast) { $0.string().flatMap(ExhaustionPolicy.init(rawValue:)) }
                 default: return false
                 }
             }
@@ -207,7 +214,14 @@ enum MockSetFastDecoder {
                 }
             }
             guard ok, let method, let path else { return nil }
-            return MockSetFile.RequestEntry(method: method, path: path, query: query, headers: headers, body: body, host: host)
+            return MockSetFile.RequestEntry(
+                method: method,
+                path: path,
+                query: query,
+                headers: headers,
+                body: body,
+                host: host
+            )
         }
 
         mutating func requestBody() -> MockSetFile.BodyEntry? {
@@ -235,8 +249,14 @@ enum MockSetFastDecoder {
                 case "json": return parser.optional(&step.json) { $0.decoded(JSONValue.self, shape: .any) }
                 case "recordedTimeMs": return parser.optional(&step.recordedTimeMs) { $0.double() }
                 case "templated": return parser.optional(&step.templated) { $0.templateMode() }
-                case "websocket": return parser.optional(&step.websocket) { $0.decoded(WebSocketScript.self, shape: KnownFields.webSocket) }
-                case "events": return parser.optional(&step.events) { $0.decoded(EventStream.self, shape: KnownFields.eventStream) }
+                case "websocket":
+                    return parser.optional(&step.websocket) {
+                        $0.decoded(WebSocketScript.self, shape: KnownFields.webSocket)
+                    }
+                case "events":
+                    return parser.optional(&step.events) {
+                        $0.decoded(EventStream.self, shape: KnownFields.eventStream)
+                    }
                 case "fault": return parser.optional(&step.fault) { $0.string().flatMap(Fault.init(rawValue:)) }
                 default: return false
                 }
@@ -369,7 +389,9 @@ enum MockSetFastDecoder {
         mutating func integer() -> Int? {
             skipWhitespace()
             let start = position
-            guard let end = numberEnd(), bytes[start..<end].allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) }) else {
+            guard let end = numberEnd(),
+                bytes[start..<end].allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) })
+            else {
                 return nil
             }
             position = end
@@ -382,7 +404,9 @@ enum MockSetFastDecoder {
             guard let end = numberEnd() else { return nil }
             position = end
             // Out of range: left to the slow path, which does not turn it into infinity.
-            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
+            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)).flatMap {
+                $0.isFinite ? $0 : nil
+            }
         }
 
         /// The end of a JSON number starting here (RFC 8259 §6 grammar), or `nil`.
@@ -406,7 +430,9 @@ enum MockSetFastDecoder {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard digits() else { return nil }
             }
             return index
@@ -462,7 +488,8 @@ enum MockSetFastDecoder {
                     index += 4
                     if (0xD800..<0xDC00).contains(scalar) {
                         // A high surrogate must be followed by an escaped low one.
-                        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u"),
+                        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u"),
                             let low = hex4(at: index + 2), (0xDC00..<0xE000).contains(low)
                         else { return nil }
                         index += 6

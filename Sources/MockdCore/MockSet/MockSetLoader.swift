@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 public import MockdFormat
+import Synchronization
 
 /// Reads a mock set folder (`index.json` + body files) into `Stub`s.
 public struct MockSetLoader: Sendable {
@@ -43,12 +43,15 @@ public struct MockSetLoader: Sendable {
         let indexName = root.display(indexURL)
         guard MockdRoot.isValidName(name) else {
             throw ConfigError(
-                .invalidValue, file: name,
+                .invalidValue,
+                file: name,
                 message: "not a valid mock set name (use letters, digits, '.', '_' and '-')"
             )
         }
         let data = try ConfigFile.read(
-            at: indexURL, display: indexName, missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
+            at: indexURL,
+            display: indexName,
+            missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
         )
         let file: MockSetFile
         if let fast = MockSetFastDecoder.decode(data) {
@@ -66,10 +69,17 @@ public struct MockSetLoader: Sendable {
         }
         let normalize = file.normalize ?? RequestNormalization()
         if let problem = normalize.problems().first {
-            throw ConfigError(.invalidValue, file: indexName, jsonPath: "normalize.\(problem.path)", message: problem.message)
+            throw ConfigError(
+                .invalidValue,
+                file: indexName,
+                jsonPath: "normalize.\(problem.path)",
+                message: problem.message
+            )
         }
         let loaded = LoadedSet(
-            stubs: try stubs(from: file, setName: name, folder: folder, indexName: indexName), normalize: normalize, cors: file.cors ?? false,
+            stubs: try stubs(from: file, setName: name, folder: folder, indexName: indexName),
+            normalize: normalize,
+            cors: file.cors ?? false,
             conditionalRequests: file.conditionalRequests ?? false
         )
         MockSetLoader.releaseInBackground(consume file)
@@ -93,7 +103,9 @@ public struct MockSetLoader: Sendable {
     /// single pass would: slices stop at their first error, and a duplicate id is found beforehand.
     func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
         let builder = StubBuilder(
-            setName: setName, indexName: indexName, bodyReader: BodyFileReader(folder: folder, root: root),
+            setName: setName,
+            indexName: indexName,
+            bodyReader: BodyFileReader(folder: folder, root: root),
             matchHeaders: Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased)),
             firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs)
         )
@@ -109,7 +121,9 @@ public struct MockSetLoader: Sendable {
     }
 
     /// A stub's id: its own, or `METHOD_path`.
-    static func stubID(of entry: MockSetFile.StubEntry) -> String { entry.id ?? "\(entry.request.method)_\(entry.request.path)" }
+    static func stubID(of entry: MockSetFile.StubEntry) -> String {
+        entry.id ?? "\(entry.request.method)_\(entry.request.path)"
+    }
 
     /// The position of the first stub whose id an earlier stub already has.
     static func firstDuplicateID(in entries: [MockSetFile.StubEntry]) -> Int? {
@@ -153,7 +167,12 @@ private struct StubBuilder: Sendable {
             if let host = request.host, host.isEmpty || host.contains(where: { $0 == "/" || $0 == " " }) {
                 throw fail("request.host", "'\(host)' is not a host[:port]")
             }
-            let key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "", host: request.host?.asciiLowercased ?? "")
+            let key = RequestKey(
+                method: request.method,
+                rawPath: request.path,
+                rawQuery: request.query ?? "",
+                host: request.host?.asciiLowercased ?? ""
+            )
             let id = MockSetLoader.stubID(of: entry)
             guard index != firstDuplicateID else { throw fail("id", "duplicate stub id '\(id)'") }
 
@@ -197,13 +216,17 @@ private struct StubBuilder: Sendable {
                 let status = step.status ?? 200
                 guard (100...999).contains(status) else {
                     throw ConfigError(
-                        .invalidValue, file: indexName, jsonPath: "\(stepPath).status",
+                        .invalidValue,
+                        file: indexName,
+                        jsonPath: "\(stepPath).status",
                         message: "\(status) is not an HTTP status code (100–999)"
                     )
                 }
                 guard status >= 200 || (status == 101 && step.websocket != nil) else {
                     throw ConfigError(
-                        .invalidValue, file: indexName, jsonPath: "\(stepPath).status",
+                        .invalidValue,
+                        file: indexName,
+                        jsonPath: "\(stepPath).status",
                         message: "\(status) is an interim (1xx) status; a stub needs a final one (200–999)"
                     )
                 }
@@ -218,11 +241,15 @@ private struct StubBuilder: Sendable {
                     for (headerIndex, line) in lines.enumerated() {
                         guard let field = HeaderLine.parse(line), HeaderLine.isValidValue(field.value) else {
                             throw ConfigError(
-                                .invalidValue, file: indexName, jsonPath: "\(stepPath).headers[\(headerIndex)]",
+                                .invalidValue,
+                                file: indexName,
+                                jsonPath: "\(stepPath).headers[\(headerIndex)]",
                                 message: "expected \"Name: value\" without CR, LF or NUL, got '\(line)'"
                             )
                         }
-                        if !ResponseHeaderPolicy.isDropped(field.name) { headers.add(name: field.name, value: field.value) }
+                        if !ResponseHeaderPolicy.isDropped(field.name) {
+                            headers.add(name: field.name, value: field.value)
+                        }
                     }
                     headersHavePlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
                     internedHeaders[lines] = (headers, headersHavePlaceholders)
@@ -231,14 +258,20 @@ private struct StubBuilder: Sendable {
                 let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
                 guard sources <= 1 else {
                     throw ConfigError(
-                        .invalidValue, file: indexName, jsonPath: stepPath,
+                        .invalidValue,
+                        file: indexName,
+                        jsonPath: stepPath,
                         message: "give at most one of \"bodyFile\", \"body\" and \"json\""
                     )
                 }
                 var body = Data()
                 var bodyTemplate: Template?
                 if let file = step.bodyFile {
-                    (body, bodyTemplate) = try bodyReader.readParsed(file, indexName: indexName, jsonPath: "\(stepPath).bodyFile")
+                    (body, bodyTemplate) = try bodyReader.readParsed(
+                        file,
+                        indexName: indexName,
+                        jsonPath: "\(stepPath).bodyFile"
+                    )
                 } else {
                     if let text = step.body {
                         body = Data(text.utf8)
@@ -248,7 +281,11 @@ private struct StubBuilder: Sendable {
                     bodyTemplate = Template.parse(body)
                 }
                 var response = MockResponse(
-                    status: status, headers: headers, body: body, recordedTimeMs: step.recordedTimeMs, bodyTemplate: bodyTemplate,
+                    status: status,
+                    headers: headers,
+                    body: body,
+                    recordedTimeMs: step.recordedTimeMs,
+                    bodyTemplate: bodyTemplate,
                     headersHavePlaceholders: headersHavePlaceholders
                 )
                 response.applyTemplateMode(step.templated ?? .on)
@@ -256,12 +293,19 @@ private struct StubBuilder: Sendable {
                 if let fault = step.fault { response.fault = fault }
                 if let stream = step.events {
                     response.eventStream = stream
-                    if response.headers["content-type"] == nil { response.headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8") }
+                    if response.headers["content-type"] == nil {
+                        response.headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+                    }
                     response.headersChanged()
                 }
                 if let script = step.websocket {
                     if let problem = WebSocketScriptCheck.problems(script).first {
-                        throw ConfigError(.invalidValue, file: indexName, jsonPath: "\(stepPath).websocket", message: problem)
+                        throw ConfigError(
+                            .invalidValue,
+                            file: indexName,
+                            jsonPath: "\(stepPath).websocket",
+                            message: problem
+                        )
                     }
                     response.status = 101
                     response.webSocket = script
@@ -270,8 +314,14 @@ private struct StubBuilder: Sendable {
             }
             stubs.append(
                 Stub(
-                    id: id, setName: setName, key: key, headerConstraints: constraints, body: canonicalBody, bodyContentType: bodyContentType,
-                    responses: responses, afterLast: entry.afterLast ?? .repeatLast
+                    id: id,
+                    setName: setName,
+                    key: key,
+                    headerConstraints: constraints,
+                    body: canonicalBody,
+                    bodyContentType: bodyContentType,
+                    responses: responses,
+                    afterLast: entry.afterLast ?? .repeatLast
                 )
             )
         }
@@ -300,7 +350,11 @@ final class BodyFileReader: Sendable {
     }
 
     /// The file's bytes and their placeholders (`Template.parse`), both worked out once per file.
-    func readParsed(_ relativePath: String, indexName: String, jsonPath: @autoclosure () -> String) throws -> (data: Data, template: Template?) {
+    func readParsed(
+        _ relativePath: String,
+        indexName: String,
+        jsonPath: @autoclosure () -> String
+    ) throws -> (data: Data, template: Template?) {
         if let cached = cache.withLock({ $0[relativePath] }) { return cached }
         let data = try readUncached(relativePath, indexName: indexName, jsonPath: jsonPath())
         let parsed = (data, Template.parse(data))
@@ -318,7 +372,9 @@ final class BodyFileReader: Sendable {
             url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder)
         else {
             throw ConfigError(
-                .invalidValue, file: indexName, jsonPath: jsonPath,
+                .invalidValue,
+                file: indexName,
+                jsonPath: jsonPath,
                 message: "'\(relativePath)' is outside the mock set folder; body files must stay inside it"
             )
         }
@@ -327,7 +383,9 @@ final class BodyFileReader: Sendable {
         } catch {
             let exists = FileManager.default.fileExists(atPath: url.path)
             throw ConfigError(
-                exists ? .unreadable : .fileNotFound, file: indexName, jsonPath: jsonPath,
+                exists ? .unreadable : .fileNotFound,
+                file: indexName,
+                jsonPath: jsonPath,
                 message: exists ? "cannot read '\(relativePath)'" : "body file '\(relativePath)' not found"
             )
         }
@@ -335,8 +393,9 @@ final class BodyFileReader: Sendable {
 }
 
 /// Holds a decoded index until `release()` drops it; passed to the releasing thread so that the last reference
-/// is let go there and not by whichever thread happens to finish last.
-private final class DecodedIndexOwner: @unchecked Sendable {  // touched by one thread at a time: the loader, then the releaser
+/// is let go there and not by whichever thread happens to finish last. `@unchecked Sendable`: touched by one
+/// thread at a time, the loader, then the releaser.
+private final class DecodedIndexOwner: @unchecked Sendable {
     private var file: MockSetFile?
 
     init(_ file: consuming MockSetFile) { self.file = file }

@@ -23,7 +23,10 @@ public struct MockSetMerger {
         let folder = root.setURL(name)
         let indexURL = folder.appendingPathComponent("index.json")
         let (file, _) = try ConfigFile.decode(
-            MockSetFile.self, at: indexURL, display: root.display(indexURL), missing: "mock set '\(name)' not found; --merge needs an existing set"
+            MockSetFile.self,
+            at: indexURL,
+            display: root.display(indexURL),
+            missing: "mock set '\(name)' not found; --merge needs an existing set"
         )
         var files: [String: Data] = [:]
         let base = folder.resolvingSymlinksInPath().path
@@ -43,12 +46,17 @@ public struct MockSetMerger {
             var named: [(path: String, jsonPath: String)] = []
             if let path = stub.request.body?.file { named.append((path, "stubs[\(stubIndex)].request.body.file")) }
             for (step, response) in stub.responses.enumerated() {
-                if let path = response.bodyFile { named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile")) }
+                if let path = response.bodyFile {
+                    named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile"))
+                }
             }
             for (path, jsonPath) in named where files[path] == nil {
                 throw ConfigError(
-                    .invalidValue, file: root.display(indexURL), jsonPath: jsonPath,
-                    message: "'\(path)' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed"
+                    .invalidValue,
+                    file: root.display(indexURL),
+                    jsonPath: jsonPath,
+                    message:
+                        "'\(path)' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed"
                 )
             }
         }
@@ -70,7 +78,9 @@ public struct MockSetMerger {
         var usedIDs = Set(existing.file.stubs.compactMap(\.id))
         var pending: [(position: Int, stub: MockSetFile.StubEntry, id: String?)] = []
         for stub in existing.file.stubs {
-            if let position = incomingByIdentity[Identity(stub.request, files: existing.files)], !used.contains(position) {
+            if let position = incomingByIdentity[Identity(stub.request, files: existing.files)],
+                !used.contains(position)
+            {
                 used.insert(position)
                 referencedByReplaced.formUnion(bodyFiles(of: stub))
                 pending.append((stubs.count, incoming.file.stubs[position], stub.id))
@@ -101,7 +111,9 @@ public struct MockSetMerger {
             }
             let requestFile = move(stub.request.body?.file)
             stub.request.body?.file = requestFile
-            for index in stub.responses.indices { stub.responses[index].bodyFile = move(stub.responses[index].bodyFile) }
+            for index in stub.responses.indices {
+                stub.responses[index].bodyFile = move(stub.responses[index].bodyFile)
+            }
             return stub
         }
         for (position, stub, id) in pending {
@@ -126,7 +138,8 @@ public struct MockSetMerger {
             file.normalize = (file.normalize ?? RequestNormalization()).merged(with: normalize)
         }
         file.cors = file.cors == true || incoming.file.cors == true ? true : nil
-        file.conditionalRequests = file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
+        file.conditionalRequests =
+            file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
         return (MockSetBuild(file: file, files: files), summary)
     }
 
@@ -146,7 +159,9 @@ public struct MockSetMerger {
             key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "")
             headers = (request.headers ?? []).map { $0.lowercased() }.sorted()
             if let body = request.body {
-                let raw = body.file.flatMap { files[$0] } ?? body.text.map { Data($0.utf8) } ?? (try? body.json.map(JSONValueEncoding.data)) ?? nil
+                let raw =
+                    body.file.flatMap { files[$0] } ?? body.text.map { Data($0.utf8) }
+                    ?? (try? body.json.map(JSONValueEncoding.data)) ?? nil
                 self.body = raw.map { BodyCanonicalizer.canonicalize($0, contentType: body.contentType) }
             } else {
                 body = nil

@@ -23,8 +23,10 @@ public struct MockSetWriter: Sendable {
         let display = root.display(destination) + "/"
         if fileManager.fileExists(atPath: destination.path), !replace {
             throw MockSetWriteError(
-                .setExists, file: display,
-                message: "mock set '\(name)' already exists; pass --force to replace it (hand edits there would be lost)"
+                .setExists,
+                file: display,
+                message:
+                    "mock set '\(name)' already exists; pass --force to replace it (hand edits there would be lost)"
             )
         }
         let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
@@ -60,8 +62,10 @@ public struct MockSetWriter: Sendable {
         } catch {
             try? fileManager.removeItem(at: staging)
             throw MockSetWriteError(
-                .writeFailed, file: display,
-                message: "could not write the mock set (\(oneLine(error.localizedDescription))); nothing was changed", cause: error
+                .writeFailed,
+                file: display,
+                message: "could not write the mock set (\(oneLine(error.localizedDescription))); nothing was changed",
+                cause: error
             )
         }
     }

@@ -58,7 +58,13 @@ public struct ProxiedExchange: Sendable {
     public var result: Result<UpstreamResponse, UpstreamFailure>
 
     public init(
-        order: UInt64, startedAt: Date, elapsedMs: Double, method: String, url: String, requestHeaders: HTTPHeaders, requestBody: Data,
+        order: UInt64,
+        startedAt: Date,
+        elapsedMs: Double,
+        method: String,
+        url: String,
+        requestHeaders: HTTPHeaders,
+        requestBody: Data,
         result: Result<UpstreamResponse, UpstreamFailure>
     ) {
         self.order = order
@@ -86,7 +92,9 @@ public enum ProxyHeaders {
     public static func forwardable(_ headers: HTTPHeaders, dropping extra: Set<String> = []) -> HTTPHeaders {
         var named: Set<String> = []
         for value in headers.values(named: "connection") {
-            for token in value.split(separator: ",") { named.insert(token.trimmingCharacters(in: .whitespaces).lowercased()) }
+            for token in value.split(separator: ",") {
+                named.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
+            }
         }
         return HTTPHeaders(
             headers.fields.filter {
@@ -112,7 +120,12 @@ extension MockResponse {
     /// `{"error": "upstream_unreachable", "upstream": "https://api.example.com", "message": "…"}`.
     public static func upstreamFailed(_ failure: UpstreamFailure, upstream: String) -> MockResponse {
         let (status, code) = failure.kind == .timeout ? (504, "upstream_timeout") : (502, "upstream_unreachable")
-        var response = MockResponse.jsonError(status: status, code: code, message: failure.message, more: ["upstream": upstream])
+        var response = MockResponse.jsonError(
+            status: status,
+            code: code,
+            message: failure.message,
+            more: ["upstream": upstream]
+        )
         response.disableTemplate()
         return response
     }

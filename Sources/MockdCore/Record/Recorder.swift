@@ -64,7 +64,11 @@ public final class Recorder: Sendable {
     ///   - existing: How to treat the set if it exists (decided when recording starts).
     ///   - announce: Called after each flush with its result, e.g. to print the report.
     public init(
-        set: String, root: MockdRoot, harURL: URL, existing: ExistingSet, upstream: String,
+        set: String,
+        root: MockdRoot,
+        harURL: URL,
+        existing: ExistingSet,
+        upstream: String,
         announce: @escaping @Sendable (FlushResult) -> Void = { _ in }
     ) {
         self.announcer = announce
@@ -114,7 +118,14 @@ public final class Recorder: Sendable {
         try flushing.withLock { _ in
             let (exchanges, failed) = state.withLock { ($0.exchanges, $0.failed) }
             let destination = "mocks/\(set)/"
-            var result = FlushResult(set: set, har: harDisplay, entries: exchanges.count, failed: failed, setWritten: false, report: "")
+            var result = FlushResult(
+                set: set,
+                har: harDisplay,
+                entries: exchanges.count,
+                failed: failed,
+                setWritten: false,
+                report: ""
+            )
             guard !exchanges.isEmpty else {
                 result.report = "recorded nothing for mocks/\(set)/ yet; nothing written"
                 return result
@@ -125,20 +136,35 @@ public final class Recorder: Sendable {
                 return result
             }
             do {
-                try FileManager.default.createDirectory(at: harURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: harURL.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
                 try RecordingHAR.document(exchanges).write(to: harURL, options: .atomic)
             } catch {
-                throw HARImportError(.writeFailed, file: harDisplay, message: "cannot write the recording: \(error.localizedDescription)")
+                throw HARImportError(
+                    .writeFailed,
+                    file: harDisplay,
+                    message: "cannot write the recording: \(error.localizedDescription)"
+                )
             }
             let imported = try HARImportPipeline.run(
-                har: harURL, displayName: harDisplay, into: set, root: root, options: HARImportOptions(), merge: existing == .merge,
+                har: harURL,
+                displayName: harDisplay,
+                into: set,
+                root: root,
+                options: HARImportOptions(),
+                merge: existing == .merge,
                 replace: true
             )
             // Counted only once the set is written (or found to have nothing to replay): after a failed write the next
             // flush writes it again.
             state.withLock { $0.flushed = exchanges.count }
             guard imported.setWritten else {
-                result.report = imported.rendered(source: harDisplay, destination: "(nothing written: no exchange can be replayed)")
+                result.report = imported.rendered(
+                    source: harDisplay,
+                    destination: "(nothing written: no exchange can be replayed)"
+                )
                 return result
             }
             result.setWritten = true

@@ -19,7 +19,11 @@ public enum RecordingHAR {
                 "entries": exchanges.sorted { $0.order < $1.order }.map(entry),
             ] as [String: Any]
         ]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: object,
+                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            )) ?? Data()
         return data + Data("\n".utf8)
     }
 
@@ -51,7 +55,9 @@ public enum RecordingHAR {
             var content: [String: Any] = ["mimeType": upstream.headers["content-type"] ?? ""]
             let coding = upstream.headers["content-encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             var body = upstream.body
-            if !coding.isEmpty, coding != "identity", !body.isEmpty, let decoded = Decompression.decode(body, coding: coding) {
+            if !coding.isEmpty, coding != "identity", !body.isEmpty,
+                let decoded = Decompression.decode(body, coding: coding)
+            {
                 body = decoded
             }
             content["size"] = body.count
@@ -107,8 +113,12 @@ public enum RecordingHAR {
     /// the importer gets the exact bytes back.
     static func isText(_ body: Data, contentType: String?) -> Bool {
         guard String(data: body, encoding: .utf8) != nil else { return false }
-        guard let contentType, let range = contentType.range(of: "charset=", options: .caseInsensitive) else { return true }
-        let charset = contentType[range.upperBound...].prefix { $0 != ";" }.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).lowercased()
+        guard let contentType, let range = contentType.range(of: "charset=", options: .caseInsensitive) else {
+            return true
+        }
+        let charset = contentType[range.upperBound...].prefix { $0 != ";" }.trimmingCharacters(
+            in: CharacterSet(charactersIn: "\" ")
+        ).lowercased()
         return charset == "utf-8" || charset == "utf8" || charset == "us-ascii"
     }
 }

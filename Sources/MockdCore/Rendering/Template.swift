@@ -43,7 +43,9 @@ public struct Template: Sendable {
             literalStart = end + 2
             searchFrom = end + 2
         }
-        guard segments.contains(where: { if case .placeholder = $0 { return true } else { return false } }) else { return nil }
+        guard segments.contains(where: { if case .placeholder = $0 { return true } else { return false } }) else {
+            return nil
+        }
         if literalStart < bytes.count { segments.append(.literal(bytes[literalStart...])) }
         return Template(segments: segments)
     }
@@ -72,7 +74,8 @@ public struct Template: Sendable {
         for segment in segments {
             switch segment {
             case .literal(let data): output.append(data)
-            case .placeholder(let name, let raw): output.append(contentsOf: FakeValues.value(for: name).map { Data($0.utf8) } ?? raw)
+            case .placeholder(let name, let raw):
+                output.append(contentsOf: FakeValues.value(for: name).map { Data($0.utf8) } ?? raw)
             }
         }
         return output
@@ -80,7 +83,9 @@ public struct Template: Sendable {
 
     /// Whether some placeholder names a fake value (`{{token}}`, `{{email}}`…).
     public var usesFakeValues: Bool {
-        segments.contains { if case .placeholder(let name, _) = $0 { FakeValues.value(for: name) != nil } else { false } }
+        segments.contains {
+            if case .placeholder(let name, _) = $0 { FakeValues.value(for: name) != nil } else { false }
+        }
     }
 
     /// `data` with its fake-value placeholders rendered (unchanged when it has none).
@@ -132,7 +137,9 @@ public final class TemplateContext {
             return request.headers[String(name.dropFirst("request.header.".count))] ?? ""
         }
         if name.hasPrefix("request.json.") {
-            return TemplateContext.lookup(json, path: String(name.dropFirst("request.json.".count))).map(TemplateContext.text) ?? ""
+            return TemplateContext.lookup(json, path: String(name.dropFirst("request.json.".count))).map(
+                TemplateContext.text
+            ) ?? ""
         }
         return nil
     }
@@ -144,7 +151,9 @@ public final class TemplateContext {
             var name = Substring(part)
             var indexes: [Int] = []
             while let open = name.lastIndex(of: "["), name.hasSuffix("]") {
-                guard let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]) else { return nil }
+                guard let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]) else {
+                    return nil
+                }
                 indexes.insert(index, at: 0)
                 name = name[..<open]
             }
@@ -162,7 +171,10 @@ public final class TemplateContext {
         if let string = value as? String { return string }
         if value is NSNull { return "null" }
         if let number = value as? NSNumber { return number.stringValue }
-        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) {
+        if let data = try? JSONSerialization.data(
+            withJSONObject: value,
+            options: [.sortedKeys, .withoutEscapingSlashes]
+        ) {
             return String(decoding: data, as: UTF8.self)
         }
         return ""

@@ -10,11 +10,18 @@ extension MockResponse {
     ///   - code: A stable snake_case name a client can test (`rate_limited`, `payload_too_large`).
     ///   - message: One line for a person: what went wrong and, where it helps, what to do.
     ///   - more: Further string members (`"upstream"` for 502/504 from the proxy).
-    public static func jsonError(status: Int, code: String, message: String, more: [String: String] = [:]) -> MockResponse {
+    public static func jsonError(
+        status: Int,
+        code: String,
+        message: String,
+        more: [String: String] = [:]
+    ) -> MockResponse {
         let object = more.merging(["error": code, "message": message]) { _, fixed in fixed }
-        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let body =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         return MockResponse(
-            status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
+            status: status,
+            headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
             body: (body ?? Data(#"{"error":"internal"}"#.utf8)) + [0x0A]
         )
     }

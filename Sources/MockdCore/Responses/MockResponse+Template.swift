@@ -25,7 +25,12 @@ extension MockResponse {
         body = Template.renderingFakeValues(in: body)
         if headers.contains(where: { $0.value.containsPlaceholderOpening }) {
             headers = HTTPHeaders(
-                headers.fields.map { .init(name: $0.name, value: String(decoding: Template.renderingFakeValues(in: Data($0.value.utf8)), as: UTF8.self)) }
+                headers.fields.map {
+                    .init(
+                        name: $0.name,
+                        value: String(decoding: Template.renderingFakeValues(in: Data($0.value.utf8)), as: UTF8.self)
+                    )
+                }
             )
         }
         template = mode == .redactedOnly ? nil : ResponseTemplate(body: body, headers: headers)
@@ -43,7 +48,9 @@ extension MockResponse {
         var copy = self
         if let body = template.body { copy.body = body.render(context) }
         if template.hasHeaderPlaceholders {
-            copy.headers = HTTPHeaders(headers.fields.map { .init(name: $0.name, value: Template.renderText($0.value, context)) })
+            copy.headers = HTTPHeaders(
+                headers.fields.map { .init(name: $0.name, value: Template.renderText($0.value, context)) }
+            )
         }
         copy.template = nil
         return copy

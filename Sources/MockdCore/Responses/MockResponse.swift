@@ -68,14 +68,27 @@ public struct MockResponse: Sendable {
     }
 
     private mutating func updateExtras(_ change: (inout ExtraFields) -> Void) {
-        var fields = ExtraFields(template: extras?.template, webSocket: extras?.webSocket, eventStream: extras?.eventStream, fault: extras?.fault)
+        var fields = ExtraFields(
+            template: extras?.template,
+            webSocket: extras?.webSocket,
+            eventStream: extras?.eventStream,
+            fault: extras?.fault
+        )
         change(&fields)
-        let updated = Extras(template: fields.template, webSocket: fields.webSocket, eventStream: fields.eventStream, fault: fields.fault)
+        let updated = Extras(
+            template: fields.template,
+            webSocket: fields.webSocket,
+            eventStream: fields.eventStream,
+            fault: fields.fault
+        )
         extras = updated.isEmpty ? nil : updated
     }
 
     public init(
-        status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), stubID: String? = nil,
+        status: Int,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: Data = Data(),
+        stubID: String? = nil,
         recordedTimeMs: Double? = nil
     ) {
         self.status = status
@@ -89,7 +102,14 @@ public struct MockResponse: Sendable {
     /// A response whose placeholders were found already: `bodyTemplate` is `Template.parse(body)` and
     /// `headersHavePlaceholders` whether a header value holds `{{` (the loader parses each shared body file
     /// and header list once, not once per stub).
-    init(status: Int, headers: HTTPHeaders, body: Data, recordedTimeMs: Double?, bodyTemplate: Template?, headersHavePlaceholders: Bool) {
+    init(
+        status: Int,
+        headers: HTTPHeaders,
+        body: Data,
+        recordedTimeMs: Double?,
+        bodyTemplate: Template?,
+        headersHavePlaceholders: Bool
+    ) {
         self.status = status
         self.headers = headers
         self.body = body

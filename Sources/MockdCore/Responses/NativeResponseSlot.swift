@@ -36,7 +36,10 @@ struct NativeResponseStorage: ~Copyable, Sendable {
 
     func store(_ new: UnsafeMutableRawPointer, release function: NativeResponseRelease) -> UnsafeMutableRawPointer {
         let (exchanged, original) = pointer.compareExchange(
-            expected: 0, desired: UInt(bitPattern: new), successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring
+            expected: 0,
+            desired: UInt(bitPattern: new),
+            successOrdering: .acquiringAndReleasing,
+            failureOrdering: .acquiring
         )
         guard exchanged else { return UnsafeMutableRawPointer(bitPattern: original)! }
         release.store(UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)), ordering: .releasing)
@@ -45,7 +48,8 @@ struct NativeResponseStorage: ~Copyable, Sendable {
 
     /// Releases the stored native response; called from the owner's `deinit`.
     func releaseStored() {
-        guard let stored = load(), let function = UnsafeRawPointer(bitPattern: release.load(ordering: .acquiring)) else { return }
+        guard let stored = load(), let function = UnsafeRawPointer(bitPattern: release.load(ordering: .acquiring))
+        else { return }
         unsafeBitCast(function, to: NativeResponseRelease.self)(stored)
     }
 }

@@ -1,5 +1,5 @@
-import Synchronization
 public import MockdFormat
+import Synchronization
 
 /// A scenario override: a request pattern with a priority and the response steps it gives.
 ///
@@ -22,8 +22,14 @@ public final class Override: Sendable {
     public let state: StateRule?
 
     init(
-        id: String, priority: Int, position: Int, pattern: RequestPattern, steps: [ResponseRecipe],
-        afterLast: ExhaustionPolicy, rateLimit: RateLimitRule?, state: StateRule? = nil
+        id: String,
+        priority: Int,
+        position: Int,
+        pattern: RequestPattern,
+        steps: [ResponseRecipe],
+        afterLast: ExhaustionPolicy,
+        rateLimit: RateLimitRule?,
+        state: StateRule? = nil
     ) {
         precondition(!steps.isEmpty, "an override needs at least one step")
         self.serial = Override.serials.wrappingAdd(1, ordering: .relaxed).newValue

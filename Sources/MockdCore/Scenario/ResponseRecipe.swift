@@ -27,11 +27,14 @@ struct ResponseRecipe: Sendable {
     var literal = false
 
     /// Whether this step is a whole response rather than an edit of the stub's.
-    var replacesResponse: Bool { body != nil || serverUnavailableRetryAfter != nil || webSocket != nil || eventStream != nil }
+    var replacesResponse: Bool {
+        body != nil || serverUnavailableRetryAfter != nil || webSocket != nil || eventStream != nil
+    }
 
     /// Whether this step can answer without a matching stub.
     var standsAlone: Bool {
-        body != nil || status != nil || serverUnavailableRetryAfter != nil || fault != nil || webSocket != nil || eventStream != nil
+        body != nil || status != nil || serverUnavailableRetryAfter != nil || fault != nil || webSocket != nil
+            || eventStream != nil
             || holdMs != nil
     }
 
@@ -61,7 +64,9 @@ struct ResponseRecipe: Sendable {
                 response.headers.remove(name: "Content-Type")
                 response.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
                 let unavailable = MockResponse.jsonError(
-                    status: 503, code: "service_unavailable", message: "The service is temporarily unavailable; retry after \(retryAfter) s."
+                    status: 503,
+                    code: "service_unavailable",
+                    message: "The service is temporarily unavailable; retry after \(retryAfter) s."
                 )
                 response.replaceBody(unavailable.body)
             }
@@ -91,7 +96,9 @@ struct ResponseRecipe: Sendable {
             }
             let encoder = JSONEncoder()
             let pretty = response.body.contains(0x0A)
-            encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+            encoder.outputFormatting =
+                pretty
+                ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
             var patched = (try? encoder.encode(MergePatch.apply(bodyPatch, to: json))) ?? response.body
             if pretty { patched.append(0x0A) }
             response.replaceBody(patched)

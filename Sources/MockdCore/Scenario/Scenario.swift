@@ -20,16 +20,34 @@ public final class Scenario: Sendable {
     /// once, as every request asks).
     let servesStubsAsLoaded: Bool
 
-    public convenience init(name: String, description: String? = nil, sets: [String], index: StubIndex, cors: Bool = false) {
+    public convenience init(
+        name: String,
+        description: String? = nil,
+        sets: [String],
+        index: StubIndex,
+        cors: Bool = false
+    ) {
         self.init(
-            name: name, description: description, sets: sets, index: index, overrides: [], defaults: nil, conditionalRequests: false,
+            name: name,
+            description: description,
+            sets: sets,
+            index: index,
+            overrides: [],
+            defaults: nil,
+            conditionalRequests: false,
             cors: cors
         )
     }
 
     init(
-        name: String, description: String?, sets: [String], index: StubIndex, overrides: [Override],
-        defaults: ResponseRecipe?, conditionalRequests: Bool, cors: Bool = false
+        name: String,
+        description: String?,
+        sets: [String],
+        index: StubIndex,
+        overrides: [Override],
+        defaults: ResponseRecipe?,
+        conditionalRequests: Bool,
+        cors: Bool = false
     ) {
         self.cors = cors
         self.name = name
@@ -53,7 +71,14 @@ public final class Scenario: Sendable {
         let resolved = ScenarioResolver(root: root).resolve(name, chain: [], problems: &problems)
         guard let resolved else { throw ConfigErrors(problems) }
         if resolved.sets.isEmpty {
-            problems.append(ConfigError(.invalidValue, file: resolved.display, jsonPath: "sets", message: "name at least one mock set (directly or through include)"))
+            problems.append(
+                ConfigError(
+                    .invalidValue,
+                    file: resolved.display,
+                    jsonPath: "sets",
+                    message: "name at least one mock set (directly or through include)"
+                )
+            )
         }
         let loader = MockSetLoader(root: root)
         var layers: [[Stub]] = []
@@ -73,7 +98,14 @@ public final class Scenario: Sendable {
         }
         if let own = resolved.normalize {
             for problem in own.value.problems() {
-                problems.append(ConfigError(.invalidValue, file: own.display, jsonPath: "normalize.\(problem.path)", message: problem.message))
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: own.display,
+                        jsonPath: "normalize.\(problem.path)",
+                        message: problem.message
+                    )
+                )
             }
             normalization = normalization.merged(with: own.value)
         }
@@ -84,15 +116,26 @@ public final class Scenario: Sendable {
         }
         var overrides: [Override] = []
         for (position, source) in resolved.overrides.enumerated() {
-            if let override = compiler.compileOverride(source.entry, file: source.display, path: "overrides[\(source.index)]", position: position, problems: &problems) {
+            if let override = compiler.compileOverride(
+                source.entry,
+                file: source.display,
+                path: "overrides[\(source.index)]",
+                position: position,
+                problems: &problems
+            ) {
                 overrides.append(override)
             }
         }
         guard problems.isEmpty else { throw ConfigErrors(problems) }
         return Scenario(
-            name: resolved.name, description: resolved.description, sets: resolved.sets.map(\.name),
-            index: StubIndex(layers: layers, normalizer: RequestNormalizer(normalization)), overrides: overrides, defaults: defaults,
-            conditionalRequests: resolved.conditionalRequests ?? setsAnswerConditionals, cors: cors
+            name: resolved.name,
+            description: resolved.description,
+            sets: resolved.sets.map(\.name),
+            index: StubIndex(layers: layers, normalizer: RequestNormalizer(normalization)),
+            overrides: overrides,
+            defaults: defaults,
+            conditionalRequests: resolved.conditionalRequests ?? setsAnswerConditionals,
+            cors: cors
         )
     }
 
@@ -100,9 +143,14 @@ public final class Scenario: Sendable {
     public static func single(set name: String, root: MockdRoot) throws -> Scenario {
         let loaded = try MockSetLoader(root: root).loadSet(name)
         return Scenario(
-            name: name, description: nil, sets: [name],
-            index: StubIndex(layers: [loaded.stubs], normalizer: RequestNormalizer(loaded.normalize)), overrides: [], defaults: nil,
-            conditionalRequests: loaded.conditionalRequests, cors: loaded.cors
+            name: name,
+            description: nil,
+            sets: [name],
+            index: StubIndex(layers: [loaded.stubs], normalizer: RequestNormalizer(loaded.normalize)),
+            overrides: [],
+            defaults: nil,
+            conditionalRequests: loaded.conditionalRequests,
+            cors: loaded.cors
         )
     }
 }
@@ -138,7 +186,13 @@ struct ScenarioResolver {
         let display = root.display(url)
         if chain.contains(url.path) {
             problems.append(
-                ConfigError(.invalidValue, file: display, jsonPath: "include", message: "include cycle: \((chain + [url.path]).map { root.display(URL(fileURLWithPath: $0)) }.joined(separator: " → "))")
+                ConfigError(
+                    .invalidValue,
+                    file: display,
+                    jsonPath: "include",
+                    message:
+                        "include cycle: \((chain + [url.path]).map { root.display(URL(fileURLWithPath: $0)) }.joined(separator: " → "))"
+                )
             )
             return nil
         }
@@ -152,26 +206,48 @@ struct ScenarioResolver {
             problems.append(ConfigError(.unreadable, file: display, message: "\(error)"))
             return nil
         }
-        var resolved = Resolved(name: url.deletingPathExtension().lastPathComponent, display: display, description: file.description)
+        var resolved = Resolved(
+            name: url.deletingPathExtension().lastPathComponent,
+            display: display,
+            description: file.description
+        )
         for (position, included) in (file.include ?? []).enumerated() {
             guard MockdRoot.isValidName(included) else {
-                problems.append(ConfigError(.invalidValue, file: display, jsonPath: "include[\(position)]", message: "'\(included)' is not a valid scenario name"))
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: display,
+                        jsonPath: "include[\(position)]",
+                        message: "'\(included)' is not a valid scenario name"
+                    )
+                )
                 continue
             }
             guard let base = resolve(included, chain: chain + [url.path], problems: &problems) else { continue }
-            for set in base.sets where !resolved.sets.contains(where: { $0.name == set.name }) { resolved.sets.append(set) }
+            for set in base.sets where !resolved.sets.contains(where: { $0.name == set.name }) {
+                resolved.sets.append(set)
+            }
             if let defaults = base.defaults { resolved.defaults = defaults }
             resolved.conditionalRequests = base.conditionalRequests ?? resolved.conditionalRequests
             resolved.overrides += base.overrides
             if let normalize = base.normalize {
-                resolved.normalize = (resolved.normalize?.value.merged(with: normalize.value) ?? normalize.value, normalize.display)
+                resolved.normalize = (
+                    resolved.normalize?.value.merged(with: normalize.value) ?? normalize.value, normalize.display
+                )
             }
             resolved.cors = base.cors ?? resolved.cors
             resolved.description = resolved.description ?? base.description
         }
         for (position, set) in (file.sets ?? []).enumerated() {
             guard MockdRoot.isValidName(set) else {
-                problems.append(ConfigError(.invalidValue, file: display, jsonPath: "sets[\(position)]", message: "'\(set)' is not a valid mock set name"))
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: display,
+                        jsonPath: "sets[\(position)]",
+                        message: "'\(set)' is not a valid mock set name"
+                    )
+                )
                 continue
             }
             // A set named again moves to the later position, so it wins over the sets before it.
@@ -194,7 +270,10 @@ struct ScenarioResolver {
 
     static func read(_ url: URL, display: String, name: String, problems: inout [ConfigError]) throws -> ScenarioFile {
         let (file, data) = try ConfigFile.decode(
-            ScenarioFile.self, at: url, display: display, missing: "scenario '\(name)' not found (looked for \(url.path))"
+            ScenarioFile.self,
+            at: url,
+            display: display,
+            missing: "scenario '\(name)' not found (looked for \(url.path))"
         )
         problems += KnownFields.check(data, shape: KnownFields.scenario, file: display)
         return file
@@ -208,12 +287,20 @@ extension ResponseStepEntry {
         var headers = base.headers ?? [:]
         for (name, value) in own.headers ?? [:] { headers[name] = value }
         return ResponseStepEntry(
-            status: own.status ?? base.status, headers: headers.isEmpty ? nil : headers,
-            addHeaders: (base.addHeaders ?? []) + (own.addHeaders ?? []), body: own.body ?? base.body,
-            bodyFile: own.bodyFile ?? base.bodyFile, bodyPatch: own.bodyPatch ?? base.bodyPatch,
-            latency: own.latency ?? base.latency, throttle: own.throttle ?? base.throttle, fault: own.fault ?? base.fault,
-            serverUnavailable: own.serverUnavailable ?? base.serverUnavailable, websocket: own.websocket ?? base.websocket,
-            events: own.events ?? base.events, hold: own.hold ?? base.hold, templated: own.templated ?? base.templated
+            status: own.status ?? base.status,
+            headers: headers.isEmpty ? nil : headers,
+            addHeaders: (base.addHeaders ?? []) + (own.addHeaders ?? []),
+            body: own.body ?? base.body,
+            bodyFile: own.bodyFile ?? base.bodyFile,
+            bodyPatch: own.bodyPatch ?? base.bodyPatch,
+            latency: own.latency ?? base.latency,
+            throttle: own.throttle ?? base.throttle,
+            fault: own.fault ?? base.fault,
+            serverUnavailable: own.serverUnavailable ?? base.serverUnavailable,
+            websocket: own.websocket ?? base.websocket,
+            events: own.events ?? base.events,
+            hold: own.hold ?? base.hold,
+            templated: own.templated ?? base.templated
         )
     }
 }
@@ -223,26 +310,53 @@ struct RecipeCompiler {
     let root: MockdRoot
 
     func compileOverride(
-        _ entry: ScenarioFile.OverrideEntry, file: String, path: String, position: Int, problems: inout [ConfigError]
+        _ entry: ScenarioFile.OverrideEntry,
+        file: String,
+        path: String,
+        position: Int,
+        problems: inout [ConfigError]
     ) -> Override? {
         let before = problems.count
         let pattern = RequestPattern.compile(entry.match, file: file, path: path, problems: &problems)
         var stateRule: StateRule?
         if let state = entry.state {
             if state.name.isEmpty {
-                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).state.name", message: "name the state machine"))
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: file,
+                        jsonPath: "\(path).state.name",
+                        message: "name the state machine"
+                    )
+                )
             } else if state.requires == nil && state.next == nil {
-                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).state", message: #"give "requires", "next" or both"#))
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: file,
+                        jsonPath: "\(path).state",
+                        message: #"give "requires", "next" or both"#
+                    )
+                )
             }
             stateRule = StateRule(name: state.name, requires: state.requires, next: state.next)
         }
         var steps: [ResponseRecipe] = []
         if let responses = entry.responses {
             if responses.isEmpty {
-                problems.append(ConfigError(.invalidValue, file: file, jsonPath: "\(path).responses", message: "needs at least one response"))
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: file,
+                        jsonPath: "\(path).responses",
+                        message: "needs at least one response"
+                    )
+                )
             }
             for (index, step) in responses.enumerated() {
-                if let recipe = compile(step, file: file, path: "\(path).responses[\(index)]", problems: &problems) { steps.append(recipe) }
+                if let recipe = compile(step, file: file, path: "\(path).responses[\(index)]", problems: &problems) {
+                    steps.append(recipe)
+                }
             }
         } else if let recipe = compile(entry.step, file: file, path: path, problems: &problems) {
             steps.append(recipe)
@@ -251,40 +365,77 @@ struct RecipeCompiler {
         if let rule = entry.rateLimit {
             if rule.limit < 0 || (rule.windowMs ?? 1) <= 0 || (rule.retryAfter ?? 0) < 0 {
                 problems.append(
-                    ConfigError(.invalidValue, file: file, jsonPath: "\(path).rateLimit", message: "limit and retryAfter must be ≥ 0 and windowMs > 0")
+                    ConfigError(
+                        .invalidValue,
+                        file: file,
+                        jsonPath: "\(path).rateLimit",
+                        message: "limit and retryAfter must be ≥ 0 and windowMs > 0"
+                    )
                 )
             }
-            rateLimit = RateLimitRule(limit: rule.limit, windowMs: Double(rule.windowMs ?? 60_000), retryAfter: rule.retryAfter)
+            rateLimit = RateLimitRule(
+                limit: rule.limit,
+                windowMs: Double(rule.windowMs ?? 60_000),
+                retryAfter: rule.retryAfter
+            )
         }
         guard problems.count == before, !steps.isEmpty, let pattern else { return nil }
         return Override(
-            id: entry.id ?? "override-\(position + 1)", priority: entry.priority ?? 0, position: position, pattern: pattern,
-            steps: steps, afterLast: entry.afterLast ?? .repeatLast, rateLimit: rateLimit, state: stateRule
+            id: entry.id ?? "override-\(position + 1)",
+            priority: entry.priority ?? 0,
+            position: position,
+            pattern: pattern,
+            steps: steps,
+            afterLast: entry.afterLast ?? .repeatLast,
+            rateLimit: rateLimit,
+            state: stateRule
         )
     }
 
-    func compile(_ entry: ResponseStepEntry, file: String, path: String, problems: inout [ConfigError]) -> ResponseRecipe? {
+    func compile(
+        _ entry: ResponseStepEntry,
+        file: String,
+        path: String,
+        problems: inout [ConfigError]
+    ) -> ResponseRecipe? {
         let before = problems.count
         func fail(_ field: String, _ message: String) {
-            problems.append(ConfigError(.invalidValue, file: file, jsonPath: field.isEmpty ? path : "\(path).\(field)", message: message))
+            problems.append(
+                ConfigError(
+                    .invalidValue,
+                    file: file,
+                    jsonPath: field.isEmpty ? path : "\(path).\(field)",
+                    message: message
+                )
+            )
         }
         var recipe = ResponseRecipe()
         if let status = entry.status {
-            if (100...999).contains(status) { recipe.status = status } else { fail("status", "\(status) is not an HTTP status code (100–999)") }
+            if (100...999).contains(status) {
+                recipe.status = status
+            } else {
+                fail("status", "\(status) is not an HTTP status code (100–999)")
+            }
         }
         for (name, value) in (entry.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
             if !HTTPToken.isToken(name) { fail("headers", "'\(name)' is not a header name") }
-            if let value, !HeaderLine.isValidValue(value) { fail("headers.\(name)", "a header value cannot contain CR, LF or NUL") }
+            if let value, !HeaderLine.isValidValue(value) {
+                fail("headers.\(name)", "a header value cannot contain CR, LF or NUL")
+            }
             recipe.headerEdits.append((name, value))
         }
         for (index, line) in (entry.addHeaders ?? []).enumerated() {
-            guard let field = HeaderLine.parse(line), HTTPToken.isToken(field.name), HeaderLine.isValidValue(field.value) else {
+            guard let field = HeaderLine.parse(line), HTTPToken.isToken(field.name),
+                HeaderLine.isValidValue(field.value)
+            else {
                 fail("addHeaders[\(index)]", "expected \"Name: value\" without CR, LF or NUL, got '\(line)'")
                 continue
             }
             recipe.addHeaders.append(field)
         }
-        if let retryAfter = entry.serverUnavailable?.retryAfter, retryAfter < 0 { fail("serverUnavailable.retryAfter", "must be ≥ 0 s") }
+        if let retryAfter = entry.serverUnavailable?.retryAfter, retryAfter < 0 {
+            fail("serverUnavailable.retryAfter", "must be ≥ 0 s")
+        }
         if entry.body != nil && entry.bodyFile != nil { fail("", #"give "body" or "bodyFile", not both"#) }
         if let body = entry.body {
             if case .string(let text) = body {
@@ -302,22 +453,35 @@ struct RecipeCompiler {
                 if bodyFile.hasSuffix(".json") { recipe.bodyContentType = "application/json; charset=utf-8" }
             } catch let error as ConfigError {
                 problems.append(
-                    ConfigError(error.code, file: file, jsonPath: error.jsonPath, message: error.message.replacingOccurrences(of: "mock set folder", with: "mocks/ folder"))
+                    ConfigError(
+                        error.code,
+                        file: file,
+                        jsonPath: error.jsonPath,
+                        message: error.message.replacingOccurrences(of: "mock set folder", with: "mocks/ folder")
+                    )
                 )
             } catch {}
         }
         if let patch = entry.bodyPatch {
-            if case .object = patch { recipe.bodyPatch = patch } else { fail("bodyPatch", "must be a JSON object (RFC 7386 merge patch)") }
+            if case .object = patch {
+                recipe.bodyPatch = patch
+            } else {
+                fail("bodyPatch", "must be a JSON object (RFC 7386 merge patch)")
+            }
         }
         if let latency = entry.latency {
             let limit = TimeLimits.maxDelayMs
             switch latency {
-            case .uniform(let low, let high, _) where low > high: fail("latency", "min (\(low)) must not exceed max (\(high))")
-            case .uniform(let low, let high, _) where low < 0 || high > limit: fail("latency", "min and max must be within 0–\(Int(limit)) ms")
-            case .fixed(let value) where value < 0 || value > limit || !value.isFinite: fail("latency", "must be within 0–\(Int(limit)) ms")
+            case .uniform(let low, let high, _) where low > high:
+                fail("latency", "min (\(low)) must not exceed max (\(high))")
+            case .uniform(let low, let high, _) where low < 0 || high > limit:
+                fail("latency", "min and max must be within 0–\(Int(limit)) ms")
+            case .fixed(let value) where value < 0 || value > limit || !value.isFinite:
+                fail("latency", "must be within 0–\(Int(limit)) ms")
             case .logNormal(let median, let sigma, _) where !(0...limit).contains(median) || !(0...5).contains(sigma):
                 fail("latency", "median must be within 0–\(Int(limit)) ms and sigma within 0–5")
-            case .recorded(let factor) where !(0...1000).contains(factor): fail("latency", "recorded factor must be within 0–1000")
+            case .recorded(let factor) where !(0...1000).contains(factor):
+                fail("latency", "recorded factor must be within 0–1000")
             default: recipe.latency = LatencyModel(latency)
             }
         }

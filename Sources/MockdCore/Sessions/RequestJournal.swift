@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 public import MockdFormat
+import Synchronization
 
 /// One request as the session saw it: what came in, what answered, what went out.
 public struct JournalEntry: Sendable {
@@ -55,10 +55,20 @@ public final class RequestJournal: Sendable {
                 let plan = exchange.plan
                 let request = exchange.request
                 return JournalEntry(
-                    sequence: sequence, time: exchange.arrival, method: request.method, target: request.target, headers: request.headers,
-                    body: request.body, bodySize: request.body.count, stubID: plan.response.stubID,
-                    status: plan.fault == nil ? plan.response.status : nil, fault: plan.fault, durationMs: durationMs,
-                    response: plan.response, nearMisses: exchange.nearMisses, proxied: exchange.proxied
+                    sequence: sequence,
+                    time: exchange.arrival,
+                    method: request.method,
+                    target: request.target,
+                    headers: request.headers,
+                    body: request.body,
+                    bodySize: request.body.count,
+                    stubID: plan.response.stubID,
+                    status: plan.fault == nil ? plan.response.status : nil,
+                    fault: plan.fault,
+                    durationMs: durationMs,
+                    response: plan.response,
+                    nearMisses: exchange.nearMisses,
+                    proxied: exchange.proxied
                 )
             }
         }
@@ -106,8 +116,15 @@ public final class RequestJournal: Sendable {
     }
 
     func append(
-        time: Date, request: HTTPRequest, stubID: String?, status: Int?, fault: Fault?, durationMs: Double,
-        response: MockResponse, nearMisses: [NearMiss], proxied: Bool = false
+        time: Date,
+        request: HTTPRequest,
+        stubID: String?,
+        status: Int?,
+        fault: Fault?,
+        durationMs: Double,
+        response: MockResponse,
+        nearMisses: [NearMiss],
+        proxied: Bool = false
     ) {
         // The replaced record is released here, after the lock.
         _ = state.withLock { state in
@@ -115,13 +132,21 @@ public final class RequestJournal: Sendable {
                 .entry(
                     EntryBox(
                         JournalEntry(
-                            sequence: sequence, time: time, method: request.method, target: request.target,
+                            sequence: sequence,
+                            time: time,
+                            method: request.method,
+                            target: request.target,
                             // A copy when cut: a slice would keep the whole (possibly huge) request body alive.
                             headers: request.headers,
                             body: request.body.count <= RequestJournal.bodyLimit
                                 ? request.body : Data(request.body.prefix(RequestJournal.bodyLimit)),
                             bodySize: request.body.count,
-                            stubID: stubID, status: status, fault: fault, durationMs: durationMs, response: response, nearMisses: nearMisses,
+                            stubID: stubID,
+                            status: status,
+                            fault: fault,
+                            durationMs: durationMs,
+                            response: response,
+                            nearMisses: nearMisses,
                             proxied: proxied
                         )
                     )
@@ -150,8 +175,15 @@ public final class RequestJournal: Sendable {
                 response.body = Data(response.body.prefix(RequestJournal.bodyLimit))
             }
             append(
-                time: exchange.arrival, request: exchange.request, stubID: response.stubID, status: plan.fault == nil ? response.status : nil,
-                fault: plan.fault, durationMs: durationMs, response: response, nearMisses: exchange.nearMisses, proxied: exchange.proxied
+                time: exchange.arrival,
+                request: exchange.request,
+                stubID: response.stubID,
+                status: plan.fault == nil ? response.status : nil,
+                fault: plan.fault,
+                durationMs: durationMs,
+                response: response,
+                nearMisses: exchange.nearMisses,
+                proxied: exchange.proxied
             )
             return
         }

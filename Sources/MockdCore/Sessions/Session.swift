@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import MockdFormat
+import Synchronization
 
 /// One test's isolated view of the daemon: its active scenario, runtime stubs, sequence cursors,
 /// rate-limit windows and journal. Requests pick a session with `X-Mockd-Session`, the `mockd_session`
@@ -73,7 +73,10 @@ public final class Session: Sendable {
     /// and the generation they belong to, read together under the lock.
     var asLoadedSnapshot: (scenario: Scenario, servesStubsAsLoaded: Bool, generation: UInt64) {
         core.withLock { core in
-            (core.scenario, core.runtime.isEmpty && core.scenario.servesStubsAsLoaded, generation.load(ordering: .relaxed))
+            (
+                core.scenario, core.runtime.isEmpty && core.scenario.servesStubsAsLoaded,
+                generation.load(ordering: .relaxed)
+            )
         }
     }
 
@@ -128,7 +131,9 @@ public final class Session: Sendable {
 
     /// Every state machine named by the session's overrides and runtime stubs, with its current state.
     var stateMachines: [String: String] {
-        let (overrides, state) = core.withLock { core in (core.scenario.overrides + core.runtime.map(\.override), core.state) }
+        let (overrides, state) = core.withLock { core in
+            (core.scenario.overrides + core.runtime.map(\.override), core.state)
+        }
         var machines: [String: String] = [:]
         for rule in overrides.compactMap(\.state) where machines[rule.name] == nil {
             machines[rule.name] = state.state(of: rule.name)

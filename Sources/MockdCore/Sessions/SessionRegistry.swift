@@ -22,11 +22,19 @@ final class SessionRegistry: Sendable {
     let clock: @Sendable () -> Double
 
     init(
-        scenario: Scenario, maxSessions: Int, idleTimeoutMs: Double, journalLimit: Int,
+        scenario: Scenario,
+        maxSessions: Int,
+        idleTimeoutMs: Double,
+        journalLimit: Int,
         clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds
     ) {
         self.clock = clock
-        defaultSession = Session(id: SessionRegistry.defaultID, scenario: scenario, journalLimit: journalLimit, nowMs: clock())
+        defaultSession = Session(
+            id: SessionRegistry.defaultID,
+            scenario: scenario,
+            journalLimit: journalLimit,
+            nowMs: clock()
+        )
         borrowedDefaultSession = Unmanaged.passUnretained(defaultSession)
         self.maxSessions = max(1, maxSessions)
         self.idleTimeoutMs = idleTimeoutMs
@@ -50,7 +58,9 @@ final class SessionRegistry: Sendable {
             if let existing = sessions[id] { return existing }
             expire(&sessions)
             if sessions.count >= maxSessions - 1,
-                let oldest = sessions.values.min(by: { $0.lastUsed.load(ordering: .relaxed) < $1.lastUsed.load(ordering: .relaxed) })
+                let oldest = sessions.values.min(by: {
+                    $0.lastUsed.load(ordering: .relaxed) < $1.lastUsed.load(ordering: .relaxed)
+                })
             {
                 sessions.removeValue(forKey: oldest.id)
             }
@@ -108,7 +118,10 @@ enum SessionRouting {
             request.target = remainder.hasPrefix("/") ? String(remainder) : "/" + remainder
         } else if let header = request.headers[header] {
             id = header.trimming([" ", "\t"])
-        } else if request.headers.contains(name: "cookie"), let value = request.headers.values(named: "cookie").lazy.compactMap({ cookieValue($0, named: cookie) }).first, isValidID(value) {
+        } else if request.headers.contains(name: "cookie"),
+            let value = request.headers.values(named: "cookie").lazy.compactMap({ cookieValue($0, named: cookie) })
+                .first, isValidID(value)
+        {
             // Every Cookie field counts (HTTP/2 clients and proxies may split them, RFC 9113 §8.2.3); a cookie
             // the app did not set on purpose (empty, garbled) never breaks its requests.
             id = value

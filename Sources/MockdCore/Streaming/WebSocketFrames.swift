@@ -57,7 +57,9 @@ public struct WebSocketFrameParser {
                 offset = 10
             }
             let isControl = opcode & 0x08 != 0
-            if isControl && (!fin || length > 125) { return .failure(code: 1002, reason: "control frames must be final and at most 125 bytes") }
+            if isControl && (!fin || length > 125) {
+                return .failure(code: 1002, reason: "control frames must be final and at most 125 bytes")
+            }
             if length > maxMessageBytes || (fragments?.payload.count ?? 0) + length > maxMessageBytes {
                 return .failure(code: 1009, reason: "message too big")
             }
@@ -69,7 +71,9 @@ public struct WebSocketFrameParser {
 
             switch opcode {
             case 0x0:
-                guard var message = fragments else { return .failure(code: 1002, reason: "continuation without a message") }
+                guard var message = fragments else {
+                    return .failure(code: 1002, reason: "continuation without a message")
+                }
                 message.payload += payload
                 fragments = message
                 if fin {
@@ -84,7 +88,10 @@ public struct WebSocketFrameParser {
                 if payload.count == 1 { return .failure(code: 1002, reason: "close payload of one byte") }
                 let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : nil
                 // RFC 6455 §7.4: codes a peer may send; anything else is a protocol error.
-                if let code, !((1000...1014).contains(code) && ![1004, 1005, 1006].contains(code)) && !(3000...4999).contains(code) {
+                if let code,
+                    !((1000...1014).contains(code) && ![1004, 1005, 1006].contains(code))
+                        && !(3000...4999).contains(code)
+                {
                     return .failure(code: 1002, reason: "invalid close code \(code)")
                 }
                 guard let reason = String(bytes: payload.dropFirst(2), encoding: .utf8) else {
@@ -103,7 +110,9 @@ public struct WebSocketFrameParser {
 
     private func complete(opcode: UInt8, payload: [UInt8]) -> Event {
         if opcode == 0x2 { return .message(.binary(Data(payload))) }
-        guard let text = String(bytes: payload, encoding: .utf8) else { return .failure(code: 1007, reason: "text message is not UTF-8") }
+        guard let text = String(bytes: payload, encoding: .utf8) else {
+            return .failure(code: 1007, reason: "text message is not UTF-8")
+        }
         return .message(.text(text))
     }
 }
@@ -119,7 +128,9 @@ public enum WebSocketFrame {
             frame += [126, UInt8(count >> 8), UInt8(count & 0xFF)]
         } else {
             frame.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((UInt64(count) >> UInt64(shift)) & 0xFF)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                frame.append(UInt8((UInt64(count) >> UInt64(shift)) & 0xFF))
+            }
         }
         frame += payload
         return frame

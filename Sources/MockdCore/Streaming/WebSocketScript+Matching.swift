@@ -23,7 +23,8 @@ extension WebSocketPayload {
     public var message: WebSocketMessage {
         switch self {
         case .text(let text): return .text(text)
-        case .json(let value): return .text((try? String(decoding: JSONValueEncoding.data(value), as: UTF8.self)) ?? "null")
+        case .json(let value):
+            return .text((try? String(decoding: JSONValueEncoding.data(value), as: UTF8.self)) ?? "null")
         case .binary(let data): return .binary(data)
         }
     }

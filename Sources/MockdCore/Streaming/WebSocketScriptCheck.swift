@@ -12,14 +12,20 @@ enum WebSocketScriptCheck {
                 if let after = step.after, !(0...TimeLimits.maxDelayMs).contains(after) {
                     problems.append("\(path)[\(index)].after: must be within 0–\(Int(TimeLimits.maxDelayMs)) ms")
                 }
-                if let code = step.close?.code, !(1000...4999).contains(code) || [1004, 1005, 1006, 1015].contains(code) {
-                    problems.append("\(path)[\(index)].close.code: \(code) cannot be sent in a close frame (RFC 6455 §7.4)")
+                if let code = step.close?.code,
+                    !(1000...4999).contains(code) || [1004, 1005, 1006, 1015].contains(code)
+                {
+                    problems.append(
+                        "\(path)[\(index)].close.code: \(code) cannot be sent in a close frame (RFC 6455 §7.4)"
+                    )
                 }
             }
         }
         check(script.steps, "steps")
         for (index, reply) in (script.replies ?? []).enumerated() {
-            let conditions = [reply.when.text != nil, reply.when.json != nil, reply.when.regex != nil, reply.when.any == true].filter { $0 }.count
+            let conditions = [
+                reply.when.text != nil, reply.when.json != nil, reply.when.regex != nil, reply.when.any == true,
+            ].filter { $0 }.count
             if conditions != 1 { problems.append("replies[\(index)].when: give exactly one of text, json, regex, any") }
             if let regex = reply.when.regex, (try? NSRegularExpression(pattern: regex)) == nil {
                 problems.append("replies[\(index)].when.regex: not a valid regular expression")

@@ -9,8 +9,13 @@ enum DateFormats {
         var parts = tm()
         gmtime_r(&time, &parts)
         return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
-            parts.tm_min, parts.tm_sec
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
+            parts.tm_year + 1900,
+            parts.tm_mon + 1,
+            parts.tm_mday,
+            parts.tm_hour,
+            parts.tm_min,
+            parts.tm_sec
         )
     }
 
@@ -22,8 +27,14 @@ enum DateFormats {
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return String(
-            format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", days[Int(parts.tm_wday)], parts.tm_mday, months[Int(parts.tm_mon)],
-            parts.tm_year + 1900, parts.tm_hour, parts.tm_min, parts.tm_sec
+            format: "%@, %02d %@ %04d %02d:%02d:%02d GMT",
+            days[Int(parts.tm_wday)],
+            parts.tm_mday,
+            months[Int(parts.tm_mon)],
+            parts.tm_year + 1900,
+            parts.tm_hour,
+            parts.tm_min,
+            parts.tm_sec
         )
     }
 

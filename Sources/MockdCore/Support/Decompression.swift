@@ -23,7 +23,8 @@ public enum Decompression {
         let bytes = Array(data.prefix(2))
         switch coding.lowercased() {
         case "gzip", "x-gzip": return bytes == [0x1F, 0x8B]
-        case "deflate": return bytes.count == 2 && bytes[0] & 0x0F == 8 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
+        case "deflate":
+            return bytes.count == 2 && bytes[0] & 0x0F == 8 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
         case "br": return !data.isEmpty && String(data: data, encoding: .utf8) == nil
         default: return false
         }
@@ -32,7 +33,9 @@ public enum Decompression {
     private static func inflate(_ data: Data, windowBits: Int32) -> Data? {
         guard !data.isEmpty else { return nil }
         var stream = z_stream()
-        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            return nil
+        }
         defer { inflateEnd(&stream) }
         var output = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -71,7 +74,14 @@ public enum Decompression {
                 let result = chunk.withUnsafeMutableBufferPointer { chunkBuffer -> BrotliDecoderResult in
                     var availableOut = chunkBuffer.count
                     var nextOut = chunkBuffer.baseAddress
-                    let result = BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+                    let result = BrotliDecoderDecompressStream(
+                        state,
+                        &availableIn,
+                        &nextIn,
+                        &availableOut,
+                        &nextOut,
+                        nil
+                    )
                     produced = chunkBuffer.count - availableOut
                     return result
                 }

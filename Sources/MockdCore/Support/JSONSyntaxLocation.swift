@@ -54,7 +54,8 @@ enum JSONSyntaxLocation {
     /// `atLine` for a file whose bytes are all at hand.
     static func atLine(detail: String, in data: Data) -> String {
         atLine(
-            detail: detail, line: { offset in offset <= data.count ? lineNumber(data.prefix(offset)) : nil },
+            detail: detail,
+            line: { offset in offset <= data.count ? lineNumber(data.prefix(offset)) : nil },
             lastLine: { lastContentLine(data) }
         )
     }

@@ -3,7 +3,9 @@
 /// (`MockSetWriteError`). `Code` says what kind of problem it is, per domain.
 ///
 /// `description` is the one line printed to the user: `file: JSON path: message`.
-public struct LocatedError<Code: Hashable & Sendable & CustomStringConvertible>: Error, Sendable, CustomStringConvertible {
+public struct LocatedError<Code: Hashable & Sendable & CustomStringConvertible>: Error, Sendable,
+    CustomStringConvertible
+{
     public let code: Code
     /// The file as the user named it, or relative to the root (`configs/x.json`, `mocks/chat/`).
     public let file: String

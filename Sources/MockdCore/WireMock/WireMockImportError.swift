@@ -6,7 +6,9 @@ public typealias WireMockImportError = LocatedError<WireMockImportErrorCode>
 
 /// What kind of problem a `WireMockImportError` is.
 public struct WireMockImportErrorCode: Hashable, Sendable, CustomStringConvertible {
-    private enum Value: String { case fileNotFound, unreadable, notJSON, invalidMapping, nothingToImport, writeFailed, outputExists }
+    private enum Value: String {
+        case fileNotFound, unreadable, notJSON, invalidMapping, nothingToImport, writeFailed, outputExists
+    }
     private let value: Value
     private init(_ value: Value) { self.value = value }
 

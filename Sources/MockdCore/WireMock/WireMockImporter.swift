@@ -41,17 +41,27 @@ public enum WireMockImporter {
             report.filesRead += 1
             let mappings: [(node: WireMockNode, id: String)]
             guard case .object(let members) = root.value else {
-                throw root.fail("not a WireMock stub mapping (expected an object with \"request\" and \"response\", or \"mappings\": […]), got \(root.typeName)")
+                throw root.fail(
+                    "not a WireMock stub mapping (expected an object with \"request\" and \"response\", or \"mappings\": […]), got \(root.typeName)"
+                )
             }
             if let list = root["mappings"] {
                 mappings = try list.array().enumerated().map { ($0.element, "\(file.stem)[\($0.offset)]") }
                 for key in members.keys.sorted() where key != "mappings" && key != "meta" {
-                    report.unmapped.append(.init(file: file.display, jsonPath: root.childPath(key), reason: "unknown field beside \"mappings\"; ignored"))
+                    report.unmapped.append(
+                        .init(
+                            file: file.display,
+                            jsonPath: root.childPath(key),
+                            reason: "unknown field beside \"mappings\"; ignored"
+                        )
+                    )
                 }
             } else if members["request"] != nil || members["response"] != nil {
                 mappings = [(root, file.stem)]
             } else {
-                throw root.fail("not a WireMock stub mapping (expected \"request\" and \"response\", or \"mappings\": […])")
+                throw root.fail(
+                    "not a WireMock stub mapping (expected \"request\" and \"response\", or \"mappings\": […])"
+                )
             }
             for (node, id) in mappings {
                 report.mappingsRead += 1
@@ -85,7 +95,9 @@ public enum WireMockImporter {
                     response.body = .text(String(decoding: clean, as: UTF8.self))
                 }
             case .file(let path):
-                if let data = mapper.files[path], let clean = redactor.redactResponseBody(data, mimeType: contentType, entry: entry) {
+                if let data = mapper.files[path],
+                    let clean = redactor.redactResponseBody(data, mimeType: contentType, entry: entry)
+                {
                     mapper.files[path] = clean
                 }
             case .empty, .json:
@@ -111,8 +123,10 @@ public enum WireMockImporter {
         for (loser, winner) in shadowed.sorted(by: { $0.0.order < $1.0.order }) {
             report.unmapped.append(
                 .init(
-                    file: loser.file, jsonPath: loser.jsonPath,
-                    reason: "never answers: \(winner.location) has the same method and URL and comes first (in WireMock too); mapping skipped"
+                    file: loser.file,
+                    jsonPath: loser.jsonPath,
+                    reason:
+                        "never answers: \(winner.location) has the same method and URL and comes first (in WireMock too); mapping skipped"
                 )
             )
             report.mappingsSkipped += 1
@@ -130,7 +144,8 @@ public enum WireMockImporter {
 
         var stubs: [MockSetFile.StubEntry] = []
         var overrides: [ScenarioFile.OverrideEntry] = []
-        for candidate in candidates.sorted(by: { $0.order < $1.order }) where !shadowedOrders.contains(candidate.order) {
+        for candidate in candidates.sorted(by: { $0.order < $1.order }) where !shadowedOrders.contains(candidate.order)
+        {
             if indexed.contains(candidate.order) {
                 stubs.append(stubEntry(candidate))
             } else {
@@ -140,17 +155,26 @@ public enum WireMockImporter {
         report.stubsWritten = stubs.count
         report.overridesWritten = overrides.count
         let scenario = ScenarioFile(
-            description: "Imported from WireMock mappings by mockd import-wiremock; overrides keep WireMock's order (priority = −WireMock priority).",
-            sets: [set], overrides: overrides
+            description:
+                "Imported from WireMock mappings by mockd import-wiremock; overrides keep WireMock's order (priority = −WireMock priority).",
+            sets: [set],
+            overrides: overrides
         )
-        return WireMockImport(mockSet: MockSetBuild(file: MockSetFile(stubs: stubs), files: mapper.files), scenario: scenario, report: report)
+        return WireMockImport(
+            mockSet: MockSetBuild(file: MockSetFile(stubs: stubs), files: mapper.files),
+            scenario: scenario,
+            report: report
+        )
     }
 
     static func stubEntry(_ candidate: WireMockCandidate) -> MockSetFile.StubEntry {
         let exact = candidate.exact!
         let request = HTTPRequest(method: exact.method, target: exact.url)
         let response = candidate.response
-        var entry = MockSetFile.ResponseEntry(status: response.status, headers: response.headers.map { "\($0.name): \($0.value)" })
+        var entry = MockSetFile.ResponseEntry(
+            status: response.status,
+            headers: response.headers.map { "\($0.name): \($0.value)" }
+        )
         if entry.headers?.isEmpty == true { entry.headers = nil }
         switch response.body {
         case .empty: break
@@ -161,7 +185,11 @@ public enum WireMockImporter {
         if response.literal { entry.templated = .off }
         return MockSetFile.StubEntry(
             id: candidate.id,
-            request: MockSetFile.RequestEntry(method: exact.method, path: String(request.path), query: request.query.isEmpty ? nil : String(request.query)),
+            request: MockSetFile.RequestEntry(
+                method: exact.method,
+                path: String(request.path),
+                query: request.query.isEmpty ? nil : String(request.query)
+            ),
             responses: [entry]
         )
     }
@@ -172,7 +200,8 @@ public enum WireMockImporter {
         switch response.body {
         case .empty: if response.fault == nil { step.body = .string("") }
         case .text(let text): step.body = .string(text)
-        case .json(.string(let text)): step.body = .string((try? String(decoding: JSONValueEncoding.data(.string(text)), as: UTF8.self)) ?? "")
+        case .json(.string(let text)):
+            step.body = .string((try? String(decoding: JSONValueEncoding.data(.string(text)), as: UTF8.self)) ?? "")
         case .json(let json): step.body = json
         case .file(let path): step.bodyFile = "\(set)/\(path)"
         }
@@ -187,7 +216,9 @@ public enum WireMockImporter {
             }
         }
         // A whole-response step adds a Content-Type for its body; the mapping's own headers are all it sends.
-        if step.body != nil || step.bodyFile != nil, !response.headers.contains(where: { $0.name.caseInsensitiveEquals("Content-Type") }) {
+        if step.body != nil || step.bodyFile != nil,
+            !response.headers.contains(where: { $0.name.caseInsensitiveEquals("Content-Type") })
+        {
             headers["Content-Type"] = String?.none
         }
         if !headers.isEmpty { step.headers = headers }
@@ -197,7 +228,11 @@ public enum WireMockImporter {
         step.fault = response.fault
         if response.literal { step.templated = false }
         return ScenarioFile.OverrideEntry(
-            id: candidate.id, priority: -candidate.wireMockPriority, match: candidate.match, step: step, state: candidate.state
+            id: candidate.id,
+            priority: -candidate.wireMockPriority,
+            match: candidate.match,
+            step: step,
+            state: candidate.state
         )
     }
 }
@@ -221,14 +256,23 @@ public struct WireMockWriter: Sendable {
         let setDisplay = root.display(root.setURL(set)) + "/"
         let configDisplay = root.display(configURL)
         if !replace {
-            for (url, display, what) in [(root.setURL(set), setDisplay, "mock set"), (configURL, configDisplay, "scenario")]
+            for (url, display, what) in [
+                (root.setURL(set), setDisplay, "mock set"), (configURL, configDisplay, "scenario"),
+            ]
             where fileManager.fileExists(atPath: url.path) {
-                throw WireMockImportError(.outputExists, file: display, message: "\(what) '\(set)' already exists; pass --force to replace it (hand edits there would be lost)")
+                throw WireMockImportError(
+                    .outputExists,
+                    file: display,
+                    message:
+                        "\(what) '\(set)' already exists; pass --force to replace it (hand edits there would be lost)"
+                )
             }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let staging = root.configsURL.appendingPathComponent(".\(set).json.importing-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
+        let staging = root.configsURL.appendingPathComponent(
+            ".\(set).json.importing-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+        )
         do {
             var data = try encoder.encode(result.scenario)
             data.append(0x0A)
@@ -236,7 +280,11 @@ public struct WireMockWriter: Sendable {
             try data.write(to: staging)
         } catch {
             try? fileManager.removeItem(at: staging)
-            throw WireMockImportError(.writeFailed, file: configDisplay, message: "could not write the scenario (\(oneLine(error.localizedDescription))); nothing was changed")
+            throw WireMockImportError(
+                .writeFailed,
+                file: configDisplay,
+                message: "could not write the scenario (\(oneLine(error.localizedDescription))); nothing was changed"
+            )
         }
         do {
             try MockSetWriter(root: root).write(result.mockSet, set: set, replace: true, source: "")
@@ -247,7 +295,11 @@ public struct WireMockWriter: Sendable {
         guard rename(staging.path, configURL.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? fileManager.removeItem(at: staging)
-            throw WireMockImportError(.writeFailed, file: configDisplay, message: "could not write the scenario (\(reason)); the mock set was written")
+            throw WireMockImportError(
+                .writeFailed,
+                file: configDisplay,
+                message: "could not write the scenario (\(reason)); the mock set was written"
+            )
         }
     }
 }

@@ -17,7 +17,11 @@ struct WireMockNode {
             // A UTF-8 byte order mark, as Windows editors write it, is not part of the JSON.
             if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
         } catch {
-            throw WireMockImportError(.unreadable, file: display, message: "cannot read (\(oneLine(error.localizedDescription)))")
+            throw WireMockImportError(
+                .unreadable,
+                file: display,
+                message: "cannot read (\(oneLine(error.localizedDescription)))"
+            )
         }
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw WireMockImportError(.notJSON, file: display, message: "not valid JSON (the file is empty)")
@@ -25,19 +29,29 @@ struct WireMockNode {
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+            let detail =
+                (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
             var location = ""
-            if let range = detail.range(of: "character ", options: .backwards), let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }),
+            if let range = detail.range(of: "character ", options: .backwards),
+                let offset = Int(detail[range.upperBound...].prefix { $0.isNumber }),
                 offset <= data.count
             {
                 location = " at line \(data.prefix(offset).reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) })"
             }
-            throw WireMockImportError(.notJSON, file: display, message: "not valid JSON\(location) (\(oneLine(detail)))")
+            throw WireMockImportError(
+                .notJSON,
+                file: display,
+                message: "not valid JSON\(location) (\(oneLine(detail)))"
+            )
         }
         do {
             return WireMockNode(value: try JSONDecoder().decode(JSONValue.self, from: data), file: display, path: "")
         } catch {
-            throw WireMockImportError(.notJSON, file: display, message: "not valid JSON (\(oneLine(String(describing: error))))")
+            throw WireMockImportError(
+                .notJSON,
+                file: display,
+                message: "not valid JSON (\(oneLine(String(describing: error))))"
+            )
         }
     }
 

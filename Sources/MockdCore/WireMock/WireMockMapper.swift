@@ -72,7 +72,9 @@ struct WireMockMapper {
     }
 
     static let metadataFields: Set<String> = ["id", "uuid", "name", "persistent", "insertionIndex", "metadata"]
-    static let mappingFields: Set<String> = ["request", "response", "priority", "scenarioName", "requiredScenarioState", "newScenarioState"]
+    static let mappingFields: Set<String> = [
+        "request", "response", "priority", "scenarioName", "requiredScenarioState", "newScenarioState",
+    ]
     static let valueOperators: Set<String> = ["equalTo", "matches", "doesNotMatch", "contains", "absent"]
     /// WireMock faults and the mockd fault each becomes; `exact` tells whether it is the same behaviour.
     static let faults: [String: (fault: Fault, exact: Bool)] = [
@@ -97,10 +99,20 @@ struct WireMockMapper {
         let members = try node.object()
         var skips: [(WireMockNode, String)] = []
         guard let requestNode = node["request"] else {
-            throw WireMockImportError(.invalidMapping, file: node.file, jsonPath: node.childPath("request"), message: "required field is missing")
+            throw WireMockImportError(
+                .invalidMapping,
+                file: node.file,
+                jsonPath: node.childPath("request"),
+                message: "required field is missing"
+            )
         }
         guard let responseNode = node["response"] else {
-            throw WireMockImportError(.invalidMapping, file: node.file, jsonPath: node.childPath("response"), message: "required field is missing")
+            throw WireMockImportError(
+                .invalidMapping,
+                file: node.file,
+                jsonPath: node.childPath("response"),
+                message: "required field is missing"
+            )
         }
         let request = try mapRequest(requestNode, skips: &skips)
         var response = try mapResponse(responseNode, id: id, skips: &skips)
@@ -114,7 +126,10 @@ struct WireMockMapper {
                 priority = number
             } else {
                 skips.append(
-                    (priorityNode, "\(priorityNode.quoted) is not a whole-number priority (WireMock priorities are integers, 1 highest, default 5; WireMock rejects this mapping too); mapping skipped")
+                    (
+                        priorityNode,
+                        "\(priorityNode.quoted) is not a whole-number priority (WireMock priorities are integers, 1 highest, default 5; WireMock rejects this mapping too); mapping skipped"
+                    )
                 )
             }
         }
@@ -124,7 +139,9 @@ struct WireMockMapper {
         if let nameNode = node["scenarioName"] {
             let name = try nameNode.string()
             guard !name.isEmpty else { throw nameNode.fail("must not be empty") }
-            if required != nil || next != nil { state = ScenarioFile.StateEntry(name: name, requires: required, next: next) }
+            if required != nil || next != nil {
+                state = ScenarioFile.StateEntry(name: name, requires: required, next: next)
+            }
         } else {
             for key in ["requiredScenarioState", "newScenarioState"] {
                 if let ignored = node[key] { note(ignored, "no scenarioName, so WireMock ignores it too; ignored") }
@@ -145,15 +162,32 @@ struct WireMockMapper {
         let match = request.match
         var problems: [ConfigError] = []
         guard let pattern = RequestPattern.compile(match, file: node.file, path: node.path, problems: &problems) else {
-            throw WireMockImportError(.invalidMapping, file: node.file, jsonPath: requestNode.path, message: problems.first?.message ?? "invalid request")
+            throw WireMockImportError(
+                .invalidMapping,
+                file: node.file,
+                jsonPath: requestNode.path,
+                message: problems.first?.message ?? "invalid request"
+            )
         }
         if response.fault != nil { response.body = .empty }
-        let onlyURL = match.query == nil && match.headers == nil && match.body == nil && match.path == nil && match.pathPattern == nil && match.urlPattern == nil
+        let onlyURL =
+            match.query == nil && match.headers == nil && match.body == nil && match.path == nil
+            && match.pathPattern == nil && match.urlPattern == nil
         let exact: (String, String)? =
-            if let method = match.method, let url = match.url, onlyURL, state == nil, !response.needsOverride { (method, url) } else { nil }
+            if let method = match.method, let url = match.url, onlyURL, state == nil, !response.needsOverride {
+                (method, url)
+            } else { nil }
         return WireMockCandidate(
-            file: node.file, jsonPath: node.path, id: id, order: order, wireMockPriority: priority, match: match, pattern: pattern,
-            exact: exact, state: state, response: response
+            file: node.file,
+            jsonPath: node.path,
+            id: id,
+            order: order,
+            wireMockPriority: priority,
+            match: match,
+            pattern: pattern,
+            exact: exact,
+            state: state,
+            response: response
         )
     }
 
@@ -163,7 +197,10 @@ struct WireMockMapper {
         var match = ScenarioFile.MatchEntry()
     }
 
-    private mutating func mapRequest(_ node: WireMockNode, skips: inout [(WireMockNode, String)]) throws(WireMockImportError) -> MappedRequest {
+    private mutating func mapRequest(
+        _ node: WireMockNode,
+        skips: inout [(WireMockNode, String)]
+    ) throws(WireMockImportError) -> MappedRequest {
         var result = MappedRequest()
         let members = try node.object()
         if let methodNode = node["method"] {
@@ -171,9 +208,13 @@ struct WireMockMapper {
             guard HTTPToken.isToken(method) else { throw methodNode.fail("'\(method)' is not an HTTP method token") }
             result.match.method = method == "ANY" ? nil : method
         }
-        let urlKeys = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].filter { members[$0] != nil }
+        let urlKeys = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].filter {
+            members[$0] != nil
+        }
         if urlKeys.count > 1 {
-            throw node.fail("give at most one of url, urlPath, urlPattern, urlPathPattern, urlPathTemplate (got \(urlKeys.joined(separator: ", ")))")
+            throw node.fail(
+                "give at most one of url, urlPath, urlPattern, urlPathPattern, urlPathTemplate (got \(urlKeys.joined(separator: ", ")))"
+            )
         }
         if let urlNode = node["url"] {
             let url = try urlNode.string()
@@ -196,10 +237,16 @@ struct WireMockMapper {
             let template = try templateNode.string()
             guard template.hasPrefix("/") else { throw templateNode.fail("must start with '/' (got '\(template)')") }
             let partial = template.split(separator: "/").contains { segment in
-                (segment.contains("{") || segment.contains("}")) && !(segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2)
+                (segment.contains("{") || segment.contains("}"))
+                    && !(segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2)
             }
             if partial {
-                skips.append((templateNode, "a template variable inside a path segment has no mockd equivalent (mockd's {name} is a whole segment); mapping skipped"))
+                skips.append(
+                    (
+                        templateNode,
+                        "a template variable inside a path segment has no mockd equivalent (mockd's {name} is a whole segment); mapping skipped"
+                    )
+                )
             }
             result.match.path = template
         }
@@ -237,7 +284,8 @@ struct WireMockMapper {
             if !bodies.isEmpty { result.match.body = ScenarioFile.BodyMatchList(conditions: bodies, isList: true) }
         }
         let handled: Set<String> = [
-            "method", "url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "queryParameters", "headers", "bodyPatterns",
+            "method", "url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate", "queryParameters", "headers",
+            "bodyPatterns",
             "basicAuthCredentials", "basicAuth",
         ]
         let unsupported: [String: String] = [
@@ -246,11 +294,17 @@ struct WireMockMapper {
             "formParameters": "form parameter matchers have no mockd equivalent",
             "pathParameters": "path parameter matchers have no mockd equivalent",
             "customMatcher": "custom matchers (WireMock extensions) are not available in mockd",
-            "host": "mockd does not match on the host", "port": "mockd does not match on the port", "scheme": "mockd does not match on the scheme",
+            "host": "mockd does not match on the host", "port": "mockd does not match on the port",
+            "scheme": "mockd does not match on the scheme",
             "clientIp": "mockd does not match on the client address",
         ]
         for key in members.keys.sorted() where !handled.contains(key) {
-            skips.append((node[key]!, "\(unsupported[key] ?? "unknown WireMock request field (it could narrow the match)"); mapping skipped"))
+            skips.append(
+                (
+                    node[key]!,
+                    "\(unsupported[key] ?? "unknown WireMock request field (it could narrow the match)"); mapping skipped"
+                )
+            )
         }
         return result
     }
@@ -266,7 +320,10 @@ struct WireMockMapper {
     }
 
     /// A query or header matcher object; `nil` (and a skip) for operators mockd does not have.
-    private mutating func valueMatch(_ node: WireMockNode, skips: inout [(WireMockNode, String)]) throws(WireMockImportError) -> ValueMatchEntry? {
+    private mutating func valueMatch(
+        _ node: WireMockNode,
+        skips: inout [(WireMockNode, String)]
+    ) throws(WireMockImportError) -> ValueMatchEntry? {
         guard case .object(let members) = node.value else {
             throw node.fail(#"expected a matcher object such as {"equalTo": "…"}, got \#(node.typeName)"#)
         }
@@ -277,13 +334,17 @@ struct WireMockMapper {
             return nil
         }
         guard operators.count == 1 else {
-            throw node.fail("give exactly one matcher (equalTo, matches, doesNotMatch, contains, absent…), got \(operators.count)")
+            throw node.fail(
+                "give exactly one matcher (equalTo, matches, doesNotMatch, contains, absent…), got \(operators.count)"
+            )
         }
         var entry = ValueMatchEntry()
         if let caseNode = node["caseInsensitive"] {
             let flag = try caseNode.bool()
             if flag && operators[0] != "equalTo" {
-                skips.append((caseNode, "caseInsensitive with \(operators[0]) has no mockd equivalent; mapping skipped"))
+                skips.append(
+                    (caseNode, "caseInsensitive with \(operators[0]) has no mockd equivalent; mapping skipped")
+                )
                 return nil
             }
             if flag { entry.caseInsensitive = true }
@@ -300,12 +361,19 @@ struct WireMockMapper {
     }
 
     /// One `bodyPatterns` entry; `nil` (and a skip) for what mockd cannot evaluate.
-    private mutating func bodyMatch(_ node: WireMockNode, skips: inout [(WireMockNode, String)]) throws(WireMockImportError) -> ScenarioFile.BodyMatchEntry? {
+    private mutating func bodyMatch(
+        _ node: WireMockNode,
+        skips: inout [(WireMockNode, String)]
+    ) throws(WireMockImportError) -> ScenarioFile.BodyMatchEntry? {
         let members = try node.object()
-        let options: Set<String> = ["caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "enablePlaceholders", "serializeFormat"]
+        let options: Set<String> = [
+            "caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "enablePlaceholders", "serializeFormat",
+        ]
         let operators = members.keys.filter { !options.contains($0) }.sorted()
         guard operators.count == 1 else {
-            throw node.fail("give exactly one body matcher (equalTo, contains, matches, equalToJson…), got \(operators.count)")
+            throw node.fail(
+                "give exactly one body matcher (equalTo, contains, matches, equalToJson…), got \(operators.count)"
+            )
         }
         let name = operators[0]
         let operand = node[name]!
@@ -315,7 +383,12 @@ struct WireMockMapper {
         case "equalTo":
             entry.text = try operand.string()
             if try flag("caseInsensitive") {
-                skips.append((node["caseInsensitive"]!, "a case-insensitive body comparison has no mockd equivalent; mapping skipped"))
+                skips.append(
+                    (
+                        node["caseInsensitive"]!,
+                        "a case-insensitive body comparison has no mockd equivalent; mapping skipped"
+                    )
+                )
                 return nil
             }
         case "contains": entry.contains = try operand.string()
@@ -333,17 +406,30 @@ struct WireMockMapper {
                 expected = parsed
             }
             if try flag("ignoreArrayOrder") {
-                skips.append((node["ignoreArrayOrder"]!, "ignoreArrayOrder has no mockd equivalent (mockd compares arrays in order); mapping skipped"))
+                skips.append(
+                    (
+                        node["ignoreArrayOrder"]!,
+                        "ignoreArrayOrder has no mockd equivalent (mockd compares arrays in order); mapping skipped"
+                    )
+                )
                 return nil
             }
             if try flag("enablePlaceholders") {
-                skips.append((node["enablePlaceholders"]!, "JSON placeholders (${json-unit…}) have no mockd equivalent; mapping skipped"))
+                skips.append(
+                    (
+                        node["enablePlaceholders"]!,
+                        "JSON placeholders (${json-unit…}) have no mockd equivalent; mapping skipped"
+                    )
+                )
                 return nil
             }
             if try flag("ignoreExtraElements") {
                 if Self.containsArray(expected) {
                     skips.append(
-                        (node["ignoreExtraElements"]!, "ignoreExtraElements with arrays has no mockd equivalent (mockd's json subset compares arrays element by element); mapping skipped")
+                        (
+                            node["ignoreExtraElements"]!,
+                            "ignoreExtraElements with arrays has no mockd equivalent (mockd's json subset compares arrays element by element); mapping skipped"
+                        )
                     )
                     return nil
                 }
@@ -353,7 +439,9 @@ struct WireMockMapper {
             }
         case "matchesJsonPath":
             guard case .string(let expression) = operand.value else {
-                skips.append((operand, "matchesJsonPath with a nested matcher has no mockd equivalent; mapping skipped"))
+                skips.append(
+                    (operand, "matchesJsonPath with a nested matcher has no mockd equivalent; mapping skipped")
+                )
                 return nil
             }
             do {
@@ -380,7 +468,11 @@ struct WireMockMapper {
 
     // MARK: Response
 
-    private mutating func mapResponse(_ node: WireMockNode, id: String, skips: inout [(WireMockNode, String)]) throws(WireMockImportError) -> WireMockResponse {
+    private mutating func mapResponse(
+        _ node: WireMockNode,
+        id: String,
+        skips: inout [(WireMockNode, String)]
+    ) throws(WireMockImportError) -> WireMockResponse {
         var response = WireMockResponse()
         let members = try node.object()
         var templated = false
@@ -396,8 +488,17 @@ struct WireMockMapper {
         }
         if let statusNode = node["status"] {
             let status = try statusNode.int()
-            guard (100...999).contains(status) else { throw statusNode.fail("\(status) is not an HTTP status code (100–999)") }
-            if status < 200 { skips.append((statusNode, "\(status) is an interim (1xx) status; mockd answers with final ones only; mapping skipped")) }
+            guard (100...999).contains(status) else {
+                throw statusNode.fail("\(status) is not an HTTP status code (100–999)")
+            }
+            if status < 200 {
+                skips.append(
+                    (
+                        statusNode,
+                        "\(status) is an interim (1xx) status; mockd answers with final ones only; mapping skipped"
+                    )
+                )
+            }
             response.status = status
         }
         if let proxy = node["proxyBaseUrl"] {
@@ -418,9 +519,14 @@ struct WireMockMapper {
                 if case .array = valueNode.value { values = try valueNode.array() } else { values = [valueNode] }
                 for value in values {
                     let text = try value.string()
-                    guard HeaderLine.isValidValue(text) else { throw value.fail("a header value cannot contain CR, LF or NUL") }
+                    guard HeaderLine.isValidValue(text) else {
+                        throw value.fail("a header value cannot contain CR, LF or NUL")
+                    }
                     if ResponseHeaderPolicy.isDropped(name) {
-                        note(value, "mockd never sends '\(name)' (hop-by-hop, or computed from the body it sends); dropped")
+                        note(
+                            value,
+                            "mockd never sends '\(name)' (hop-by-hop, or computed from the body it sends); dropped"
+                        )
                         continue
                     }
                     response.headers.append((name, translated(text, value)))
@@ -428,10 +534,16 @@ struct WireMockMapper {
             }
         }
         let bodyKeys = ["body", "jsonBody", "base64Body", "bodyFileName"].filter { members[$0] != nil }
-        if bodyKeys.count > 1 { throw node.fail("give at most one of body, jsonBody, base64Body, bodyFileName (got \(bodyKeys.joined(separator: ", ")))") }
+        if bodyKeys.count > 1 {
+            throw node.fail(
+                "give at most one of body, jsonBody, base64Body, bodyFileName (got \(bodyKeys.joined(separator: ", ")))"
+            )
+        }
         var bodyBytes = 0
         if let bodyNode = node["body"] {
-            guard case .string(let text) = bodyNode.value else { throw bodyNode.fail("expected a string, got \(bodyNode.typeName) (jsonBody takes JSON)") }
+            guard case .string(let text) = bodyNode.value else {
+                throw bodyNode.fail("expected a string, got \(bodyNode.typeName) (jsonBody takes JSON)")
+            }
             response.body = .text(translated(text, bodyNode))
             bodyBytes = text.utf8.count
         } else if let jsonNode = node["jsonBody"] {
@@ -463,7 +575,10 @@ struct WireMockMapper {
             let delay = try delayNode.number()
             guard delay >= 0, delay.isFinite else { throw delayNode.fail("must be ≥ 0 ms") }
             if delay > TimeLimits.maxDelayMs {
-                note(delayNode, "mockd delays at most \(Int(TimeLimits.maxDelayMs)) ms; mapped to latency \(Int(TimeLimits.maxDelayMs))")
+                note(
+                    delayNode,
+                    "mockd delays at most \(Int(TimeLimits.maxDelayMs)) ms; mapped to latency \(Int(TimeLimits.maxDelayMs))"
+                )
             }
             response.latency = .fixed(min(delay, TimeLimits.maxDelayMs))
         }
@@ -474,12 +589,16 @@ struct WireMockMapper {
             var inRange = true
             switch type {
             case "lognormal":
-                if let median = try distributionNode["median"]?.number(), let sigma = try distributionNode["sigma"]?.number() {
+                if let median = try distributionNode["median"]?.number(),
+                    let sigma = try distributionNode["sigma"]?.number()
+                {
                     latency = .logNormal(median: median, sigma: sigma, seed: nil)
                     inRange = (0...limit).contains(median) && (0...5).contains(sigma)
                 }
             case "uniform":
-                if let lower = try distributionNode["lower"]?.number(), let upper = try distributionNode["upper"]?.number() {
+                if let lower = try distributionNode["lower"]?.number(),
+                    let upper = try distributionNode["upper"]?.number()
+                {
                     latency = .uniform(min: lower, max: upper, seed: nil)
                     inRange = lower >= 0 && lower <= upper && upper <= limit
                 }
@@ -491,13 +610,19 @@ struct WireMockMapper {
             default: break
             }
             if !inRange {
-                note(distributionNode, "outside what mockd delays (0–\(Int(limit)) ms, sigma 0–5, lower ≤ upper); ignored")
+                note(
+                    distributionNode,
+                    "outside what mockd delays (0–\(Int(limit)) ms, sigma 0–5, lower ≤ upper); ignored"
+                )
             } else if response.latency != nil {
                 note(distributionNode, "mockd has one latency per response and fixedDelayMilliseconds is set; ignored")
             } else if let latency {
                 response.latency = latency
             } else {
-                note(distributionNode, "delay distribution \(type.map { "'\($0)'" } ?? "without a type") has no mockd equivalent; ignored")
+                note(
+                    distributionNode,
+                    "delay distribution \(type.map { "'\($0)'" } ?? "without a type") has no mockd equivalent; ignored"
+                )
             }
         }
         if let dribbleNode = node["chunkedDribbleDelay"] {
@@ -505,10 +630,16 @@ struct WireMockMapper {
             if bodyBytes > 0 && total > 0 {
                 let rate = max(1, (Double(bodyBytes) * 1000 / total).rounded(.up))
                 if rate > Double(TimeLimits.maxBytesPerSecond) {
-                    note(dribbleNode, "faster than mockd throttles (at most \(TimeLimits.maxBytesPerSecond) bytes/s); ignored")
+                    note(
+                        dribbleNode,
+                        "faster than mockd throttles (at most \(TimeLimits.maxBytesPerSecond) bytes/s); ignored"
+                    )
                 } else {
                     response.throttle = Int(rate)
-                    note(dribbleNode, "mapped to throttle \(Int(rate)) bytes/s (the body over about \(Int(total)) ms, in 50 ms chunks rather than WireMock's chunk count)")
+                    note(
+                        dribbleNode,
+                        "mapped to throttle \(Int(rate)) bytes/s (the body over about \(Int(total)) ms, in 50 ms chunks rather than WireMock's chunk count)"
+                    )
                 }
             } else {
                 note(dribbleNode, "nothing to dribble (empty body or no totalDuration); ignored")
@@ -517,11 +648,16 @@ struct WireMockMapper {
         if let faultNode = node["fault"] {
             let name = try faultNode.string()
             guard let mapped = Self.faults[name] else {
-                throw faultNode.fail("unknown fault '\(name)' (WireMock faults: \(Self.faults.keys.sorted().joined(separator: ", ")))")
+                throw faultNode.fail(
+                    "unknown fault '\(name)' (WireMock faults: \(Self.faults.keys.sorted().joined(separator: ", ")))"
+                )
             }
             response.fault = mapped.fault
             if !mapped.exact {
-                note(faultNode, "\(name) has no exact mockd equivalent; mapped to malformedChunk, the closest (a valid status line and headers, then an invalid chunk, then the connection closes)")
+                note(
+                    faultNode,
+                    "\(name) has no exact mockd equivalent; mapped to malformedChunk, the closest (a valid status line and headers, then an invalid chunk, then the connection closes)"
+                )
             }
         }
         if let message = node["statusMessage"] {
@@ -531,10 +667,13 @@ struct WireMockMapper {
             note(parameters, "transformer parameters are not available in mockd; ignored")
         }
         let handled: Set<String> = [
-            "status", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fixedDelayMilliseconds", "delayDistribution",
+            "status", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fixedDelayMilliseconds",
+            "delayDistribution",
             "chunkedDribbleDelay", "fault", "proxyBaseUrl", "transformers", "transformerParameters", "statusMessage",
         ]
-        let proxyOnly: Set<String> = ["proxyUrlPrefixToRemove", "additionalProxyRequestHeaders", "removeProxyRequestHeaders"]
+        let proxyOnly: Set<String> = [
+            "proxyUrlPrefixToRemove", "additionalProxyRequestHeaders", "removeProxyRequestHeaders",
+        ]
         for key in members.keys.sorted() where !handled.contains(key) {
             if proxyOnly.contains(key) {
                 if members["proxyBaseUrl"] == nil { note(node[key]!, "a proxy setting without proxyBaseUrl; ignored") }
@@ -545,7 +684,11 @@ struct WireMockMapper {
         return response
     }
 
-    private func translatedJSON(_ value: JSONValue, _ at: WireMockNode, _ untranslated: inout [(WireMockNode, String)]) -> JSONValue {
+    private func translatedJSON(
+        _ value: JSONValue,
+        _ at: WireMockNode,
+        _ untranslated: inout [(WireMockNode, String)]
+    ) -> JSONValue {
         switch value {
         case .string(let text):
             let result = WireMockTemplate.translate(text)
@@ -561,7 +704,12 @@ struct WireMockMapper {
         }
     }
 
-    private func translatedData(_ data: Data, _ at: WireMockNode, templated: Bool, _ untranslated: inout [(WireMockNode, String)]) -> Data {
+    private func translatedData(
+        _ data: Data,
+        _ at: WireMockNode,
+        templated: Bool,
+        _ untranslated: inout [(WireMockNode, String)]
+    ) -> Data {
         guard templated, let text = String(data: data, encoding: .utf8) else { return data }
         let result = WireMockTemplate.translate(text)
         for expression in result.untranslated { untranslated.append((at, expression)) }
@@ -585,7 +733,10 @@ struct WireMockMapper {
             return nil
         }
         guard let folder = source.bodiesFolder, let display = source.bodiesDisplay else {
-            note(node, "body file '\(name)' not found (no __files/ folder beside the mappings); the stub answers with an empty body")
+            note(
+                node,
+                "body file '\(name)' not found (no __files/ folder beside the mappings); the stub answers with an empty body"
+            )
             return nil
         }
         let base = folder.resolvingSymlinksInPath().standardizedFileURL.path
@@ -600,14 +751,20 @@ struct WireMockMapper {
             return nil
         }
         let folderPath = folder.standardizedFileURL.path
-        let relative = url.path.hasPrefix(folderPath + "/") ? String(url.path.dropFirst(folderPath.count + 1)) : url.lastPathComponent
+        let relative =
+            url.path.hasPrefix(folderPath + "/")
+            ? String(url.path.dropFirst(folderPath.count + 1)) : url.lastPathComponent
         return ("bodies/__files/" + relative, data)
     }
 
     /// A stub id as a file name: letters, digits, `.`, `_`, `-`.
     static func fileName(_ id: String) -> String {
-        String(id.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "." || scalar == "_") ? Character(scalar) : "_"
-        })
+        String(
+            id.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "." || scalar == "_")
+                    ? Character(scalar) : "_"
+            }
+        )
     }
 }

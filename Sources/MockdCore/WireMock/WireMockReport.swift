@@ -47,16 +47,25 @@ public struct WireMockImportReport: Sendable, Equatable {
         lines.append("  files read:        \(filesRead)")
         lines.append("  mappings read:     \(mappingsRead)")
         lines.append("  stubs written:     \(stubsWritten) (mocks/\(set)/index.json: exact method and URL)")
-        lines.append("  overrides written: \(overridesWritten) (configs/\(set).json: patterns, states, priorities, delays, faults)")
+        lines.append(
+            "  overrides written: \(overridesWritten) (configs/\(set).json: patterns, states, priorities, delays, faults)"
+        )
         lines.append("  mappings skipped:  \(mappingsSkipped)")
         lines.append("  unmapped:          \(unmapped.count)")
         lines += unmapped.map { "    \($0)" }
         if !redactions.isEmpty {
-            lines.append("  redacted:          \(redactions.total) value\(redactions.total == 1 ? "" : "s") in responses (placeholders render to fake values)")
+            lines.append(
+                "  redacted:          \(redactions.total) value\(redactions.total == 1 ? "" : "s") in responses (placeholders render to fake values)"
+            )
             for item in redactions.items { lines.append("    \(item.description) ×\(item.count)") }
         }
         if !unstableHeadersDropped.isEmpty {
-            lines.append("  unstable headers not stored: " + unstableHeadersDropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+            lines.append(
+                "  unstable headers not stored: "
+                    + unstableHeadersDropped.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(
+                        separator: ", "
+                    )
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -55,7 +55,11 @@ public struct WireMockSource: Sendable {
                 folderDisplay = (folderDisplay as NSString).deletingLastPathComponent
             }
             let stem = url.deletingPathExtension().lastPathComponent
-            return WireMockSource(files: [File(url: url, display: path, stem: stem)], bodiesFolder: bodies, bodiesDisplay: bodiesDisplay)
+            return WireMockSource(
+                files: [File(url: url, display: path, stem: stem)],
+                bodiesFolder: bodies,
+                bodiesDisplay: bodiesDisplay
+            )
         }
         let scanned: URL
         let scannedDisplay: String
@@ -70,7 +74,9 @@ public struct WireMockSource: Sendable {
             scanned = url
             scannedDisplay = base
             bodies = existingFolder(url.deletingLastPathComponent().appendingPathComponent("__files"))
-            bodiesDisplay = bodies.map { _ in ((base as NSString).deletingLastPathComponent as NSString).appendingPathComponent("__files") + "/" }
+            bodiesDisplay = bodies.map { _ in
+                ((base as NSString).deletingLastPathComponent as NSString).appendingPathComponent("__files") + "/"
+            }
         } else {
             scanned = url
             scannedDisplay = base
@@ -83,14 +89,19 @@ public struct WireMockSource: Sendable {
             throw WireMockImportError(.fileNotFound, file: path, message: "no *.json mapping files in this folder")
         }
         let files = relativePaths.sorted().map { relative in
-            File(url: scanned.appendingPathComponent(relative), display: scannedDisplay + "/" + relative, stem: String(relative.dropLast(5)))
+            File(
+                url: scanned.appendingPathComponent(relative),
+                display: scannedDisplay + "/" + relative,
+                stem: String(relative.dropLast(5))
+            )
         }
         return WireMockSource(files: files, bodiesFolder: bodies, bodiesDisplay: bodiesDisplay)
     }
 
     private static func existingFolder(_ url: URL) -> URL? {
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue ? url : nil
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? url : nil
     }
 
     private static func collect(_ folder: URL, relative: String, into paths: inout [String]) {

@@ -48,7 +48,9 @@ enum WireMockTemplate {
         default: break
         }
         let words = expression.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        if words.count == 2, words[0] == "randomValue", ["type='UUID'", "type=\"UUID\""].contains(words[1]) { return "uuid" }
+        if words.count == 2, words[0] == "randomValue", ["type='UUID'", "type=\"UUID\""].contains(words[1]) {
+            return "uuid"
+        }
         if words.count == 3, words[0] == "jsonPath", words[1] == "request.body" {
             let quoted = words[2]
             guard quoted.count >= 2, let quote = quoted.first, quote == "'" || quote == "\"", quoted.last == quote,
@@ -58,7 +60,9 @@ enum WireMockTemplate {
             for step in path.steps {
                 switch step {
                 case .member(let member):
-                    guard PlaceholderName.isValid(member), !member.contains("."), !member.contains("[") else { return nil }
+                    guard PlaceholderName.isValid(member), !member.contains("."), !member.contains("[") else {
+                        return nil
+                    }
                     name += "." + member
                 case .index(let index): name += "[\(index)]"
                 }
@@ -66,11 +70,14 @@ enum WireMockTemplate {
             return name
         }
         guard words.count == 1 else { return nil }
-        for (prefix, target) in [("request.query.", "request.query."), ("request.headers.", "request.header.")] where expression.hasPrefix(prefix) {
+        for (prefix, target) in [("request.query.", "request.query."), ("request.headers.", "request.header.")]
+        where expression.hasPrefix(prefix) {
             var key = Substring(expression.dropFirst(prefix.count))
             if key.hasSuffix(".[0]") { key = key.dropLast(4) }
             if key.hasPrefix("[") && key.hasSuffix("]") { key = key.dropFirst().dropLast() }
-            guard !key.isEmpty, PlaceholderName.isValid(String(key)), !key.contains("."), !key.contains("[") else { return nil }
+            guard !key.isEmpty, PlaceholderName.isValid(String(key)), !key.contains("."), !key.contains("[") else {
+                return nil
+            }
             return target + key
         }
         return nil

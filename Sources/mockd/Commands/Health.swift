@@ -58,7 +58,10 @@ struct Health: MockdCommand, Equatable {
         let answer: HTTPProbe.Answer
         do {
             answer = try HTTPProbe.get(
-                host: address, port: port, path: "/__mockd/health", headers: headers,
+                host: address,
+                port: port,
+                path: "/__mockd/health",
+                headers: headers,
                 timeoutMilliseconds: timeoutSeconds * 1000
             )
         } catch {

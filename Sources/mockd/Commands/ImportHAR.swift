@@ -92,7 +92,8 @@ struct ImportHAR: MockdCommand, Equatable {
             case "--set": set = try reader.value(for: argument)
             case "--root": importHAR.root = try reader.value(for: argument)
             case "--host": importHAR.hosts.append(try reader.value(for: argument))
-            case "--match-header": importHAR.matchHeaders = (importHAR.matchHeaders ?? []) + [try reader.value(for: argument)]
+            case "--match-header":
+                importHAR.matchHeaders = (importHAR.matchHeaders ?? []) + [try reader.value(for: argument)]
             case "--force": importHAR.force = true
             case "--ws-time-scale":
                 let text = try reader.value(for: argument)
@@ -109,18 +110,24 @@ struct ImportHAR: MockdCommand, Equatable {
             case "--normalize": importHAR.normalizeFile = try reader.value(for: argument)
             case "--failed":
                 let policy = try reader.value(for: argument)
-                guard policy == "skip" || policy == "keep" else { throw UsageError("--failed expects skip or keep, got '\(policy)'") }
+                guard policy == "skip" || policy == "keep" else {
+                    throw UsageError("--failed expects skip or keep, got '\(policy)'")
+                }
                 importHAR.failed = policy
             case "--cors": importHAR.cors = true
             case "--flatten-hosts": importHAR.flattenHosts = true
             case "--merge": importHAR.merge = true
             default:
                 if argument.hasPrefix("-") { throw UsageError.unknown(argument) }
-                guard file == nil else { throw UsageError("import-har takes one HAR file; got '\(file!)' and '\(argument)'") }
+                guard file == nil else {
+                    throw UsageError("import-har takes one HAR file; got '\(file!)' and '\(argument)'")
+                }
                 file = argument
             }
         }
-        guard let file else { throw UsageError("import-har needs a HAR file: mockd import-har <file.har> --set <name>") }
+        guard let file else {
+            throw UsageError("import-har needs a HAR file: mockd import-har <file.har> --set <name>")
+        }
         guard let set else { throw UsageError("import-har needs --set <name> to name the mock set to write") }
         if importHAR.merge, importHAR.force { throw UsageError("--merge and --force cannot be used together") }
         importHAR.file = file
@@ -137,12 +144,20 @@ struct ImportHAR: MockdCommand, Equatable {
         )
         if let path = normalizeFile {
             let (fileRules, _) = try ConfigFile.decode(
-                RequestNormalization.self, at: URL(fileURLWithPath: path), display: path, missing: "file not found"
+                RequestNormalization.self,
+                at: URL(fileURLWithPath: path),
+                display: path,
+                missing: "file not found"
             )
             rules = rules.merged(with: fileRules)
         }
         if let problem = rules.problems().first {
-            throw ConfigError(.invalidValue, file: normalizeFile ?? "command line", jsonPath: problem.path, message: problem.message)
+            throw ConfigError(
+                .invalidValue,
+                file: normalizeFile ?? "command line",
+                jsonPath: problem.path,
+                message: problem.message
+            )
         }
         return rules
     }
@@ -155,7 +170,9 @@ struct ImportHAR: MockdCommand, Equatable {
         }
         let harURL = URL(fileURLWithPath: file)
         var importOptions = HARImportOptions(
-            hosts: hosts, webSocketTimeScale: webSocketTimeScale, webSocketWaitForClient: webSocketWaitForClient
+            hosts: hosts,
+            webSocketTimeScale: webSocketTimeScale,
+            webSocketWaitForClient: webSocketWaitForClient
         )
         if let headers = matchHeaders { importOptions.matchHeaders = headers.map { $0.lowercased() } }
         // A progress line only on a terminal: tests, CI and pipes see the report alone.
@@ -169,8 +186,14 @@ struct ImportHAR: MockdCommand, Equatable {
             importOptions.cors = cors
             importOptions.flattenHosts = flattenHosts
             let result = try HARImportPipeline.run(
-                har: harURL, displayName: file, into: set, root: root, options: importOptions, merge: merge,
-                replace: force || merge, progress: progress.map { bar in { bar.update($0) } }
+                har: harURL,
+                displayName: file,
+                into: set,
+                root: root,
+                options: importOptions,
+                merge: merge,
+                replace: force || merge,
+                progress: progress.map { bar in { bar.update($0) } }
             )
             progress?.clear()
             guard result.setWritten else {

@@ -51,14 +51,20 @@ struct ImportWireMock: MockdCommand, Equatable {
             case "--force": force = true
             default:
                 if argument.hasPrefix("-") { throw UsageError.unknown(argument) }
-                guard source == nil else { throw UsageError("import-wiremock takes one folder or file; got '\(source!)' and '\(argument)'") }
+                guard source == nil else {
+                    throw UsageError("import-wiremock takes one folder or file; got '\(source!)' and '\(argument)'")
+                }
                 source = argument
             }
         }
         guard let source else {
-            throw UsageError("import-wiremock needs a WireMock folder or mapping file: mockd import-wiremock <dir|file.json> --set <name>")
+            throw UsageError(
+                "import-wiremock needs a WireMock folder or mapping file: mockd import-wiremock <dir|file.json> --set <name>"
+            )
         }
-        guard let set else { throw UsageError("import-wiremock needs --set <name> to name the mock set and scenario to write") }
+        guard let set else {
+            throw UsageError("import-wiremock needs --set <name> to name the mock set and scenario to write")
+        }
         return ImportWireMock(source: source, set: set, root: root, force: force)
     }
 
@@ -74,8 +80,10 @@ struct ImportWireMock: MockdCommand, Equatable {
             guard result.report.stubsWritten + result.report.overridesWritten > 0 else {
                 Output.error(result.report.rendered(source: source, set: set, written: false))
                 throw WireMockImportError(
-                    .nothingToImport, file: source,
-                    message: "none of the \(result.report.mappingsRead) mappings can be served by mockd; nothing was written"
+                    .nothingToImport,
+                    file: source,
+                    message:
+                        "none of the \(result.report.mappingsRead) mappings can be served by mockd; nothing was written"
                 )
             }
             try WireMockWriter(root: root).write(result, set: set, replace: force)

@@ -34,7 +34,9 @@ struct Lint: MockdCommand, Equatable {
             case "--root": root = try reader.value(for: argument)
             default:
                 if argument.hasPrefix("-") { throw UsageError.unknown(argument) }
-                guard target == nil else { throw UsageError("lint takes one mock set; got '\(target!)' and '\(argument)'") }
+                guard target == nil else {
+                    throw UsageError("lint takes one mock set; got '\(target!)' and '\(argument)'")
+                }
                 target = argument
             }
         }
@@ -64,7 +66,9 @@ struct Lint: MockdCommand, Equatable {
                 Output.error("mockd lint: \(display): no secrets or personal data found")
                 return .success
             }
-            Output.error("mockd lint: \(display): \(findings.count) finding\(findings.count == 1 ? "" : "s"); replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)")
+            Output.error(
+                "mockd lint: \(display): \(findings.count) finding\(findings.count == 1 ? "" : "s"); replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)"
+            )
             return .failure
         } catch {
             Output.error("mockd: \(error)")

@@ -21,7 +21,9 @@ struct Record: MockdCommand, Equatable {
 
     static let name = "record"
     static let abstract: String? = "Reverse-proxy an upstream and record every exchange into a HAR and a mock set"
-    static let synopsis = ["mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]"]
+    static let synopsis = [
+        "mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]"
+    ]
     static let help = """
         OVERVIEW: Record an API as a mock set: mockd forwards every request to the upstream, answers the client with
         the upstream's answer unchanged (status, headers with every Set-Cookie, body bytes; a compressed body stays
@@ -115,7 +117,9 @@ struct Record: MockdCommand, Equatable {
         if let har {
             harURL = URL(fileURLWithPath: har)
             if FileManager.default.fileExists(atPath: harURL.path), !force {
-                Output.error("mockd: --har \(har): the file exists; pass --force to overwrite it, or choose another name")
+                Output.error(
+                    "mockd: --har \(har): the file exists; pass --force to overwrite it, or choose another name"
+                )
                 return .failure
             }
         } else {
@@ -124,20 +128,36 @@ struct Record: MockdCommand, Equatable {
         let origin = server.upstream.origin ?? ""
         let recorder = Self.makeRecorder(set: set, root: root, harURL: harURL, existing: existing, upstream: origin)
         let scenario = Scenario(name: "record-\(set)", sets: [], index: StubIndex(layers: []))
-        let mode = existing == .merge ? " (merged into the existing set)" : existing == .replace ? " (replacing the existing set)" : ""
+        let mode =
+            existing == .merge
+            ? " (merged into the existing set)" : existing == .replace ? " (replacing the existing set)" : ""
         return ServerLifecycle.run(
-            server, limits: ServeLimits(), proxying: true, scenario: scenario, root: root, loader: nil, recorder: recorder,
+            server,
+            limits: ServeLimits(),
+            proxying: true,
+            scenario: scenario,
+            root: root,
+            loader: nil,
+            recorder: recorder,
             banner: "mockd: recording \(origin) into mocks/\(set)/\(mode), HAR \(recorder.harDisplay); "
                 + "Ctrl-C or POST /__mockd/record/flush writes them"
         )
     }
 
     /// A recorder whose flushes print the import report to stdout.
-    static func makeRecorder(set: String, root: MockdRoot, harURL: URL, existing: Recorder.ExistingSet, upstream: String) -> Recorder {
+    static func makeRecorder(
+        set: String,
+        root: MockdRoot,
+        harURL: URL,
+        existing: Recorder.ExistingSet,
+        upstream: String
+    ) -> Recorder {
         Recorder(set: set, root: root, harURL: harURL, existing: existing, upstream: upstream) { result in
             Output.standard(result.report)
             if result.entries > 0, !result.report.hasPrefix("nothing new") {
-                Output.standard("  har:            \(result.har) (\(result.entries) exchanges, \(result.failed) failed; unredacted: keep it out of git)")
+                Output.standard(
+                    "  har:            \(result.har) (\(result.entries) exchanges, \(result.failed) failed; unredacted: keep it out of git)"
+                )
             }
         }
     }

@@ -31,7 +31,8 @@ struct Serve: MockdCommand, Equatable {
         [overview, Mockd.usageSection, Mockd.commandsSection, optionsSection].joined(separator: "\n\n")
     }
 
-    static let overview = "OVERVIEW: mockd — a local mock HTTP server that replays recorded traffic (HAR) for a named scenario."
+    static let overview =
+        "OVERVIEW: mockd — a local mock HTTP server that replays recorded traffic (HAR) for a named scenario."
 
     /// OPTIONS, ENVIRONMENT and the notes on signals, output and exit codes.
     static let optionsSection = """
@@ -98,11 +99,14 @@ struct Serve: MockdCommand, Equatable {
             case "--set": serve.set = try reader.value(for: argument)
             case "--on-miss":
                 let value = try reader.value(for: argument)
-                guard value == "proxy" || value == "404" else { throw UsageError("--on-miss expects proxy or 404, got '\(value)'") }
+                guard value == "proxy" || value == "404" else {
+                    throw UsageError("--on-miss expects proxy or 404, got '\(value)'")
+                }
                 serve.onMissProxy = value == "proxy"
             case "--record-misses": serve.recordMisses = true
             default:
-                guard try serve.server.parse(argument, from: &reader) || serve.limits.parse(argument, from: &reader) else {
+                guard try serve.server.parse(argument, from: &reader) || serve.limits.parse(argument, from: &reader)
+                else {
                     throw UsageError.unknown(argument)
                 }
             }
@@ -111,7 +115,9 @@ struct Serve: MockdCommand, Equatable {
         try serve.server.applyDefaults(from: environment, given: reader.seen)
         try serve.server.checkProxyAndTLS(given: reader.seen, proxying: serve.onMissProxy)
         if serve.recordMisses, !serve.onMissProxy { throw UsageError("--record-misses needs --on-miss proxy") }
-        if serve.onMissProxy, serve.server.upstream.origin == nil { throw UsageError("--on-miss proxy needs --upstream <url>") }
+        if serve.onMissProxy, serve.server.upstream.origin == nil {
+            throw UsageError("--on-miss proxy needs --upstream <url>")
+        }
         switch (serve.config, serve.set) {
         case (nil, nil): throw UsageError("say what to serve: --config <name> or --set <name>")
         case (.some, .some): throw UsageError("--config and --set cannot be used together")
@@ -137,11 +143,16 @@ struct Serve: MockdCommand, Equatable {
         if recordMisses {
             let set = scenario.name + "-captured"
             guard MockdRoot.isValidName(set) else {
-                Output.error("mockd: --record-misses: '\(set)' is not a valid mock set name; serve the scenario by name (--config NAME)")
+                Output.error(
+                    "mockd: --record-misses: '\(set)' is not a valid mock set name; serve the scenario by name (--config NAME)"
+                )
                 return .failure
             }
             recorder = Record.makeRecorder(
-                set: set, root: root, harURL: Record.defaultHAR(root: root, set: set), existing: .merge,
+                set: set,
+                root: root,
+                harURL: Record.defaultHAR(root: root, set: set),
+                existing: .merge,
                 upstream: server.upstream.origin ?? ""
             )
         }
@@ -153,8 +164,14 @@ struct Serve: MockdCommand, Equatable {
             if let recorder { banner += ", recorded into mocks/\(recorder.set)/ (HAR: \(recorder.harDisplay))" }
         }
         return ServerLifecycle.run(
-            server, limits: limits, proxying: onMissProxy, scenario: scenario, root: root, loader: { [self] in try load(root: root) },
-            recorder: recorder, banner: banner + "; Ctrl-C to stop"
+            server,
+            limits: limits,
+            proxying: onMissProxy,
+            scenario: scenario,
+            root: root,
+            loader: { [self] in try load(root: root) },
+            recorder: recorder,
+            banner: banner + "; Ctrl-C to stop"
         )
     }
 
