@@ -41,7 +41,10 @@ struct NativeResponseStorage: ~Copyable, Sendable {
         let made = UnsafeMutablePointer<Cell>.allocate(capacity: 1)
         made.initialize(to: (new, function))
         let (exchanged, original) = cell.compareExchange(
-            expected: 0, desired: UInt(bitPattern: made), successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring
+            expected: 0,
+            desired: UInt(bitPattern: made),
+            successOrdering: .acquiringAndReleasing,
+            failureOrdering: .acquiring
         )
         guard exchanged else {
             made.deallocate()
