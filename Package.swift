@@ -39,15 +39,19 @@ let package = Package(
         .target(name: "MockdCore", dependencies: ["MockdFormat", "CCompression"], swiftSettings: swiftSettings),
         .target(
             name: "MockdServer",
-            dependencies: ["MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"],
+            dependencies: ["MockdFormat", "MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"],
             swiftSettings: swiftSettings
         ),
         .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
-        .executableTarget(name: "mockd", dependencies: ["MockdCore", "MockdServer"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "mockd",
+            dependencies: ["MockdFormat", "MockdCore", "MockdServer"],
+            swiftSettings: swiftSettings
+        ),
         // Shared by the test targets: the built binary, a curl client, the corpus location.
         .target(
             name: "MockdTestSupport",
-            dependencies: ["MockdCore", "CCrypto"],
+            dependencies: ["MockdFormat", "MockdCore", "CCrypto"],
             path: "Tests/MockdTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -55,19 +59,19 @@ let package = Package(
         // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
         .testTarget(
             name: "MockdCoreTests",
-            dependencies: ["MockdCore", "MockdTestSupport"],
+            dependencies: ["MockdFormat", "MockdCore", "MockdTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MockdServerTests",
-            dependencies: ["MockdServer", "MockdCore", "MockdTestSupport"],
+            dependencies: ["MockdFormat", "MockdServer", "MockdCore", "MockdTestSupport"],
             swiftSettings: swiftSettings
         ),
         // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
         .testTarget(
             name: "MockdCLITests",
-            dependencies: ["mockd", "MockdCore", "MockdTestSupport"],
+            dependencies: ["mockd", "MockdFormat", "MockdCore", "MockdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MockdCore
+import MockdFormat
 import Synchronization
 
 /// The Swift side of libmicrohttpd's callbacks: reads requests, asks the engine, writes responses.
@@ -15,8 +16,9 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     var webSockets: WebSocketReactor?
     /// Answers unmatched requests from the upstream; set by the server before the daemon starts.
     var proxy: UpstreamProxy?
-    /// How long a `noResponse` fault holds a connection before closing it, in ms.
-    let noResponseHoldMilliseconds: Double
+    /// How long an open-ended answer holds its connection at most, in ms: a `noResponse` fault (then closed) and an
+    /// event stream kept open after its last event.
+    let longestHoldMilliseconds: Double
     /// Requests whose headers have arrived and whose exchange has not completed. In an object of its own: every
     /// worker thread writes it twice per request, and inline it shared a cache line with the fields above, which
     /// every request reads.
@@ -26,11 +28,11 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     /// Whether the reactor still takes upgraded sockets; guards adopting against `stopWebSockets()`.
     private let webSocketsOpen = Mutex(true)
 
-    init(engine: MockEngine, logger: Logger, maxBodyBytes: Int, noResponseHoldMilliseconds: Double = 600_000) {
+    init(engine: MockEngine, logger: Logger, maxBodyBytes: Int, longestHoldMilliseconds: Double = 600_000) {
         self.engine = engine
         self.logger = logger
         self.maxBodyBytes = maxBodyBytes
-        self.noResponseHoldMilliseconds = noResponseHoldMilliseconds
+        self.longestHoldMilliseconds = longestHoldMilliseconds
     }
 
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the one place a request context is released.
@@ -167,7 +169,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         if outcome.plan.fault == .noResponse {
             context.outcome = outcome
             finish(outcome, context: context, status: nil)
-            return suspensions.suspend(connection, resumeAfter: noResponseHoldMilliseconds, endsAtDrain: true)
+            return suspensions.suspend(connection, resumeAfter: longestHoldMilliseconds, endsAtDrain: true)
                 ? .YES : .NO
         }
         if let hold = outcome.plan.holdMs {
@@ -175,7 +177,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             context.outcome = outcome
             let heldFor = (outcome.sessionID ?? "default", String(outcome.request.path))
             if suspensions.suspend(connection, resumeAfter: hold, heldFor: heldFor) { return .YES }
-            // During a graceful shutdown a long-poll is answered at once instead of held.
+            // Not held while the daemon drains: answered at once (and closed when it stops outright).
             return suspensions.isStopping ? .NO : deliver(outcome, context: context, connection: connection)
         }
         if outcome.plan.delayMs > 0 {
@@ -250,7 +252,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
                 plan.response,
                 events: Array(events),
                 keepOpen: stream.keepOpen == true,
-                holdMilliseconds: noResponseHoldMilliseconds,
+                holdMilliseconds: longestHoldMilliseconds,
                 on: connection,
                 suspensions: suspensions,
                 logger: logger
@@ -350,13 +352,26 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     /// Journals the exchange in its session and writes the request log line.
     private func finish(_ outcome: EngineOutcome, context: RequestContext, status: Int?) {
         let elapsed = Double(RequestContext.monotonicNanoseconds() &- context.startNanoseconds) / 1_000_000
-        engine.record(outcome, durationMs: elapsed)
+        engine.journal(outcome, durationMs: elapsed)
         guard logger.isEnabled(.info) else { return }
         let plan = outcome.plan
         let result = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)
         logger.info(
-            "\(context.method) \(context.target) \(result) \(plan.response.stubID ?? (outcome.proxied ? "upstream" : outcome.sessionID == nil ? "control" : "unmatched")) \(String(format: "%.2f", elapsed))ms"
+            "\(context.method) \(context.target) \(result) \(answeredBy(outcome, plan: plan, context: context)) \(String(format: "%.2f", elapsed))ms"
         )
+    }
+
+    /// Who answered, for the log line: the stub or override id, `upstream`, `control` (the control API), `refused`
+    /// (an invalid session id or a request the bridge refused before matching) or `unmatched`.
+    private func answeredBy(_ outcome: EngineOutcome, plan: PlannedResponse, context: RequestContext) -> String {
+        if let id = plan.response.stubID { return id }
+        if outcome.proxied { return "upstream" }
+        // In a session without a stub: the bridge's fixed answers (400, 413) or the engine's miss (404, or a CORS
+        // preflight it answered).
+        guard outcome.sessionID == nil else {
+            return [400, 413].contains(plan.response.status) ? "refused" : "unmatched"
+        }
+        return context.target.hasPrefix("/__mockd") ? "control" : "refused"
     }
 
     /// Forwards libmicrohttpd's own error messages to the log.

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Dispatch
 import Foundation
 import MockdCore
+import MockdFormat
 
 /// Streams Server-Sent Events through a libmicrohttpd callback response: each event when it is due, the
 /// connection suspended in between (no worker waits), then the end of the stream — or, with `keepOpen`, a

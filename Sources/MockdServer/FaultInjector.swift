@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MockdCore
+import MockdFormat
 
 /// Breaks an exchange at the socket, the way real networks and servers fail.
 ///

@@ -24,8 +24,9 @@ public final class MicroHTTPDServer: Sendable {
         public var connectionTimeoutSeconds: Int
         /// Largest accepted request body in bytes; bigger requests get 413.
         public var maxBodyBytes: Int
-        /// How long a `noResponse` fault keeps a connection open before closing it, in ms.
-        public var noResponseHoldMilliseconds: Double = 600_000
+        /// How long an open-ended answer holds its connection at most, in ms: a `noResponse` fault (then closed) and an
+        /// event stream kept open after its last event.
+        public var longestHoldMilliseconds: Double = 600_000
         /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`), in bytes. The
         /// default 32 KiB is the largest pool libmicrohttpd 0.9.75 takes from malloc; larger pools are
         /// mmap'ed per connection, and the page faults and TLB shootdowns of that halved throughput with a
@@ -114,7 +115,7 @@ public final class MicroHTTPDServer: Sendable {
             engine: engine,
             logger: logger,
             maxBodyBytes: configuration.maxBodyBytes,
-            noResponseHoldMilliseconds: configuration.noResponseHoldMilliseconds
+            longestHoldMilliseconds: configuration.longestHoldMilliseconds
         )
         bridge.proxy = proxy
     }

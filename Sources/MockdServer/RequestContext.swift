@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdFormat
 
 /// Per-request state, created on the first access-handler call and released when libmicrohttpd reports
 /// the request complete (which it does for every request the handler has seen). Only the connection's own

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MockdCore
+import MockdFormat
 
 /// A response body produced while it is sent (throttled bodies, event streams): libmicrohttpd calls `read`
 /// from its content-reader callback.

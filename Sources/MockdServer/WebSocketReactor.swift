@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Glibc
 import MockdCore
+import MockdFormat
 import Synchronization
 
 /// Runs every open WebSocket on one thread: an epoll loop over the upgraded sockets, a timer heap for

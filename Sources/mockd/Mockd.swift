@@ -56,7 +56,9 @@ struct Mockd {
             Output.standard(MockdVersion.current)
             return .success
         } catch {
-            Output.error("mockd: \(error) (see mockd --help)")
+            // The help of the command that was asked for; serve's is the top-level one.
+            let help = command.abstract == nil ? "mockd --help" : "mockd \(command.name) --help"
+            Output.error("mockd: \(error) (see \(help))")
             return .usage
         }
         return parsed.run()

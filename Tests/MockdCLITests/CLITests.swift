@@ -28,7 +28,7 @@ struct CLITests {
         ([], "mockd: say what to serve: --config <name> or --set <name> (see mockd --help)\n"),
         (
             ["import-har", "x.har"],
-            "mockd: import-har needs --set <name> to name the mock set to write (see mockd --help)\n"
+            "mockd: import-har needs --set <name> to name the mock set to write (see mockd import-har --help)\n"
         ),
         (
             ["--config", "a", "--connection-memory", "40000"],

@@ -5,17 +5,41 @@ import Testing
 /// Every `--help` text pinned whole, as swift-argument-parser's `MathExampleTests` does: any change to a help
 /// text, or to the COMMANDS and USAGE generated from `Mockd.commands`, shows here as a diff to review.
 struct HelpTextTests {
-    @Test func topLevelHelpIsTheDefaultCommandsHelp() {
-        #expect(Serve.help == Self.topLevel)
+    /// Each command's whole help, by name. A new command fails `everyCommandsHelpIsPinned` until it is here.
+    static let pinned: [String: String] = [
+        Serve.name: topLevel, Record.name: record, ImportHAR.name: importHAR, ImportWireMock.name: importWireMock,
+        Validate.name: validate, Lint.name: lint, Health.name: health,
+    ]
+
+    @Test(arguments: Mockd.commands.map { $0.name })
+    func everyCommandsHelpIsPinned(_ name: String) throws {
+        let command = try #require(Mockd.commands.first { $0.name == name })
+        guard let expected = Self.pinned[name] else {
+            Issue.record("no pinned help for `mockd \(name)`: add its whole --help text to HelpTextTests.pinned")
+            return
+        }
+        if let difference = Self.firstDifference(expected: expected, actual: command.help) {
+            Issue.record("`mockd \(name) --help` is not the pinned text: \(difference)")
+        }
+    }
+
+    @Test func theTopLevelHelpIsTheDefaultCommands() {
+        #expect(Mockd.defaultCommand.name == Serve.name)
         #expect(Mockd.select(["--help"]).command.name == Serve.name)
     }
 
-    @Test func recordHelp() { #expect(Record.help == Self.record) }
-    @Test func importHARHelp() { #expect(ImportHAR.help == Self.importHAR) }
-    @Test func importWireMockHelp() { #expect(ImportWireMock.help == Self.importWireMock) }
-    @Test func validateHelp() { #expect(Validate.help == Self.validate) }
-    @Test func lintHelp() { #expect(Lint.help == Self.lint) }
-    @Test func healthHelp() { #expect(Health.help == Self.health) }
+    /// `line N: pinned "…" / now "…"` for the first line that differs, or `nil` when the texts are equal.
+    static func firstDifference(expected: String, actual: String) -> String? {
+        guard expected != actual else { return nil }
+        let old = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let new = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        for line in 0..<max(old.count, new.count) {
+            let pinned = line < old.count ? "\"\(old[line])\"" : "(end of text)"
+            let now = line < new.count ? "\"\(new[line])\"" : "(end of text)"
+            if pinned != now { return "line \(line + 1): pinned \(pinned), now \(now)" }
+        }
+        return "(they differ in a way no line shows)"
+    }
 
     static let topLevel = """
         OVERVIEW: mockd — a local mock HTTP server that replays recorded traffic (HAR) for a named scenario.

@@ -569,21 +569,21 @@ struct HealthCommandTests {
     @Test(arguments: [
         (
             ["health", "--timeout", "0"], [String: String](),
-            "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd --help)\n"
+            "mockd: --timeout expects a number of seconds in 0.001–3600, got '0' (see mockd health --help)\n"
         ),
         (
             ["health", "--port", "0"], [:],
-            "mockd: --port expects a whole number in 1–65535, got '0' (see mockd --help)\n"
+            "mockd: --port expects a whole number in 1–65535, got '0' (see mockd health --help)\n"
         ),
         (
             ["health"], ["MOCKD_PORT": "0"],
-            "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd --help)\n"
+            "mockd: MOCKD_PORT is 0 (a free port, chosen at start); pass the port mockd printed with --port (see mockd health --help)\n"
         ),
         (
             ["health"], ["MOCKD_PORT": "x"],
-            "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd --help)\n"
+            "mockd: MOCKD_PORT expects a whole number in 1–65535, got 'x' (see mockd health --help)\n"
         ),
-        (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd --help)\n"),
+        (["health", "--bogus"], [:], "mockd: unknown option '--bogus' (see mockd health --help)\n"),
     ])
     func usageErrorsExit64(_ arguments: [String], _ environment: [String: String], _ expected: String) throws {
         let result = try Lifecycle.mockd(arguments, environment: environment)

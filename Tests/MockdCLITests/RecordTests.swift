@@ -453,19 +453,19 @@ struct RecordTests {
         let cases: [([String], String)] = [
             (
                 ["record", "--set", "x"],
-                "mockd: record needs --upstream <url>: the server to record, e.g. https://api.example.com (see mockd --help)\n"
+                "mockd: record needs --upstream <url>: the server to record, e.g. https://api.example.com (see mockd record --help)\n"
             ),
             (
                 ["record", "--upstream", "https://api.example.com"],
-                "mockd: record needs --set <name> to name the mock set to write (see mockd --help)\n"
+                "mockd: record needs --set <name> to name the mock set to write (see mockd record --help)\n"
             ),
             (
                 ["record", "--upstream", "https://api.example.com/v2", "--set", "x"],
-                "mockd: --upstream 'https://api.example.com/v2' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query) (see mockd --help)\n"
+                "mockd: --upstream 'https://api.example.com/v2' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query) (see mockd record --help)\n"
             ),
             (
                 ["record", "--upstream", "ftp://x", "--set", "x"],
-                "mockd: --upstream 'ftp://x' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query) (see mockd --help)\n"
+                "mockd: --upstream 'ftp://x' is not an origin: expected http(s)://host[:port], e.g. https://api.example.com (no path or query) (see mockd record --help)\n"
             ),
             (
                 ["--set", "chat", "--record-misses"],
@@ -485,7 +485,7 @@ struct RecordTests {
             ),
             (
                 ["record", "--upstream", "http://x", "--set", "x", "--merge", "--force"],
-                "mockd: --merge and --force cannot be used together (see mockd --help)\n"
+                "mockd: --merge and --force cannot be used together (see mockd record --help)\n"
             ),
         ]
         for (arguments, message) in cases {

@@ -44,13 +44,13 @@ struct WireMockImportCLITests {
         #expect(noSet.status == 64)
         #expect(
             noSet.stderr
-                == "mockd: import-wiremock needs --set <name> to name the mock set and scenario to write (see mockd --help)\n"
+                == "mockd: import-wiremock needs --set <name> to name the mock set and scenario to write (see mockd import-wiremock --help)\n"
         )
         let noSource = try ProcessRunner.mockd(["import-wiremock", "--set", "s"])
         #expect(noSource.status == 64)
         #expect(
             noSource.stderr
-                == "mockd: import-wiremock needs a WireMock folder or mapping file: mockd import-wiremock <dir|file.json> --set <name> (see mockd --help)\n"
+                == "mockd: import-wiremock needs a WireMock folder or mapping file: mockd import-wiremock <dir|file.json> --set <name> (see mockd import-wiremock --help)\n"
         )
         let badName = try ProcessRunner.mockd(["import-wiremock", "x.json", "--set", "../up"])
         #expect(badName.status == 64)

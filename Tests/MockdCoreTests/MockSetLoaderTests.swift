@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 import MockdTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 import MockdTestSupport
 import Synchronization
 import Testing
@@ -416,11 +417,11 @@ struct StubServedAsLoadedTests {
         #expect(order.plan.nativeSlot === stub)
         #expect(order.plan.delayMs == 0 && order.plan.fault == nil && order.plan.holdMs == nil)
         #expect(!order.isUnmatched)
-        engine.record(order, durationMs: 1.5)
+        engine.journal(order, durationMs: 1.5)
         // A HEAD is answered by the GET stub, as loaded too.
         let head = engine.handle(ScenarioEngineTests.get("/avatar.png", method: "HEAD"))
         #expect(head.servedStub?.id == "avatar")
-        engine.record(head, durationMs: 0.5)
+        engine.journal(head, durationMs: 0.5)
         // A sequence is not static; an unmatched request has no stub.
         let poll = engine.handle(ScenarioEngineTests.get("/poll"))
         #expect(poll.servedStub == nil)
@@ -548,7 +549,7 @@ struct StubServedAsLoadedTests {
             let engine = MockEngine(scenario: try Scenario.load(named: "s", root: root), root: root)
             firstScenario = engine.scenario
             let first = engine.handle(ScenarioEngineTests.get("/avatar.png"))
-            engine.record(first, durationMs: 1)
+            engine.journal(first, durationMs: 1)
             kept = first
             journal = engine.sessions.defaultSession.journal
             // The session and this thread's cache move on to a fresh copy of "s" (a reload).

@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdFormat
 import MockdServer
 import MockdTestSupport
 import Testing

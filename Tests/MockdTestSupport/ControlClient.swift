@@ -92,7 +92,7 @@ public struct InProcessClient: ControlClient {
                 body: request.body ?? Data()
             )
         )
-        engine.record(outcome, durationMs: 0)
+        engine.journal(outcome, durationMs: 0)
         let response = outcome.plan.response
         return ClientResponse(
             status: response.status,

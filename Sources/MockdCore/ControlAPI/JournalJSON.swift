@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// JSON shapes of journal entries, near misses and the HAR 1.2 export of a journal.
 enum JournalJSON {

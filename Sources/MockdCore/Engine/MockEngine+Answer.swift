@@ -264,7 +264,9 @@ extension MockEngine {
         return response
     }
 
-    /// A 404 naming the nearest stubs (and overrides, unless `overridesToo` is false).
+    /// The 404 of a request nothing answers. Without a `reason`, it names the nearest stubs and overrides. With one
+    /// (an exhausted sequence), it gives the reason and names nothing, unless `overridesToo` is false (an override
+    /// that only edits a stub matched, and no stub did): then it names the nearest stubs.
     private func unmatched(
         _ request: HTTPRequest,
         scenario: Scenario,

@@ -54,7 +54,8 @@ public final class MockEngine: Sendable {
         }
     }
 
-    /// Sets every sequence and rate-limit window of the default session back to the start.
+    /// Puts the default session's state back to the start: sequences, rate-limit windows, state machines, WebSocket
+    /// connection counts.
     public func resetSequences() {
         sessions.defaultSession.core.withLock { $0.state = SessionState() }
     }
@@ -264,7 +265,7 @@ public final class MockEngine: Sendable {
     }
 
     /// Writes the exchange to its session's journal (control requests are not journaled).
-    public func record(_ outcome: EngineOutcome, durationMs: Double) {
+    public func journal(_ outcome: EngineOutcome, durationMs: Double) {
         // A stub's own body is shared, not copied; a body made for this request (rendered, patched) is kept
         // only up to the journal's body limit (see `RequestJournal.append(_:durationMs:)`).
         switch outcome.session {

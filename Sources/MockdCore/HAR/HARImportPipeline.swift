@@ -1,4 +1,5 @@
 public import Foundation
+import MockdFormat
 
 /// A HAR file compiled into the mock set `mocks/<set>/`: streamed (`HARStreamReader`) → `HARCompiler` → merged
 /// into the existing set when asked (`MockSetMerger`) → written atomically (`MockSetWriter`).

@@ -1,5 +1,5 @@
 import Foundation
-import MockdFormat
+public import MockdFormat
 
 extension RequestNormalization {
     /// Problems with the rules as `(JSON path below normalize, message)`: empty names, invalid regular

@@ -417,29 +417,34 @@ public enum ValueMatcher: Sendable, CustomStringConvertible {
     /// - Throws: `PatternError` when it gives no operator or several, `caseInsensitive` without `equalTo`, or an
     ///   invalid regex.
     init(_ entry: ValueMatchEntry) throws(PatternError) {
-        let given = [
-            entry.equalTo != nil, entry.matches != nil, entry.doesNotMatch != nil, entry.contains != nil,
-            entry.absent != nil,
+        // One row per operator: whether it is given and how it compiles. The list in the error, the count and the
+        // compilation cannot drift apart.
+        let operators: [(name: String, given: Bool, compile: () throws(PatternError) -> ValueMatcher)] = [
+            (
+                "equalTo", entry.equalTo != nil,
+                { .equalTo(entry.equalTo!, caseInsensitive: entry.caseInsensitive ?? false) }
+            ),
+            (
+                "matches", entry.matches != nil,
+                { () throws(PatternError) in .matches(try FullMatchRegex(entry.matches!)) }
+            ),
+            (
+                "doesNotMatch", entry.doesNotMatch != nil,
+                { () throws(PatternError) in .doesNotMatch(try FullMatchRegex(entry.doesNotMatch!)) }
+            ),
+            ("contains", entry.contains != nil, { .contains(entry.contains!) }),
+            ("absent", entry.absent != nil, { .absent(entry.absent!) }),
         ]
-        guard given.filter({ $0 }).count == 1 else {
+        let given = operators.filter(\.given)
+        guard given.count == 1 else {
             throw PatternError(
-                message: #"give exactly one of "equalTo", "matches", "doesNotMatch", "contains", "absent""#
+                message: "give exactly one of " + operators.map { "\"\($0.name)\"" }.joined(separator: ", ")
             )
         }
         if entry.caseInsensitive != nil && entry.equalTo == nil {
             throw PatternError(message: #""caseInsensitive" goes with "equalTo" only"#)
         }
-        if let text = entry.equalTo {
-            self = .equalTo(text, caseInsensitive: entry.caseInsensitive ?? false)
-        } else if let pattern = entry.matches {
-            self = .matches(try FullMatchRegex(pattern))
-        } else if let pattern = entry.doesNotMatch {
-            self = .doesNotMatch(try FullMatchRegex(pattern))
-        } else if let text = entry.contains {
-            self = .contains(text)
-        } else {
-            self = .absent(entry.absent!)
-        }
+        self = try given[0].compile()
     }
 
     /// Whether the values of one parameter or header (empty when absent) satisfy the condition.

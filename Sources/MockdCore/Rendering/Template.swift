@@ -1,4 +1,5 @@
 public import Foundation
+import MockdFormat
 
 /// A body or header value with `{{placeholder}}`s, parsed once at load and rendered per request.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import MockdFormat
+public import MockdFormat
 
 extension WebSocketMatch {
     /// Whether a client message matches.

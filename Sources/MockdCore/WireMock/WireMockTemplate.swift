@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// Translates WireMock response templates (Handlebars, `transformers: ["response-template"]`) into mockd
 /// placeholders where mockd has the same value, and lists the expressions it cannot translate.

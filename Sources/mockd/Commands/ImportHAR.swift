@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdFormat
 
 /// `mockd import-har FILE --set NAME`: compile a HAR into a mock set and print a report.
 ///
