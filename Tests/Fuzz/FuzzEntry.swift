@@ -5,6 +5,7 @@
 //   request    a raw request (method, target, headers, body): keys, canonical bodies, matching, routing, near misses
 //   websocket  the RFC 6455 frame parser, fed in pieces
 import Foundation
+import MockdFormat
 
 private enum FuzzTarget: String {
     case har, scenario, request, websocket
