@@ -155,18 +155,25 @@ public struct MockdClient: Sendable {
     }
 
     /// Checks that the journal holds exactly `count` requests for `path` (the exact path, compared without
-    /// the query) and `method` (any when `nil`). Returns the count.
+    /// the query), `method` (any when `nil`) and `host` (the recorded host the request was for, any when `nil`).
+    /// Returns the count.
     /// - Throws: `.verificationFailed(message:expected:actual:)` when the count differs.
     @discardableResult
-    public func verify(method: String? = nil, path: String, count: Int) async throws -> Int {
-        try await verify(["method": method.map { .string($0) }, "path": .string(path), "count": .int(count)])
+    public func verify(method: String? = nil, path: String, host: String? = nil, count: Int) async throws -> Int {
+        try await verify([
+            "method": method.map { .string($0) }, "path": .string(path), "host": host.map { .string($0) },
+            "count": .int(count),
+        ])
     }
 
     /// Checks that the journal holds at least `atLeast` requests for `path` and `method`. Returns the count.
     /// - Throws: `.verificationFailed(message:expected:actual:)` when there are fewer.
     @discardableResult
-    public func verify(method: String? = nil, path: String, atLeast: Int) async throws -> Int {
-        try await verify(["method": method.map { .string($0) }, "path": .string(path), "atLeast": .int(atLeast)])
+    public func verify(method: String? = nil, path: String, host: String? = nil, atLeast: Int) async throws -> Int {
+        try await verify([
+            "method": method.map { .string($0) }, "path": .string(path), "host": host.map { .string($0) },
+            "atLeast": .int(atLeast),
+        ])
     }
 
     /// This session's journal as a HAR 1.2 document (JSON bytes), for attaching to a failed test.

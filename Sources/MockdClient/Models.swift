@@ -62,6 +62,9 @@ public struct JournalEntry: Decodable, Sendable, Equatable {
     public let method: String
     /// The raw request target: path plus `?query` when present.
     public let target: String
+    /// The recorded host the request was for (`api.example.com`): the one it named, else the answering stub's;
+    /// `nil` when neither says (sets recorded from one host) or from an older mockd.
+    public let host: String?
     /// Request header fields in order, `"Name: value"`.
     public let headers: [String]
     /// Body length in bytes.

@@ -88,6 +88,7 @@ public struct StubDefinition: Encodable, Sendable, Equatable {
     ///   - bodyPatch: An RFC 7386 merge patch on the JSON body the mock set (or another runtime stub) would give,
     ///     to change one field without copying the file.
     ///   - latencyMs: Milliseconds before the answer.
+    ///   - host: The recorded host the request must be for (`api.example.com`), in sets recorded from several hosts.
     public init(
         id: String? = nil,
         priority: Int? = nil,
@@ -104,12 +105,20 @@ public struct StubDefinition: Encodable, Sendable, Equatable {
         fault: Fault? = nil,
         serverUnavailable: ServerUnavailable? = nil,
         responses: [Response]? = nil,
-        afterLast: AfterLast? = nil
+        afterLast: AfterLast? = nil,
+        host: String? = nil
     ) {
         self.init(
             id: id,
             priority: priority,
-            match: Match(method: method, path: path, query: query, headers: requestHeaders, body: requestBody),
+            match: Match(
+                method: method,
+                path: path,
+                query: query,
+                headers: requestHeaders,
+                body: requestBody,
+                host: host
+            ),
             response: Response(
                 status: status,
                 headers: headers,

@@ -2,9 +2,13 @@ extension ScenarioFile {
     /// Which requests an override catches. Every given part must hold; absent parts match anything.
     public struct MatchEntry: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case method, path, pathPattern, url, urlPattern, query, headers, body
+            case host, method, path, pathPattern, url, urlPattern, query, headers, body
         }
 
+        /// The recorded host the request is for (`api.example.com`, `host:port`; case and the default ports 80 and 443
+        /// do not matter): the host it names (`/__host/NAME/`, `X-Forwarded-Host`, `Host`), or when it names none the
+        /// only host whose recordings have its method, path and query. Absent = any host.
+        public var host: String?
         /// Exact method; absent = any.
         public var method: String?
         /// Exact raw path, or a template whose `{name}` segments match any one segment (`/v1/orders/{id}`).
@@ -32,8 +36,10 @@ extension ScenarioFile {
             pathPattern: String? = nil,
             url: String? = nil,
             urlPattern: String? = nil,
-            bodies: [BodyMatchEntry]? = nil
+            bodies: [BodyMatchEntry]? = nil,
+            host: String? = nil
         ) {
+            self.host = host
             self.method = method
             self.path = path
             self.query = query

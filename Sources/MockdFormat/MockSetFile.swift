@@ -4,7 +4,7 @@
 /// are applied when the file is turned into `Stub`s.
 public struct MockSetFile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case version, matchHeaders, normalize, cors, conditionalRequests, stubs
+        case version, matchHeaders, normalize, cors, conditionalRequests, origins, rewriteURLs, stubs
     }
 
     /// The newest format version this mockd reads and writes.
@@ -23,6 +23,14 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     /// Answer conditional requests (`If-None-Match`, `If-Modified-Since`) whose validators match with 304;
     /// written by the importer when a recording holds both a 304 and a full response for one request.
     public var conditionalRequests: Bool?
+    /// The origins the set was recorded from (`https://api.example.com`, `http://10.0.0.5:8080`; RFC 6454, default
+    /// ports left out), written by `mockd import-har` and `mockd record`. Absolute URLs of these origins in response
+    /// bodies and `Location`, `Content-Location` and `Link` headers are rewritten at serve time to the address the
+    /// client reached mockd at (see `rewriteURLs`); `import-har --merge` uses them to line up host layouts.
+    public var origins: [String]?
+    /// Rewrite absolute URLs of `origins` at serve time (default true), so an app that follows an image link or a
+    /// redirect stays on the mock; `false` serves recorded URLs as recorded.
+    public var rewriteURLs: Bool?
     public var stubs: [StubEntry]
 
     public init(
@@ -31,6 +39,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         normalize: RequestNormalization? = nil,
         cors: Bool? = nil,
         conditionalRequests: Bool? = nil,
+        origins: [String]? = nil,
+        rewriteURLs: Bool? = nil,
         stubs: [StubEntry]
     ) {
         self.version = version
@@ -38,6 +48,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         self.normalize = normalize
         self.cors = cors
         self.conditionalRequests = conditionalRequests
+        self.origins = origins
+        self.rewriteURLs = rewriteURLs
         self.stubs = stubs
     }
 
@@ -48,6 +60,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
         cors = try container.decodeIfPresent(Bool.self, forKey: .cors)
         conditionalRequests = try container.decodeIfPresent(Bool.self, forKey: .conditionalRequests)
+        origins = try container.decodeIfPresent([String].self, forKey: .origins)
+        rewriteURLs = try container.decodeIfPresent(Bool.self, forKey: .rewriteURLs)
         stubs = try container.decodeIfPresent([StubEntry].self, forKey: .stubs) ?? []
     }
 

@@ -72,6 +72,8 @@ enum ServerLifecycle {
             controlToken: flags.controlToken
         )
         engineOptions.missesGoUpstream = proxy != nil
+        engineOptions.allHTTPS = tls != nil && flags.tlsPort == nil
+        engineOptions.httpsPort = tls != nil ? flags.tlsPort : nil
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
         if let recorder { engine.attach(recorder) }
         let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger, proxy: proxy)

@@ -4,10 +4,12 @@ import Testing
 
 @testable import MockdCore
 
-/// Every HAR of the shared corpus: import it with the real binary (hygiene on, as by default), serve it on a
-/// loopback port, replay the most frequent host's entries in HAR order with curl (with their recorded, real
-/// credentials), and compare status and exact body bytes: the recorded bytes, or for a redacted body the
-/// recorded bytes with each secret replaced by its placeholder's fixed fake value.
+/// Every HAR of the shared corpus: import it with the real binary as a newcomer does (no options: hygiene on,
+/// every host), serve it on a loopback port, replay every entry in HAR order with curl (with their recorded, real
+/// credentials) naming no host, except where one method and target was recorded on several hosts (then with
+/// `/__host/NAME/`, as an app with one base URL per backend), and compare status and exact body bytes: the
+/// recorded bytes, or for a redacted body the recorded bytes with each secret replaced by its placeholder's fixed
+/// fake value, with the recorded hosts' absolute URLs pointing at the mock.
 @Suite(.serialized)
 struct CorpusReplayTests {
     /// Files that are not HAR logs; import must fail with one line and write nothing.
@@ -25,7 +27,7 @@ struct CorpusReplayTests {
         let name = harURL.lastPathComponent
         let archive = try HARReader.read(contentsOf: harURL)
         let replayable = archive.entries.compactMap(ReplayEntry.init)
-        guard let host = ReplayEntry.mostFrequentHost(replayable) else {
+        guard !replayable.isEmpty else {
             let root = Paths.makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: root) }
             let result = try ProcessRunner.mockd(["import-har", harURL.path, "--set", "replay", "--root", root.path])
@@ -43,17 +45,27 @@ struct CorpusReplayTests {
             }
             return
         }
-        let entries = replayable.filter { $0.host == host }
+        let entries = replayable
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let imported = try ProcessRunner.mockd([
-            "import-har", harURL.path, "--set", "replay", "--root", root.path, "--host", host,
-        ])
+        let imported = try ProcessRunner.mockd(["import-har", harURL.path, "--set", "replay", "--root", root.path])
         try #require(imported.status == 0, "\(name): import failed: \(imported.stderr)")
 
         let daemon = try RunningDaemon(["--set", "replay", "--root", root.path, "--port", "0", "--quiet"])
         defer { daemon.stop() }
-        let responses = try Curl.batch(entries.map { $0.curlRequest(baseURL: daemon.baseURL) })
+        let hosts = Set(entries.map(\.host))
+        var hostsByTarget: [String: Set<String>] = [:]
+        for entry in entries { hostsByTarget["\(entry.method) \(entry.target)", default: []].insert(entry.host) }
+        let colliding = entries.filter { hostsByTarget["\($0.method) \($0.target)"]!.count > 1 }.count
+        let responses = try Curl.batch(
+            entries.map {
+                $0.curlRequest(
+                    baseURL: daemon.baseURL
+                        + (hostsByTarget["\($0.method) \($0.target)"]!.count > 1 ? "/__host/\($0.host)" : "")
+                )
+            }
+        )
+        var rewritten = 0
 
         var failures: [String] = []
         var redacted = 0
@@ -64,10 +76,12 @@ struct CorpusReplayTests {
             // recording's request carried no validator, so the full response answers it.
             if entry.status == 304, !entry.isConditional,
                 let full = entries[..<position].last(where: {
-                    $0.method == entry.method && $0.target == entry.target && (200..<300).contains($0.status)
+                    $0.method == entry.method && $0.target == entry.target && $0.host == entry.host
+                        && (200..<300).contains($0.status)
                 })
                     ?? entries[position...].first(where: {
-                        $0.method == entry.method && $0.target == entry.target && (200..<300).contains($0.status)
+                        $0.method == entry.method && $0.target == entry.target && $0.host == entry.host
+                            && (200..<300).contains($0.status)
                     })
             {
                 entry = full
@@ -78,6 +92,20 @@ struct CorpusReplayTests {
             if let clean = redactor.redactResponseBody(expected, mimeType: entry.mimeType, entry: entry.index) {
                 expected = Template.renderingFakeValues(in: clean)
                 redacted += 1
+            }
+            if let text = String(data: expected, encoding: .utf8), hosts.contains(where: { text.contains("://\($0)") })
+            {
+                // The recorded hosts' URLs point at the mock (with the host as a prefix when several were recorded).
+                var replaced = text
+                for host in hosts.sorted(by: { $0.count > $1.count }) {
+                    let mock = daemon.baseURL + (hosts.count > 1 ? "/__host/\(host)" : "")
+                    for scheme in ["https", "http"] {
+                        replaced = replaced.replacingOccurrences(of: "\(scheme)://\(host)/", with: mock + "/")
+                            .replacingOccurrences(of: "\(scheme)://\(host)\"", with: mock + "\"")
+                    }
+                }
+                if replaced != text { rewritten += 1 }
+                expected = Data(replaced.utf8)
             }
             if response.status != entry.status {
                 failures.append(
@@ -90,7 +118,7 @@ struct CorpusReplayTests {
             }
         }
         print(
-            "replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(host) byte-exact (\(redacted) with redacted secrets, \(conditionalOnly) unconditional 304s answered in full)"
+            "replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(hosts.count) host\(hosts.count == 1 ? "" : "s") byte-exact with a plain import (\(colliding) named a host, \(redacted) with redacted secrets, \(rewritten) with recorded URLs pointing at the mock, \(conditionalOnly) unconditional 304s answered in full)"
         )
         #expect(failures.isEmpty, "\(name): \(failures.prefix(10).joined(separator: "; "))")
     }
@@ -236,17 +264,5 @@ struct ReplayEntry {
 
     func curlRequest(baseURL: String) -> CurlRequest {
         CurlRequest(method: method, url: baseURL + target, headers: headers, body: requestBody)
-    }
-
-    static func mostFrequentHost(_ entries: [ReplayEntry]) -> String? {
-        var counts: [String: Int] = [:]
-        var firstSeen: [String: Int] = [:]
-        for entry in entries {
-            counts[entry.host, default: 0] += 1
-            if firstSeen[entry.host] == nil { firstSeen[entry.host] = entry.index }
-        }
-        return counts.max { lhs, rhs in
-            lhs.value != rhs.value ? lhs.value < rhs.value : firstSeen[lhs.key]! > firstSeen[rhs.key]!
-        }?.key
     }
 }

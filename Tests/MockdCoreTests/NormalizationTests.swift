@@ -107,7 +107,11 @@ struct NormalizationTests {
         #expect(match("/__host/API.example.com/v1?x") == nil)  // query differs
         #expect(match("/v1", [("X-Forwarded-Host", "api.example.com")]) == "api")
         #expect(match("/v1", [("Host", "cdn.example.com")]) == "cdn")
-        #expect(match("/v1", [("Host", "127.0.0.1:8080")]) == nil)
+        #expect(match("/v1", [("Host", "127.0.0.1:8080")]) == nil)  // both hosts recorded GET /v1
+        // Default ports (RFC 9110 §4.2) and case are normalised on both sides.
+        #expect(match("/__host/api.example.com:443/v1") == "api")
+        #expect(match("/v1", [("Host", "CDN.example.com:80")]) == "cdn")
+        #expect(match("/v1", [("X-Forwarded-Host", "api.example.com.:443")]) == "api")
         let misses = NearMissCalculator.nearest(
             to: HTTPRequest(method: "GET", target: "/v1", headers: HTTPHeaders([("Host", "localhost:8080")])),
             in: index
@@ -115,7 +119,7 @@ struct NormalizationTests {
         #expect(misses.first?.differences.first?.part == "host")
         #expect(
             misses.first?.differences.first?.actual
-                == "(none: prefix the path with /__host/api.example.com or send X-Forwarded-Host)"
+                == "(none; GET /v1 was recorded on api.example.com, cdn.example.com: choose one with /__host/NAME/ or X-Forwarded-Host)"
         )
     }
 

@@ -339,14 +339,18 @@ struct ControlAPI {
                 #"give "count" (exactly) or "atLeast", a whole number from 0 to 1000000000"#
             )
         }
+        if body["host"] != nil, (body["host"] as? String)?.isEmpty != false {
+            return ControlAPI.error(400, "bad_request", #""host" must be a host name such as "api.example.com""#)
+        }
+        let host = (body["host"] as? String).map(HostName.normalized)
         let normalized = RequestKey.normalizePath(path)
         let entries = call.session.journal.snapshot().entries
         let matching = entries.filter {
-            (method == nil || $0.method == method)
+            (method == nil || $0.method == method) && (host == nil || $0.host == host)
                 && RequestKey.normalizePath(HTTPRequest(method: $0.method, target: $0.target).path) == normalized
         }
         let ok = expected.map { matching.count == $0 } ?? (matching.count >= atLeast!)
-        let what = "\(method ?? "any method") \(path)"
+        let what = "\(method ?? "any method") \(host.map { "//\($0)" } ?? "")\(path)"
         if ok { return ControlAPI.json(200, ["ok": true, "count": matching.count]) }
         let wanted = expected.map { "exactly \($0)" } ?? "at least \(atLeast!)"
         let dropped = call.session.journal.snapshot().dropped

@@ -9,6 +9,7 @@ enum JournalJSON {
             "time": DateFormats.rfc3339Milliseconds(entry.time),
             "method": entry.method,
             "target": entry.target,
+            "host": entry.host ?? NSNull(),
             "headers": entry.headers.map { "\($0.name): \($0.value)" },
             "bodySize": entry.bodySize,
             "matched": entry.matched,

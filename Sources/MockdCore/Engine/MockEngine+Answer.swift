@@ -40,11 +40,14 @@ extension MockEngine {
             return answer(request, in: session)
         }
         let key = base?.key ?? scenario.index.key(for: request)
+        let host =
+            scenario.overridesNameHosts || runtime.contains(where: { $0.pattern.host != nil })
+            ? MockEngine.requestHost(request, key: key, in: scenario.index) : nil
         // An override with a state rule matches only in its required state; `admits` checks and moves the
         // state machine atomically, and runs only for the override that otherwise matches.
         let matchedOverride =
-            runtime.first { $0.pattern.matches(request, key: key) && state.admits($0) }
-            ?? scenario.overrides.first { $0.pattern.matches(request, key: key) && state.admits($0) }
+            runtime.first { $0.pattern.matches(request, key: key, host: host) && state.admits($0) }
+            ?? scenario.overrides.first { $0.pattern.matches(request, key: key, host: host) && state.admits($0) }
         if let override = matchedOverride {
             return planOverride(
                 override,
@@ -52,7 +55,8 @@ extension MockEngine {
                 scenario: scenario,
                 state: state,
                 runtime: runtime,
-                baseOrdinal: base?.ordinal
+                baseOrdinal: base?.ordinal,
+                host: host ?? MockEngine.requestHost(request, key: key, in: scenario.index)
             )
         }
         if let ordinal = base?.ordinal {
@@ -62,6 +66,25 @@ extension MockEngine {
             return .planned(PlannedResponse(response: preflight), nearMisses: [])
         }
         return unmatched(request, scenario: scenario, runtime: runtime, reason: nil, states: state)
+    }
+
+    /// The recorded host `request` is for: the one it names (`HostRouting.host(of:)`), else the only host whose
+    /// stubs have its key, else `nil`.
+    static func requestHost(_ request: HTTPRequest, key: RequestKey, in index: StubIndex) -> String? {
+        HostRouting.host(of: request) ?? index.soleRecordedHost(of: key)
+    }
+
+    /// The scheme `request` reached the daemon with: `X-Forwarded-Proto`, else what the port it names serves.
+    func clientScheme(of request: HTTPRequest) -> String {
+        if let forwarded = request.headers["x-forwarded-proto"]?.split(separator: ",").first {
+            let scheme = String(forwarded).trimming([" ", "\t"]).asciiLowercased
+            if scheme == "https" || scheme == "http" { return scheme }
+        }
+        if options.allHTTPS { return "https" }
+        guard let httpsPort = options.httpsPort, let host = request.headers["host"],
+            let colon = host.lastIndex(of: ":"), Int(host[host.index(after: colon)...]) == httpsPort
+        else { return "http" }
+        return "https"
     }
 
     /// What a thread's cached scenario made of a request (see `answer(_:in:)`).
@@ -116,6 +139,7 @@ extension MockEngine {
         if stub.firstResponse.isPlain { return .stub(stub) }
         var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
         plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
+        plan.host = stub.key.host.isEmpty ? nil : stub.key.host
         return .planned(plan, nearMisses: [])
     }
 
@@ -127,7 +151,8 @@ extension MockEngine {
         scenario: Scenario,
         state: SessionState,
         runtime: [Override],
-        baseOrdinal: Int?
+        baseOrdinal: Int?,
+        host: String?
     ) -> Answer {
         if let rule = override.rateLimit,
             let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock())
@@ -175,7 +200,7 @@ extension MockEngine {
             )
         }
         response.stubID = override.id
-        return finishPlan(response, request, scenario: scenario, recipe: recipe, call: call, slot: nil)
+        return finishPlan(response, request, scenario: scenario, recipe: recipe, call: call, slot: nil, host: host)
     }
 
     /// A stub's answer: its next sequence step, with the scenario defaults' header and status edits.
@@ -208,7 +233,16 @@ extension MockEngine {
                 slot = nil
             }
         }
-        return finishPlan(response, request, scenario: scenario, recipe: defaults, call: taken.call, slot: slot)
+        let host = scenario.index.routeKey(ordinal).host
+        return finishPlan(
+            response,
+            request,
+            scenario: scenario,
+            recipe: defaults,
+            call: taken.call,
+            slot: slot,
+            host: host.isEmpty ? HostRouting.host(of: request) : host
+        )
     }
 
     /// The plan for a response: a 304 for a matching conditional request, placeholders rendered, the recipe's
@@ -219,7 +253,8 @@ extension MockEngine {
         scenario: Scenario,
         recipe: ResponseRecipe?,
         call: Int,
-        slot: (any NativeResponseSlot)?
+        slot: (any NativeResponseSlot)?,
+        host: String?
     ) -> Answer {
         var response = response
         var slot = slot
@@ -228,6 +263,7 @@ extension MockEngine {
             slot = nil
         }
         let context = TemplateContext(request: request, call: call + 1)
+        context.scheme = clientScheme(of: request)
         var plan = PlannedResponse(
             response: response.rendered(context),
             delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
@@ -236,6 +272,7 @@ extension MockEngine {
         )
         plan.nativeSlot = response.eventStream == nil && plan.fault == nil ? slot : nil
         plan.holdMs = recipe?.holdMs
+        plan.host = host
         return .planned(plan, nearMisses: [])
     }
 

@@ -122,6 +122,8 @@ public final class MockEngine: Sendable {
         if request.hasReservedPrefix, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
             return .control
         }
+        // `/__host/NAME/__session/ID/…` and `/__session/ID/__host/NAME/…` alike.
+        HostRouting.strip(&request)
         switch SessionRouting.route(&request) {
         case .failure(let error):
             return .invalidSession(error.id)

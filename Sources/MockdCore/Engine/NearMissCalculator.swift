@@ -23,8 +23,9 @@ public enum NearMissCalculator {
     ) -> [NearMiss] {
         let key = RequestKey(request)
         var misses = nearest(to: request, in: scenario.index, limit: limit)
+        let host = MockEngine.requestHost(request, key: scenario.index.key(for: request), in: scenario.index)
         for override in runtime + scenario.overrides {
-            var differences = override.pattern.differences(request, key: key)
+            var differences = override.pattern.differences(request, key: key, host: host)
             if let states, let rule = override.state, let required = rule.requires {
                 let current = states.state(of: rule.name)
                 if current != required {
@@ -67,6 +68,12 @@ public enum NearMissCalculator {
         )
         let requestSegments = Array(key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
         var canonicalBody: Data?
+        // A request naming no host whose key several hosts recorded: the near miss says to choose one.
+        let collidingHosts = index.hasHostKeys && requestHost == nil ? index.recordingHosts(of: key) : []
+        let noHost =
+            collidingHosts.count > 1
+            ? "(none; \(key.method) \(key.path) was recorded on \(collidingHosts.joined(separator: ", ")): choose one with /__host/NAME/ or X-Forwarded-Host)"
+            : nil
         var misses: [NearMiss] = []
         misses.reserveCapacity(min(index.stubs.count, 64))
         for (ordinal, stub) in index.stubs.enumerated() {
@@ -79,7 +86,7 @@ public enum NearMissCalculator {
                     .init(
                         part: "host",
                         expected: stubKey.host,
-                        actual: requestHost
+                        actual: requestHost ?? noHost
                             ?? "(none: prefix the path with /__host/\(stubKey.host) or send X-Forwarded-Host)"
                     )
                 )

@@ -12,6 +12,8 @@ public struct HARCompiler {
     let options: HARImportOptions
     let harDirectory: URL?
     private let hostFilter: Set<String>
+    /// The origins of the kept entries (`https://api.example.com`), written as the set's `origins`.
+    private var origins: Set<String> = []
     /// The user's rules; redaction rules are added to the written set, not used for grouping (redacted
     /// values are placeholders already).
     private let normalizer: RequestNormalizer
@@ -33,7 +35,7 @@ public struct HARCompiler {
     public init(options: HARImportOptions = HARImportOptions(), harDirectory: URL? = nil) {
         self.options = options
         self.harDirectory = harDirectory
-        hostFilter = Set(options.hosts.map(\.asciiLowercased))
+        hostFilter = Set(options.hosts.map(HostName.normalized))
         // jQuery's `_=<epoch ms>` cache-buster never means anything: always left out of recorded keys (and
         // written to the set's rules when the recording used it).
         normalizer = RequestNormalizer(options.normalization.merged(with: RequestNormalization(ignoreQuery: ["_"])))
@@ -74,6 +76,7 @@ public struct HARCompiler {
         }
         if isWebSocket {
             report.keptHosts[url.hostAndPort, default: 0] += 1
+            origins.insert(url.origin)
             if entry.webSocketMessages.isEmpty { webSocketsWithoutFrames += 1 }
             let key = RequestKey(
                 method: "GET",
@@ -123,6 +126,7 @@ public struct HARCompiler {
             }
         }
         report.keptHosts[url.hostAndPort, default: 0] += 1
+        origins.insert(url.origin)
 
         let key = RequestKey(
             method: request.method,
@@ -297,6 +301,20 @@ public struct HARCompiler {
         if !keepHosts {
             groups = HARCompiler.mergingHosts(groups, report: &report, warn: report.keptHosts.count > 1)
             report.flattened = report.keptHosts.count > 1
+        } else {
+            // Only these need the request to name its host; every other key has one host that recorded it.
+            var hostsByKey: [RequestKey: [String]] = [:]
+            var order: [RequestKey] = []
+            for group in groups {
+                let key = group.key.with(host: "")
+                if hostsByKey[key] == nil { order.append(key) }
+                if !hostsByKey[key, default: []].contains(group.key.host) {
+                    hostsByKey[key, default: []].append(group.key.host)
+                }
+            }
+            report.sharedKeys = order.filter { hostsByKey[$0]!.count > 1 }.map {
+                "\($0) recorded on \(hostsByKey[$0]!.sorted().joined(separator: ", "))"
+            }
         }
         if !droppedHeaders.isEmpty {
             let parts = droppedHeaders.sorted { $0.key < $1.key }.map { name, count in
@@ -397,6 +415,7 @@ public struct HARCompiler {
             normalize: normalization.isEmpty ? nil : normalization,
             cors: options.cors ? true : nil,
             conditionalRequests: conditional ? true : nil,
+            origins: origins.isEmpty ? nil : origins.sorted(),
             stubs: stubs
         )
         return (MockSetBuild(file: file, files: files), report)

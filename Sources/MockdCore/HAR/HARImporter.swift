@@ -93,9 +93,15 @@ struct RecordedURL {
         self.scheme = scheme
         let host = (components.host ?? "").asciiLowercased
         self.host = host
-        hostAndPort = components.port.map { "\(host):\($0)" } ?? host
+        hostAndPort = HostName.normalized(components.port.map { "\(host):\($0)" } ?? host)
         rawPath = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         rawQuery = components.percentEncodedQuery ?? ""
+    }
+
+    /// `https://api.example.com` (RFC 6454; a WebSocket's `wss:` is the `https:` origin of its host), default port
+    /// left out.
+    var origin: String {
+        (scheme == "wss" || scheme == "https" ? "https" : "http") + "://" + hostAndPort
     }
 
     /// Percent-encodes characters that URLComponents rejects (spaces, `|`, raw non-ASCII) but browsers record.

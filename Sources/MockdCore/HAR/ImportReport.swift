@@ -28,6 +28,8 @@ public struct ImportReport: Sendable, Equatable {
     public var notModifiedAsConditional = 0
     /// Request keys recorded on several hosts and merged into one stub (`--flatten-hosts`).
     public var hostCollisions: [String] = []
+    /// Request keys recorded on several hosts in a set that keeps hosts apart: requests for them must name a host.
+    public var sharedKeys: [String] = []
 
     public struct BodyNote: Sendable, Equatable {
         public let note: String
@@ -81,9 +83,14 @@ public struct ImportReport: Sendable, Equatable {
                     + hosts.prefix(5).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                     + (hosts.count > 5 ? ", …" : "")
                     + (hostCollisions.isEmpty && !flattened
-                        ? "); keys include the host: serve with /__host/NAME/ or X-Forwarded-Host"
+                        ? "); a request naming no host is answered by the only host that recorded it"
                         : "); hosts left out of keys")
             )
+        }
+        if !sharedKeys.isEmpty {
+            lines.append("  recorded on several hosts (requests name one: /__host/NAME/ or X-Forwarded-Host):")
+            for shared in sharedKeys.prefix(12) { lines.append("    \(shared)") }
+            if sharedKeys.count > 12 { lines.append("    … (\(sharedKeys.count) in all)") }
         }
         if !hostCollisions.isEmpty {
             lines.append("  host collisions (same request on several hosts, merged into one sequence):")

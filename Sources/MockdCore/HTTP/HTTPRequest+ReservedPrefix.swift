@@ -7,3 +7,11 @@ extension HTTPRequest {
         return utf8.next() == UInt8(ascii: "/") && utf8.next() == UInt8(ascii: "_") && utf8.next() == UInt8(ascii: "_")
     }
 }
+
+/// The routing prefixes under `/__`, shared by the routers that strip them and the URL rewriting that writes them.
+enum ReservedPrefix {
+    /// `/__host/NAME/…`: the recorded host a request is for (`HostRouting`).
+    static let host = "/__host/"
+    /// `/__session/ID/…`: the session a request belongs to (`SessionRouting`).
+    static let session = "/__session/"
+}

@@ -13,6 +13,9 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// The upstream host named by a `/__host/NAME/` path prefix (already removed from `target`).
     public var routedHost: String?
+    /// The session named by a `/__session/ID/` path prefix (already removed from `target`); `nil` when the session
+    /// came from a header, a cookie, or none. Kept so rewritten URLs (`OriginRewrite`) stay in the session.
+    public var routedSession: String?
 
     public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data()) {
         self.method = method

@@ -5,6 +5,8 @@ public import MockdFormat
 /// or URL regex, query and header conditions, and body conditions. Absent parts match anything; every given
 /// part must hold.
 public struct RequestPattern: Sendable {
+    /// The recorded host the request must be for (`HostName.normalized`), or `nil` for any.
+    public let host: String?
     public let method: String?
     /// The path as written (for near-miss output).
     public let pathText: String?
@@ -67,6 +69,7 @@ public struct RequestPattern: Sendable {
     /// A pattern with every kind of condition; `query` and `headers` entries that are operator objects must be
     /// valid (see `compile`, which checks them and compiles their regexes first).
     init(
+        host: String? = nil,
         method: String?,
         path: String?,
         pathRegex: FullMatchRegex? = nil,
@@ -78,6 +81,7 @@ public struct RequestPattern: Sendable {
         headerMatchers: [(String, ValueMatcher)] = [],
         bodies: [BodyCondition]
     ) {
+        self.host = host.map(HostName.normalized)
         self.method = method
         self.pathText = path
         self.pathSegments = path.map { path in
@@ -104,8 +108,10 @@ public struct RequestPattern: Sendable {
     }
 
     /// Whether `request` satisfies every part of the pattern.
-    public func matches(_ request: HTTPRequest, key: RequestKey) -> Bool {
-        differences(request, key: key, stopAtFirst: true).isEmpty
+    /// - Parameter host: The recorded host the request is for (see `MockEngine.requestHost`); compared only when the
+    ///   pattern names a host.
+    public func matches(_ request: HTTPRequest, key: RequestKey, host: String? = nil) -> Bool {
+        differences(request, key: key, host: host, stopAtFirst: true).isEmpty
     }
 
     /// Whether the method, path, URL and query conditions hold (headers and body not looked at): whether the
@@ -119,10 +125,21 @@ public struct RequestPattern: Sendable {
     func differences(
         _ request: HTTPRequest,
         key: RequestKey,
+        host requestHost: String? = nil,
         stopAtFirst: Bool = false,
         requestLineOnly: Bool = false
     ) -> [NearMiss.Difference] {
         var result: [NearMiss.Difference] = []
+        if let host, host != requestHost {
+            result.append(
+                .init(
+                    part: "host",
+                    expected: host,
+                    actual: requestHost ?? "(none: prefix the path with /__host/\(host))"
+                )
+            )
+            if stopAtFirst { return result }
+        }
         if let method, method != request.method {
             result.append(.init(part: "method", expected: method, actual: request.method))
             if stopAtFirst { return result }
@@ -311,6 +328,9 @@ extension RequestPattern {
         if let url = match.url, !url.hasPrefix("/") {
             fail("url", "must start with '/' (got '\(url)')")
         }
+        if let host = match.host, host.isEmpty || host.contains(where: { $0 == "/" || $0 == " " || $0 == "?" }) {
+            fail("host", "'\(host)' is not a host[:port] (write api.example.com, without a scheme or path)")
+        }
         func regex(_ pattern: String?, _ field: String) -> FullMatchRegex? {
             guard let pattern else { return nil }
             do {
@@ -353,6 +373,7 @@ extension RequestPattern {
         }
         guard problems.count == before else { return nil }
         return RequestPattern(
+            host: match.host,
             method: match.method,
             path: match.path,
             pathRegex: pathRegex,

@@ -39,6 +39,10 @@ public final class StubIndex: Sendable {
     func routeBody(_ ordinal: Int) -> Data? { routeBodies.isEmpty ? stubs[ordinal].body : routeBodies[ordinal] }
     /// Whether some stub is keyed by host (a multi-host import): only then is a request's host looked at.
     let hasHostKeys: Bool
+    /// For each key of host-keyed stubs (taken without its host): the one host that recorded it, or `""` when several
+    /// did. A request that names no host is answered by that host's stubs; where hosts collide it must name one.
+    /// Empty unless `hasHostKeys`.
+    private let recordedHosts: [RequestKey: String]
 
     /// Builds the index from mock sets layered in order; a later stub with the same key and constraints
     /// replaces an earlier one in place.
@@ -108,6 +112,35 @@ public final class StubIndex: Sendable {
         self.table = builder.table
         self.groups = builder.groups
         self.normalizer = normalizer
+        var recordedHosts: [RequestKey: String] = [:]
+        if hasHostKeys {
+            for ordinal in stubs.indices {
+                let key = routeKeys.isEmpty ? stubs[ordinal].key : routeKeys[ordinal]
+                guard !key.host.isEmpty else { continue }
+                let hostless = key.with(host: "")
+                if let known = recordedHosts[hostless] {
+                    if known != key.host { recordedHosts[hostless] = "" }
+                } else {
+                    recordedHosts[hostless] = key.host
+                }
+            }
+        }
+        self.recordedHosts = recordedHosts
+    }
+
+    /// The host a request for `key` is meant for when it names none: the only host that recorded `key`, or `nil`
+    /// when none or several did (then only a host-free stub answers, and the near miss says to name a host).
+    func soleRecordedHost(of key: RequestKey) -> String? {
+        guard hasHostKeys, let host = recordedHosts[key.with(host: "")], !host.isEmpty else { return nil }
+        return host
+    }
+
+    /// The hosts that recorded `key` (taken without its host), sorted; empty for a key no host-keyed stub has.
+    func recordingHosts(of key: RequestKey) -> [String] {
+        guard hasHostKeys else { return [] }
+        let hostless = key.with(host: "")
+        return Set(stubs.indices.map(routeKey).filter { !$0.host.isEmpty && $0.with(host: "") == hostless }.map(\.host))
+            .sorted()
     }
 
     /// Fills the table and groups while stubs are added.
@@ -185,13 +218,17 @@ public final class StubIndex: Sendable {
     /// Among the stubs sharing the key, those whose header and body constraints hold are eligible; the
     /// most specific wins, ties go to the one listed first.
     /// - Complexity: one hash lookup plus the number of stubs sharing the key.
+    ///
+    /// In a set that keeps hosts apart, a request naming a host (`/__host/NAME/`, `X-Forwarded-Host`, `Host`) is
+    /// answered by that host's stubs, else by host-free ones; a request naming none by host-free stubs, else by the
+    /// stubs of the one host that recorded its key.
     func match(_ request: HTTPRequest, key: RequestKey) -> Int? {
-        if hasHostKeys, let host = HostRouting.host(of: request),
-            let hit = matchRoute(request, key: key.with(host: host))
-        {
-            return hit
+        guard hasHostKeys else { return matchRoute(request, key: key) }
+        if let host = HostRouting.host(of: request) {
+            return matchRoute(request, key: key.with(host: host)) ?? matchRoute(request, key: key)
         }
-        return matchRoute(request, key: key)
+        if let hit = matchRoute(request, key: key) { return hit }
+        return soleRecordedHost(of: key).flatMap { matchRoute(request, key: key.with(host: $0)) }
     }
 
     private func matchRoute(_ request: HTTPRequest, key: RequestKey) -> Int? {

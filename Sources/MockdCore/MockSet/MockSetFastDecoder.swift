@@ -80,6 +80,8 @@ enum MockSetFastDecoder {
                     }
                 case "cors": return parser.optional(&file.cors) { $0.bool() }
                 case "conditionalRequests": return parser.optional(&file.conditionalRequests) { $0.bool() }
+                case "origins": return parser.optional(&file.origins) { $0.stringArray() }
+                case "rewriteURLs": return parser.optional(&file.rewriteURLs) { $0.bool() }
                 case "stubs": return parser.optional(&stubs) { $0.stubArray() }
                 default: return false
                 }

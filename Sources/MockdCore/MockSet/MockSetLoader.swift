@@ -107,6 +107,7 @@ public struct MockSetLoader: Sendable {
             indexName: indexName,
             bodyReader: BodyFileReader(folder: folder, root: root),
             matchHeaders: Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased)),
+            origins: file.rewriteURLs == false ? nil : file.origins.flatMap(OriginRewrite.init(origins:)),
             firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs)
         )
         let entries = file.stubs
@@ -139,6 +140,8 @@ private struct StubBuilder: Sendable {
     let indexName: String
     let bodyReader: BodyFileReader
     let matchHeaders: Set<String>
+    /// The set's recorded origins, whose URLs responses rewrite per request (`nil`: `rewriteURLs` is false).
+    let origins: OriginRewrite?
     let firstDuplicateID: Int?
 
     /// The stubs of `entries[range]`, in order.
@@ -171,7 +174,7 @@ private struct StubBuilder: Sendable {
                 method: request.method,
                 rawPath: request.path,
                 rawQuery: request.query ?? "",
-                host: request.host?.asciiLowercased ?? ""
+                host: request.host.map(HostName.normalized) ?? ""
             )
             let id = MockSetLoader.stubID(of: entry)
             guard index != firstDuplicateID else { throw fail("id", "duplicate stub id '\(id)'") }
@@ -291,6 +294,7 @@ private struct StubBuilder: Sendable {
                 response.applyTemplateMode(step.templated ?? .on)
                 // Set only when present: the setter rebuilds the rare-fields box even for nil.
                 if let fault = step.fault { response.fault = fault }
+                if let origins { response.rewriteURLs(of: origins) }
                 if let stream = step.events {
                     response.eventStream = stream
                     if response.headers["content-type"] == nil {

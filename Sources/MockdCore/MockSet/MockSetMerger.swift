@@ -64,7 +64,11 @@ public struct MockSetMerger {
     }
 
     /// `incoming` merged over `existing`.
+    ///
+    /// Host layouts are lined up first (see `aligningHosts`), so a one-host re-recording replaces what that host
+    /// recorded in a set imported from several hosts, and the other way round.
     public static func merge(_ incoming: MockSetBuild, into existing: MockSetBuild) -> (MockSetBuild, Summary) {
+        let (incoming, existing) = aligningHosts(incoming, existing)
         var summary = Summary()
         var incomingByIdentity: [Identity: Int] = [:]
         for (position, stub) in incoming.file.stubs.enumerated() {
@@ -137,10 +141,41 @@ public struct MockSetMerger {
         if let normalize = incoming.file.normalize {
             file.normalize = (file.normalize ?? RequestNormalization()).merged(with: normalize)
         }
+        let origins = Set((existing.file.origins ?? []) + (incoming.file.origins ?? []))
+        file.origins = origins.isEmpty ? nil : origins.sorted()
         file.cors = file.cors == true || incoming.file.cors == true ? true : nil
         file.conditionalRequests =
             file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
         return (MockSetBuild(file: file, files: files), summary)
+    }
+
+    /// Both builds keyed alike: a build whose stubs name no host but which was recorded from one host (its
+    /// `origins`) gets that host on its stubs when the other build keeps hosts or was recorded from another host.
+    /// Hand-written stubs of a set without `origins` stay host-free (they answer any host).
+    static func aligningHosts(_ incoming: MockSetBuild, _ existing: MockSetBuild) -> (MockSetBuild, MockSetBuild) {
+        func keepsHosts(_ build: MockSetBuild) -> Bool { build.file.stubs.contains { $0.request.host != nil } }
+        func soleHost(_ build: MockSetBuild) -> String? {
+            guard !keepsHosts(build), let rewrite = OriginRewrite(origins: build.file.origins ?? []),
+                !rewrite.routesHosts
+            else { return nil }
+            return rewrite.spellings.first?.host
+        }
+        func keyed(_ build: MockSetBuild, by host: String) -> MockSetBuild {
+            var build = build
+            for index in build.file.stubs.indices where build.file.stubs[index].request.host == nil {
+                build.file.stubs[index].request.host = host
+            }
+            return build
+        }
+        var (incoming, existing) = (incoming, existing)
+        let (incomingHost, existingHost) = (soleHost(incoming), soleHost(existing))
+        if let incomingHost, keepsHosts(existing) || (existingHost != nil && existingHost != incomingHost) {
+            incoming = keyed(incoming, by: incomingHost)
+        }
+        if let existingHost, keepsHosts(incoming) || (incomingHost != nil && incomingHost != existingHost) {
+            existing = keyed(existing, by: existingHost)
+        }
+        return (incoming, existing)
     }
 
     private static func bodyFiles(of stub: MockSetFile.StubEntry) -> Set<String> {
@@ -155,7 +190,7 @@ public struct MockSetMerger {
         let body: Data?
 
         init(_ request: MockSetFile.RequestEntry, files: [String: Data]) {
-            host = request.host?.lowercased() ?? ""
+            host = request.host.map(HostName.normalized) ?? ""
             key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "")
             headers = (request.headers ?? []).map { $0.lowercased() }.sorted()
             if let body = request.body {

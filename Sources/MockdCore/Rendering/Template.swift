@@ -107,6 +107,8 @@ public final class TemplateContext {
     /// 1-based call number of the answering stub or override in the session.
     let call: Int
     let now: Date
+    /// The scheme the client reached mockd with (`http`, `https`), for rewritten URLs (`OriginRewrite`).
+    var scheme = "http"
     private lazy var json: Any? = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
     private lazy var query = URLEncoding.decodedQuery(request.query)
 

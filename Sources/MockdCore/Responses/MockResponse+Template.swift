@@ -6,19 +6,26 @@ extension MockResponse {
     /// Replaces the body and re-parses its placeholders.
     mutating func replaceBody(_ newBody: Data) {
         body = newBody
-        template = ResponseTemplate(body: body, headers: headers)
+        template = ResponseTemplate(body: body, headers: headers, origins: template?.origins)
     }
 
-    /// Marks the response as literal: `{{…}}` in it is sent as is (recorded bodies).
+    /// Marks the response as literal: `{{…}}` in it is sent as is (recorded bodies). Recorded origins' URLs are
+    /// still rewritten (`OriginRewrite`): that is the set's `rewriteURLs`, not templating.
     mutating func disableTemplate() {
-        template = nil
+        template = ResponseTemplate.with(nil, origins: template?.origins)
+    }
+
+    /// Rewrites URLs of `origins` per request when the body or a URL header holds one (checked here, once).
+    mutating func rewriteURLs(of origins: OriginRewrite) {
+        guard origins.applies(body: body, headers: headers) else { return }
+        template = ResponseTemplate.with(template, origins: origins)
     }
 
     /// Applies a stored response's `templated` mode. Fake-value placeholders (`{{token}}`…) are rendered
     /// right away in every mode but `.off`, since they never change: a redacted stub stays a static one.
     mutating func applyTemplateMode(_ mode: TemplateMode) {
         guard mode != .off else {
-            template = nil
+            template = ResponseTemplate.with(nil, origins: template?.origins)
             return
         }
         guard template != nil else { return }
@@ -33,12 +40,15 @@ extension MockResponse {
                 }
             )
         }
-        template = mode == .redactedOnly ? nil : ResponseTemplate(body: body, headers: headers)
+        template =
+            mode == .redactedOnly
+            ? ResponseTemplate.with(nil, origins: template?.origins)
+            : ResponseTemplate(body: body, headers: headers, origins: template?.origins)
     }
 
     /// Re-checks headers for placeholders after an edit.
     mutating func headersChanged() {
-        template = ResponseTemplate(body: body, headers: headers)
+        template = ResponseTemplate(body: body, headers: headers, origins: template?.origins)
     }
 
     /// The response with every placeholder rendered; itself when it has none.
@@ -51,6 +61,9 @@ extension MockResponse {
             copy.headers = HTTPHeaders(
                 headers.fields.map { .init(name: $0.name, value: Template.renderText($0.value, context)) }
             )
+        }
+        if let origins = template.origins {
+            origins.rewrite(&copy, for: context.request, scheme: context.scheme)
         }
         copy.template = nil
         return copy

@@ -12,6 +12,9 @@ public struct PlannedResponse: Sendable {
     public var fault: Fault?
     /// Long-poll: hold the request (after any delay) until this many ms pass or the control API releases it.
     public var holdMs: Double?
+    /// The recorded host the answer is for (`HostName.normalized`): the one the request named, or the host of the stub
+    /// or override that answered; `nil` in a set that keeps no hosts. Kept in the journal (`host`) for `verify`.
+    public var host: String?
     /// Set when `response` is a stub's response exactly as loaded: the bridge may reuse a native response
     /// kept in this slot.
     public var nativeSlot: (any NativeResponseSlot)?

@@ -1,19 +1,33 @@
 import Foundation
 
-/// The placeholders of one response.
+/// What of one response is made per request: its placeholders, and the recorded origins' URLs to rewrite.
 struct ResponseTemplate: Sendable {
     let body: Template?
     let hasHeaderPlaceholders: Bool
+    /// The set's recorded origins, when the body or a URL header holds one of their URLs.
+    let origins: OriginRewrite?
 
-    init(body: Template?, hasHeaderPlaceholders: Bool) {
+    init(body: Template?, hasHeaderPlaceholders: Bool, origins: OriginRewrite? = nil) {
         self.body = body
         self.hasHeaderPlaceholders = hasHeaderPlaceholders
+        self.origins = origins
     }
 
-    /// `nil` when neither the body nor any header value contains `{{`.
-    init?(body: Data, headers: HTTPHeaders) {
+    /// `nil` when neither the body nor any header value contains `{{` and there are no `origins`.
+    init?(body: Data, headers: HTTPHeaders, origins: OriginRewrite? = nil) {
         self.body = Template.parse(body)
         self.hasHeaderPlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
-        if self.body == nil && !hasHeaderPlaceholders { return nil }
+        self.origins = origins
+        if self.body == nil && !hasHeaderPlaceholders && origins == nil { return nil }
+    }
+
+    /// The same placeholders with `origins` (none left: `nil`).
+    static func with(_ template: ResponseTemplate?, origins: OriginRewrite?) -> ResponseTemplate? {
+        guard template?.body != nil || template?.hasHeaderPlaceholders == true || origins != nil else { return nil }
+        return ResponseTemplate(
+            body: template?.body,
+            hasHeaderPlaceholders: template?.hasHeaderPlaceholders ?? false,
+            origins: origins
+        )
     }
 }

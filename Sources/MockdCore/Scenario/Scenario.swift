@@ -19,6 +19,8 @@ public final class Scenario: Sendable {
     /// No overrides, defaults or conditional requests: a matched stub's response is served as loaded (decided
     /// once, as every request asks).
     let servesStubsAsLoaded: Bool
+    /// Whether some override names a host (`match.host`): only then is a request's host worked out for overrides.
+    let overridesNameHosts: Bool
 
     public convenience init(
         name: String,
@@ -57,6 +59,7 @@ public final class Scenario: Sendable {
         self.overrides = overrides.sorted {
             $0.priority != $1.priority ? $0.priority > $1.priority : $0.position > $1.position
         }
+        self.overridesNameHosts = overrides.contains { $0.pattern.host != nil }
         self.defaults = defaults
         self.conditionalRequests = conditionalRequests
         self.servesStubsAsLoaded = overrides.isEmpty && defaults == nil && !conditionalRequests

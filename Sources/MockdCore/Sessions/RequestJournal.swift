@@ -11,6 +11,9 @@ public struct JournalEntry: Sendable {
     public let method: String
     /// The raw request-target (after a `/__session/ID` prefix was stripped).
     public let target: String
+    /// The recorded host the request was for (`HostName.normalized`): the one it named (`/__host/NAME/`,
+    /// `X-Forwarded-Host`, `Host`), else the host of the stub or override that answered; `nil` when neither says.
+    public let host: String?
     public let headers: HTTPHeaders
     /// The request body, at most `RequestJournal.bodyLimit` bytes of it.
     public let body: Data
@@ -59,6 +62,8 @@ public final class RequestJournal: Sendable {
                     time: exchange.arrival,
                     method: request.method,
                     target: request.target,
+                    host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host }
+                        ?? HostRouting.host(of: request),
                     headers: request.headers,
                     body: request.body,
                     bodySize: request.body.count,
@@ -124,7 +129,8 @@ public final class RequestJournal: Sendable {
         durationMs: Double,
         response: MockResponse,
         nearMisses: [NearMiss],
-        proxied: Bool = false
+        proxied: Bool = false,
+        host: String? = nil
     ) {
         // The replaced record is released here, after the lock.
         _ = state.withLock { state in
@@ -136,6 +142,7 @@ public final class RequestJournal: Sendable {
                             time: time,
                             method: request.method,
                             target: request.target,
+                            host: host ?? HostRouting.host(of: request),
                             // A copy when cut: a slice would keep the whole (possibly huge) request body alive.
                             headers: request.headers,
                             body: request.body.count <= RequestJournal.bodyLimit
@@ -183,7 +190,8 @@ public final class RequestJournal: Sendable {
                 durationMs: durationMs,
                 response: response,
                 nearMisses: exchange.nearMisses,
-                proxied: exchange.proxied
+                proxied: exchange.proxied,
+                host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host }
             )
             return
         }

@@ -4,7 +4,7 @@ import Foundation
 enum SessionRouting {
     static let header = "X-Mockd-Session"
     static let cookie = "mockd_session"
-    static let pathPrefix = "/__session/"
+    static let pathPrefix = ReservedPrefix.session
 
     /// The session id and the request as it should be matched (prefix removed).
     /// - Returns: `nil` id for the default session; `.failure` when an id is not a valid session name.
@@ -21,6 +21,7 @@ enum SessionRouting {
             let rest = request.target.dropFirst(pathPrefix.count)
             let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
             id = String(rest[..<end])
+            request.routedSession = id
             let remainder = rest[end...]
             request.target = remainder.hasPrefix("/") ? String(remainder) : "/" + remainder
         } else if let header = request.headers[header] {
