@@ -6,7 +6,7 @@ import Testing
 struct RequestKeyTests {
     @Test(arguments: [
         ("b=2&a=1", "a=1&b=2"),
-        ("a=2&a=1&a=2", "a=1&a=2&a=2"),
+        ("a=2&a=1&a=2", "a=2&a=1&a=2"), ("ids=20&b=1&ids=10", "b=1&ids=20&ids=10"),
         ("q=a+b", "q=a%20b"),
         ("q=a%20b", "q=a%20b"),
         ("q=%7e%41", "q=~A"),

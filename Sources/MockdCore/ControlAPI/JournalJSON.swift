@@ -55,10 +55,15 @@ enum JournalJSON {
             "bodySize": entry.bodySize,
         ]
         if !entry.body.isEmpty {
-            harRequest["postData"] = [
-                "mimeType": entry.headers["content-type"] ?? "",
-                "text": String(data: entry.body, encoding: .utf8) ?? entry.body.base64EncodedString(),
-            ]
+            if let text = String(data: entry.body, encoding: .utf8) {
+                harRequest["postData"] = ["mimeType": entry.headers["content-type"] ?? "", "text": text]
+            } else {
+                // Not UTF-8: Base64 with the custom `_encoding` field `mockd import-har` reads back.
+                harRequest["postData"] = [
+                    "mimeType": entry.headers["content-type"] ?? "", "text": entry.body.base64EncodedString(),
+                    "_encoding": "base64",
+                ]
+            }
         }
         let response = entry.response
         var content: [String: Any] = ["size": response.body.count, "mimeType": response.headers["content-type"] ?? ""]

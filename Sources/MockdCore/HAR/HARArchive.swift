@@ -58,6 +58,10 @@ public struct HARPostData: Sendable {
     public var text: String?
     /// `params` as (name, value) pairs, for producers that write only params.
     public var params: [(name: String, value: String)]
+    /// `base64` when `text` holds the body's bytes in Base64: HAR 1.2 has no encoding for `postData`, so mockd's
+    /// recorder writes a binary request body (protobuf, octet-stream) as `"_encoding": "base64"` (a custom field,
+    /// HAR 1.2 §"Custom fields"); `encoding` is read too. Other producers keep text only.
+    public var encoding: String? = nil
 }
 
 /// `response`: status, headers and content.

@@ -14,6 +14,9 @@ public struct HARCompiler {
     private let hostFilter: Set<String>
     /// The origins of the kept entries (`https://api.example.com`), written as the set's `origins`.
     private var origins: Set<String> = []
+    /// Each entry's query as sent (canonical encoding, secrets redacted, before the set's rules), by entry index:
+    /// to report entries that share a stub although their queries differed in what the rules leave out.
+    private var sentQueries: [Int: String] = [:]
     /// The user's rules; redaction rules are added to the written set, not used for grouping (redacted
     /// values are placeholders already).
     private let normalizer: RequestNormalizer
@@ -69,6 +72,7 @@ public struct HARCompiler {
             return
         }
         let rawQuery = options.keepSecrets ? url.rawQuery : redactor.redactQuery(url.rawQuery, entry: entry.index)
+        sentQueries[entry.index] = RequestKey.normalizeQuery(rawQuery)
         if !sawCacheBuster, !url.rawQuery.isEmpty,
             RequestKey.queryPairs(url.rawQuery).contains(where: { $0.name == "_" })
         {
@@ -298,6 +302,14 @@ public struct HARCompiler {
         var report = report
         let keepHosts = report.keptHosts.count > 1 && !options.flattenHosts
         var groups = ordered
+        for group in groups where group.entries.count > 1 {
+            let first = group.entries[0].entry
+            for later in group.entries.dropFirst() where sentQueries[later.entry] != sentQueries[first] {
+                report.sequenceNotes.append(
+                    "entry \(later.entry) answers as a later step of entry \(first)'s \(group.key.method) \(group.key.path) although its query differed (\(sentQueries[later.entry] ?? "") vs \(sentQueries[first] ?? "")); the set's normalize rules leave that out"
+                )
+            }
+        }
         if !keepHosts {
             groups = HARCompiler.mergingHosts(groups, report: &report, warn: report.keptHosts.count > 1)
             report.flattened = report.keptHosts.count > 1
@@ -491,7 +503,11 @@ private struct RecordedRequestBody {
         let contentType = request.headers["content-type"] ?? request.postData?.mimeType
         var bytes = Data()
         if let post = request.postData {
-            if let text = post.text {
+            if let text = post.text, post.encoding == "base64",
+                let decoded = Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+            {
+                bytes = decoded
+            } else if let text = post.text {
                 bytes = Data(text.utf8)
             } else if !post.params.isEmpty {
                 // Params only (urlencoded or multipart): the form body, which compares by sorted pairs.

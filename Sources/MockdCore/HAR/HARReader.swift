@@ -100,6 +100,7 @@ public enum HARReader {
                 (param["name"].string ?? "", stringValue(param["value"]))
             }
             postData = HARPostData(mimeType: postNode["mimeType"].string, text: postNode["text"].string, params: params)
+            postData?.encoding = (postNode["_encoding"].string ?? postNode["encoding"].string)?.lowercased()
         }
         let harRequest = HARRequest(
             method: request["method"].string ?? "",

@@ -30,6 +30,8 @@ public struct ImportReport: Sendable, Equatable {
     public var hostCollisions: [String] = []
     /// Request keys recorded on several hosts in a set that keeps hosts apart: requests for them must name a host.
     public var sharedKeys: [String] = []
+    /// Entries turned into one stub's sequence although their requests differed in what the key leaves out.
+    public var sequenceNotes: [String] = []
 
     public struct BodyNote: Sendable, Equatable {
         public let note: String
@@ -86,6 +88,11 @@ public struct ImportReport: Sendable, Equatable {
                         ? "); a request naming no host is answered by the only host that recorded it"
                         : "); hosts left out of keys")
             )
+        }
+        if !sequenceNotes.isEmpty {
+            lines.append("  sequences of requests that differed (only in what the key leaves out):")
+            for note in sequenceNotes.prefix(12) { lines.append("    \(note)") }
+            if sequenceNotes.count > 12 { lines.append("    … (\(sequenceNotes.count) in all)") }
         }
         if !sharedKeys.isEmpty {
             lines.append("  recorded on several hosts (requests name one: /__host/NAME/ or X-Forwarded-Host):")

@@ -4,7 +4,8 @@ public import Foundation
 ///
 /// - JSON (`application/json`, `*+json`): parsed and re-serialised with sorted keys and no
 ///   insignificant whitespace, so key order and formatting never break a match.
-/// - `application/x-www-form-urlencoded`: pairs sorted like a query string.
+/// - `application/x-www-form-urlencoded`: pairs sorted by name like a query string (a repeated name's values
+///   in the order sent).
 /// - `multipart/form-data`: the random boundary replaced by a fixed one.
 /// - Anything else, or JSON that does not parse: the bytes as they are.
 public enum BodyCanonicalizer {
@@ -44,8 +45,9 @@ public enum BodyCanonicalizer {
             let replaced = normalizer.formValue(name: decodedName, value: decodedValue)
             pairs.append((name, replaced == decodedValue ? value : URLEncoding.encodeComponent(Array(replaced.utf8))))
         }
-        pairs.sort { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
-        return pairs.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(separator: "&")
+        return RequestKey.sortedByName(pairs).map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(
+            separator: "&"
+        )
     }
 
     /// The boundary a multipart body actually uses: its first line is `--boundary` (RFC 2046 §5.1.1). Taken
@@ -59,16 +61,20 @@ public enum BodyCanonicalizer {
         return String(data: Data(boundary), encoding: .utf8)
     }
 
-    /// Compact JSON with sorted keys, or `nil` when `body` is not JSON.
+    /// Compact JSON with sorted keys and every number in its exact canonical decimal form (`ExactJSONNumbers`:
+    /// `275` = `275.00` = `2.75e2`), or `nil` when `body` is not JSON.
     public static func canonicalJSON(_ body: Data, normalizer: RequestNormalizer = .none) -> Data? {
-        guard var object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+        guard let marked = ExactJSONNumbers.markingNumbers(body),
+            var object = try? JSONSerialization.jsonObject(with: marked, options: [.fragmentsAllowed])
+        else {
             return nil
         }
         if normalizer.hasBodyRules { object = normalizer.normalizeJSON(object) }
-        return try? JSONSerialization.data(
-            withJSONObject: object,
-            options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]
-        )
+        return
+            (try? JSONSerialization.data(
+                withJSONObject: object,
+                options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]
+            )).map(ExactJSONNumbers.unmarkingNumbers)
     }
 }
 

@@ -8,7 +8,8 @@ import Foundation
 ///   characters are decoded (`%41` → `A`), all other escapes use upper-case hex, and bytes that may not
 ///   appear in a path (space, non-ASCII, `{`…) are escaped. `%2F` therefore stays distinct from `/`.
 /// - query: split on `&`, each name and value decoded (`+` and `%20` are both a space), re-encoded with
-///   only unreserved characters literal, then sorted by name and value; repeated names are kept, and
+///   only unreserved characters literal, then sorted by name only, keeping the order of a repeated name's
+///   values (`ids=10&ids=20` and `ids=20&ids=10` are different requests: many APIs read them as lists);
 ///   `a` equals `a=`.
 /// - host: empty for sets recorded from one host; the lower-cased `host[:port]` in sets that keep several
 ///   hosts apart (see `HostRouting`).
@@ -145,7 +146,8 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         return pairs.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(separator: "&")
     }
 
-    /// The query's pairs, each name and value in canonical encoding, sorted by name then value.
+    /// The query's pairs, each name and value in canonical encoding, sorted by name, a repeated name's values in
+    /// the order sent (a stable sort).
     public static func queryPairs<Q: StringProtocol>(
         _ rawQuery: Q,
         normalizer: RequestNormalizer = .none
@@ -166,7 +168,14 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
             }
             pairs.append((URLEncoding.encodeComponent(decodedName), URLEncoding.encodeComponent(decodedValue)))
         }
-        pairs.sort { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
-        return pairs
+        return RequestKey.sortedByName(pairs)
+    }
+
+    /// `pairs` sorted by name; pairs with the same name keep their order.
+    static func sortedByName(_ pairs: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        pairs.enumerated().sorted {
+            $0.element.name != $1.element.name ? $0.element.name < $1.element.name : $0.offset < $1.offset
+        }
+        .map(\.element)
     }
 }

@@ -87,7 +87,8 @@ public struct RequestNormalizer: Sendable {
         }
         let text: String
         if let string = value as? String {
-            text = string
+            // A number read exactly (`ExactJSONNumbers`) is matched by its decimal text.
+            text = ExactJSONNumbers.number(in: string) ?? string
         } else if let number = value as? NSNumber, !(value is Bool) {
             text = number.stringValue
         } else {

@@ -42,11 +42,18 @@ public enum RecordingHAR {
             "bodySize": exchange.requestBody.count,
         ]
         if !exchange.requestBody.isEmpty || ["POST", "PUT", "PATCH"].contains(exchange.method) {
-            // HAR 1.2 has no encoding for postData: a body that is not UTF-8 is stored with U+FFFD replacements.
-            request["postData"] = [
-                "mimeType": exchange.requestHeaders["content-type"] ?? "",
-                "text": String(decoding: exchange.requestBody, as: UTF8.self),
-            ]
+            // HAR 1.2 has no encoding for postData: a body that is not UTF-8 text (protobuf, octet-stream) is kept
+            // exactly as Base64 with the custom field `_encoding` (read back by the importer), never with U+FFFD
+            // replacements that would make different requests one.
+            let contentType = exchange.requestHeaders["content-type"]
+            var postData: [String: Any] = ["mimeType": contentType ?? ""]
+            if isText(exchange.requestBody, contentType: contentType) {
+                postData["text"] = String(decoding: exchange.requestBody, as: UTF8.self)
+            } else {
+                postData["text"] = exchange.requestBody.base64EncodedString()
+                postData["_encoding"] = "base64"
+            }
+            request["postData"] = postData
         }
         let milliseconds = (exchange.elapsedMs * 1000).rounded() / 1000
         var response: [String: Any]

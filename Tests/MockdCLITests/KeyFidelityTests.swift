@@ -1,0 +1,103 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// Request keys that keep what tells requests apart (issue 18): repeated query names keep their values' order,
+/// sequences of requests that differed are reported entry by entry, JSON numbers compare by exact decimal value,
+/// and binary request bodies are keyed by their bytes. The real binary imports a hand-made HAR; curl asks.
+@Suite(.serialized)
+struct KeyFidelityTests {
+    typealias HAR = ImportHygieneTests
+
+    static func post(_ url: String, base64 body: Data, contentType: String, answer: String) -> [String: Any] {
+        var entry = HAR.entry("POST", url, requestHeaders: [("Content-Type", contentType)], text: answer)
+        var request = entry["request"] as! [String: Any]
+        request["postData"] = ["mimeType": contentType, "text": body.base64EncodedString(), "_encoding": "base64"]
+        entry["request"] = request
+        return entry
+    }
+
+    @Test func requestsThatDifferStayApartAndMergedOnesAreReported() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let har = root.appendingPathComponent("keys.har")
+        let json = [("Content-Type", "application/json")]
+        try HAR.write(
+            [
+                HAR.entry("GET", "https://api.test/v1/items?ids=10&ids=20", text: #"{"order":"10,20"}"#),
+                HAR.entry("GET", "https://api.test/v1/items?ids=20&ids=10", text: #"{"order":"20,10"}"#),
+                HAR.entry("GET", "https://api.test/v1/feed?_=1764633600001", text: #"{"page":1}"#),
+                HAR.entry("GET", "https://api.test/v1/feed?_=1764633600002", text: #"{"page":2}"#),
+                HAR.entry(
+                    "POST",
+                    "https://api.test/v1/pay",
+                    requestHeaders: json,
+                    body: #"{"amount": 9007199254740992}"#,
+                    text: #"{"paid":"big"}"#
+                ),
+                HAR.entry(
+                    "POST",
+                    "https://api.test/v1/pay",
+                    requestHeaders: json,
+                    body: #"{"amount": 275.00}"#,
+                    text: #"{"paid":"275"}"#
+                ),
+                Self.post(
+                    "https://api.test/rpc",
+                    base64: Data([0x08, 0x01, 0xFF]),
+                    contentType: "application/x-protobuf",
+                    answer: "one"
+                ),
+                Self.post(
+                    "https://api.test/rpc",
+                    base64: Data([0x08, 0x02, 0xFF]),
+                    contentType: "application/x-protobuf",
+                    answer: "two"
+                ),
+            ],
+            to: har
+        )
+        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "keys", "--root", root.path])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("  stubs written:  7 (8 responses, 1 sequence)"), "\(imported.stdout)")
+        #expect(
+            imported.stdout.contains(
+                "  sequences of requests that differed (only in what the key leaves out):\n    entry 3 answers as a later step of entry 2's GET /v1/feed although its query differed (_=1764633600002 vs _=1764633600001); the set's normalize rules leave that out\n"
+            ),
+            "\(imported.stdout)"
+        )
+
+        let daemon = try RunningDaemon(["--set", "keys", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let base = daemon.baseURL
+        func pay(_ body: String) -> CurlRequest {
+            CurlRequest(method: "POST", url: base + "/v1/pay", headers: json, body: Data(body.utf8))
+        }
+        func rpc(_ bytes: [UInt8]) -> CurlRequest {
+            CurlRequest(
+                method: "POST",
+                url: base + "/rpc",
+                headers: [("Content-Type", "application/x-protobuf")],
+                body: Data(bytes)
+            )
+        }
+        let responses = try Curl.batch([
+            CurlRequest(url: base + "/v1/items?ids=20&ids=10"),
+            CurlRequest(url: base + "/v1/items?ids=10&ids=20"),
+            pay(#"{"amount": 9.007199254740993e15}"#),
+            pay(#"{"amount": 9007199254740992.0}"#),
+            pay(#"{"amount": 2.75e2}"#),
+            pay(#"{"amount": 275.000001}"#),
+            rpc([0x08, 0x02, 0xFF]),
+            rpc([0x08, 0x01, 0xFF]),
+            rpc([0x08, 0x03, 0xFF]),
+        ])
+        #expect(responses.map(\.status) == [200, 200, 404, 200, 200, 404, 200, 200, 404])
+        #expect(responses[0].text == #"{"order":"20,10"}"#)
+        #expect(responses[1].text == #"{"order":"10,20"}"#)
+        #expect(responses[3].text == #"{"paid":"big"}"#)
+        #expect(responses[4].text == #"{"paid":"275"}"#)
+        #expect(responses[6].text == "two")
+        #expect(responses[7].text == "one")
+    }
+}
