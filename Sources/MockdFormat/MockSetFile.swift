@@ -4,7 +4,7 @@
 /// are applied when the file is turned into `Stub`s.
 public struct MockSetFile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case version, matchHeaders, normalize, cors, conditionalRequests, origins, rewriteURLs, stubs
+        case version, matchHeaders, acceptMatching, normalize, cors, conditionalRequests, origins, rewriteURLs, stubs
     }
 
     /// The newest format version this mockd reads and writes.
@@ -15,6 +15,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     public var version: Int
     /// Lower-case names of the request headers a stub may constrain.
     public var matchHeaders: [String]?
+    /// How a stub's `Accept` constraint is compared: `negotiate` (default; the request must accept the stub's
+    /// media type, RFC 9110 §12.5.1, so `*/*` and `image/*` match) or `exact` (the recorded value, trimmed).
+    public var acceptMatching: String?
     /// Rules that make volatile query parameters and body fields irrelevant to matching.
     public var normalize: RequestNormalization?
     /// Answer CORS preflight requests (`OPTIONS` with `Access-Control-Request-Method`) that no stub matches
@@ -57,6 +60,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeVersion(upTo: MockSetFile.currentVersion, forKey: .version)
         matchHeaders = try container.decodeIfPresent([String].self, forKey: .matchHeaders)
+        acceptMatching = try container.decodeIfPresent(String.self, forKey: .acceptMatching)
         normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
         cors = try container.decodeIfPresent(Bool.self, forKey: .cors)
         conditionalRequests = try container.decodeIfPresent(Bool.self, forKey: .conditionalRequests)

@@ -100,4 +100,57 @@ struct KeyFidelityTests {
         #expect(responses[6].text == "two")
         #expect(responses[7].text == "one")
     }
+
+    @Test func acceptIsNegotiatedUnlessTheSetSaysExact() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let har = root.appendingPathComponent("accept.har")
+        try HAR.write(
+            [
+                HAR.entry(
+                    "GET",
+                    "https://api.test/v1/me",
+                    requestHeaders: [("Accept", "application/json")],
+                    text: #"{"me":1}"#
+                ),
+                HAR.entry(
+                    "GET",
+                    "https://api.test/img/a.png",
+                    requestHeaders: [("Accept", "image/avif,image/webp,image/apng,*/*;q=0.8")],
+                    headers: [("Content-Type", "image/png")],
+                    text: "iVBORw0KGgo=",
+                    encoding: "base64"
+                ),
+            ],
+            to: har
+        )
+        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "accept", "--root", root.path])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        func ask(_ daemon: RunningDaemon) throws -> [Int] {
+            try Curl.batch([
+                CurlRequest(url: daemon.baseURL + "/v1/me"),  // curl's Accept: */*
+                CurlRequest(
+                    url: daemon.baseURL + "/v1/me",
+                    headers: [("Accept", "text/plain, application/json;q=0.5")]
+                ),
+                CurlRequest(url: daemon.baseURL + "/v1/me", headers: [("Accept", "text/html")]),
+                CurlRequest(url: daemon.baseURL + "/v1/me", headers: [("Accept", "application/*;q=0, */*")]),
+                CurlRequest(url: daemon.baseURL + "/v1/me", headers: [("Accept", "application/json")]),
+                CurlRequest(url: daemon.baseURL + "/img/a.png", headers: [("Accept", "image/*")]),
+                CurlRequest(url: daemon.baseURL + "/img/a.png", headers: [("Accept", "image/png;q=0, image/*")]),
+            ]).map(\.status)
+        }
+        do {
+            let daemon = try RunningDaemon(["--set", "accept", "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            #expect(try ask(daemon) == [200, 200, 404, 404, 200, 200, 404])
+        }
+        let indexURL = root.appendingPathComponent("mocks/accept/index.json")
+        let index = try String(contentsOf: indexURL, encoding: .utf8)
+        try index.replacingOccurrences(of: #""stubs" :"#, with: #""acceptMatching" : "exact", "stubs" :"#)
+            .write(to: indexURL, atomically: true, encoding: .utf8)
+        let daemon = try RunningDaemon(["--set", "accept", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        #expect(try ask(daemon) == [404, 404, 404, 404, 200, 404, 404])
+    }
 }

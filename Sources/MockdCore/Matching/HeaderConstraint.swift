@@ -2,21 +2,33 @@ import Foundation
 
 /// A stub's requirement on one request header named in the set's `matchHeaders`.
 ///
-/// `Content-Type` compares media types only (a multipart boundary or charset never breaks a match);
-/// other headers compare trimmed values exactly.
+/// `Content-Type` compares media types only (a multipart boundary or charset never breaks a match); `Accept`
+/// with an `offeredType` is content negotiation (`AcceptNegotiation`); other headers compare trimmed values
+/// exactly.
 public struct HeaderConstraint: Sendable, Equatable, Hashable {
     /// Lower-cased header name.
     public let name: String
     /// Normalised expected value.
     public let value: String
+    /// For `accept`: the media type the stub answers with; the request must accept it (RFC 9110 §12.5.1) rather
+    /// than send the recorded value. `nil`: exact comparison.
+    public let offeredType: String?
 
-    public init(name: String, value: String) {
+    public init(name: String, value: String, offeredType: String? = nil) {
         self.name = name.asciiLowercased
         self.value = HeaderConstraint.normalize(value: value, forHeader: self.name)
+        self.offeredType = self.name == "accept" ? offeredType : nil
     }
 
     /// Whether `headers` satisfies the constraint.
     public func isSatisfied(by headers: HTTPHeaders) -> Bool {
+        if let offeredType {
+            let values = headers.values(named: "accept")
+            return AcceptNegotiation.accepts(
+                values.isEmpty ? nil : values.joined(separator: ","),
+                mediaType: offeredType
+            )
+        }
         guard let actual = headers[name] else { return false }
         return HeaderConstraint.normalize(value: actual, forHeader: name) == value
     }

@@ -74,6 +74,7 @@ enum MockSetFastDecoder {
                 case "$schema": return parser.skipValue()
                 case "version": return parser.optional(&version) { $0.integer() }
                 case "matchHeaders": return parser.optional(&file.matchHeaders) { $0.stringArray() }
+                case "acceptMatching": return parser.optional(&file.acceptMatching) { $0.string() }
                 case "normalize":
                     return parser.optional(&file.normalize) {
                         $0.decoded(RequestNormalization.self, shape: KnownFields.normalize)

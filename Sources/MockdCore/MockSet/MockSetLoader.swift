@@ -67,6 +67,14 @@ public struct MockSetLoader: Sendable {
                 throw unknown
             }
         }
+        guard file.acceptMatching == nil || ["negotiate", "exact"].contains(file.acceptMatching!) else {
+            throw ConfigError(
+                .invalidValue,
+                file: indexName,
+                jsonPath: "acceptMatching",
+                message: "'\(file.acceptMatching!)' is not one of \"negotiate\", \"exact\""
+            )
+        }
         let normalize = file.normalize ?? RequestNormalization()
         if let problem = normalize.problems().first {
             throw ConfigError(
@@ -108,6 +116,7 @@ public struct MockSetLoader: Sendable {
             bodyReader: BodyFileReader(folder: folder, root: root),
             matchHeaders: Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased)),
             origins: file.rewriteURLs == false ? nil : file.origins.flatMap(OriginRewrite.init(origins:)),
+            negotiatesAccept: file.acceptMatching != "exact",
             firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs)
         )
         let entries = file.stubs
@@ -142,6 +151,8 @@ private struct StubBuilder: Sendable {
     let matchHeaders: Set<String>
     /// The set's recorded origins, whose URLs responses rewrite per request (`nil`: `rewriteURLs` is false).
     let origins: OriginRewrite?
+    /// Whether `Accept` constraints negotiate (`acceptMatching` is not `exact`).
+    let negotiatesAccept: Bool
     let firstDuplicateID: Int?
 
     /// The stubs of `entries[range]`, in order.
@@ -315,6 +326,18 @@ private struct StubBuilder: Sendable {
                     response.webSocket = script
                 }
                 responses.append(response)
+            }
+            if negotiatesAccept, let position = constraints.firstIndex(where: { $0.name == "accept" }),
+                let offered = AcceptNegotiation.offeredType(
+                    contentType: responses[0].headers["content-type"],
+                    recordedAccept: constraints[position].value
+                )
+            {
+                constraints[position] = HeaderConstraint(
+                    name: "accept",
+                    value: constraints[position].value,
+                    offeredType: offered
+                )
             }
             stubs.append(
                 Stub(

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Proactive negotiation on `Accept` (RFC 9110 §12.5.1): whether a request accepts a stub's media type.
+///
+/// A recorded `Accept: application/json` must not make the stub miss curl's `Accept: */*` or an image loader's
+/// `Accept: image/webp,image/*;q=0.8`: the stub answers when the request's most specific media range that covers
+/// the stub's type (`type/subtype` before `type/*` before `*/*`) has a `q` above 0. No `Accept` accepts anything.
+/// Media-range parameters other than `q` are not compared (clients rarely send them; a charset never breaks a
+/// match). Sets that want the old string comparison say `"acceptMatching": "exact"`.
+enum AcceptNegotiation {
+    /// Whether `accept` (the request's `Accept` values, joined; `nil` when absent) accepts `mediaType` (a
+    /// lower-cased `type/subtype`).
+    static func accepts(_ accept: String?, mediaType: String) -> Bool {
+        guard let accept, !accept.trimmingCharacters(in: .whitespaces).isEmpty else { return true }
+        let slash = mediaType.firstIndex(of: "/") ?? mediaType.endIndex
+        let type = mediaType[..<slash]
+        var best: (specificity: Int, q: Double)?
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";")
+            guard let first = parts.first else { continue }
+            let name = first.trimmingCharacters(in: .whitespaces).asciiLowercased
+            let specificity: Int
+            if name == mediaType {
+                specificity = 3
+            } else if name == "\(type)/*" {
+                specificity = 2
+            } else if name == "*/*" || name == "*" {
+                specificity = 1
+            } else {
+                continue
+            }
+            var q = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).asciiLowercased == "q" {
+                    q = Double(pair[1].trimmingCharacters(in: .whitespaces)) ?? 1
+                }
+            }
+            if best == nil || specificity > best!.specificity { best = (specificity, q) }
+        }
+        return (best?.q ?? 0) > 0
+    }
+
+    /// The media type a stub offers for negotiation: its response's `Content-Type`, else the recorded `Accept`
+    /// when that names one concrete type; `nil` when neither does (the constraint then compares exactly).
+    static func offeredType(contentType: String?, recordedAccept: String) -> String? {
+        let essence = MediaType.essence(of: contentType)
+        if !essence.isEmpty, essence.contains("/") { return essence }
+        let ranges = recordedAccept.split(separator: ",")
+        guard ranges.count == 1 else { return nil }
+        let only = MediaType.essence(of: String(ranges[0]))
+        return only.contains("/") && !only.contains("*") ? only : nil
+    }
+}
