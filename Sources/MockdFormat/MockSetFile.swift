@@ -142,7 +142,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     /// One step of a response sequence.
     public struct ResponseEntry: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault
+            case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault, miss
+            case conditionalOnly
         }
 
         /// HTTP status, default 200.
@@ -167,6 +168,12 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var events: EventStream?
         /// A recorded failed attempt replayed as a socket fault instead of a response (`--failed keep`).
         public var fault: Fault?
+        /// The recording cannot justify an answer here (e.g. `body not recorded: HAR entry 12 has a size of 5120
+        /// bytes and no text`): a request this step would answer gets a 404 miss giving this reason instead.
+        public var miss: String?
+        /// A resource recorded only as `304 Not Modified`: the step answers conditional requests (`If-None-Match`,
+        /// `If-Modified-Since`); any other request gets a miss with `miss` as the reason.
+        public var conditionalOnly: Bool?
 
         public init(
             status: Int? = nil,

@@ -195,7 +195,10 @@ enum ResponseWriter {
     }
 
     private static func addHeaders(_ response: MockResponse, to mhdResponse: OpaquePointer, logger: Logger) {
-        for field in response.headers where MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+        // libmicrohttpd refuses an empty value; one space is the same empty field value on the wire (RFC 9110 §5.5
+        // excludes surrounding whitespace from the value).
+        for field in response.headers
+        where MHD_add_response_header(mhdResponse, field.name, field.value.isEmpty ? " " : field.value) == .NO {
             logger.warning(
                 "header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent"
             )

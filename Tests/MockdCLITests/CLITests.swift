@@ -124,7 +124,7 @@ struct ImportCommandTests {
                       entries read:   3
                       stubs written:  1 (2 responses, 1 sequence)
                       skipped:        1
-                        failed request (status 0): entry 2
+                        failed request (status 0: no answer from the server): entry 2
                       redacted:       nothing
 
                     """

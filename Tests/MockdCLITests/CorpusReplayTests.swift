@@ -66,6 +66,8 @@ struct CorpusReplayTests {
             }
         )
         var rewritten = 0
+        var notRecorded = 0
+        var notModifiedOnly = 0
 
         var failures: [String] = []
         var redacted = 0
@@ -86,6 +88,29 @@ struct CorpusReplayTests {
             {
                 entry = full
                 conditionalOnly += 1
+            } else if entry.status == 304, !entry.isConditional,
+                !entries.contains(where: {
+                    $0.method == entry.method && $0.target == entry.target && $0.host == entry.host && $0.status != 304
+                })
+            {
+                // Recorded only as 304: no body was on the wire, so a plain request misses and says why.
+                if response.status != 404 || !response.text.contains("recorded only as 304 Not Modified") {
+                    failures.append(
+                        "entry \(entry.index): only a 304 recorded, got \(response.status) \(response.text.prefix(80))"
+                    )
+                }
+                notModifiedOnly += 1
+                continue
+            }
+            if entry.bodyNotRecorded {
+                // The HAR says there was a body but holds none: a miss that says so, never an empty 200.
+                if response.status != 404 || !response.text.contains("body not recorded: HAR entry ") {
+                    failures.append(
+                        "entry \(entry.index): body not recorded, got \(response.status) \(response.text.prefix(80))"
+                    )
+                }
+                notRecorded += 1
+                continue
             }
             var expected = entry.body
             var redactor = Redactor()
@@ -118,7 +143,7 @@ struct CorpusReplayTests {
             }
         }
         print(
-            "replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(hosts.count) host\(hosts.count == 1 ? "" : "s") byte-exact with a plain import (\(colliding) named a host, \(redacted) with redacted secrets, \(rewritten) with recorded URLs pointing at the mock, \(conditionalOnly) unconditional 304s answered in full)"
+            "replay \(name): \(entries.count - failures.count)/\(entries.count) entries of \(hosts.count) host\(hosts.count == 1 ? "" : "s") byte-exact with a plain import (\(colliding) named a host, \(redacted) with redacted secrets, \(rewritten) with recorded URLs pointing at the mock, \(conditionalOnly) unconditional 304s answered in full, \(notRecorded) bodies not recorded and \(notModifiedOnly) 304-only resources answered as misses that say so)"
         )
         #expect(failures.isEmpty, "\(name): \(failures.prefix(10).joined(separator: "; "))")
     }
@@ -208,10 +233,13 @@ struct ReplayEntry {
     let mimeType: String?
     /// Whether the recorded request carried `If-None-Match` or `If-Modified-Since`.
     let isConditional: Bool
+    /// Whether the HAR gives a size (or `Content-Length`) for the body but holds no text.
+    let bodyNotRecorded: Bool
 
     /// `nil` for entries mockd skips by design: failed (status 0/-1), WebSocket, non-HTTP URLs.
     init?(_ entry: HAREntry) {
         guard let response = entry.response, (100...999).contains(response.status), response.status != 101,
+            entry.failureText == nil, entry.request.method != "CONNECT",
             entry.resourceType != "websocket", !entry.hasWebSocketMessages,
             let components = URLComponents(string: entry.request.url)
                 ?? URLComponents(string: RecordedURL.escapingInvalid(entry.request.url)),
@@ -255,10 +283,22 @@ struct ReplayEntry {
         mimeType = response.content.mimeType ?? response.headers["content-type"]
         isConditional =
             entry.request.headers["if-none-match"] != nil || entry.request.headers["if-modified-since"] != nil
+        let size =
+            (response.content.size ?? 0) > 0
+            ? response.content.size! : Int(response.headers["content-length"] ?? "") ?? 0
+        bodyNotRecorded =
+            size > 0 && (response.content.text ?? "").isEmpty && response.content.file == nil
+            && ![204, 304].contains(response.status) && method != "HEAD"
         if method == "HEAD" || response.status < 200 || response.status == 204 || response.status == 304 {
             body = Data()
         } else {
-            body = RecordedBody(response.content, headers: response.headers, harDirectory: nil).bytes
+            body =
+                RecordedBody(
+                    response.content,
+                    headers: response.headers,
+                    harDirectory: nil,
+                    hexBinary: entry.isPollyEntry
+                ).bytes
         }
     }
 

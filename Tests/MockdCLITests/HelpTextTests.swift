@@ -198,6 +198,9 @@ struct HelpTextTests {
           --normalize <file>      Read more rules from a JSON file shaped like a set's "normalize" (see docs/FORMAT.md).
           --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay as a connection reset in
                                   their place in the sequence. (default: skip)
+          --missing-bodies <miss|empty>
+                                  Responses the HAR has no body for (a size but no text): answer with a miss
+                                  that says so, or serve them empty. (default: miss)
           --cors                  Answer CORS preflights the recording lacks with a permissive 204.
           --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
           --merge                 Merge into an existing set: stubs this HAR records are replaced, others (and

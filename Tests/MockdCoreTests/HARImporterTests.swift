@@ -131,12 +131,13 @@ struct HARImporterTests {
         #expect(report.skipped.map(\.index) == [1, 2, 3, 4, 5])
         #expect(
             report.skipped.map(\.reason) == [
-                "failed request (status 0)", "failed request (status -1)", "not an HTTP URL (data:)",
+                "failed request (status 0: no answer from the server)",
+                "failed request (status -1: no answer from the server)", "not an HTTP URL (data:)",
                 "request.method missing", "invalid status 1",
             ]
         )
         let rendered = report.rendered(source: "t.har", destination: "mocks/t/")
-        #expect(rendered.contains("    failed request (status 0): entry 1"))
+        #expect(rendered.contains("    failed request (status 0: no answer from the server): entry 1"))
         #expect(rendered.contains("  entries read:   6"))
     }
 

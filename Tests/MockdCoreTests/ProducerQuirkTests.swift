@@ -100,7 +100,7 @@ struct ProducerQuirkTests {
 
     @Test func playwrightFailedAttemptSkippedOrKeptAsReset() throws {
         guard let (_, skipped, report) = try corpus("playwright__har-unstable-network.har") else { return }
-        #expect(report.skipped.map(\.reason) == ["failed request (status -1)"])
+        #expect(report.skipped.map(\.reason) == ["failed request (status -1: no answer from the server)"])
         #expect(skipped.file.stubs[0].responses.count == 1)
         var options = HARImportOptions()
         options.failed = .keep

@@ -120,7 +120,11 @@ struct RecordingTests {
         _ = try HARStreamReader().parse(document, fileName: "rec.har") { compiler.add($0) }
         let (build, report) = compiler.finish()
         #expect(build.file.stubs.map(\.id) == ["GET_gz__a-1", "POST_bin"])
-        #expect(report.skipped == [ImportReport.Skip(index: 2, reason: "failed request (status 0)")])
+        #expect(
+            report.skipped == [
+                ImportReport.Skip(index: 2, reason: "failed request (Couldn't connect to server, status 0)")
+            ]
+        )
     }
 
     @Test func aFlushWhoseSetCouldNotBeWrittenIsWrittenByTheNextOne() throws {

@@ -4,6 +4,11 @@ import Foundation
 enum ConditionalRequest {
     /// Whether `request`'s validators match `response` (RFC 9110 §13.1.2 `If-None-Match` against `ETag`;
     /// without it, §13.1.3 `If-Modified-Since` not before `Last-Modified`).
+    /// Whether the request carries a validator (`If-None-Match` or `If-Modified-Since`, RFC 9110 §13.1).
+    static func isConditional(_ request: HTTPRequest) -> Bool {
+        request.headers["if-none-match"] != nil || request.headers["if-modified-since"] != nil
+    }
+
     static func isNotModified(_ request: HTTPRequest, _ response: MockResponse) -> Bool {
         if let condition = request.headers["if-none-match"] {
             guard let etag = response.headers["etag"] else { return false }

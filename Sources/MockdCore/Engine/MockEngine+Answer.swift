@@ -212,7 +212,13 @@ extension MockEngine {
         runtime: [Override]
     ) -> Answer {
         let stub = scenario.index.stubs[ordinal]
-        let taken = stubStep(stub, ordinal: ordinal, state: state)
+        // A HEAD answered by the GET stub (RFC 9110 §9.3.2) gets the GET's next step without using it up.
+        let taken = stubStep(
+            stub,
+            ordinal: ordinal,
+            state: state,
+            advancing: !(request.method == "HEAD" && stub.key.method == "GET")
+        )
         guard var response = taken.response else {
             return unmatched(
                 request,
@@ -220,6 +226,16 @@ extension MockEngine {
                 runtime: runtime,
                 reason:
                     "stub '\(stub.id)' answered all \(stub.responseCount) responses of its sequence (afterLast: notFound)"
+            )
+        }
+        if let unjustified = response.unjustified,
+            !(unjustified.conditionalOnly && ConditionalRequest.isConditional(request))
+        {
+            return unmatched(
+                request,
+                scenario: scenario,
+                runtime: runtime,
+                reason: "stub '\(stub.id)' has no answer the recording can justify: \(unjustified.reason)"
             )
         }
         // Stays set only while the response is the stub's step exactly as loaded.
@@ -281,10 +297,11 @@ extension MockEngine {
     private func stubStep(
         _ stub: Stub,
         ordinal: Int,
-        state: SessionState
+        state: SessionState,
+        advancing: Bool = true
     ) -> (response: MockResponse?, call: Int, slot: (any NativeResponseSlot)?) {
         if stub.isStatic { return (stub.firstResponse, 0, stub) }
-        let call = state.stubCursors.take(ordinal)
+        let call = advancing ? state.stubCursors.take(ordinal) : state.stubCursors.peek(ordinal)
         guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
         return (stub.response(step), call, stub.nativeSlot(step))
     }

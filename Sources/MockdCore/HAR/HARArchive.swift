@@ -29,6 +29,11 @@ public struct HAREntry: Sendable {
     public var webSocketMessages: [HARWebSocketMessage] = []
     /// `startedDateTime`, when it parses (some producers write `NaN` dates).
     public var startedDateTime: Date?
+    /// Why the request failed, when the producer says so although a status may be recorded: Playwright's and
+    /// Chrome's `response._failureText` (`net::ERR_ABORTED`), Chrome's `response._error`.
+    public var failureText: String?
+    /// Whether the entry was written by Polly.js (its `_id` and `_order` fields), whose binary bodies are hex text.
+    public var isPollyEntry = false
 }
 
 /// One frame of Chrome's `_webSocketMessages` extension.

@@ -28,7 +28,8 @@ public struct HARCompiler {
     private var droppedHeaders: [String: Int] = [:]
     private var unstableDropped: [String: Int] = [:]
     private var bodyNotes: [String: [Int]] = [:]
-    private var missingBodies = 0
+    /// Entries whose body the HAR did not capture.
+    private var missingBodies: [Int] = []
     private var webSocketsWithoutFrames = 0
     private var sawCacheBuster = false
 
@@ -112,11 +113,27 @@ public struct HARCompiler {
             )
             return
         }
-        let failure: String? =
-            entry.response == nil
-            ? "no response recorded (failed request)"
-            : entry.response!.status == 0 || entry.response!.status == -1
-                ? "failed request (status \(entry.response!.status))" : nil
+        if request.method == "CONNECT" {
+            return skip(
+                entry,
+                "CONNECT tunnel (a proxy's TLS tunnel to \(url.hostAndPort), not an HTTP exchange; what went through it is recorded as entries of its own when the proxy decrypted it)"
+            )
+        }
+        let failure: String?
+        if entry.response == nil {
+            failure =
+                "no response object (the request got no answer before the HAR was saved: aborted, blocked or still pending)"
+        } else if let text = entry.failureText {
+            let status = entry.response!.status
+            failure =
+                status == 0 || status == -1
+                ? "failed request (\(text), status \(status))"
+                : "failed request (\(text)) although a status was recorded: the answer never completed"
+        } else if entry.response!.status == 0 || entry.response!.status == -1 {
+            failure = "failed request (status \(entry.response!.status): no answer from the server)"
+        } else {
+            failure = nil
+        }
         if let failure {
             guard options.failed == .keep else { return skip(entry, failure) }
         } else {
@@ -188,13 +205,27 @@ public struct HARCompiler {
             )
             return
         }
-        var decoded = RecordedBody(response.content, headers: response.headers, harDirectory: harDirectory)
+        var decoded = RecordedBody(
+            response.content,
+            headers: response.headers,
+            harDirectory: harDirectory,
+            hexBinary: entry.isPollyEntry
+        )
         for note in decoded.notes { bodyNotes[note, default: []].append(entry.index) }
         let mimeType = response.content.mimeType ?? response.headers["content-type"]
-        if decoded.bytes.isEmpty, (response.content.size ?? 0) > 0, response.content.file == nil,
-            response.status != 304, request.method != "HEAD"
+        var bodyNotRecorded: String?
+        let recordedLength =
+            (response.content.size ?? 0) > 0
+            ? response.content.size! : Int(response.headers["content-length"] ?? "") ?? 0
+        if decoded.bytes.isEmpty, recordedLength > 0, response.content.file == nil,
+            response.content.text?.isEmpty != false,
+            ![204, 304].contains(response.status), request.method != "HEAD"
         {
-            missingBodies += 1
+            missingBodies.append(entry.index)
+            if options.missingBodies == .miss {
+                bodyNotRecorded =
+                    "body not recorded: HAR entry \(entry.index) says \(recordedLength) bytes but holds no text (re-record, or import with --missing-bodies empty to serve it empty)"
+            }
         }
         let bodyBraces = ByteSearch.contains([0x7B, 0x7B], in: decoded.bytes)
         let headerBraces = response.headers.contains { $0.value.contains("{{") }
@@ -213,10 +244,13 @@ public struct HARCompiler {
         var headers: [String] = []
         var redactedHeaders = false
         // Chrome writes repeated fields (several Set-Cookie) as one value joined by newlines: one field each.
+        // An empty value is a field all the same (`X-Feature-Flags:`): kept.
         let fields = response.headers.flatMap { field in
-            field.value.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map {
-                HTTPHeaders.Field(name: field.name, value: String($0))
-            }
+            field.value.isEmpty
+                ? [field]
+                : field.value.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map {
+                    HTTPHeaders.Field(name: field.name, value: String($0))
+                }
         }
         for field in fields {
             guard HTTPToken.isToken(field.name) || field.name.hasPrefix(":") else {
@@ -255,6 +289,7 @@ public struct HARCompiler {
         if bodyBraces || headerBraces {
             recorded.templated = redactedBody || redactedHeaders ? .redactedOnly : .off
         }
+        recorded.miss = bodyNotRecorded
         append(
             key: key,
             constraints: constraints,
@@ -350,9 +385,12 @@ public struct HARCompiler {
                 "\(webSocketsWithoutFrames) WebSocket entr\(webSocketsWithoutFrames == 1 ? "y has" : "ies have") no recorded frames (_webSocketMessages); the endpoint accepts connections and sends nothing"
             )
         }
-        if missingBodies > 0 {
+        if !missingBodies.isEmpty {
+            let count = missingBodies.count
             report.warnings.append(
-                "\(missingBodies) response\(missingBodies == 1 ? " has" : "s have") a recorded size but no captured body; served empty"
+                "\(count) response\(count == 1 ? " has" : "s have") a recorded size but no captured body (\(ImportReport.entryList(missingBodies))); "
+                    + (options.missingBodies == .miss
+                        ? "answered as a miss that says so (--missing-bodies empty serves them empty)" : "served empty")
             )
         }
         report.redactions = redactor.log
@@ -370,6 +408,14 @@ public struct HARCompiler {
                     report.notModifiedAsConditional += variant.responses.count - full.count
                     variant.responses = full
                     conditional = true
+                } else if full.isEmpty, !variant.responses.isEmpty {
+                    // Recorded only as 304: the client had it cached, so no body was ever on the wire here.
+                    report.notModifiedOnly.append("\(group.key)")
+                    for step in variant.responses.indices {
+                        variant.responses[step].conditionalOnly = true
+                        variant.responses[step].miss =
+                            "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request (If-None-Match, If-Modified-Since) gets the 304"
+                    }
                 }
                 let id = namer.uniqueID(for: group.key)
                 var requestEntry = MockSetFile.RequestEntry(
@@ -396,6 +442,8 @@ public struct HARCompiler {
                     )
                     entry.websocket = recorded.webSocket
                     entry.fault = recorded.fault
+                    entry.miss = recorded.miss
+                    entry.conditionalOnly = recorded.conditionalOnly ? true : nil
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
                     if !recorded.body.isEmpty {
@@ -485,6 +533,9 @@ private struct RecordedResponse {
     var webSocket: WebSocketScript? = nil
     var fault: Fault? = nil
     var templated: TemplateMode? = nil
+    /// Why this answer cannot be served (body not recorded, only a 304): written as the step's `miss`.
+    var miss: String? = nil
+    var conditionalOnly = false
 }
 
 /// A recorded request body: the text (or params rebuilt as a form) and its canonical form.

@@ -20,6 +20,12 @@ public struct HARImportOptions: Sendable {
     /// Ignore lists and value rules, applied to recorded keys here and written to the set for live requests.
     public var normalization = RequestNormalization()
     public var failed = FailedPolicy.skip
+    /// Responses whose body the HAR did not capture (a size or `Content-Length` but no text): `miss` (default)
+    /// answers them with a miss that says so; `empty` serves them with an empty body as before.
+    public var missingBodies = MissingBodyPolicy.miss
+    public enum MissingBodyPolicy: String, Sendable {
+        case miss, empty
+    }
     /// Write `"cors": true`: unmatched CORS preflights get a permissive 204.
     public var cors = false
     /// Leave hosts out of keys even when several hosts are kept (same-path collisions are reported).

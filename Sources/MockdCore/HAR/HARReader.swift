@@ -143,6 +143,11 @@ public enum HARReader {
             )
         }
         entry.startedDateTime = node["startedDateTime"].string.flatMap(parseDate)
+        let failure =
+            (responseNode["_failureText"].string ?? responseNode["_error"].string ?? node["_failureText"].string)?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        entry.failureText = failure?.isEmpty == false ? failure : nil
+        entry.isPollyEntry = node["_id"].string != nil && node["_order"].value != nil
         return entry
     }
 

@@ -32,6 +32,8 @@ public struct ImportReport: Sendable, Equatable {
     public var sharedKeys: [String] = []
     /// Entries turned into one stub's sequence although their requests differed in what the key leaves out.
     public var sequenceNotes: [String] = []
+    /// Request keys recorded only as `304 Not Modified`: served to conditional requests, a miss otherwise.
+    public var notModifiedOnly: [String] = []
 
     public struct BodyNote: Sendable, Equatable {
         public let note: String
@@ -88,6 +90,13 @@ public struct ImportReport: Sendable, Equatable {
                         ? "); a request naming no host is answered by the only host that recorded it"
                         : "); hosts left out of keys")
             )
+        }
+        if !notModifiedOnly.isEmpty {
+            lines.append(
+                "  recorded only as 304 (answered to conditional requests; a plain request misses, saying why):"
+            )
+            for key in notModifiedOnly.prefix(12) { lines.append("    \(key)") }
+            if notModifiedOnly.count > 12 { lines.append("    … (\(notModifiedOnly.count) in all)") }
         }
         if !sequenceNotes.isEmpty {
             lines.append("  sequences of requests that differed (only in what the key leaves out):")

@@ -19,8 +19,11 @@ public struct RecordedBody {
     public var notes: [String] = []
 
     /// Reads the body of `content`, answered with `headers`.
-    /// - Parameter harDirectory: The HAR's folder for `content._file`; `nil` when reading from memory.
-    public init(_ content: HARContent, headers: HTTPHeaders, harDirectory: URL?) {
+    /// - Parameters:
+    ///   - harDirectory: The HAR's folder for `content._file`; `nil` when reading from memory.
+    ///   - hexBinary: Whether binary bodies may be hex text (Polly.js entries only: any other producer's even-length
+    ///     hex text, such as a SHA-256 digest served as `application/octet-stream`, is the body itself).
+    public init(_ content: HARContent, headers: HTTPHeaders, harDirectory: URL?, hexBinary: Bool = false) {
         bytes = Data()
         let contentType = headers["content-type"] ?? content.mimeType
         if let text = content.text {
@@ -36,7 +39,7 @@ public struct RecordedBody {
                 if !encoding.isEmpty {
                     notes.append("content.encoding '\(content.encoding!)' is not base64; body kept as text")
                 }
-                bytes = RecordedBody.textBytes(text, contentType: contentType, notes: &notes)
+                bytes = RecordedBody.textBytes(text, contentType: contentType, hexBinary: hexBinary, notes: &notes)
             }
         } else if let file = content.file {
             bytes = RecordedBody.sideFile(file, harDirectory: harDirectory, notes: &notes)
@@ -57,9 +60,13 @@ public struct RecordedBody {
     }
 
     /// Text without the base64 flag: hex (Polly) or unflagged base64 for binary media, else the text in its charset.
-    static func textBytes(_ text: String, contentType: String?, notes: inout [String]) -> Data {
+    static func textBytes(_ text: String, contentType: String?, hexBinary: Bool, notes: inout [String]) -> Data {
         if isBinaryMedia(contentType), !text.isEmpty {
             if let hex = hexDecoded(text) {
+                guard hexBinary else {
+                    // Hex text from anyone but Polly.js is the body itself (a digest, a token), never base64 either.
+                    return Data(text.utf8)
+                }
                 notes.append("binary body written as a hex string (Polly.js); decoded")
                 return hex
             }

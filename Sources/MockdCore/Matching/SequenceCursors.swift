@@ -19,6 +19,12 @@ public final class SequenceCursors<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// How many times `key` was taken, without counting this call (a `HEAD` answered by a `GET` stub sees the
+    /// step the next `GET` gets, and leaves it to that `GET`).
+    func peek(_ key: Key) -> Int {
+        counts.withLock { $0[key, default: 0] }
+    }
+
     /// Sets every cursor back to the first step.
     public func reset() {
         counts.withLock { $0.removeAll() }

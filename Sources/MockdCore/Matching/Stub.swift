@@ -76,7 +76,9 @@ public final class Stub: NativeResponseSlot {
                 afterLast: afterLast
             )
         }
-        self.isStatic = responses.count == 1 && afterLast != .notFound && responses[0].template == nil
+        self.isStatic =
+            responses.count == 1 && afterLast != .notFound && responses[0].template == nil
+            && responses[0].unjustified == nil
     }
 
     /// Unique within its mock set; shown in logs and near misses. Kept once, in the responses' `stubID`.

@@ -261,6 +261,8 @@ enum MockSetFastDecoder {
                         $0.decoded(EventStream.self, shape: KnownFields.eventStream)
                     }
                 case "fault": return parser.optional(&step.fault) { $0.string().flatMap(Fault.init(rawValue:)) }
+                case "miss": return parser.optional(&step.miss) { $0.string() }
+                case "conditionalOnly": return parser.optional(&step.conditionalOnly) { $0.bool() }
                 default: return false
                 }
             }

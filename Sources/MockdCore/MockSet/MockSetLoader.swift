@@ -305,6 +305,9 @@ private struct StubBuilder: Sendable {
                 response.applyTemplateMode(step.templated ?? .on)
                 // Set only when present: the setter rebuilds the rare-fields box even for nil.
                 if let fault = step.fault { response.fault = fault }
+                if let reason = step.miss {
+                    response.unjustified = .init(reason: reason, conditionalOnly: step.conditionalOnly ?? false)
+                }
                 if let origins { response.rewriteURLs(of: origins) }
                 if let stream = step.events {
                     response.eventStream = stream

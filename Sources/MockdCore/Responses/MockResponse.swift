@@ -43,21 +43,43 @@ public struct MockResponse: Sendable {
         set { updateExtras { $0.fault = newValue } }
     }
 
+    /// A step the recording cannot justify (`miss` in the set): answered as a miss giving `reason`, except that a
+    /// `conditionalOnly` step (recorded only as 304) answers conditional requests.
+    public struct Unjustified: Sendable, Equatable {
+        public let reason: String
+        public let conditionalOnly: Bool
+    }
+
+    public var unjustified: Unjustified? {
+        get { extras?.unjustified }
+        set { updateExtras { $0.unjustified = newValue } }
+    }
+
     /// Immutable storage of the rare fields; every change makes a new one, so copies stay independent.
     private final class Extras: Sendable {
         let template: ResponseTemplate?
         let webSocket: WebSocketScript?
         let eventStream: EventStream?
         let fault: Fault?
+        let unjustified: Unjustified?
 
-        init(template: ResponseTemplate?, webSocket: WebSocketScript?, eventStream: EventStream?, fault: Fault?) {
+        init(
+            template: ResponseTemplate?,
+            webSocket: WebSocketScript?,
+            eventStream: EventStream?,
+            fault: Fault?,
+            unjustified: Unjustified?
+        ) {
             self.template = template
             self.webSocket = webSocket
             self.eventStream = eventStream
             self.fault = fault
+            self.unjustified = unjustified
         }
 
-        var isEmpty: Bool { template == nil && webSocket == nil && eventStream == nil && fault == nil }
+        var isEmpty: Bool {
+            template == nil && webSocket == nil && eventStream == nil && fault == nil && unjustified == nil
+        }
     }
 
     private struct ExtraFields {
@@ -65,6 +87,7 @@ public struct MockResponse: Sendable {
         var webSocket: WebSocketScript?
         var eventStream: EventStream?
         var fault: Fault?
+        var unjustified: Unjustified?
     }
 
     private mutating func updateExtras(_ change: (inout ExtraFields) -> Void) {
@@ -72,14 +95,16 @@ public struct MockResponse: Sendable {
             template: extras?.template,
             webSocket: extras?.webSocket,
             eventStream: extras?.eventStream,
-            fault: extras?.fault
+            fault: extras?.fault,
+            unjustified: extras?.unjustified
         )
         change(&fields)
         let updated = Extras(
             template: fields.template,
             webSocket: fields.webSocket,
             eventStream: fields.eventStream,
-            fault: fields.fault
+            fault: fields.fault,
+            unjustified: fields.unjustified
         )
         extras = updated.isEmpty ? nil : updated
     }

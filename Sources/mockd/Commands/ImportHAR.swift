@@ -30,6 +30,8 @@ struct ImportHAR: MockdCommand, Equatable {
     var normalizeFile: String?
     /// `--failed`: `skip` or `keep`.
     var failed = "skip"
+    /// `--missing-bodies`: `miss` or `empty`.
+    var missingBodies = HARImportOptions.MissingBodyPolicy.miss
     var cors = false
     var flattenHosts = false
     var merge = false
@@ -76,6 +78,9 @@ struct ImportHAR: MockdCommand, Equatable {
           --normalize <file>      Read more rules from a JSON file shaped like a set's "normalize" (see docs/FORMAT.md).
           --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay as a connection reset in
                                   their place in the sequence. (default: skip)
+          --missing-bodies <miss|empty>
+                                  Responses the HAR has no body for (a size but no text): answer with a miss
+                                  that says so, or serve them empty. (default: miss)
           --cors                  Answer CORS preflights the recording lacks with a permissive 204.
           --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
           --merge                 Merge into an existing set: stubs this HAR records are replaced, others (and
@@ -115,6 +120,12 @@ struct ImportHAR: MockdCommand, Equatable {
                     throw UsageError("--failed expects skip or keep, got '\(policy)'")
                 }
                 importHAR.failed = policy
+            case "--missing-bodies":
+                let policy = try reader.value(for: argument)
+                guard let value = HARImportOptions.MissingBodyPolicy(rawValue: policy) else {
+                    throw UsageError("--missing-bodies expects miss or empty, got '\(policy)'")
+                }
+                importHAR.missingBodies = value
             case "--cors": importHAR.cors = true
             case "--flatten-hosts": importHAR.flattenHosts = true
             case "--merge": importHAR.merge = true
@@ -184,6 +195,7 @@ struct ImportHAR: MockdCommand, Equatable {
             importOptions.unstableHeaders = UnstableHeaders.defaults.filter { !keepHeaders.contains($0) } + dropHeaders
             importOptions.normalization = try normalization()
             importOptions.failed = failed == "keep" ? .keep : .skip
+            importOptions.missingBodies = missingBodies
             importOptions.cors = cors
             importOptions.flattenHosts = flattenHosts
             let result = try HARImportPipeline.run(
