@@ -116,7 +116,7 @@ public struct Redactor {
     /// `text` with value-shaped secrets (JWTs, bearer tokens, provider keys, e-mail addresses) replaced.
     mutating func redactShapes(_ text: String, entry: Int, location: String) -> String {
         let (redacted, findings) = SecretPatterns.redacted(text)
-        for finding in findings { log.add("\(location): \(finding.what) → {{\(finding.placeholder)}}", entry: entry) }
+        for finding in findings { log.add("\(location): \(finding.what) → \(Redactor.shown(finding))", entry: entry) }
         return redacted
     }
 
@@ -252,11 +252,11 @@ public struct Redactor {
                 for finding in findings {
                     let secret = nsString.substring(with: finding.range)
                     log.add(
-                        "\(location): \(finding.what)\(key.map { " in field \($0)" } ?? "") → {{\(finding.placeholder)}}",
+                        "\(location): \(finding.what)\(key.map { " in field \($0)" } ?? "") → \(Redactor.shown(finding))",
                         entry: entry
                     )
                     if !replacements.contains(where: { $0.old == secret }) {
-                        replacements.append((secret, "{{\(finding.placeholder)}}", false))
+                        replacements.append((secret, finding.replacement, false))
                     }
                 }
                 return
@@ -266,6 +266,11 @@ public struct Redactor {
         log.add("\(location): \(what) → {{\(placeholder)}}", entry: entry)
         if wholeValue, let key { add(bodyRule: .init(name: key, placeholder: placeholder)) }
         if !replacements.contains(where: { $0.old == string }) { replacements.append((string, replacement, true)) }
+    }
+
+    /// How a finding is named in the report: its placeholder, or for a card number the masked form.
+    static func shown(_ finding: SecretPatterns.Finding) -> String {
+        finding.placeholder == "card" ? "masked but the last four digits" : "{{\(finding.placeholder)}}"
     }
 
     /// Replaces each JSON string literal (or raw secret) in place; re-serialises, with sorted keys so the

@@ -134,6 +134,16 @@ public enum SecretPatterns {
         public let range: NSRange
         public let what: String
         public let placeholder: String
+        /// What the value becomes: `{{placeholder}}`, or for a card number the number masked but its last four
+        /// digits (`CardNumbers`).
+        public var replacement: String
+
+        init(range: NSRange, what: String, placeholder: String, replacement: String? = nil) {
+            self.range = range
+            self.what = what
+            self.placeholder = placeholder
+            self.replacement = replacement ?? "{{\(placeholder)}}"
+        }
     }
 
     /// Every value-shaped secret in `text`, without overlaps, in text order.
@@ -153,6 +163,11 @@ public enum SecretPatterns {
                 found.append(Finding(range: range, what: shape.what, placeholder: shape.placeholder))
             }
         }
+        for range in CardNumbers.ranges(in: text)
+        where !found.contains(where: { NSIntersectionRange($0.range, range).length > 0 }) {
+            let masked = CardNumbers.masked(nsText.substring(with: range))
+            found.append(Finding(range: range, what: "card number", placeholder: "card", replacement: masked))
+        }
         return found.sorted { $0.range.location < $1.range.location }
     }
 
@@ -162,7 +177,7 @@ public enum SecretPatterns {
         guard !findings.isEmpty else { return (text, []) }
         let output = NSMutableString(string: text)
         for finding in findings.reversed() {
-            output.replaceCharacters(in: finding.range, with: "{{\(finding.placeholder)}}")
+            output.replaceCharacters(in: finding.range, with: finding.replacement)
         }
         return (output as String, findings)
     }

@@ -16,6 +16,9 @@ public enum FakeValues {
         "jwt": "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJtb2NrZC11c2VyIn0.",
         "email": "user@example.com",
         "phone": "+15555550100",
+        // A card number in a request key (whole-value redaction): masked but the last four of a Luhn-valid test
+        // number; response bodies keep each card's own last four instead (`CardNumbers`).
+        "card": "************4242",
     ]
 
     public static func value(for name: String) -> String? { values[name] }
