@@ -50,7 +50,7 @@ struct HelpTextTests {
                mockd --config <name> --on-miss proxy --upstream <url> [--record-misses] [same options]
                mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
-               mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]
+               mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
                mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
@@ -218,7 +218,7 @@ struct HelpTextTests {
         `file: JSON path: reason`. Nothing is written when a file is not JSON, has wrong types or an invalid regex.
         Serve the result with `mockd --config <name>`.
 
-        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]
+        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
 
         ARGUMENTS:
           <dir|file.json>         A mapping file (one mapping, or {"mappings": [...]}), a WireMock root folder
@@ -228,6 +228,9 @@ struct HelpTextTests {
           --set <name>            Name of the mock set and scenario to write (letters, digits, '.', '_', '-').
           --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
           --force                 Replace the mock set and scenario if they exist.
+          --global-templating     Render {{…}} in every response, as WireMock started with
+                                  --global-response-templating does. (default: only mappings with the
+                                  response-template transformer; others send {{…}} as written)
           -h, --help              Show help information.
         """
 

@@ -33,7 +33,9 @@ struct WireMockImportCLITests {
             )
         )
         #expect(
-            help.stdout.contains("USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]\n")
+            help.stdout.contains(
+                "USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]\n"
+            )
         )
         #expect(
             try ProcessRunner.mockd(["--help"]).stdout.contains(
@@ -274,5 +276,37 @@ struct WireMockImportCLITests {
 
                 """#
         )
+    }
+
+    /// WireMock 3 serves `jsonBody` as written (keys in order, `550.00` as spelt); `--global-templating` renders
+    /// `{{…}}` in mappings without the `response-template` transformer, as `--global-response-templating` does.
+    @Test func jsonBodyIsServedAsWrittenAndGlobalTemplatingIsAnOption() throws {
+        let mappings = #"""
+            {"mappings": [
+              {"request": {"method": "GET", "url": "/order"},
+               "response": {"status": 200, "headers": {"Content-Type": "application/json"},
+                            "jsonBody": {"z": 1, "total": 550.00, "big": 12345678901234567890, "n": {"b": true, "a": null, "s": "x\"y"}}}},
+              {"request": {"method": "GET", "url": "/greet"}, "response": {"status": 200, "body": "hi {{request.path}}"}}
+            ]}
+            """#
+        for global in [false, true] {
+            let root = try Self.root(["wm/mappings/all.json": mappings])
+            defer { try? FileManager.default.removeItem(at: root) }
+            let imported = try ProcessRunner.mockd(
+                ["import-wiremock", root.appendingPathComponent("wm").path, "--set", "wm", "--root", root.path]
+                    + (global ? ["--global-templating"] : [])
+            )
+            try #require(imported.status == 0, "\(imported.stderr)")
+            let daemon = try RunningDaemon(["--config", "wm", "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            let responses = try Curl.batch([
+                CurlRequest(url: daemon.baseURL + "/order"), CurlRequest(url: daemon.baseURL + "/greet"),
+            ])
+            #expect(
+                responses[0].text
+                    == #"{"z":1,"total":550.00,"big":12345678901234567890,"n":{"b":true,"a":null,"s":"x\"y"}}"#
+            )
+            #expect(responses[1].text == (global ? "hi /greet" : "hi {{request.path}}"))
+        }
     }
 }

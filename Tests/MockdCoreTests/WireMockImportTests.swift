@@ -204,7 +204,7 @@ struct WireMockImportTests {
         #expect(
             result.mockSet.file.stubs.map(Self.compact) == [
                 #"{"id":"responses[0]","request":{"method":"GET","path":"/text"},"responses":[{"body":"hello {{request.path}}","headers":["Content-Type: text/plain","Set-Cookie: a=1","Set-Cookie: b=2"],"status":200,"templated":false}]}"#,
-                #"{"id":"responses[1]","request":{"method":"GET","path":"/json"},"responses":[{"headers":["Content-Type: application/json"],"json":{"id":1,"tags":["x"]},"status":201}]}"#,
+                #"{"id":"responses[1]","request":{"method":"GET","path":"/json"},"responses":[{"body":"{\"id\":1,\"tags\":[\"x\"]}","headers":["Content-Type: application/json"],"status":201}]}"#,
                 #"{"id":"responses[2]","request":{"method":"GET","path":"/b64"},"responses":[{"bodyFile":"bodies/responses_2_.png","headers":["Content-Type: image/png"],"status":200}]}"#,
                 #"{"id":"responses[3]","request":{"method":"GET","path":"/file"},"responses":[{"bodyFile":"bodies/__files/data/user.json","headers":["Content-Type: application/json"],"status":200,"templated":false}]}"#,
                 #"{"id":"responses[4]","request":{"method":"GET","path":"/missing"},"responses":[{"status":200}]}"#,
@@ -279,15 +279,15 @@ struct WireMockImportTests {
         #expect(
             result.mockSet.file.stubs.map(Self.compact) == [
                 #"{"id":"templates[0]","request":{"method":"POST","path":"/echo"},"responses":[{"body":"{{request.path}} {{request.method}} {{request.query.q}} {{request.query.q}} {{request.header.X-Id}} {{request.header.X-Id}} {{request.json.car.model}} {{request.json.items[0]}} {{uuid}} {{now}} {{request.body}}","headers":["X-Path: {{request.path}}"],"status":200}]}"#,
-                #"{"id":"templates[1]","request":{"method":"POST","path":"/rest"},"responses":[{"json":{"n":"{{randomValue length=5 type='NUMERIC'}}","url":"{{request.url}}","when":"{{now offset='1 days'}}","x":"{{{request.body}}}"},"status":200}]}"#,
+                #"{"id":"templates[1]","request":{"method":"POST","path":"/rest"},"responses":[{"body":"{\"url\":\"{{request.url}}\",\"n\":\"{{randomValue length=5 type='NUMERIC'}}\",\"when\":\"{{now offset='1 days'}}\",\"x\":\"{{{request.body}}}\"}","status":200}]}"#,
             ]
         )
         let file = "$ROOT/templates.json"
         #expect(
             Self.items(result, root: root) == [
                 "\(file): mappings[1].response.transformers[1]: transformer 'my-extension' is not available in mockd; ignored",
-                "\(file): mappings[1].response.jsonBody: template {{randomValue length=5 type='NUMERIC'}} has no mockd equivalent; sent as written",
                 "\(file): mappings[1].response.jsonBody: template {{request.url}} has no mockd equivalent; sent as written",
+                "\(file): mappings[1].response.jsonBody: template {{randomValue length=5 type='NUMERIC'}} has no mockd equivalent; sent as written",
                 "\(file): mappings[1].response.jsonBody: template {{now offset='1 days'}} has no mockd equivalent; sent as written",
                 "\(file): mappings[1].response.jsonBody: template {{{request.body}}} has no mockd equivalent; sent as written",
             ]

@@ -31,8 +31,14 @@ public enum WireMockImporter {
     /// - Throws: `WireMockImportError` for the first malformed file (not JSON, wrong types, an invalid regex,
     ///   an unknown fault) — nothing should be written then.
     /// - Complexity: O(mappings² ) for the precedence check between exact stubs and overrides (cheap per pair).
-    public static func build(_ source: WireMockSource, set: String) throws(WireMockImportError) -> WireMockImport {
-        var mapper = WireMockMapper(source: source)
+    ///   - globalTemplating: Render `{{…}}` in every mapping's response, as WireMock does when started with
+    ///     `--global-response-templating`; by default only mappings with the `response-template` transformer.
+    public static func build(
+        _ source: WireMockSource,
+        set: String,
+        globalTemplating: Bool = false
+    ) throws(WireMockImportError) -> WireMockImport {
+        var mapper = WireMockMapper(source: source, globalTemplating: globalTemplating)
         var report = WireMockImportReport()
         var candidates: [WireMockCandidate] = []
         var order = 0

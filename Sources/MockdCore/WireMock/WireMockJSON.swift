@@ -7,6 +7,20 @@ struct WireMockNode {
     let file: String
     /// `""` for the top level, else `mappings[2].request.url`.
     let path: String
+    /// The file's bytes and this value's place in them, for values served as written (`jsonBody`).
+    var document: Document? = nil
+    var steps: [JSONSpan.Step] = []
+
+    /// A file's bytes, shared by all its nodes.
+    final class Document: Sendable {
+        let data: Data
+        init(_ data: Data) { self.data = data }
+    }
+
+    /// This value as written in the file, compacted: keys in their order, numbers as spelt (`550.00`).
+    var writtenText: String? {
+        document.flatMap { JSONSpan.compactText(at: steps, in: $0.data) }
+    }
 
     /// Reads a file as JSON (Foundation's `JSONDecoder` into `JSONValue`).
     /// - Throws: `WireMockImportError` `.unreadable` or `.notJSON`.
@@ -45,7 +59,12 @@ struct WireMockNode {
             )
         }
         do {
-            return WireMockNode(value: try JSONDecoder().decode(JSONValue.self, from: data), file: display, path: "")
+            return WireMockNode(
+                value: try JSONDecoder().decode(JSONValue.self, from: data),
+                file: display,
+                path: "",
+                document: Document(data)
+            )
         } catch {
             throw WireMockImportError(
                 .notJSON,
@@ -65,11 +84,23 @@ struct WireMockNode {
     /// The member `key` of this object, or `nil` when absent (or this is not an object).
     subscript(_ key: String) -> WireMockNode? {
         guard case .object(let members) = value, let child = members[key] else { return nil }
-        return WireMockNode(value: child, file: file, path: childPath(key))
+        return WireMockNode(
+            value: child,
+            file: file,
+            path: childPath(key),
+            document: document,
+            steps: steps + [.key(key)]
+        )
     }
 
     func element(_ index: Int, _ value: JSONValue) -> WireMockNode {
-        WireMockNode(value: value, file: file, path: "\(path)[\(index)]")
+        WireMockNode(
+            value: value,
+            file: file,
+            path: "\(path)[\(index)]",
+            document: document,
+            steps: steps + [.index(index)]
+        )
     }
 
     func fail(_ message: String) -> WireMockImportError {

@@ -67,8 +67,12 @@ struct WireMockMapper {
     var files: [String: Data] = [:]
     var items: [WireMockImportReport.Item] = []
 
-    init(source: WireMockSource) {
+    /// Whether every mapping is templated, as WireMock runs with `--global-response-templating`.
+    let globalTemplating: Bool
+
+    init(source: WireMockSource, globalTemplating: Bool = false) {
         self.source = source
+        self.globalTemplating = globalTemplating
     }
 
     static let metadataFields: Set<String> = ["id", "uuid", "name", "persistent", "insertionIndex", "metadata"]
@@ -475,7 +479,7 @@ struct WireMockMapper {
     ) throws(WireMockImportError) -> WireMockResponse {
         var response = WireMockResponse()
         let members = try node.object()
-        var templated = false
+        var templated = globalTemplating
         if let transformersNode = node["transformers"] {
             for transformer in try transformersNode.array() {
                 let name = try transformer.string()
@@ -547,9 +551,16 @@ struct WireMockMapper {
             response.body = .text(translated(text, bodyNode))
             bodyBytes = text.utf8.count
         } else if let jsonNode = node["jsonBody"] {
-            let json = templated ? translatedJSON(jsonNode.value, jsonNode, &untranslated) : jsonNode.value
-            response.body = .json(json)
-            bodyBytes = (try? JSONValueEncoding.data(json).count) ?? 0
+            if let written = jsonNode.writtenText {
+                // WireMock 3 sends jsonBody as written: keys in their order, numbers as spelt (`550.00`); a
+                // template's expressions are translated where they stand.
+                response.body = .text(translated(written, jsonNode))
+                bodyBytes = written.utf8.count
+            } else {
+                let json = templated ? translatedJSON(jsonNode.value, jsonNode, &untranslated) : jsonNode.value
+                response.body = .json(json)
+                bodyBytes = (try? JSONValueEncoding.data(json).count) ?? 0
+            }
         } else if let base64Node = node["base64Body"] {
             guard let data = Data(base64Encoded: try base64Node.string(), options: .ignoreUnknownCharacters) else {
                 throw base64Node.fail("not valid base64")

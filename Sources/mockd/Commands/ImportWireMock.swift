@@ -11,10 +11,14 @@ struct ImportWireMock: MockdCommand, Equatable {
     var root: String?
     /// `--force`: replace the set and scenario if they exist.
     var force = false
+    /// `--global-templating`: every response is a template (WireMock's `--global-response-templating`).
+    var globalTemplating = false
 
     static let name = "import-wiremock"
     static let abstract: String? = "Turn WireMock stub mappings into a mock set and a scenario"
-    static let synopsis = ["mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]"]
+    static let synopsis = [
+        "mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]"
+    ]
     static let help = """
         OVERVIEW: Turn WireMock stub mappings into the mock set mocks/<name>/ and the scenario configs/<name>.json.
 
@@ -25,7 +29,7 @@ struct ImportWireMock: MockdCommand, Equatable {
         `file: JSON path: reason`. Nothing is written when a file is not JSON, has wrong types or an invalid regex.
         Serve the result with `mockd --config <name>`.
 
-        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force]
+        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
 
         ARGUMENTS:
           <dir|file.json>         A mapping file (one mapping, or {"mappings": [...]}), a WireMock root folder
@@ -35,6 +39,9 @@ struct ImportWireMock: MockdCommand, Equatable {
           --set <name>            Name of the mock set and scenario to write (letters, digits, '.', '_', '-').
           --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
           --force                 Replace the mock set and scenario if they exist.
+          --global-templating     Render {{…}} in every response, as WireMock started with
+                                  --global-response-templating does. (default: only mappings with the
+                                  response-template transformer; others send {{…}} as written)
           -h, --help              Show help information.
         """
 
@@ -43,12 +50,14 @@ struct ImportWireMock: MockdCommand, Equatable {
         var set: String?
         var root: String?
         var force = false
+        var globalTemplating = false
         var reader = ArgumentReader(arguments)
         while let argument = try reader.next() {
             switch argument {
             case "--set": set = try reader.value(for: argument)
             case "--root": root = try reader.value(for: argument)
             case "--force": force = true
+            case "--global-templating": globalTemplating = true
             default:
                 if argument.hasPrefix("-") { throw UsageError.unknown(argument) }
                 guard source == nil else {
@@ -65,7 +74,7 @@ struct ImportWireMock: MockdCommand, Equatable {
         guard let set else {
             throw UsageError("import-wiremock needs --set <name> to name the mock set and scenario to write")
         }
-        return ImportWireMock(source: source, set: set, root: root, force: force)
+        return ImportWireMock(source: source, set: set, root: root, force: force, globalTemplating: globalTemplating)
     }
 
     func run() -> ExitCode {
@@ -76,7 +85,7 @@ struct ImportWireMock: MockdCommand, Equatable {
         }
         do {
             let located = try WireMockSource.locate(source)
-            let result = try WireMockImporter.build(located, set: set)
+            let result = try WireMockImporter.build(located, set: set, globalTemplating: globalTemplating)
             guard result.report.stubsWritten + result.report.overridesWritten > 0 else {
                 Output.error(result.report.rendered(source: source, set: set, written: false))
                 throw WireMockImportError(
