@@ -26,7 +26,9 @@ struct Mockd {
 
     static func main() {
         let (command, arguments) = select(Array(CommandLine.arguments.dropFirst()))
-        exit(execute(command, arguments, environment: ProcessInfo.processInfo.environment).rawValue)
+        let code = execute(command, arguments, environment: ProcessInfo.processInfo.environment)
+        StderrLogSink.flush()
+        exit(code.rawValue)
     }
 
     /// The command `arguments` (without the program name) name, and what it gets: the arguments after its

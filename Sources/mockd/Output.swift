@@ -1,9 +1,14 @@
 import Foundation
+import MockdCore
 
 /// Unbuffered writes to stdout and stderr, one call per line.
 enum Output {
     static func standard(_ line: String) { write(line + "\n", to: 1) }
-    static func error(_ line: String) { write(line + "\n", to: 2) }
+    static func error(_ line: String) {
+        // Buffered log lines first, so stderr keeps the order of events.
+        StderrLogSink.flush()
+        write(line + "\n", to: 2)
+    }
 
     /// An error's description, one `mockd: ` line per problem.
     static func errorLines(_ error: any Error) {

@@ -130,6 +130,7 @@ struct ControlAPI {
         ]
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
         if let status = engine.serverStatus { answer["inFlight"] = max(0, status.requestsInFlight - 1) }
+        answer["logLinesDropped"] = StderrLogSink.droppedLines
         return ControlAPI.json(200, answer)
     }
 

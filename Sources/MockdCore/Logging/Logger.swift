@@ -45,11 +45,10 @@ public struct Logger: Sendable {
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 }
 
-/// Writes `2026-11-29T20:00:00.123Z info message` lines to standard error, one `write(2)` per line under
-/// a lock, so lines from libmicrohttpd's threads never interleave.
+/// Writes `2026-11-29T20:00:00.123Z info message` lines to standard error without ever blocking the caller: lines
+/// go to one bounded buffer (`StderrLogBuffer`) that a writer thread drains, so a worker thread never waits on a
+/// pipe nobody reads (a test runner that does not drain stderr) and pays no `write(2)` per request.
 public final class StderrLogSink: LogSink {
-    private let lock = Mutex(())
-
     public init() {}
 
     public func write(level: Logger.Level, message: String) {
@@ -57,17 +56,117 @@ public final class StderrLogSink: LogSink {
         line += " \(level) "
         line += message
         line += "\n"
-        lock.withLock { _ in
-            var bytes = Array(line.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { buffer in
-                    Foundation.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                }
-                if written <= 0 { break }
-                offset += written
+        StderrLogBuffer.shared.append(line)
+    }
+
+    /// Lines dropped so far because standard error was not read fast enough (shown in `/__mockd/health`).
+    public static var droppedLines: Int { StderrLogBuffer.shared.droppedTotal }
+
+    /// Writes every buffered line now, on the calling thread (before exit, or before a message written to standard
+    /// error directly, so the order on the terminal stays the order of events).
+    public static func flush() { StderrLogBuffer.shared.flush() }
+}
+
+/// The bounded buffer behind `StderrLogSink`: at most `capacity` bytes wait; a line that does not fit is dropped
+/// and counted, and the next write says how many were dropped. One writer thread, started on first use, drains
+/// it with blocking `write(2)`s; lines never interleave (one writer at a time, whole lines).
+final class StderrLogBuffer: Sendable {
+    static let shared = StderrLogBuffer(capacity: 1 << 20)
+
+    private struct State {
+        var pending: [UInt8] = []
+        /// Dropped since the last notice was written.
+        var dropped = 0
+        var droppedTotal = 0
+        var writerWaiting = false
+        var writerStarted = false
+    }
+
+    let capacity: Int
+    private let state = Mutex(State())
+    /// Held while bytes are written, so the writer thread and `flush()` never interleave.
+    private let writing = Mutex(())
+    private let wake = DispatchSemaphore(value: 0)
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    var droppedTotal: Int { state.withLock { $0.droppedTotal } }
+
+    func append(_ line: String) {
+        let (signal, start) = state.withLock { state -> (Bool, Bool) in
+            if state.pending.count + line.utf8.count > capacity {
+                state.dropped += 1
+                state.droppedTotal += 1
+                return (false, false)
             }
-            bytes.removeAll()
+            state.pending.append(contentsOf: line.utf8)
+            let start = !state.writerStarted
+            state.writerStarted = true
+            let signal = state.writerWaiting
+            state.writerWaiting = false
+            return (signal, start)
+        }
+        if start {
+            let thread = Thread { [self] in run() }
+            thread.name = "mockd-log"
+            thread.start()
+        }
+        if signal { wake.signal() }
+    }
+
+    func flush() {
+        writing.withLock { _ in writeOut(take()) }
+    }
+
+    /// The pending bytes (with a notice first when lines were dropped), leaving the buffer empty.
+    private func take() -> [UInt8] {
+        state.withLock { state -> [UInt8] in
+            var bytes: [UInt8] = []
+            if state.dropped > 0 {
+                let notice =
+                    Timestamp.iso8601Now()
+                    + " warning \(state.dropped) log line\(state.dropped == 1 ? "" : "s") dropped: standard error was not read fast enough (mockd never makes a request wait for its log)\n"
+                bytes.append(contentsOf: notice.utf8)
+                state.dropped = 0
+            }
+            if bytes.isEmpty {
+                swap(&bytes, &state.pending)
+            } else {
+                bytes.append(contentsOf: state.pending)
+                state.pending.removeAll(keepingCapacity: true)
+            }
+            return bytes
+        }
+    }
+
+    private func run() {
+        while true {
+            let bytes = writing.withLock { _ -> Int in
+                let bytes = take()
+                writeOut(bytes)
+                return bytes.count
+            }
+            if bytes > 0 { continue }
+            let idle = state.withLock { state -> Bool in
+                guard state.pending.isEmpty, state.dropped == 0 else { return false }
+                state.writerWaiting = true
+                return true
+            }
+            if idle { wake.wait() }
+        }
+    }
+
+    private func writeOut(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                Foundation.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { break }
+            offset += written
         }
     }
 }
