@@ -39,8 +39,11 @@ COPY --from=build /out/mockd /usr/local/bin/mockd
 # with your own at /mocks, or by COPYing them there in an image built FROM this one.
 COPY mocks /mocks/mocks
 COPY configs /mocks/configs
+# A service container's network is the CI job's own, so the control API needs no token there; outside CI set
+# MOCKD_CONTROL_TOKEN (and MOCKD_INSECURE_CONTROL=0) so nobody else on the network can steer mockd.
 ENV MOCKD_ROOT=/mocks \
     MOCKD_HOST=0.0.0.0 \
+    MOCKD_INSECURE_CONTROL=1 \
     MOCKD_PORT=8080 \
     MOCKD_CONFIG=chat_happy_path
 VOLUME ["/mocks"]

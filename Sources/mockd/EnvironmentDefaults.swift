@@ -11,6 +11,7 @@ enum EnvironmentDefaults {
     static let port = "MOCKD_PORT"
     static let controlToken = "MOCKD_CONTROL_TOKEN"
     static let root = "MOCKD_ROOT"
+    static let insecureControl = "MOCKD_INSECURE_CONTROL"
 
     /// `MOCKD_CONFIG`: the scenario `serve` serves when neither `--config` nor `--set` is given.
     static func config(in environment: [String: String]) -> String? {
@@ -33,6 +34,12 @@ enum EnvironmentDefaults {
         if !given.contains("--control-token"), let token = value(controlToken, in: environment) {
             try checkToken(token)
             options.controlToken = token
+        }
+        if !given.contains("--insecure-control"), let flag = value(insecureControl, in: environment) {
+            guard flag == "1" || flag == "0" else {
+                throw UsageError("\(insecureControl)=\(flag) must be 1 or 0")
+            }
+            options.insecureControl = flag == "1"
         }
     }
 

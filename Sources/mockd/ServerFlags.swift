@@ -12,6 +12,9 @@ struct ServerFlags: Equatable {
     /// No line per request.
     var quiet = false
     var controlToken: String?
+    /// `--insecure-control` (or `MOCKD_INSECURE_CONTROL=1`): serve the control API without a token on a non-loopback
+    /// address, knowingly (a CI job's private network).
+    var insecureControl = false
     /// Largest request body, in bytes.
     var maxBodyBytes = 32 * 1024 * 1024
     /// On SIGTERM/SIGINT, how long requests in flight may take to finish, in seconds.
@@ -37,6 +40,7 @@ struct ServerFlags: Equatable {
         case "--threads": threads = try reader.integer(for: flag, in: 1...1024)
         case "--quiet": quiet = true
         case "--control-token": controlToken = try reader.value(for: flag)
+        case "--insecure-control": insecureControl = true
         case "--shutdown-timeout": shutdownTimeoutSeconds = try reader.seconds(for: flag, in: 0...3600)
         case "--max-body": maxBodyBytes = try reader.integer(for: flag, in: 0...4_294_967_296)
         case "--upstream": upstream.origin = try Self.upstreamOrigin(try reader.value(for: flag))
@@ -58,6 +62,11 @@ struct ServerFlags: Equatable {
     mutating func applyDefaults(from environment: [String: String], given: Set<String>) throws {
         if given.contains("--host") { try EnvironmentDefaults.checkHost(host, name: "--host") }
         try EnvironmentDefaults.apply(environment, to: &self, given: given)
+        if !ServerLifecycle.isLoopback(host), controlToken == nil, !insecureControl {
+            throw UsageError(
+                "\(hostSource) \(host) opens the control API (/__mockd/) to the network: give --control-token <t> (or MOCKD_CONTROL_TOKEN), or --insecure-control (MOCKD_INSECURE_CONTROL=1) to serve it without one"
+            )
+        }
     }
 
     /// Contradictions among the upstream and TLS flags.

@@ -72,6 +72,7 @@ enum ServerLifecycle {
             controlToken: flags.controlToken
         )
         engineOptions.missesGoUpstream = proxy != nil
+        engineOptions.boundToLoopback = ServerLifecycle.isLoopback(flags.host)
         engineOptions.allHTTPS = tls != nil && flags.tlsPort == nil
         engineOptions.httpsPort = tls != nil ? flags.tlsPort : nil
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
@@ -107,7 +108,7 @@ enum ServerLifecycle {
         if !isLoopback(flags.host) {
             Output.error(
                 flags.controlToken == nil
-                    ? "mockd: warning: listening on \(flags.host), reachable from other machines, and the control API (/__mockd/) has no --control-token"
+                    ? "mockd: warning: listening on \(flags.host), reachable from other machines, and the control API (/__mockd/) has no --control-token (--insecure-control)"
                     : "mockd: warning: listening on \(flags.host), reachable from other machines"
             )
         }

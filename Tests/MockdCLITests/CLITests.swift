@@ -87,6 +87,7 @@ struct CLITests {
     @Test func badHostIsAClearError() throws {
         let result = try ProcessRunner.mockd([
             "--set", "chat", "--root", Paths.packageRoot.path, "--host", "203.0.113.7", "--port", "0",
+            "--insecure-control",
         ])
         #expect(result.status == 1)
         #expect(result.stderr == "mockd: --host 203.0.113.7 is not an address of this machine\n")

@@ -66,6 +66,7 @@ struct ControlAPILiveTests {
     @Test func nonLoopbackWithoutTokenWarnsAtStart() throws {
         let daemon = try RunningDaemon([
             "--set", "chat", "--root", Paths.packageRoot.path, "--host", "0.0.0.0", "--port", "0", "--quiet",
+            "--insecure-control",
         ])
         let stopped = daemon.stop()
         #expect(

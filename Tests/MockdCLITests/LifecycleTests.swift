@@ -337,7 +337,7 @@ struct StartupErrorTests {
     @Test func hostFromTheEnvironmentNotOnThisMachineNamesTheVariable() throws {
         let result = try Lifecycle.mockd(
             ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"],
-            environment: ["MOCKD_HOST": "203.0.113.7"]
+            environment: ["MOCKD_HOST": "203.0.113.7", "MOCKD_INSECURE_CONTROL": "1"]
         )
         #expect(result.status == 1)
         #expect(result.stderr == "mockd: MOCKD_HOST 203.0.113.7 is not an address of this machine\n")
@@ -362,14 +362,14 @@ struct StartupErrorTests {
 struct BindingTests {
     @Test func wildcardAddressWarnsWithoutAControlToken() throws {
         let open = try RunningDaemon([
-            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0",
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0", "--insecure-control",
         ])
         #expect(open.listeningLine.wholeMatch(of: /listening on http:\/\/0\.0\.0\.0:[1-9][0-9]*/) != nil)
         #expect(try Curl.send(CurlRequest(url: "http://127.0.0.1:\(open.port)/__mockd/health")).status == 200)
         let openStopped = open.stop()
         #expect(
             openStopped.stderr.hasPrefix(
-                "mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token\n"
+                "mockd: warning: listening on 0.0.0.0, reachable from other machines, and the control API (/__mockd/) has no --control-token (--insecure-control)\n"
             )
         )
 

@@ -53,6 +53,9 @@ struct ControlAPI {
     ]
 
     func handle(_ request: HTTPRequest) -> MockResponse {
+        if let refusal = ControlGuard.refusal(for: request, boundToLoopback: engine.options.boundToLoopback) {
+            return refusal
+        }
         if let token = engine.options.controlToken, request.headers["authorization"] != "Bearer \(token)" {
             return ControlAPI.error(
                 401,

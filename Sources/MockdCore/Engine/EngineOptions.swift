@@ -11,6 +11,9 @@ public struct EngineOptions: Sendable {
     /// Unmatched requests are answered by an upstream (`--on-miss proxy`, `mockd record`): their planned 404
     /// is left without the near-miss search and JSON body nobody would see.
     public var missesGoUpstream = false
+    /// Whether the daemon listens on loopback only: then control requests must name it by a loopback `Host`
+    /// (`ControlGuard`, against DNS rebinding).
+    public var boundToLoopback = true
     /// How clients reach the daemon, for URLs rewritten to its address (`OriginRewrite`): `allHTTPS` when the main
     /// port serves TLS, else `httpsPort` for `--tls-port` (a request whose `Host` names that port used https).
     /// `X-Forwarded-Proto` from a TLS-terminating proxy wins over both.

@@ -44,7 +44,9 @@ struct Serve: MockdCommand, Equatable {
           --host <addr>           Address to bind; 0.0.0.0 accepts other machines. (default: 127.0.0.1)
           --threads <n>           Worker threads. (default: one per core)
           --quiet                 Do not log a line per request.
-          --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*). (default: none)
+          --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*). (default: none;
+                                  required with a non-loopback --host)
+          --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
@@ -79,6 +81,7 @@ struct Serve: MockdCommand, Equatable {
           MOCKD_HOST              Address to bind when --host is not given; `mockd health` probes it.
           MOCKD_PORT              Port when --port is not given; `mockd health` probes it.
           MOCKD_CONTROL_TOKEN     Control API token when --control-token is not given; `mockd health` sends it.
+          MOCKD_INSECURE_CONTROL  1: --insecure-control (the container image sets it: a CI job's network is its own).
 
         SIGTERM and SIGINT stop gracefully: new connections are refused, requests in flight are answered for up
         to --shutdown-timeout seconds, then mockd exits 0 (a second signal stops at once).
