@@ -76,7 +76,8 @@ struct ImportHAR: MockdCommand, Equatable {
           --normalize <file>      Read more rules from a JSON file shaped like a set's "normalize" (see docs/FORMAT.md).
           --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay as a connection reset in
                                   their place in the sequence. (default: skip)
-          --cors                  Answer CORS preflights the recording lacks with a permissive 204.
+          --cors                  Answer CORS preflights the recording lacks with a permissive 204, and let every
+                                  answer allow the request's Origin.
           --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
           --merge                 Merge into an existing set: stubs this HAR records are replaced, others (and
                                   hand edits to them) kept.
