@@ -316,6 +316,9 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             "Sec-WebSocket-Accept",
             WebSocketHandshake.accept(key: request.headers["sec-websocket-key"] ?? "")
         )
+        if let subprotocol = WebSocketHandshake.subprotocol(for: request, supported: script.subprotocols) {
+            MHD_add_response_header(response, "Sec-WebSocket-Protocol", subprotocol)
+        }
         return (MHD_queue_response(connection, 101, response), 101)
     }
 
