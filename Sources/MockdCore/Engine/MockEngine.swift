@@ -98,13 +98,13 @@ public final class MockEngine: Sendable {
             // Borrowed from the registry, which owns it for the engine's life: no reference count changes (see
             // `SessionReference`). The default session never expires, so it needs no clock read.
             let answer = sessions.borrowedDefaultSession._withUnsafeGuaranteedRef {
-                self.answerAllowingOrigin(request, in: $0)
+                self.deliveredAnswer(request, in: $0)
             }
             return outcome(answer, request: request, in: .defaultSession, arrival: arrival)
         case .session(let reference):
             guard case .named(let session) = reference else { preconditionFailure("routing names a session") }
             return outcome(
-                answerAllowingOrigin(request, in: session),
+                deliveredAnswer(request, in: session),
                 request: request,
                 in: reference,
                 arrival: arrival
