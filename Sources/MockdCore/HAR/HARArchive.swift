@@ -29,6 +29,20 @@ public struct HAREntry: Sendable {
     public var webSocketMessages: [HARWebSocketMessage] = []
     /// `startedDateTime`, when it parses (some producers write `NaN` dates).
     public var startedDateTime: Date?
+    /// `_eventSourceMessages`: the Server-Sent Events of a `text/event-stream` entry with their arrival times,
+    /// as DevTools-based recorders write them.
+    public var eventSourceMessages: [HAREventSourceMessage] = []
+}
+
+/// One event of an `_eventSourceMessages` array.
+public struct HAREventSourceMessage: Sendable {
+    /// Seconds since the Unix epoch (`time`, or `timestamp`).
+    public var time: Double
+    /// The event type (`eventName`, or `event`); `nil` or `message` for the default.
+    public var event: String?
+    /// The event id (`eventId`, or `id`).
+    public var id: String?
+    public var data: String
 }
 
 /// One frame of Chrome's `_webSocketMessages` extension.

@@ -142,6 +142,12 @@ public enum HARReader {
             )
         }
         entry.startedDateTime = node["startedDateTime"].string.flatMap(parseDate)
+        entry.eventSourceMessages = (node["_eventSourceMessages"].array ?? []).compactMap { message in
+            guard let time = message["time"].double ?? message["timestamp"].double else { return nil }
+            let event = message["eventName"].string ?? message["event"].string
+            let id = message["eventId"].string ?? message["id"].string
+            return HAREventSourceMessage(time: time, event: event, id: id, data: stringValue(message["data"]))
+        }
         return entry
     }
 
