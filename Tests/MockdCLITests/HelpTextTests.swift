@@ -186,7 +186,8 @@ struct HelpTextTests {
           --match-header <name>   Request header recorded as a match constraint; repeat for several.
                                   (default: Accept and Content-Type)
           --force                 Replace the mock set if it exists.
-          --ws-time-scale <f>     Multiply recorded WebSocket frame delays by f; 0 sends them at once. (default: 1)
+          --ws-time-scale <f>     Multiply recorded WebSocket frame and SSE event delays by f; 0 sends them at once.
+                                  (default: 1)
           --ws-wait-for-client    Replay server frames only after the client frame that preceded them in the recording.
           --keep-secrets          Keep secrets and personal data as recorded (no redaction).
           --keep-header <name>    Store this unstable header after all; repeat for several.

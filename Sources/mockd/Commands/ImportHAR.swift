@@ -17,7 +17,7 @@ struct ImportHAR: MockdCommand, Equatable {
     /// `--match-header`: request headers recorded as match constraints; `nil` keeps the default set.
     var matchHeaders: [String]?
     var force = false
-    /// `--ws-time-scale`: recorded WebSocket frame delays are multiplied by this.
+    /// `--ws-time-scale`: recorded WebSocket frame and SSE event delays are multiplied by this.
     var webSocketTimeScale = 1.0
     var webSocketWaitForClient = false
     var keepSecrets = false
@@ -64,7 +64,8 @@ struct ImportHAR: MockdCommand, Equatable {
           --match-header <name>   Request header recorded as a match constraint; repeat for several.
                                   (default: Accept and Content-Type)
           --force                 Replace the mock set if it exists.
-          --ws-time-scale <f>     Multiply recorded WebSocket frame delays by f; 0 sends them at once. (default: 1)
+          --ws-time-scale <f>     Multiply recorded WebSocket frame and SSE event delays by f; 0 sends them at once.
+                                  (default: 1)
           --ws-wait-for-client    Replay server frames only after the client frame that preceded them in the recording.
           --keep-secrets          Keep secrets and personal data as recorded (no redaction).
           --keep-header <name>    Store this unstable header after all; repeat for several.
