@@ -17,18 +17,20 @@ enum RangeResponse {
     /// gets bytes A…B), a 416 when the recording holds none of them; a request without `Range` (or with a failed
     /// `If-Range`) gets the recording as it is. A 206 without a parsable `Content-Range` (a status-code echo) is
     /// served as recorded. Any other status ignores `Range`.
-    /// - Complexity: O(selected bytes), plus the copy of the body for a multipart answer.
+    /// A body served from its file (`FileBody`) is cut the same way, by file offsets, without reading it.
+    /// - Complexity: O(selected bytes) for a body in memory; O(ranges) for one served from its file.
     static func answer(_ request: HTTPRequest, _ response: MockResponse) -> MockResponse? {
-        let body = response.body
+        // A body served from its file is cut by file offsets (`FileBody.parts`), never read here.
+        let held = response.fileBody?.size ?? response.body.count
         let window: ClosedRange<Int>
         let total: Int
         switch response.status {
         case 200:
-            guard !body.isEmpty else { return nil }
-            window = 0...(body.count - 1)
-            total = body.count
+            guard held > 0 else { return nil }
+            window = 0...(held - 1)
+            total = held
         case 206:
-            guard let recorded = recordedWindow(response), recorded.window.count == body.count else { return nil }
+            guard let recorded = recordedWindow(response), recorded.window.count == held else { return nil }
             (window, total) = recorded
         default:
             return nil
@@ -80,30 +82,53 @@ enum RangeResponse {
         headers.remove(name: "Content-Range")
         headers.remove(name: "Content-Length")
         if !headers.contains(name: "accept-ranges") { headers.add(name: "Accept-Ranges", value: "bytes") }
-        let body = response.body
-        let start = body.startIndex - window.lowerBound
+        var parts: [Part] = []
         if ranges.count == 1, let range = ranges.first {
             headers.add(name: "Content-Range", value: contentRange(range, total: total))
-            result.body = body.subdata(in: (start + range.lowerBound)..<(start + range.upperBound + 1))
+            parts = [.held(range)]
         } else {
             let type = headers["content-type"]
             headers.remove(name: "Content-Type")
             headers.add(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
-            var multipart = Data()
             for range in ranges {
                 // The CRLF before each delimiter belongs to the delimiter (RFC 2046 §5.1.1), so none before the first.
-                var partHeader = multipart.isEmpty ? "" : "\r\n"
+                var partHeader = parts.isEmpty ? "" : "\r\n"
                 partHeader += "--\(boundary)\r\n"
                 if let type { partHeader += "Content-Type: \(type)\r\n" }
                 partHeader += "Content-Range: \(contentRange(range, total: total))\r\n\r\n"
-                multipart.append(contentsOf: partHeader.utf8)
-                multipart.append(body[(start + range.lowerBound)..<(start + range.upperBound + 1)])
+                parts.append(.bytes(Data(partHeader.utf8)))
+                parts.append(.held(range))
             }
-            multipart.append(contentsOf: "\r\n--\(boundary)--\r\n".utf8)
-            result.body = multipart
+            parts.append(.bytes(Data("\r\n--\(boundary)--\r\n".utf8)))
+        }
+        if var file = response.fileBody {
+            file.parts = parts.map { part in
+                switch part {
+                case .bytes(let data): return .bytes(data)
+                case .held(let range): return .file(offset: range.lowerBound - window.lowerBound, count: range.count)
+                }
+            }
+            result.fileBody = file
+        } else {
+            let body = response.body
+            let start = body.startIndex - window.lowerBound
+            var bytes = Data()
+            for part in parts {
+                switch part {
+                case .bytes(let data): bytes.append(data)
+                case .held(let range): bytes.append(body[(start + range.lowerBound)..<(start + range.upperBound + 1)])
+                }
+            }
+            result.body = bytes
         }
         result.headers = headers
         return result
+    }
+
+    /// A piece of a 206 body: framing bytes, or a range (absolute positions) of the bytes the response holds.
+    private enum Part {
+        case bytes(Data)
+        case held(ClosedRange<Int>)
     }
 
     /// 416 with `Content-Range: bytes */N` and no content (RFC 9110 §15.5.17).
@@ -118,6 +143,7 @@ enum RangeResponse {
         headers.add(name: "Content-Range", value: "bytes */\(total)")
         result.headers = headers
         result.body = Data()
+        if result.fileBody != nil { result.fileBody = nil }
         return result
     }
 
