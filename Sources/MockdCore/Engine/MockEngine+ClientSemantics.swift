@@ -4,16 +4,28 @@ extension MockEngine {
     /// `answer(_:in:)`, then `RangeResponse` for a `GET` with `Range`, then `CORSActualResponse` when the session's
     /// scenario has CORS on.
     ///
-    /// The common path (a stub served as loaded, no `Range`) pays one header-signature test and one enum check: a
-    /// scenario with CORS on does not serve stubs as loaded (`Scenario.servesStubsAsLoaded`), and a planned answer
-    /// takes the scenario's lock for its CORS flag only when the request has an `Origin`. A changed response loses
-    /// its native slot (the shared native response is the stub's response as loaded).
+    /// The common path (no `Range`, no `Origin`) pays one test of the request headers' names signature. A
+    /// planned answer to a request with an `Origin` takes the scenario's lock for its CORS flag (a scenario with
+    /// CORS on does not serve stubs as loaded, `Scenario.servesStubsAsLoaded`). A changed response loses its native slot (the shared native response is the
+    /// stub's response as loaded).
     @inline(__always)
     func deliveredAnswer(_ request: HTTPRequest, in session: Session) -> Answer {
-        var answer = answer(request, in: session)
-        if request.headers.contains(name: "range") { answer = MockEngine.servingRanges(answer, request) }
-        guard case .planned(var plan, let misses) = answer, request.headers.contains(name: "origin"),
-            session.scenario.cors
+        // Neither applies without these headers: the answer as planned, through the very call it was before.
+        guard request.headers.mayContain(anyOf: MockEngine.rangeOrOrigin) else {
+            return answer(request, in: session)
+        }
+        return MockEngine.adjusted(answer(request, in: session), request, in: session)
+    }
+
+    /// `Range` and `Origin`, the headers that make `deliveredAnswer` look at an answer again.
+    private static let rangeOrOrigin = HTTPHeaders.NameSignature("range", "origin")
+
+    /// The ranges and CORS steps of `deliveredAnswer`, out of line.
+    @inline(never)
+    private static func adjusted(_ answer: Answer, _ request: HTTPRequest, in session: Session) -> Answer {
+        var answer = answer
+        if request.headers.contains("range") { answer = servingRanges(answer, request) }
+        guard case .planned(var plan, let misses) = answer, request.headers.contains("origin"), session.scenario.cors
         else { return answer }
         if CORSActualResponse.allowOrigin(of: request, in: &plan.response) { plan.nativeSlot = nil }
         return .planned(plan, nearMisses: misses)
