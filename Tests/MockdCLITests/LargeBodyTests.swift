@@ -162,3 +162,25 @@ struct LargeBodyMemoryTests {
         #expect(peakKiB < 48 * 1024, "peak RSS \(peakKiB) KiB")
     }
 }
+
+/// A throttled body served from its file is read with `pread` at the configured rate: 3 MiB at 4 MiB/s take ¾ s.
+@Suite(.serialized)
+struct TimingLargeBodyTests {
+    @Test func aThrottledLargeBodyArrivesWholeAtItsRate() throws {
+        let set = try LargeBodyTests.set()
+        try FileManager.default.createDirectory(
+            at: set.root.appendingPathComponent("configs"),
+            withIntermediateDirectories: true
+        )
+        try #"{"version": 1, "sets": ["web"], "overrides": [{"match": {"path": "/big.bin"}, "throttle": 4194304}]}"#
+            .write(to: set.root.appendingPathComponent("configs/slow.json"), atomically: true, encoding: .utf8)
+        let daemon = try RunningDaemon(["--config", "slow", "--root", set.root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let started = Date()
+        let response = try Curl.send(CurlRequest(url: daemon.baseURL + "/big.bin"))
+        let seconds = Date().timeIntervalSince(started)
+        #expect(response.status == 200)
+        #expect(response.body == LargeBodyTests.big)
+        #expect(seconds >= 0.65 && seconds <= 1.5, "took \(seconds) s")
+    }
+}
