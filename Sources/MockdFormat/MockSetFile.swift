@@ -21,7 +21,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     /// Rules that make volatile query parameters and body fields irrelevant to matching.
     public var normalize: RequestNormalization?
     /// Answer CORS preflight requests (`OPTIONS` with `Access-Control-Request-Method`) that no stub matches
-    /// with 204 and permissive `Access-Control-Allow-*` headers (Fetch standard, CORS protocol).
+    /// with 204 and permissive `Access-Control-Allow-*` headers, and give every answer to a request with an `Origin`
+    /// that origin in `Access-Control-Allow-Origin`, with credentials (Fetch standard §3.2.3, CORS protocol).
     public var cors: Bool?
     /// Answer conditional requests (`If-None-Match`, `If-Modified-Since`) whose validators match with 304;
     /// written by the importer when a recording holds both a 304 and a full response for one request.

@@ -22,7 +22,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var overrides: [OverrideEntry]?
     /// Matching rules added to those of every set (see `RequestNormalization`).
     public var normalize: RequestNormalization?
-    /// Answer unmatched CORS preflights with 204 (see `MockSetFile.cors`).
+    /// Answer unmatched CORS preflights with 204 and allow the request's origin in every answer (see `MockSetFile.cors`).
     public var cors: Bool?
 
     public init(

@@ -8,11 +8,12 @@ public import Foundation
 /// "websocket": {
 ///   "steps":   [{"send": {"type": "greeting"}}, {"after": 500, "send": "typing"}, {"after": 2000, "close": {"code": 1001}}],
 ///   "replies": [{"when": {"json": {"type": "message"}}, "then": [{"after": 500, "send": {"type": "reply"}}]}],
-///   "connections": [{…script for the first connection…}, {…for the second and later…}]
+///   "connections": [{…script for the first connection…}, {…for the second and later…}],
+///   "subprotocols": ["graphql-transport-ws"]
 /// }
 /// ```
 public struct WebSocketScript: Codable, Sendable, Equatable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case steps, replies, connections }
+    enum CodingKeys: String, CodingKey, CaseIterable { case steps, replies, connections, subprotocols }
 
     /// Steps after the connection opens; each `after` counts from the previous step.
     public var steps: [WebSocketStep]?
@@ -21,12 +22,24 @@ public struct WebSocketScript: Codable, Sendable, Equatable {
     /// Per-connection scripts: the n-th connection of the session to this endpoint uses the n-th entry (the
     /// last one repeats). When given, `steps` and `replies` of this level are ignored.
     public var connections: [WebSocketScript]?
+    /// The subprotocols the endpoint speaks (`Sec-WebSocket-Protocol`, RFC 6455 §4.2.2 and §1.9), e.g.
+    /// `["graphql-transport-ws"]`; the importer writes the recorded one. The handshake answers with the first
+    /// protocol the client offers that is in this list, and with none when the client offers none of them (the
+    /// client then decides; browsers close the socket). Without a list, the client's first offer is accepted, so a
+    /// client that requires a subprotocol (GraphQL subscriptions) gets one. Read on the top-level script only (the
+    /// handshake comes before the connection's number is known), not inside `connections`.
+    public var subprotocols: [String]?
 
-    public init(steps: [WebSocketStep]? = nil, replies: [WebSocketReply]? = nil, connections: [WebSocketScript]? = nil)
-    {
+    public init(
+        steps: [WebSocketStep]? = nil,
+        replies: [WebSocketReply]? = nil,
+        connections: [WebSocketScript]? = nil,
+        subprotocols: [String]? = nil
+    ) {
         self.steps = steps
         self.replies = replies
         self.connections = connections
+        self.subprotocols = subprotocols
     }
 
     /// The script for the `number`-th (1-based) connection of a session.

@@ -194,7 +194,8 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         }
         if let slot = outcome.plan.nativeSlot, !isDraining, outcome.plan.fault == nil,
             outcome.plan.throttleBytesPerSecond == nil,
-            outcome.plan.response.webSocket == nil, outcome.plan.response.eventStream == nil
+            outcome.plan.response.webSocket == nil, outcome.plan.response.eventStream == nil,
+            outcome.plan.response.fileBody == nil
         {
             // A stub's step as loaded, sent as is: its shared native response, without copying the plan.
             let result = ResponseWriter.queueShared(outcome.plan.response, slot: slot, on: connection, logger: logger)
@@ -253,6 +254,15 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
                 events: Array(events),
                 keepOpen: stream.keepOpen == true,
                 holdMilliseconds: longestHoldMilliseconds,
+                on: connection,
+                suspensions: suspensions,
+                logger: logger
+            )
+        } else if let file = plan.response.fileBody {
+            result = ResponseWriter.queueFile(
+                plan.response,
+                file,
+                bytesPerSecond: context.method == "HEAD" ? nil : plan.throttleBytesPerSecond,
                 on: connection,
                 suspensions: suspensions,
                 logger: logger
@@ -316,6 +326,9 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             "Sec-WebSocket-Accept",
             WebSocketHandshake.accept(key: request.headers["sec-websocket-key"] ?? "")
         )
+        if let subprotocol = WebSocketHandshake.subprotocol(for: request, supported: script.subprotocols) {
+            MHD_add_response_header(response, "Sec-WebSocket-Protocol", subprotocol)
+        }
         return (MHD_queue_response(connection, 101, response), 101)
     }
 

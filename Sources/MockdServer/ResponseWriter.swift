@@ -98,7 +98,7 @@ enum ResponseWriter {
         logger: Logger
     ) -> MHD_Result {
         let body = ThrottledBody(
-            body: response.body,
+            body: MemoryBytes(response.body),
             bytesPerSecond: bytesPerSecond,
             connection: connection,
             suspensions: suspensions
@@ -114,7 +114,7 @@ enum ResponseWriter {
     }
 
     /// A callback response over `body`, retained by libmicrohttpd until its free callback.
-    private static func queueStreaming(
+    static func queueStreaming(
         _ response: MockResponse,
         body: StreamingBody,
         size: UInt64,
@@ -194,7 +194,7 @@ enum ResponseWriter {
         init(_ body: Data) { self.body = body }
     }
 
-    private static func addHeaders(_ response: MockResponse, to mhdResponse: OpaquePointer, logger: Logger) {
+    static func addHeaders(_ response: MockResponse, to mhdResponse: OpaquePointer, logger: Logger) {
         // libmicrohttpd refuses an empty value; one space is the same empty field value on the wire (RFC 9110 §5.5
         // excludes surrounding whitespace from the value).
         for field in response.headers

@@ -8,7 +8,8 @@ import Foundation
 /// returns 0 (libmicrohttpd calls again after the resume), so no worker thread waits. `Content-Length` is
 /// the full size.
 final class ThrottledBody: StreamingBody {
-    let body: Data
+    /// The body: in memory, or parts of a file served from disk (`FileSegments`).
+    let body: any ByteSource
     let bytesPerSecond: Int
     /// Bytes per step: a 20th of a second's worth, at least 1 byte, at most 64 KiB.
     let chunkSize: Int
@@ -16,7 +17,7 @@ final class ThrottledBody: StreamingBody {
     let suspensions: Suspensions
     private var startNanoseconds: UInt64?
 
-    init(body: Data, bytesPerSecond: Int, connection: OpaquePointer, suspensions: Suspensions) {
+    init(body: any ByteSource, bytesPerSecond: Int, connection: OpaquePointer, suspensions: Suspensions) {
         self.body = body
         self.bytesPerSecond = max(1, bytesPerSecond)
         self.chunkSize = min(64 * 1024, max(1, self.bytesPerSecond / 20))
@@ -42,10 +43,7 @@ final class ThrottledBody: StreamingBody {
             return suspensions.suspend(connection, resumeAfter: max(1, waitMilliseconds)) ? 0 : -2
         }
         let count = min(capacity, chunkSize, due - offset, body.count - offset)
-        body.withUnsafeBytes { raw in
-            let source = raw.baseAddress!.advanced(by: offset)
-            UnsafeMutableRawPointer(buffer).copyMemory(from: source, byteCount: count)
-        }
-        return count
+        let copied = body.copy(from: offset, into: UnsafeMutableRawPointer(buffer), capacity: count)
+        return copied > 0 ? copied : -2
     }
 }

@@ -97,11 +97,18 @@ public final class MockEngine: Sendable {
         case .session(.defaultSession):
             // Borrowed from the registry, which owns it for the engine's life: no reference count changes (see
             // `SessionReference`). The default session never expires, so it needs no clock read.
-            let answer = sessions.borrowedDefaultSession._withUnsafeGuaranteedRef { self.answer(request, in: $0) }
+            let answer = sessions.borrowedDefaultSession._withUnsafeGuaranteedRef {
+                self.deliveredAnswer(request, in: $0)
+            }
             return outcome(answer, request: request, in: .defaultSession, arrival: arrival)
         case .session(let reference):
             guard case .named(let session) = reference else { preconditionFailure("routing names a session") }
-            return outcome(answer(request, in: session), request: request, in: reference, arrival: arrival)
+            return outcome(
+                deliveredAnswer(request, in: session),
+                request: request,
+                in: reference,
+                arrival: arrival
+            )
         }
     }
 

@@ -34,6 +34,20 @@ public struct HAREntry: Sendable {
     public var failureText: String?
     /// Whether the entry was written by Polly.js (its `_id` and `_order` fields), whose binary bodies are hex text.
     public var isPollyEntry = false
+    /// `_eventSourceMessages`: the Server-Sent Events of a `text/event-stream` entry with their arrival times,
+    /// as DevTools-based recorders write them.
+    public var eventSourceMessages: [HAREventSourceMessage] = []
+}
+
+/// One event of an `_eventSourceMessages` array.
+public struct HAREventSourceMessage: Sendable {
+    /// Seconds since the Unix epoch (`time`, or `timestamp`).
+    public var time: Double
+    /// The event type (`eventName`, or `event`); `nil` or `message` for the default.
+    public var event: String?
+    /// The event id (`eventId`, or `id`).
+    public var id: String?
+    public var data: String
 }
 
 /// One frame of Chrome's `_webSocketMessages` extension.

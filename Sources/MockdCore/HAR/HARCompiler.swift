@@ -285,6 +285,13 @@ public struct HARCompiler {
             mimeType: mimeType,
             time: entry.time
         )
+        if EventStreamRecorder.isEventStream(mimeType), request.method != "HEAD" {
+            recorded.eventStream = EventStreamRecorder.stream(
+                entry,
+                body: decoded.bytes,
+                scale: options.webSocketTimeScale
+            )
+        }
         // Recorded `{{…}}` is literal; placeholders written by redaction still render (their fixed fake values).
         if bodyBraces || headerBraces {
             recorded.templated = redactedBody || redactedHeaders ? .redactedOnly : .off
@@ -441,12 +448,13 @@ public struct HARCompiler {
                         recordedTimeMs: recorded.time.map { $0.rounded() }
                     )
                     entry.websocket = recorded.webSocket
+                    entry.events = recorded.eventStream
                     entry.fault = recorded.fault
                     entry.miss = recorded.miss
                     entry.conditionalOnly = recorded.conditionalOnly ? true : nil
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
-                    if !recorded.body.isEmpty {
+                    if !recorded.body.isEmpty, recorded.eventStream == nil {
                         let path = namer.uniqueFile(
                             id,
                             suffix: step == 0 ? "" : "_\(step + 1)",
@@ -531,6 +539,8 @@ private struct RecordedResponse {
     let mimeType: String?
     let time: Double?
     var webSocket: WebSocketScript? = nil
+    /// A recorded `text/event-stream` answer as its events (`EventStreamRecorder`); then no body file is written.
+    var eventStream: EventStream? = nil
     var fault: Fault? = nil
     var templated: TemplateMode? = nil
     /// Why this answer cannot be served (body not recorded, only a 304): written as the step's `miss`.

@@ -148,6 +148,12 @@ public enum HARReader {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         entry.failureText = failure?.isEmpty == false ? failure : nil
         entry.isPollyEntry = node["_id"].string != nil && node["_order"].value != nil
+        entry.eventSourceMessages = (node["_eventSourceMessages"].array ?? []).compactMap { message in
+            guard let time = message["time"].double ?? message["timestamp"].double else { return nil }
+            let event = message["eventName"].string ?? message["event"].string
+            let id = message["eventId"].string ?? message["id"].string
+            return HAREventSourceMessage(time: time, event: event, id: id, data: stringValue(message["data"]))
+        }
         return entry
     }
 

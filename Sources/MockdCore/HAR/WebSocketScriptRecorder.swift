@@ -2,7 +2,7 @@ import Foundation
 import MockdFormat
 
 /// Turns a recorded WebSocket entry (Chrome's `_webSocketMessages`) into a script that replays the server's
-/// frames with their recorded timing.
+/// frames with their recorded timing, and negotiates the recorded subprotocol.
 enum WebSocketScriptRecorder {
     /// - Parameters:
     ///   - scale: Multiplies every recorded delay (1 = as recorded, 0 = at once).
@@ -37,6 +37,13 @@ enum WebSocketScriptRecorder {
             previous = message.time
         }
         let answered = replies.filter { !$0.then.isEmpty }
-        return WebSocketScript(steps: steps.isEmpty ? nil : steps, replies: answered.isEmpty ? nil : answered)
+        // The subprotocol the server agreed to (`Sec-WebSocket-Protocol` of the recorded 101), so that clients that
+        // require one (GraphQL subscriptions) get it again.
+        let subprotocol = entry.response?.headers["sec-websocket-protocol"]?.trimmingCharacters(in: .whitespaces)
+        return WebSocketScript(
+            steps: steps.isEmpty ? nil : steps,
+            replies: answered.isEmpty ? nil : answered,
+            subprotocols: subprotocol.flatMap { $0.isEmpty ? nil : [$0] }
+        )
     }
 }

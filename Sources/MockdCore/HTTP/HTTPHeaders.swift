@@ -51,6 +51,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             }
         }
 
+        /// The names signature (see `Header.names`).
+        var names: UInt64 { withUnsafeMutablePointerToHeader { $0.pointee.names } }
+
         func mayContain(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
             // Through the pointer: the `header` property pays a dynamic exclusivity check.
             withUnsafeMutablePointerToHeader { $0.pointee.names } & nameBit(name) != 0
@@ -66,7 +69,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// A name's bit in `PackedBytes.Header.names`: from its length and first and last bytes, case-insensitive.
     @inline(__always)
-    private static func nameBit(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    fileprivate static func nameBit(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
         guard let first = name.first, let last = name.last else { return 1 }
         let mixed =
             (UInt64(asciiLowercase(first)) &* 31 &+ UInt64(asciiLowercase(last))) &* 7
@@ -229,6 +232,45 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             HTTPHeaders.walk(bytes, named: name) { _ in
                 found = true
                 return false
+            }
+            return found
+        }
+    }
+
+    /// Header names as the names signature of packed headers sees them: one bit each (see `mayContain(anyOf:)`).
+    public struct NameSignature: Sendable {
+        let bits: UInt64
+
+        public init(_ names: StaticString...) {
+            var bits: UInt64 = 0
+            for name in names { name.withUTF8Buffer { bits |= HTTPHeaders.nameBit($0) } }
+            self.bits = bits
+        }
+    }
+
+    /// Whether any of `names` may be present: `false` means none is (for packed headers one test of the names
+    /// signature, no walk); `true` asks for `contains` to tell.
+    @inline(__always)
+    public func mayContain(anyOf names: NameSignature) -> Bool {
+        switch storage {
+        case .fields: return true
+        case .packed(let bytes): return bytes.names & names.bits != 0
+        }
+    }
+
+    /// `contains(name:)` for a name written in the source (`"range"`), without making a string: for packed
+    /// headers, a name that is absent (the common case on the hot path) costs one test of the names signature.
+    @inline(__always)
+    public func contains(_ name: StaticString) -> Bool {
+        switch storage {
+        case .fields: return contains(name: name.description)
+        case .packed(let bytes):
+            var found = false
+            name.withUTF8Buffer { wanted in
+                HTTPHeaders.walk(bytes, named: wanted) { _ in
+                    found = true
+                    return false
+                }
             }
             return found
         }

@@ -280,9 +280,11 @@ private struct StubBuilder: Sendable {
                 }
                 var body = Data()
                 var bodyTemplate: Template?
+                var fileBody: FileBody?
                 if let file = step.bodyFile {
-                    (body, bodyTemplate) = try bodyReader.readParsed(
+                    (body, bodyTemplate, fileBody) = try bodyReader.readParsedOrReference(
                         file,
+                        templated: step.templated ?? .on,
                         indexName: indexName,
                         jsonPath: "\(stepPath).bodyFile"
                     )
@@ -305,6 +307,7 @@ private struct StubBuilder: Sendable {
                 response.applyTemplateMode(step.templated ?? .on)
                 // Set only when present: the setter rebuilds the rare-fields box even for nil.
                 if let fault = step.fault { response.fault = fault }
+                if let fileBody { response.fileBody = fileBody }
                 if let reason = step.miss {
                     response.unjustified = .init(reason: reason, conditionalOnly: step.conditionalOnly ?? false)
                 }
@@ -364,7 +367,7 @@ private struct StubBuilder: Sendable {
 final class BodyFileReader: Sendable {
     let folder: URL
     let root: MockdRoot
-    private let resolvedFolder: String
+    let resolvedFolder: String
     private let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
 
     init(folder: URL, root: MockdRoot) {

@@ -6,6 +6,7 @@ extension MockResponse {
     /// Replaces the body and re-parses its placeholders.
     mutating func replaceBody(_ newBody: Data) {
         body = newBody
+        if fileBody != nil { fileBody = nil }
         template = ResponseTemplate(body: body, headers: headers, origins: template?.origins)
     }
 

@@ -18,7 +18,8 @@ public struct MockResponse: Sendable {
     /// optional's tag byte after the 8-byte fields keeps the response at 65 bytes inline (73 otherwise).
     public var recordedTimeMs: Double?
 
-    /// Whether the response is status, headers and body only: no placeholders, WebSocket, event stream or fault.
+    /// Whether the response is status, headers and body only: no placeholders, WebSocket, event stream, fault or
+    /// body served from its file.
     var isPlain: Bool { extras == nil }
 
     /// Placeholders in the body or headers, parsed at load; `nil` for plain responses.
@@ -55,30 +56,33 @@ public struct MockResponse: Sendable {
         set { updateExtras { $0.unjustified = newValue } }
     }
 
+    /// A body file of `FileBody.threshold` bytes or more, served from disk instead of `body` (which is then empty).
+    public var fileBody: FileBody? {
+        get { extras?.fileBody }
+        set { updateExtras { $0.fileBody = newValue } }
+    }
+
     /// Immutable storage of the rare fields; every change makes a new one, so copies stay independent.
     private final class Extras: Sendable {
         let template: ResponseTemplate?
         let webSocket: WebSocketScript?
         let eventStream: EventStream?
         let fault: Fault?
+        let fileBody: FileBody?
         let unjustified: Unjustified?
 
-        init(
-            template: ResponseTemplate?,
-            webSocket: WebSocketScript?,
-            eventStream: EventStream?,
-            fault: Fault?,
-            unjustified: Unjustified?
-        ) {
-            self.template = template
-            self.webSocket = webSocket
-            self.eventStream = eventStream
-            self.fault = fault
-            self.unjustified = unjustified
+        init(fields: ExtraFields) {
+            self.template = fields.template
+            self.webSocket = fields.webSocket
+            self.eventStream = fields.eventStream
+            self.fault = fields.fault
+            self.fileBody = fields.fileBody
+            self.unjustified = fields.unjustified
         }
 
         var isEmpty: Bool {
-            template == nil && webSocket == nil && eventStream == nil && fault == nil && unjustified == nil
+            template == nil && webSocket == nil && eventStream == nil && fault == nil && fileBody == nil
+                && unjustified == nil
         }
     }
 
@@ -87,6 +91,7 @@ public struct MockResponse: Sendable {
         var webSocket: WebSocketScript?
         var eventStream: EventStream?
         var fault: Fault?
+        var fileBody: FileBody?
         var unjustified: Unjustified?
     }
 
@@ -96,16 +101,11 @@ public struct MockResponse: Sendable {
             webSocket: extras?.webSocket,
             eventStream: extras?.eventStream,
             fault: extras?.fault,
+            fileBody: extras?.fileBody,
             unjustified: extras?.unjustified
         )
         change(&fields)
-        let updated = Extras(
-            template: fields.template,
-            webSocket: fields.webSocket,
-            eventStream: fields.eventStream,
-            fault: fields.fault,
-            unjustified: fields.unjustified
-        )
+        let updated = Extras(fields: fields)
         extras = updated.isEmpty ? nil : updated
     }
 

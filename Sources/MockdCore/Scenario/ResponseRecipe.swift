@@ -91,6 +91,13 @@ struct ResponseRecipe: Sendable {
             }
         }
         if let bodyPatch {
+            // A body served from its file is read for the patch, on each answer (see `FileBody`).
+            if let file = response.fileBody {
+                guard let bytes = try? file.bytes() else {
+                    throw RecipeError(message: "bodyPatch needs the body file '\(file.path)', which cannot be read")
+                }
+                response.replaceBody(bytes)
+            }
             guard let json = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
                 throw RecipeError(message: "bodyPatch needs a JSON body to patch, but the response body is not JSON")
             }

@@ -14,9 +14,10 @@ public final class Scenario: Sendable {
     public let overrides: [Override]
     let defaults: ResponseRecipe?
     public let conditionalRequests: Bool
-    /// Whether unmatched CORS preflights get a permissive 204 (a set's or the scenario's `cors`).
+    /// Whether unmatched CORS preflights get a permissive 204 and every answer allows the request's origin (a set's or
+    /// the scenario's `cors`).
     public let cors: Bool
-    /// No overrides, defaults or conditional requests: a matched stub's response is served as loaded (decided
+    /// No overrides, defaults, conditional requests or CORS: a matched stub's response is served as loaded (decided
     /// once, as every request asks).
     let servesStubsAsLoaded: Bool
     /// Whether some override names a host (`match.host`): only then is a request's host worked out for overrides.
@@ -62,7 +63,7 @@ public final class Scenario: Sendable {
         self.overridesNameHosts = overrides.contains { $0.pattern.host != nil }
         self.defaults = defaults
         self.conditionalRequests = conditionalRequests
-        self.servesStubsAsLoaded = overrides.isEmpty && defaults == nil && !conditionalRequests
+        self.servesStubsAsLoaded = overrides.isEmpty && defaults == nil && !conditionalRequests && !cors
     }
 
     /// Loads `configs/<name>.json` (or a `.json` path), its includes and every mock set it names.

@@ -17,7 +17,7 @@ struct ImportHAR: MockdCommand, Equatable {
     /// `--match-header`: request headers recorded as match constraints; `nil` keeps the default set.
     var matchHeaders: [String]?
     var force = false
-    /// `--ws-time-scale`: recorded WebSocket frame delays are multiplied by this.
+    /// `--ws-time-scale`: recorded WebSocket frame and SSE event delays are multiplied by this.
     var webSocketTimeScale = 1.0
     var webSocketWaitForClient = false
     var keepSecrets = false
@@ -66,7 +66,8 @@ struct ImportHAR: MockdCommand, Equatable {
           --match-header <name>   Request header recorded as a match constraint; repeat for several.
                                   (default: Accept and Content-Type)
           --force                 Replace the mock set if it exists.
-          --ws-time-scale <f>     Multiply recorded WebSocket frame delays by f; 0 sends them at once. (default: 1)
+          --ws-time-scale <f>     Multiply recorded WebSocket frame and SSE event delays by f; 0 sends them at once.
+                                  (default: 1)
           --ws-wait-for-client    Replay server frames only after the client frame that preceded them in the recording.
           --keep-secrets          Keep secrets and personal data as recorded (no redaction).
           --keep-header <name>    Store this unstable header after all; repeat for several.
@@ -81,7 +82,8 @@ struct ImportHAR: MockdCommand, Equatable {
           --missing-bodies <miss|empty>
                                   Responses the HAR has no body for (a size but no text): answer with a miss
                                   that says so, or serve them empty. (default: miss)
-          --cors                  Answer CORS preflights the recording lacks with a permissive 204.
+          --cors                  Answer CORS preflights the recording lacks with a permissive 204, and let every
+                                  answer allow the request's Origin.
           --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
           --merge                 Merge into an existing set: stubs this HAR records are replaced, others (and
                                   hand edits to them) kept.

@@ -1,0 +1,61 @@
+import Foundation
+import MockdFormat
+
+extension BodyFileReader {
+    /// A response's body file: its bytes and placeholders for a small file (as `readParsed`), or a `FileBody` (path
+    /// and size only, nothing read) for one of `FileBody.threshold` bytes or more, served from disk.
+    ///
+    /// A large file that may render placeholders (`templated` not `false`) is scanned for `{{` in 1 MiB chunks
+    /// (bounded memory, nothing kept); if it holds one it is read into memory as a small one is, since placeholders
+    /// are rendered from the bytes on every answer. A `bodyPatch` on a body served from disk reads the file when
+    /// the override answers (see `ResponseRecipe.apply(to:)`).
+    /// - Throws: `ConfigError` `.invalidValue` for a path outside the set folder, `.fileNotFound`, `.unreadable`
+    ///   (no read permission, a directory), checked with `stat` and `access` without reading the bytes.
+    func readParsedOrReference(
+        _ relativePath: String,
+        templated: TemplateMode,
+        indexName: String,
+        jsonPath: @autoclosure () -> String
+    ) throws -> (data: Data, template: Template?, file: FileBody?) {
+        let url = folder.appendingPathComponent(relativePath).standardizedFileURL
+        let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
+        var info = stat()
+        // Anything unusual (outside the folder, missing, unreadable, small) takes the reading path and its errors.
+        guard !relativePath.hasPrefix("/"), resolved.hasPrefix(resolvedFolder), stat(resolved, &info) == 0,
+            info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) >= FileBody.threshold
+        else {
+            let (data, template) = try readParsed(relativePath, indexName: indexName, jsonPath: jsonPath())
+            return (data, template, nil)
+        }
+        guard access(resolved, R_OK) == 0 else {
+            throw ConfigError(
+                .unreadable,
+                file: indexName,
+                jsonPath: jsonPath(),
+                message: "cannot read '\(relativePath)'"
+            )
+        }
+        if templated != .off, mayHoldPlaceholders(resolved) {
+            let (data, template) = try readParsed(relativePath, indexName: indexName, jsonPath: jsonPath())
+            return (data, template, nil)
+        }
+        return (Data(), nil, FileBody(path: resolved, size: Int(info.st_size)))
+    }
+
+    /// Whether the file contains `{{` (or cannot be scanned: then the reading path reports why), read in 1 MiB
+    /// chunks.
+    private func mayHoldPlaceholders(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+        defer { try? handle.close() }
+        var previousEndedWithBrace = false
+        while true {
+            let read: Data?
+            do { read = try handle.read(upToCount: 1 << 20) } catch { return true }
+            // `nil` or no bytes: the end of the file.
+            guard let chunk = read, !chunk.isEmpty else { return false }
+            if previousEndedWithBrace, chunk.first == 0x7B { return true }
+            if ByteSearch.contains([0x7B, 0x7B], in: chunk) { return true }
+            previousEndedWithBrace = chunk.last == 0x7B
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// `Sec-WebSocket-Protocol` negotiation (RFC 6455 §4.2.2) on the real daemon with Python's `websockets` as the
+/// client: the recorded subprotocol of an imported HAR, a configured list, and a script with none.
+@Suite(.serialized)
+struct WebSocketSubprotocolTests {
+    /// Connects to `path` offering `offers` and reports what the handshake chose and the first message.
+    static func connect(_ daemon: RunningDaemon, _ path: String, offering offers: [String]) throws -> [String: Any] {
+        let list = offers.map { "\"\($0)\"" }.joined(separator: ", ")
+        return try TimingWebSocketTests.python(
+            daemon,
+            """
+            async with websockets.connect(URL + "\(path)", subprotocols=[\(list)] or None) as ws:
+                return {"subprotocol": ws.subprotocol, "first": await ws.recv()}
+            """
+        )
+    }
+
+    @Test func theRecordedSubprotocolIsNegotiatedAfterImport() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let har = root.appendingPathComponent("graphql.har")
+        let entry: [String: Any] = [
+            "startedDateTime": "2026-11-29T10:00:00.000Z", "time": 5, "_resourceType": "websocket",
+            "request": [
+                "method": "GET", "url": "wss://api.web.test/graphql", "httpVersion": "HTTP/1.1",
+                "headers": [["name": "Sec-WebSocket-Protocol", "value": "graphql-transport-ws"]],
+            ],
+            "response": [
+                "status": 101, "statusText": "Switching Protocols", "httpVersion": "HTTP/1.1",
+                "headers": [
+                    ["name": "Upgrade", "value": "websocket"],
+                    ["name": "Sec-WebSocket-Protocol", "value": "graphql-transport-ws"],
+                ],
+                "content": ["mimeType": "", "size": 0],
+            ],
+            "_webSocketMessages": [
+                ["type": "receive", "time": 1_764_410_400.01, "opcode": 1, "data": #"{"type":"connection_ack"}"#]
+            ],
+        ]
+        let log: [String: Any] = [
+            "log": ["version": "1.2", "creator": ["name": "test", "version": "1"], "entries": [entry]]
+        ]
+        try JSONSerialization.data(withJSONObject: log).write(to: har)
+        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "gql", "--root", root.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let index = try String(contentsOf: root.appendingPathComponent("mocks/gql/index.json"), encoding: .utf8)
+        #expect(index.contains(#""subprotocols" : ["#) || index.contains(#""subprotocols": ["#), "\(index)")
+        let daemon = try RunningDaemon(["--set", "gql", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let chosen = try Self.connect(daemon, "/graphql", offering: ["graphql-transport-ws"])
+        #expect(chosen["subprotocol"] as? String == "graphql-transport-ws")
+        #expect(chosen["first"] as? String == #"{"type":"connection_ack"}"#)
+    }
+
+    @Test func aConfiguredListPicksTheClientsFirstSupportedOffer() throws {
+        let set = try HandWrittenSet(
+            index: [
+                "version": 1,
+                "stubs": [
+                    [
+                        "id": "configured", "request": ["method": "GET", "path": "/configured"],
+                        "responses": [
+                            [
+                                "websocket": [
+                                    "subprotocols": ["graphql-ws", "graphql-transport-ws"],
+                                    "steps": [["send": "hi"]],
+                                ]
+                            ]
+                        ],
+                    ],
+                    [
+                        "id": "open", "request": ["method": "GET", "path": "/open"],
+                        "responses": [["websocket": ["steps": [["send": "hi"]]]]],
+                    ],
+                ],
+            ]
+        )
+        let daemon = try set.start()
+        defer { daemon.stop() }
+        let picked = try Self.connect(daemon, "/configured", offering: ["mqtt", "graphql-transport-ws", "graphql-ws"])
+        #expect(picked["subprotocol"] as? String == "graphql-transport-ws")
+        #expect(picked["first"] as? String == "hi")
+        // None of the client's offers is supported: no header (RFC 6455 §4.2.2), the client decides.
+        let unsupported = try Self.connect(daemon, "/configured", offering: ["mqtt"])
+        #expect(unsupported["subprotocol"] is NSNull)
+        // No list: the client's first offer is accepted.
+        let echoed = try Self.connect(daemon, "/open", offering: ["chat.v2", "chat.v1"])
+        #expect(echoed["subprotocol"] as? String == "chat.v2")
+        // The client offers nothing: no header.
+        let none = try Self.connect(daemon, "/open", offering: [])
+        #expect(none["subprotocol"] is NSNull)
+    }
+}
