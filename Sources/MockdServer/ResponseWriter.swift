@@ -147,6 +147,9 @@ enum ResponseWriter {
 
     /// A response with the body copied in and every header added; the caller owns (destroys) it.
     private static func buffered(_ response: MockResponse, logger: Logger) -> OpaquePointer? {
+        if response.body.isEmpty, let length = recordedHeadLength(response) {
+            return headAnswer(response, length: length, logger: logger)
+        }
         let created = response.body.withUnsafeBytes { buffer in
             MHD_create_response_from_buffer(
                 buffer.count,
@@ -188,6 +191,28 @@ enum ResponseWriter {
         return mhdResponse
     }
 
+    /// The `Content-Length` a recorded `HEAD` answer keeps (the loader keeps it for `HEAD` stubs only).
+    private static func recordedHeadLength(_ response: MockResponse) -> UInt64? {
+        guard let text = response.headers["content-length"] else { return nil }
+        return UInt64(text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// A `HEAD` answer announcing `length` bytes (RFC 9110 §9.3.2): a callback response of that size, whose reader
+    /// libmicrohttpd never calls for `HEAD` (it would end the response with an error if it did).
+    private static func headAnswer(_ response: MockResponse, length: UInt64, logger: Logger) -> OpaquePointer? {
+        guard
+            let created = MHD_create_response_from_callback(
+                length,
+                4096,
+                { _, _, _, _ in -2 },  // MHD_CONTENT_READER_END_WITH_ERROR
+                nil,
+                nil
+            )
+        else { return nil }
+        addHeaders(response, to: created, logger: logger)
+        return created
+    }
+
     /// Keeps a body's bytes alive for libmicrohttpd (see `sharing`).
     private final class BodyBox {
         let body: Data
@@ -197,8 +222,11 @@ enum ResponseWriter {
     static func addHeaders(_ response: MockResponse, to mhdResponse: OpaquePointer, logger: Logger) {
         // libmicrohttpd refuses an empty value; one space is the same empty field value on the wire (RFC 9110 §5.5
         // excludes surrounding whitespace from the value).
-        for field in response.headers
-        where MHD_add_response_header(mhdResponse, field.name, field.value.isEmpty ? " " : field.value) == .NO {
+        for field in response.headers {
+            // A recorded HEAD answer's Content-Length is the response's size (`headAnswer`), never a header of its own.
+            if field.name.utf8.count == 14, field.name.lowercased() == "content-length" { continue }
+            guard MHD_add_response_header(mhdResponse, field.name, field.value.isEmpty ? " " : field.value) == .NO
+            else { continue }
             logger.warning(
                 "header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent"
             )

@@ -146,4 +146,38 @@ struct UnrecordedAnswerTests {
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--missing-bodies expects miss or empty, got 'maybe'"))
     }
+
+    /// A recorded HEAD answer keeps its recorded length (RFC 9110 §9.3.2): it has no body, and the length is what
+    /// the client asked for. The connection stays usable for the next request.
+    @Test func aRecordedHeadKeepsItsContentLength() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let har = root.appendingPathComponent("head.har")
+        try HAR.write(
+            [
+                HAR.entry(
+                    "HEAD",
+                    "https://api.test/files/report.pdf",
+                    headers: [("Content-Type", "application/pdf"), ("Content-Length", "48213")],
+                    text: nil
+                ),
+                HAR.entry("GET", "https://api.test/v1/me", text: #"{"me":1}"#),
+            ],
+            to: har
+        )
+        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "h", "--root", root.path])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let index = try String(contentsOf: root.appendingPathComponent("mocks/h/index.json"), encoding: .utf8)
+        #expect(index.contains(#""Content-Length: 48213""#))
+        let daemon = try RunningDaemon(["--set", "h", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let responses = try Curl.batch([
+            CurlRequest(method: "HEAD", url: daemon.baseURL + "/files/report.pdf"),
+            CurlRequest(url: daemon.baseURL + "/v1/me"),
+        ])
+        #expect(responses.map(\.status) == [200, 200])
+        #expect(responses[0].headers(named: "Content-Length") == ["48213"])
+        #expect(responses[0].body.isEmpty)
+        #expect(responses[1].text == #"{"me":1}"#)
+    }
 }

@@ -257,7 +257,7 @@ public struct HARCompiler {
                 droppedHeaders["(invalid name '\(field.name)')", default: 0] += 1
                 continue
             }
-            if ResponseHeaderPolicy.isDropped(field.name) {
+            if ResponseHeaderPolicy.isDropped(field.name, method: request.method) {
                 if !field.name.hasPrefix(":") { droppedHeaders[field.name.asciiLowercased, default: 0] += 1 }
                 continue
             }

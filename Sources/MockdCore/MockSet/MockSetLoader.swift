@@ -247,9 +247,11 @@ private struct StubBuilder: Sendable {
                 let lines = step.headers ?? []
                 var headers = HTTPHeaders()
                 var headersHavePlaceholders = false
-                if let last = lastHeaders, last.lines == lines {
+                // A HEAD answer keeps its Content-Length, so its header list is never shared with other stubs'.
+                let isHead = request.method == "HEAD"
+                if !isHead, let last = lastHeaders, last.lines == lines {
                     (headers, headersHavePlaceholders) = (last.headers, last.hasPlaceholders)
-                } else if let interned = internedHeaders[lines] {
+                } else if !isHead, let interned = internedHeaders[lines] {
                     (headers, headersHavePlaceholders) = interned
                 } else {
                     for (headerIndex, line) in lines.enumerated() {
@@ -261,14 +263,14 @@ private struct StubBuilder: Sendable {
                                 message: "expected \"Name: value\" without CR, LF or NUL, got '\(line)'"
                             )
                         }
-                        if !ResponseHeaderPolicy.isDropped(field.name) {
+                        if !ResponseHeaderPolicy.isDropped(field.name, method: request.method) {
                             headers.add(name: field.name, value: field.value)
                         }
                     }
                     headersHavePlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
-                    internedHeaders[lines] = (headers, headersHavePlaceholders)
+                    if !isHead { internedHeaders[lines] = (headers, headersHavePlaceholders) }
                 }
-                lastHeaders = (lines, headers, headersHavePlaceholders)
+                if !isHead { lastHeaders = (lines, headers, headersHavePlaceholders) }
                 let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
                 guard sources <= 1 else {
                     throw ConfigError(

@@ -15,4 +15,10 @@ public enum ResponseHeaderPolicy {
     public static func isDropped(_ name: String) -> Bool {
         name.hasPrefix(":") || neverSent.contains(name.asciiLowercased)
     }
+
+    /// `isDropped`, except that a `HEAD` answer keeps its recorded `Content-Length`: it has no body to measure, and
+    /// the length is what a client asking `HEAD` wants (RFC 9110 §9.3.2, §8.6).
+    public static func isDropped(_ name: String, method: String) -> Bool {
+        method == "HEAD" && name.asciiLowercased == "content-length" ? false : isDropped(name)
+    }
 }
