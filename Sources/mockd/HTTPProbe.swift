@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 import Glibc
 
-/// One HTTP/1.1 GET over a plain TCP socket, bounded by a single deadline.
+/// One HTTP/1.1 request over a plain TCP socket, bounded by a single deadline (`mockd health`, and `mockd mcp`
+/// steering a daemon through its control API).
 enum HTTPProbe {
     struct Answer {
         let status: Int
@@ -27,13 +28,42 @@ enum HTTPProbe {
         headers: [(String, String)],
         timeoutMilliseconds: Double
     ) throws -> Answer {
+        try request(
+            method: "GET",
+            host: host,
+            port: port,
+            path: path,
+            headers: headers,
+            body: nil,
+            timeoutMilliseconds: timeoutMilliseconds
+        )
+    }
+
+    /// `method path` with `headers` and, when given, `body` (its `Content-Length` added); the headers must say
+    /// `Connection: close` or the server must close after answering.
+    /// - Throws: `Failure` for resolution, connection, timeout and protocol errors.
+    static func request(
+        method: String,
+        host: String,
+        port: Int,
+        path: String,
+        headers: [(String, String)],
+        body: Data?,
+        timeoutMilliseconds: Double
+    ) throws -> Answer {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(1, timeoutMilliseconds) * 1_000_000)
         let socket = try connect(host: host, port: port, deadline: deadline, timeoutMilliseconds: timeoutMilliseconds)
         defer { close(socket) }
-        var request = "GET \(path) HTTP/1.1\r\n"
+        var request = "\(method) \(path) HTTP/1.1\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if let body { request += "Content-Length: \(body.count)\r\n" }
         request += "\r\n"
-        try send(Array(request.utf8), on: socket, deadline: deadline, timeoutMilliseconds: timeoutMilliseconds)
+        try send(
+            Array(request.utf8) + (body.map(Array.init) ?? []),
+            on: socket,
+            deadline: deadline,
+            timeoutMilliseconds: timeoutMilliseconds
+        )
         let bytes = try receive(on: socket, deadline: deadline, timeoutMilliseconds: timeoutMilliseconds)
         return try parse(bytes)
     }

@@ -16,6 +16,7 @@ struct Mockd {
         Validate.self,
         Lint.self,
         Health.self,
+        MCP.self,
     ]
 
     /// What runs when the first argument names no command: `mockd --config NAME`.

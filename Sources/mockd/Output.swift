@@ -1,9 +1,15 @@
 import Foundation
 import MockdCore
+import Synchronization
 
 /// Unbuffered writes to stdout and stderr, one call per line.
 enum Output {
-    static func standard(_ line: String) { write(line + "\n", to: 1) }
+    /// While `mockd mcp` speaks JSON-RPC on stdout, every other line goes to stderr.
+    static let standardGoesToError = Atomic<Bool>(false)
+
+    static func standard(_ line: String) {
+        write(line + "\n", to: standardGoesToError.load(ordering: .relaxed) ? 2 : 1)
+    }
     static func error(_ line: String) {
         // Buffered log lines first, so stderr keeps the order of events.
         StderrLogSink.flush()

@@ -1,9 +1,13 @@
 import Foundation
 import MockdCore
 import MockdServer
+import Synchronization
 
 /// A running server for `serve` and `record`: start, wait for a signal, stop within the shutdown timeout.
 enum ServerLifecycle {
+    /// Told the base URLs once the server listens (`mockd mcp` runs the daemon in its own process and steers it).
+    static let listening = Mutex<(@Sendable ([String]) -> Void)?>(nil)
+
     /// Serves `scenario` until SIGINT or SIGTERM: with the upstream proxy when `proxying`, over HTTPS with
     /// `--tls-cert`; then stops gracefully and, when recording, writes the HAR and the set.
     ///
@@ -113,6 +117,7 @@ enum ServerLifecycle {
             )
         }
         for url in baseURLs { Output.standard("listening on \(url)") }
+        if let listener = ServerLifecycle.listening.withLock({ $0 }) { listener(baseURLs) }
         Output.error(banner)
         let received = signals.wait()
         reloader?.cancel()

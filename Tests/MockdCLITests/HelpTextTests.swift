@@ -8,7 +8,7 @@ struct HelpTextTests {
     /// Each command's whole help, by name. A new command fails `everyCommandsHelpIsPinned` until it is here.
     static let pinned: [String: String] = [
         Serve.name: topLevel, Record.name: record, ImportHAR.name: importHAR, ImportWireMock.name: importWireMock,
-        Validate.name: validate, Lint.name: lint, Health.name: health,
+        Validate.name: validate, Lint.name: lint, Health.name: health, MCP.name: mcp,
     ]
 
     @Test(arguments: Mockd.commands.map { $0.name })
@@ -54,6 +54,8 @@ struct HelpTextTests {
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
                mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
+               mockd mcp (--config <name> | --set <name>) [serve options]
+               mockd mcp --attach <url> [--control-token <t>]
 
         COMMANDS:
           record                  Reverse-proxy an upstream and record every exchange into a HAR and a mock set
@@ -63,6 +65,7 @@ struct HelpTextTests {
           validate                Check a scenario and the files it names (see `mockd validate --help`).
           lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
           health                  Exit 0 when a running mockd answers its health check (see `mockd health --help`).
+          mcp                     Run an MCP server on stdio so a coding agent can steer mockd (see `mockd mcp --help`).
 
         OPTIONS:
           --config <name>         Scenario to serve: configs/<name>.json under the root, or a path to a .json file.
@@ -118,6 +121,28 @@ struct HelpTextTests {
         HTTPS); logs go to stderr, one line per request: method, target, status, stub id, "upstream" or
         "unmatched", duration in ms.
         Exit codes: 0 success, 1 runtime failure, 64 usage error.
+        """
+
+    static let mcp = """
+        OVERVIEW: A Model Context Protocol server on stdio (JSON-RPC 2.0, MCP 2025-11-25) for coding agents. It runs
+        the daemon in this process with the serving options of `mockd --config` (on --port 0 unless given; the
+        daemon's lines go to stderr, stdout carries MCP only), or steers a running daemon with --attach.
+
+        Tools: list_scenarios, use_scenario, list_stubs, add_stub, replace_stub, remove_stub, reset, read_journal,
+        explain_miss, verify, list_sessions (on the daemon, per session), import_har, lint_set, validate_scenario
+        (on files). Errors are tool results with mockd's one-line message. When stdin closes, mockd stops.
+
+        USAGE: mockd mcp (--config <name> | --set <name>) [serve options]
+               mockd mcp --attach <url> [--control-token <t>]
+
+        OPTIONS:
+          --attach <url>          Steer the daemon at this base URL (http://127.0.0.1:8080) instead of running one.
+          --control-token <t>     The daemon's control token. (default: $MOCKD_CONTROL_TOKEN)
+          -h, --help              Show help information.
+          Any other option is one of `mockd --config`'s (see mockd --help).
+
+        An agent's MCP configuration: {"mcpServers": {"mockd": {"command": "mockd", "args": ["mcp", "--config",
+        "chat_happy_path", "--root", "/path/to/project"]}}}
         """
 
     static let record = """

@@ -1,0 +1,317 @@
+import Foundation
+
+/// The tools `mockd mcp` offers a coding agent: steering a daemon through its control API (scenarios, runtime
+/// stubs, reset, journal, near misses, verify) and the offline commands (import a HAR, lint a set, validate a
+/// scenario) run as `mockd` itself. Each has a JSON Schema for its input; a failure is a tool result with
+/// `isError` and mockd's one-line message.
+struct MCPTools {
+    let control: ControlConnection
+    /// The mockd binary, for the offline commands.
+    let executable: URL
+    /// The root folder the offline commands use when a call names none (the daemon's own when `mockd mcp` runs it).
+    let root: String?
+
+    struct Outcome {
+        let text: String
+        let isError: Bool
+        let structured: [String: Any]?
+    }
+
+    private struct Tool {
+        let name: String
+        let description: String
+        let properties: [String: Any]
+        let required: [String]
+        let run: (MCPTools, [String: Any]) throws -> Outcome
+    }
+
+    private static var session: [String: Any] {
+        [
+            "type": "string",
+            "description": "The test session (X-Mockd-Session); the default session when absent.",
+            "pattern": "^[A-Za-z0-9._~-]{1,128}$",
+        ]
+    }
+    private static var rootProperty: [String: Any] {
+        [
+            "type": "string",
+            "description": "Folder holding mocks/ and configs/ (default: the daemon's, or $MOCKD_ROOT).",
+        ]
+    }
+
+    private static var tools: [Tool] {
+        [
+            Tool(
+                name: "list_scenarios",
+                description: "List the scenarios (configs/*.json) and which one the session uses.",
+                properties: ["session": session],
+                required: []
+            ) { tools, arguments in try tools.control("GET", "scenarios", arguments) },
+            Tool(
+                name: "use_scenario",
+                description: "Switch the session to a scenario by name; its state machines and sequences start over.",
+                properties: [
+                    "name": ["type": "string", "description": "Scenario name (configs/NAME.json)."], "session": session,
+                ],
+                required: ["name"]
+            ) { tools, arguments in
+                try tools.control("PUT", "scenario", arguments, body: ["name": arguments["name"]!])
+            },
+            Tool(
+                name: "list_stubs",
+                description: "List the session's runtime stubs (added through the control API), newest first.",
+                properties: ["session": session],
+                required: []
+            ) { tools, arguments in try tools.control("GET", "stubs", arguments) },
+            Tool(
+                name: "add_stub",
+                description:
+                    "Add a runtime stub to the session, tried before the scenario's overrides and mock sets. The stub is a scenario override: {\"id\"?, \"match\": {\"method\", \"path\", \"host\", \"query\", \"headers\", \"body\"…}, \"status\", \"headers\", \"body\" or \"bodyPatch\", \"latency\", \"fault\", \"responses\": […]} (docs/FORMAT.md). A stub with an id that exists replaces it.",
+                properties: [
+                    "stub": ["type": "object", "description": "The stub, in the scenario override format."],
+                    "session": session,
+                ],
+                required: ["stub"]
+            ) { tools, arguments in try tools.control("POST", "stubs", arguments, body: arguments["stub"]!) },
+            Tool(
+                name: "replace_stub",
+                description: "Replace the runtime stub with this id by a new definition, in one step.",
+                properties: [
+                    "id": ["type": "string", "description": "The stub's id."],
+                    "stub": ["type": "object", "description": "The new definition (its id is set to `id`)."],
+                    "session": session,
+                ],
+                required: ["id", "stub"]
+            ) { tools, arguments in
+                var stub = arguments["stub"] as? [String: Any] ?? [:]
+                stub["id"] = arguments["id"]
+                return try tools.control("POST", "stubs", arguments, body: stub)
+            },
+            Tool(
+                name: "remove_stub",
+                description: "Remove one runtime stub by id, or every runtime stub of the session when id is absent.",
+                properties: ["id": ["type": "string", "description": "The stub's id."], "session": session],
+                required: []
+            ) { tools, arguments in
+                guard let id = arguments["id"] as? String else {
+                    return try tools.control("DELETE", "stubs", arguments)
+                }
+                var segment = CharacterSet.urlPathAllowed
+                segment.remove("/")
+                return try tools.control(
+                    "DELETE",
+                    "stubs/" + (id.addingPercentEncoding(withAllowedCharacters: segment) ?? id),
+                    arguments
+                )
+            },
+            Tool(
+                name: "reset",
+                description: "Reset the session: sequences, state machines, rate limits and the journal start over.",
+                properties: ["session": session],
+                required: []
+            ) { tools, arguments in try tools.control("POST", "reset", arguments) },
+            Tool(
+                name: "read_journal",
+                description:
+                    "The requests the app sent in the session, oldest first, with the stub that answered each.",
+                properties: [
+                    "limit": [
+                        "type": "integer", "minimum": 1, "maximum": 10000, "description": "At most this many entries.",
+                    ],
+                    "session": session,
+                ],
+                required: []
+            ) { tools, arguments in
+                let limit = (arguments["limit"] as? Int).map { "?limit=\($0)" } ?? ""
+                return try tools.control("GET", "journal" + limit, arguments)
+            },
+            Tool(
+                name: "explain_miss",
+                description:
+                    "The session's requests that nothing matched, each with its nearest stubs and what differed (method, path, query, header, body, host, state).",
+                properties: ["session": session],
+                required: []
+            ) { tools, arguments in try tools.control("GET", "unmatched", arguments) },
+            Tool(
+                name: "verify",
+                description: "Check how often the app sent a request: exactly `count` times or `atLeast` times.",
+                properties: [
+                    "path": ["type": "string", "description": "The path, e.g. /v1/orders (the query is ignored)."],
+                    "method": ["type": "string"], "host": ["type": "string"],
+                    "count": ["type": "integer", "minimum": 0], "atLeast": ["type": "integer", "minimum": 0],
+                    "session": session,
+                ],
+                required: ["path"]
+            ) { tools, arguments in
+                var body: [String: Any] = [:]
+                for key in ["path", "method", "host", "count", "atLeast"] { body[key] = arguments[key] }
+                return try tools.control("POST", "verify", arguments, body: body)
+            },
+            Tool(
+                name: "list_sessions",
+                description: "The sessions the daemon keeps, with their scenario and request counts.",
+                properties: [:],
+                required: []
+            ) { tools, arguments in try tools.control("GET", "sessions", arguments) },
+            Tool(
+                name: "import_har",
+                description:
+                    "Import a HAR file (Proxyman, Charles, browser DevTools) into the mock set mocks/SET/ with hygiene on (secrets and personal data replaced); returns the import report.",
+                properties: [
+                    "file": ["type": "string", "description": "Path of the .har file."],
+                    "set": ["type": "string", "description": "Mock set name to write."],
+                    "hosts": ["type": "array", "items": ["type": "string"], "description": "Keep only these hosts."],
+                    "merge": ["type": "boolean", "description": "Merge into the existing set."],
+                    "force": ["type": "boolean", "description": "Replace the existing set."],
+                    "root": rootProperty,
+                ],
+                required: ["file", "set"]
+            ) { tools, arguments in
+                var command = ["import-har", arguments["file"] as! String, "--set", arguments["set"] as! String]
+                for host in arguments["hosts"] as? [String] ?? [] { command += ["--host", host] }
+                if arguments["merge"] as? Bool == true { command.append("--merge") }
+                if arguments["force"] as? Bool == true { command.append("--force") }
+                return try tools.offline(command, arguments)
+            },
+            Tool(
+                name: "lint_set",
+                description:
+                    "Report anything in a mock set that looks like a secret or personal data (exit 1 when any).",
+                properties: [
+                    "set": ["type": "string", "description": "Mock set name (mocks/SET)."], "root": rootProperty,
+                ],
+                required: ["set"]
+            ) { tools, arguments in
+                let root = tools.rootPath(arguments)
+                return try tools.offline(
+                    ["lint", root + "/mocks/" + (arguments["set"] as! String)],
+                    arguments,
+                    root: false
+                )
+            },
+            Tool(
+                name: "validate_scenario",
+                description:
+                    "Check a scenario and every mock set it uses, as the daemon loads them; one line per problem.",
+                properties: [
+                    "name": ["type": "string", "description": "Scenario name (configs/NAME.json)."],
+                    "root": rootProperty,
+                ],
+                required: ["name"]
+            ) { tools, arguments in
+                try tools.offline(["validate", "--config", arguments["name"] as! String], arguments)
+            },
+        ]
+    }
+
+    /// `tools/list`'s tools: name, description and input schema (JSON Schema 2020-12).
+    var definitions: [[String: Any]] {
+        Self.tools.map { tool in
+            [
+                "name": tool.name, "description": tool.description,
+                "inputSchema": [
+                    "type": "object", "properties": tool.properties, "required": tool.required,
+                    "additionalProperties": false,
+                ] as [String: Any],
+            ]
+        }
+    }
+
+    func has(_ name: String) -> Bool { Self.tools.contains { $0.name == name } }
+
+    /// Runs tool `name`; wrong arguments and failures are tool errors with one line.
+    func call(_ name: String, _ arguments: [String: Any]) -> Outcome {
+        let tool = Self.tools.first { $0.name == name }!
+        if let problem = Self.problem(arguments, tool) { return Outcome(text: problem, isError: true, structured: nil) }
+        do {
+            return try tool.run(self, arguments)
+        } catch {
+            return Outcome(text: "mockd is not reachable: \(error)", isError: true, structured: nil)
+        }
+    }
+
+    /// The first way `arguments` break the tool's schema (required, unknown, or mistyped fields).
+    private static func problem(_ arguments: [String: Any], _ tool: Tool) -> String? {
+        for name in tool.required where arguments[name] == nil { return "\(tool.name): \"\(name)\" is required" }
+        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            guard let property = tool.properties[name] as? [String: Any] else {
+                return
+                    "\(tool.name): unknown argument \"\(name)\" (known: \(tool.properties.keys.sorted().joined(separator: ", ")))"
+            }
+            let type = property["type"] as? String
+            let fits: Bool
+            switch type {
+            case "string": fits = value is String
+            case "integer":
+                fits =
+                    (value as? NSNumber).map { !Self.isBoolean($0) && $0.doubleValue == $0.doubleValue.rounded() }
+                    ?? false
+            case "boolean": fits = (value as? NSNumber).map(Self.isBoolean) ?? (value is Bool)
+            case "object": fits = value is [String: Any]
+            case "array": fits = value is [Any]
+            default: fits = true
+            }
+            if !fits { return "\(tool.name): \"\(name)\" must be \(type == "integer" ? "an" : "a") \(type ?? "value")" }
+            if let pattern = property["pattern"] as? String, let text = value as? String,
+                text.range(of: pattern, options: .regularExpression) == nil
+            {
+                return
+                    "\(tool.name): \"\(name)\" '\(text)' is not a valid session id (1–128 letters, digits, '.', '_', '~', '-')"
+            }
+        }
+        return nil
+    }
+
+    /// Whether a number `JSONSerialization` read is `true`/`false` (its Objective-C type is `char`) rather than a
+    /// number: `1 as Any is Bool` holds on Linux, so `is Bool` cannot tell.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    /// One control call; the daemon's JSON answer is the result, an error status a tool error with its message.
+    private func control(
+        _ method: String,
+        _ route: String,
+        _ arguments: [String: Any],
+        body: Any? = nil
+    ) throws -> Outcome {
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed]) }
+        let answer = try control.call(method, route, session: arguments["session"] as? String, body: data)
+        let structured = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+        if answer.status >= 400 {
+            return Outcome(text: "\(answer.status): \(answer.message)", isError: true, structured: structured)
+        }
+        return Outcome(text: answer.text, isError: false, structured: structured)
+    }
+
+    private func rootPath(_ arguments: [String: Any]) -> String {
+        arguments["root"] as? String ?? root ?? ProcessInfo.processInfo.environment["MOCKD_ROOT"]
+            ?? FileManager.default.currentDirectoryPath
+    }
+
+    /// `mockd COMMAND…` run as a child; its stdout (and stderr) is the result, a non-zero exit a tool error.
+    private func offline(_ command: [String], _ arguments: [String: Any], root: Bool = true) throws -> Outcome {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = command + (root ? ["--root", rootPath(arguments)] : [])
+        var environment = ProcessInfo.processInfo.environment
+        environment["MOCKD_INSECURE_CONTROL"] = nil
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = (String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return Outcome(
+            text: text.isEmpty ? "ok" : text,
+            isError: process.terminationStatus != 0,
+            structured: nil
+        )
+    }
+}

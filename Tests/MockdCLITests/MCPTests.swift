@@ -1,0 +1,164 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// `mockd mcp` with the official Python MCP SDK (PyPI `mcp`, installed by scripts/install-deps into
+/// `.build/test-venv`): the client lists the tools and calls every one against a live daemon, attached and run in
+/// process. Skipped, saying so, when the SDK is not installed.
+@Suite(.serialized)
+struct MCPTests {
+    static var python: URL? {
+        let candidates = [
+            ProcessInfo.processInfo.environment["MOCKD_TEST_PYTHON"],
+            Paths.packageRoot.appendingPathComponent(".build/test-venv/bin/python").path,
+        ].compactMap { $0 }
+        for path in candidates where FileManager.default.isExecutableFile(atPath: path) {
+            let check = try? ProcessRunner.run(URL(fileURLWithPath: path), ["-c", "import mcp"])
+            if check?.status == 0 { return URL(fileURLWithPath: path) }
+        }
+        print("MCPTests: skipped: the Python MCP SDK is not installed (scripts/install-deps makes .build/test-venv)")
+        return nil
+    }
+
+    static let client = #"""
+        import asyncio, json, sys, urllib.request
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        async def main():
+            mockd, base, root, har = sys.argv[1:5]
+            args = ["mcp", "--attach", base] if base != "-" else ["mcp", "--config", "s", "--root", root, "--quiet"]
+            async with stdio_client(StdioServerParameters(command=mockd, args=args)) as (read, write):
+                async with ClientSession(read, write) as session:
+                    init = await session.initialize()
+                    out = {"protocolVersion": init.protocol_version, "server": init.server_info.name}
+                    listed = await session.list_tools()
+                    out["tools"] = sorted(t.name for t in listed.tools)
+                    out["schemasAreObjects"] = all(t.input_schema["type"] == "object" for t in listed.tools)
+                    async def call(name, arguments):
+                        result = await session.call_tool(name, arguments)
+                        text = result.content[0].text if result.content else ""
+                        try:
+                            value = json.loads(text)
+                        except ValueError:
+                            value = text
+                        return {"isError": bool(result.is_error), "value": value}
+                    if base == "-":
+                        out["list_scenarios"] = await call("list_scenarios", {})
+                        print(json.dumps(out))
+                        return
+                    t = {"session": "t1"}
+                    out["list_scenarios"] = await call("list_scenarios", t)
+                    out["use_scenario"] = await call("use_scenario", {**t, "name": "s"})
+                    out["add_stub"] = await call("add_stub", {**t, "stub": {"id": "me", "match": {"path": "/v1/me"}, "status": 418}})
+                    out["replace_stub"] = await call("replace_stub", {**t, "id": "me", "stub": {"match": {"path": "/v1/me"}, "status": 451}})
+                    out["list_stubs"] = await call("list_stubs", t)
+                    for target in ["/v1/me", "/v1/nope"]:
+                        request = urllib.request.Request(base + target, headers={"X-Mockd-Session": "t1"})
+                        try:
+                            urllib.request.urlopen(request)
+                        except urllib.error.HTTPError as error:
+                            out.setdefault("statuses", []).append(error.code)
+                    out["read_journal"] = await call("read_journal", {**t, "limit": 10})
+                    out["explain_miss"] = await call("explain_miss", t)
+                    out["verify"] = await call("verify", {**t, "path": "/v1/me", "count": 1})
+                    out["verify_fails"] = await call("verify", {**t, "path": "/v1/me", "count": 5})
+                    out["list_sessions"] = await call("list_sessions", {})
+                    out["remove_stub"] = await call("remove_stub", {**t, "id": "me"})
+                    out["reset"] = await call("reset", t)
+                    out["import_har"] = await call("import_har", {"file": har, "set": "agent", "root": root})
+                    out["lint_set"] = await call("lint_set", {"set": "agent", "root": root})
+                    out["validate_scenario"] = await call("validate_scenario", {"name": "s", "root": root})
+                    out["wrong_type"] = await call("read_journal", {"limit": "ten"})
+                    out["unknown_argument"] = await call("reset", {"sesion": "t1"})
+                    out["bad_session"] = await call("reset", {"session": "a b"})
+                    print(json.dumps(out))
+
+        asyncio.run(main())
+        """#
+
+    private func run(_ python: URL, base: String, root: URL, har: URL) throws -> [String: Any] {
+        let script = root.appendingPathComponent("client.py")
+        try Self.client.write(to: script, atomically: true, encoding: .utf8)
+        let result = try ProcessRunner.run(
+            python,
+            [script.path, Paths.mockdBinary.path, base, root.path, har.path]
+        )
+        try #require(result.status == 0, "\(result.stderr)")
+        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func everyToolAgainstAnAttachedDaemon() throws {
+        guard let python = Self.python else { return }
+        let root = try Paths.makeRoot(scenario: #"{"sets": ["chat"]}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let har = root.appendingPathComponent("agent.har")
+        try ImportHygieneTests.write(
+            [ImportHygieneTests.entry("GET", "https://api.test/v1/ping", text: #"{"ok":true}"#)],
+            to: har
+        )
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let out = try run(python, base: daemon.baseURL, root: root, har: har)
+        func tool(_ name: String) -> (isError: Bool, value: Any?) {
+            let entry = out[name] as? [String: Any]
+            return (entry?["isError"] as? Bool ?? true, entry?["value"])
+        }
+        #expect(out["protocolVersion"] as? String == "2025-11-25")
+        #expect(out["server"] as? String == "mockd")
+        #expect(
+            out["tools"] as? [String] == [
+                "add_stub", "explain_miss", "import_har", "lint_set", "list_scenarios", "list_sessions", "list_stubs",
+                "read_journal", "remove_stub", "replace_stub", "reset", "use_scenario", "validate_scenario", "verify",
+            ]
+        )
+        #expect(out["schemasAreObjects"] as? Bool == true)
+        #expect((tool("list_scenarios").value as? [String: Any])?["active"] as? String == "s")
+        #expect((tool("use_scenario").value as? [String: Any])?["name"] as? String == "s")
+        #expect((tool("add_stub").value as? [String: Any])?["id"] as? String == "me")
+        #expect(tool("replace_stub").isError == false)
+        let stubs = (tool("list_stubs").value as? [String: Any])?["stubs"] as? [[String: Any]] ?? []
+        #expect(stubs.map { $0["id"] as? String } == ["me"])
+        #expect(out["statuses"] as? [Int] == [451, 404])
+        let journal = (tool("read_journal").value as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        #expect(journal.map { $0["target"] as? String } == ["/v1/me", "/v1/nope"])
+        #expect(journal.map { $0["stub"] as? String } == ["me", nil])
+        let misses = (tool("explain_miss").value as? [String: Any])?["requests"] as? [[String: Any]] ?? []
+        #expect(misses.map { $0["target"] as? String } == ["/v1/nope"])
+        #expect((tool("verify").value as? [String: Any])?["count"] as? Int == 1, "\(out["verify"] ?? "")")
+        #expect(tool("verify_fails").isError)
+        #expect(
+            (tool("verify_fails").value as? String)?.hasPrefix(
+                "409: expected exactly 5 any method /v1/me, journal has 1"
+            )
+                == true
+        )
+        let sessions = (tool("list_sessions").value as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
+        #expect(sessions.contains { $0["id"] as? String == "t1" })
+        #expect(tool("remove_stub").isError == false)
+        #expect(tool("reset").isError == false)
+        #expect((tool("import_har").value as? String)?.contains("stubs written:  1 (1 responses, 0 sequences)") == true)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/agent/index.json").path))
+        #expect(tool("lint_set").isError == false)
+        #expect(
+            (tool("validate_scenario").value as? String)?.hasPrefix("ok: configs/s.json") == true,
+            "\(out["validate_scenario"] ?? "")"
+        )
+        #expect(
+            tool("wrong_type").isError
+                && tool("wrong_type").value as? String == #"read_journal: "limit" must be an integer"#
+        )
+        #expect(tool("unknown_argument").value as? String == #"reset: unknown argument "sesion" (known: session)"#)
+        #expect(tool("bad_session").isError)
+    }
+
+    @Test func theDaemonRunsInProcessAndStopsWithTheClient() throws {
+        guard let python = Self.python else { return }
+        let root = try Paths.makeRoot(scenario: #"{"sets": ["chat"]}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let out = try run(python, base: "-", root: root, har: root)
+        #expect(out["protocolVersion"] as? String == "2025-11-25")
+        #expect(((out["list_scenarios"] as? [String: Any])?["value"] as? [String: Any])?["active"] as? String == "s")
+    }
+}
