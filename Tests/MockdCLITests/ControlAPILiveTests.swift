@@ -49,6 +49,66 @@ struct ControlAPILiveTests {
         #expect(try client.control("GET", "journal").json["count"] as? Int == 0)
     }
 
+    /// 400 adds from 300 parallel connections (issue 24: 397 of 400 were kept, with duplicate ids): every one is
+    /// kept under its own id, and deleting by id removes exactly that caller's stub.
+    @Test func parallelRuntimeStubAddsAreAllKeptWithUniqueIDs() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        let adds = (0..<400).map { index in
+            ClientRequest(
+                "POST",
+                "/__mockd/stubs",
+                headers: [("X-Mockd-Session", "adds"), ("Content-Type", "application/json")],
+                body: Data(#"{"match": {"path": "/parallel/\#(index)"}, "status": 200, "body": "\#(index)"}"#.utf8)
+            )
+        }
+        let answers = try client.parallel(adds)
+        #expect(answers.map(\.status) == Array(repeating: 201, count: 400))
+        let ids = answers.compactMap { $0.json["id"] as? String }
+        #expect(ids.count == 400)
+        #expect(Set(ids).count == 400)
+        #expect(Set((1...400).map { "runtime-\($0)" }).subtracting(ids).sorted() == [])
+        let listed = try client.control("GET", "stubs", session: "adds").json["stubs"] as? [[String: Any]] ?? []
+        #expect(listed.count == 400)
+        // Each id serves the body its caller posted.
+        let served = try client.parallel(
+            ids.map { ClientRequest("GET", "/__mockd/stubs/\($0)", headers: [("X-Mockd-Session", "adds")]) }
+        )
+        let paths = served.map { answer -> String in
+            let definition = answer.json["definition"] as? [String: Any]
+            return (definition?["match"] as? [String: Any])?["path"] as? String ?? ""
+        }
+        #expect(Set((0..<400).map { "/parallel/\($0)" }).subtracting(paths).sorted() == [])
+        // Deleting half of them in parallel removes exactly those.
+        let removed = try client.parallel(
+            ids.prefix(200).map {
+                ClientRequest("DELETE", "/__mockd/stubs/\($0)", headers: [("X-Mockd-Session", "adds")])
+            }
+        )
+        #expect(removed.map(\.status) == Array(repeating: 204, count: 200))
+        let left = try client.control("GET", "stubs", session: "adds").json["stubs"] as? [[String: Any]] ?? []
+        #expect(left.compactMap { $0["id"] as? String }.sorted() == ids.suffix(200).sorted())
+    }
+
+    /// Parallel replaces of one id keep exactly one stub under it.
+    @Test func parallelReplacesOfOneIDKeepOneStub() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        let replaces = (0..<200).map { index in
+            ClientRequest(
+                "POST",
+                "/__mockd/stubs",
+                headers: [("X-Mockd-Session", "replaces"), ("Content-Type", "application/json")],
+                body: Data(#"{"id": "same", "match": {"path": "/same"}, "status": 200, "body": "\#(index)"}"#.utf8)
+            )
+        }
+        #expect(try client.parallel(replaces).map(\.status) == Array(repeating: 201, count: 200))
+        let listed = try client.control("GET", "stubs", session: "replaces").json["stubs"] as? [[String: Any]] ?? []
+        #expect(listed.compactMap { $0["id"] as? String } == ["same"])
+    }
+
     @Test func controlTokenIsRequiredWhenSet() throws {
         let daemon = try Self.daemon(["--control-token", "s3cret"])
         defer { daemon.stop() }

@@ -213,23 +213,16 @@ struct ControlAPI {
             return ControlAPI.error(400, "invalid_stub", "the body must be a JSON stub in the scenario override format")
         }
         var problems = KnownFields.check(data, shape: KnownFields.overrideShape, file: "stub")
-        let existing = call.session.runtimeStubs
-        var id = entry.id ?? ""
-        if id.isEmpty {
-            var counter = existing.count + 1
-            repeat {
-                id = "runtime-\(counter)"
-                counter += 1
-            } while existing.contains { $0.override.id == id }
-        }
+        // Compiled under a provisional id; the session picks the id and places the stub in one locked step, so
+        // parallel adds never share an id or lose a stub.
         var named = entry
-        named.id = id
+        named.id = entry.id ?? "runtime"
         let root = engine.catalog.root ?? MockdRoot(url: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         let override = RecipeCompiler(root: root).compileOverride(
             named,
             file: "stub",
             path: "",
-            position: existing.count,
+            position: 0,
             problems: &problems
         )
         guard let override, problems.isEmpty else {
@@ -238,8 +231,7 @@ struct ControlAPI {
             )
             return ControlAPI.error(400, "invalid_stub", message)
         }
-        _ = call.session.removeRuntimeStub(id: id)
-        call.session.addRuntimeStub(Session.RuntimeStub(override: override, definition: definition))
+        let id = call.session.addRuntimeStub(override, definition: definition, requestedID: entry.id)
         return ControlAPI.json(201, ["id": id, "session": call.session.id])
     }
 
