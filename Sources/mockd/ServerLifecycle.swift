@@ -72,6 +72,12 @@ enum ServerLifecycle {
             controlToken: flags.controlToken
         )
         engineOptions.missesGoUpstream = proxy != nil
+        engineOptions.onSessionEvicted = { eviction in
+            logger.warning(
+                "session '\(eviction.id)' evicted: --max-sessions (\(eviction.maxSessions)) reached; its journal, "
+                    + "scenario and runtime stubs are gone (a request naming it gets 410)"
+            )
+        }
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
         if let recorder { engine.attach(recorder) }
         let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger, proxy: proxy)

@@ -109,6 +109,47 @@ struct ControlAPILiveTests {
         #expect(listed.compactMap { $0["id"] as? String } == ["same"])
     }
 
+    /// A session evicted by `--max-sessions` is said so (issue 24: it vanished, and the next request got a fresh,
+    /// empty session): a warning on stderr, `sessionsEvicted` in health, and 410 for app traffic and control calls
+    /// naming it until a reset starts it again.
+    @Test func evictedSessionIsRefusedWith410AndCounted() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--max-sessions", "3",
+        ])
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        let stub = #"{"id": "mine", "match": {"path": "/v1/me"}, "status": 418}"#
+        #expect(try client.control("POST", "stubs", session: "first", body: stub).status == 201)
+        let me = { (session: String) in ClientRequest("GET", "/v1/me", headers: [("X-Mockd-Session", session)]) }
+        #expect(try client.send(me("first")).status == 418)
+        #expect(try client.send(me("second")).status == 200)
+        #expect(try daemon.health()["sessionsEvicted"] as? Int == 0)
+        // The default session and two named ones fit; a third named one evicts the least recently used, "first".
+        #expect(try client.send(me("third")).status == 200)
+        try daemon.waitForStandardError(containing: "session 'first' evicted")
+        #expect(
+            daemon.standardError.contains(
+                "warning session 'first' evicted: --max-sessions (3) reached; its journal, scenario and runtime stubs are gone (a request naming it gets 410)"
+            )
+        )
+        #expect(try daemon.health()["sessionsEvicted"] as? Int == 1)
+        let message =
+            "session 'first' was evicted because --max-sessions (3) was reached: its journal, scenario and runtime "
+            + "stubs are gone; POST /__mockd/reset with this session starts it again empty, or raise --max-sessions"
+        let gone = try client.send(me("first"))
+        #expect(gone.status == 410)
+        #expect(gone.json["error"] as? String == "session_evicted")
+        #expect(gone.json["message"] as? String == message)
+        let journal = try client.control("GET", "journal", session: "first")
+        #expect(journal.status == 410)
+        #expect(journal.json["message"] as? String == message)
+        #expect(try client.control("POST", "stubs", session: "first", body: stub).status == 410)
+        // A reset starts it again, empty: the mock set answers, not the lost runtime stub.
+        #expect(try client.control("POST", "reset", session: "first").status == 200)
+        #expect(try client.send(me("first")).status == 200)
+        #expect(try client.control("GET", "journal", session: "first").json["count"] as? Int == 1)
+    }
+
     @Test func controlTokenIsRequiredWhenSet() throws {
         let daemon = try Self.daemon(["--control-token", "s3cret"])
         defer { daemon.stop() }

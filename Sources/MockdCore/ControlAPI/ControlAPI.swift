@@ -70,6 +70,11 @@ struct ControlAPI {
                 "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'"
             )
         }
+        // A session evicted by --max-sessions is refused (410) until the test starts it again with a reset.
+        if let eviction = engine.sessions.eviction(of: sessionID) {
+            guard request.method == "POST", path == "reset" else { return eviction.response }
+            engine.sessions.evictions.forget(eviction.id)
+        }
         // Only calls that change a session create it; reading an unknown session sees an empty one, so a typo
         // in a test never evicts a live session (--max-sessions).
         let changes =
@@ -127,6 +132,7 @@ struct ControlAPI {
         var answer: [String: Any] = [
             "status": "ok", "version": MockdVersion.current, "uptimeSeconds": (uptime * 1000).rounded() / 1000,
             "scenario": engine.catalog.startup.name, "sessions": engine.sessions.all.count,
+            "sessionsEvicted": engine.sessions.evictions.count,
         ]
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
         if let status = engine.serverStatus { answer["inFlight"] = max(0, status.requestsInFlight - 1) }

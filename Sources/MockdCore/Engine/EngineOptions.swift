@@ -11,6 +11,9 @@ public struct EngineOptions: Sendable {
     /// Unmatched requests are answered by an upstream (`--on-miss proxy`, `mockd record`): their planned 404
     /// is left without the near-miss search and JSON body nobody would see.
     public var missesGoUpstream = false
+    /// Called for each session evicted because `maxSessions` was reached (the daemon logs a line); on the thread
+    /// of the request that created the newer session, outside every engine lock.
+    public var onSessionEvicted: (@Sendable (SessionEviction) -> Void)?
 
     public init(
         maxSessions: Int = 1000,
