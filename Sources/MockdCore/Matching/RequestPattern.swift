@@ -388,13 +388,15 @@ public struct FullMatchRegex: @unchecked Sendable, CustomStringConvertible {
         else {
             throw PatternError(message: "invalid regular expression '\(pattern)'")
         }
+        try RegexGuard.check(pattern)
         self.pattern = pattern
         self.expression = anchored
     }
 
     /// Whether the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
-        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        guard RegexGuard.admits(text) else { return false }
+        return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
     public var description: String { pattern }
