@@ -282,13 +282,52 @@ struct ControlAPI {
         return (filtered, dropped)
     }
 
+    /// Entries per journal page unless `limit` says otherwise, and the most a page holds.
+    static let journalPageDefault = 1000
+    static let journalPageMaximum = 10_000
+
+    /// One page of the journal (`limit`, default 1,000; `after`, the `next` cursor of the previous page), filtered
+    /// by `method`, `path` and `unmatched=true`; `next` is `null` on the last page.
     private func journal(_ call: Call) -> MockResponse {
-        let (entries, dropped) = filteredJournal(call)
+        let limit: Int
+        if let text = call.query("limit") {
+            guard let value = Int(text), (1...ControlAPI.journalPageMaximum).contains(value) else {
+                return ControlAPI.error(
+                    400,
+                    "bad_request",
+                    "limit must be a whole number in 1–\(ControlAPI.journalPageMaximum), got '\(text)'"
+                )
+            }
+            limit = value
+        } else {
+            limit = ControlAPI.journalPageDefault
+        }
+        var after = 0
+        if let text = call.query("after") {
+            guard let value = Int(text), value >= 0 else {
+                return ControlAPI.error(
+                    400,
+                    "bad_request",
+                    "after must be the next cursor of a previous page (a whole number ≥ 0), got '\(text)'"
+                )
+            }
+            after = value
+        }
+        let method = call.query("method")
+        let path = call.query("path").map(RequestKey.normalizePath)
+        let onlyUnmatched = call.query("unmatched") == "true"
+        let (entries, more, dropped) = call.session.journal.page(after: after, limit: limit) { entry in
+            (method == nil || entry.method == method)
+                && (path == nil
+                    || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
+                && (!onlyUnmatched || !entry.matched)
+        }
         return ControlAPI.json(
             200,
             [
                 "session": call.session.id, "count": entries.count, "dropped": dropped,
                 "entries": entries.map(JournalJSON.entry),
+                "next": more ? String(entries.last?.sequence ?? after) : NSNull(),
             ]
         )
     }
