@@ -208,6 +208,14 @@ struct ControlAPI {
 
     private func addStub(_ call: Call) -> MockResponse {
         let data = call.request.body
+        // JSON is UTF-8 (RFC 8259 §8.1): said so, with the offset, before a decoder reports a misleading path.
+        if let offset = ControlAPI.firstInvalidUTF8Offset(data) {
+            return ControlAPI.error(
+                400,
+                "invalid_stub",
+                "stub: the body is not valid UTF-8 (byte \(offset)); send the stub as JSON in UTF-8 (RFC 8259 §8.1)"
+            )
+        }
         let definition: JSONValue
         let entry: ScenarioFile.OverrideEntry
         do {
@@ -239,6 +247,20 @@ struct ControlAPI {
         }
         let id = call.session.addRuntimeStub(override, definition: definition, requestedID: entry.id)
         return ControlAPI.json(201, ["id": id, "session": call.session.id])
+    }
+
+    /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil` when `data` is UTF-8.
+    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     private func removeStub(_ call: Call) -> MockResponse {
