@@ -100,6 +100,8 @@ struct Record: MockdCommand, Equatable {
             Output.error("mockd: \(problem)")
             return .failure
         }
+        // Sets left half-replaced or leftovers of interrupted imports, from an earlier crash: fixed and said so.
+        for line in MockSetRecovery.recover(root: root).lines { Output.error(line) }
         let setURL = root.setURL(set)
         let existing: Recorder.ExistingSet
         if FileManager.default.fileExists(atPath: setURL.path) {

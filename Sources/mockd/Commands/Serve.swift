@@ -131,6 +131,8 @@ struct Serve: MockdCommand, Equatable {
             Output.error("mockd: \(problem)")
             return .failure
         }
+        // Sets left half-replaced or leftovers of interrupted imports, from an earlier crash: fixed and said so.
+        for line in MockSetRecovery.recover(root: root).lines { Output.error(line) }
         let scenario: Scenario
         do {
             scenario = try load(root: root)
