@@ -140,6 +140,7 @@ enum ServerLifecycle {
         if let recorder {
             do {
                 recorder.announce(try recorder.flush())
+                recorder.finish()
             } catch {
                 Output.error("mockd: \(error)")
                 return .failure
