@@ -25,6 +25,8 @@ final class ConnectionWatch: @unchecked Sendable {
         /// The phase the watch thread last saw, and when (monotonic ns); only the watch thread touches these.
         var seenPhase: UInt64 = .max
         var seenAt: UInt64 = 0
+        /// Consecutive sweeps that found the client gone (EOF) with the phase unchanged; the watch thread only.
+        var sweepsAtEOF = 0
 
         /// Set for a WebSocket: the reactor owns the socket from the upgrade on.
         let exempted = Atomic<Bool>(false)
@@ -132,10 +134,26 @@ final class ConnectionWatch: @unchecked Sendable {
         }
     }
 
-    /// Shuts down every connection whose current request has been arriving for longer than the timeout.
+    /// Sweeps in a row that must find a connection's client gone, with no request in it, before it is closed:
+    /// libmicrohttpd 0.9.75 (edge-triggered epoll) can miss the end of a stream that arrives in the same read as
+    /// the last bytes (junk after a request, a request line it skips), and then holds the connection until the
+    /// idle timeout. Eight sweeps (2 s at most) leave a worker busy elsewhere time to read a request it has
+    /// buffered but not yet handed over.
+    static let sweepsBeforeClosingHalfClosed = 8
+
+    /// Whether the client has closed its side and nothing unread is left in the socket (`recv` with `MSG_PEEK`
+    /// returns 0); never consumes a byte.
+    static func peerHasClosed(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
+    }
+
+    /// Shuts down every connection whose current request has been arriving for longer than the timeout, and
+    /// every one whose client left with nothing to answer (see `sweepsBeforeClosingHalfClosed`).
     private func sweep() {
         let now = RequestContext.monotonicNanoseconds()
         var cut = 0
+        var halfClosed = 0
         connections.withLock { connections in
             for watched in connections.values {
                 let phase = watched.phase.load(ordering: .relaxed)
@@ -143,14 +161,30 @@ final class ConnectionWatch: @unchecked Sendable {
                 if phase != watched.seenPhase {
                     watched.seenPhase = phase
                     watched.seenAt = now
+                    watched.sweepsAtEOF = 0
                     continue
                 }
+                if phase & 1 == 0, watched.socket >= 0, ConnectionWatch.peerHasClosed(watched.socket) {
+                    watched.sweepsAtEOF += 1
+                    if watched.sweepsAtEOF == ConnectionWatch.sweepsBeforeClosingHalfClosed {
+                        shutdown(watched.socket, Int32(SHUT_RDWR))
+                        halfClosed += 1
+                    }
+                    continue
+                }
+                watched.sweepsAtEOF = 0
                 guard phase & 1 == 0, now - watched.seenAt > timeoutNanoseconds, watched.socket >= 0 else { continue }
                 shutdown(watched.socket, Int32(SHUT_RDWR))
                 // Not again: libmicrohttpd closes the connection on its next read.
                 watched.seenAt = .max / 2
                 cut += 1
             }
+        }
+        if halfClosed > 0 {
+            logger.info(
+                "closed \(halfClosed) connection\(halfClosed == 1 ? "" : "s") its client had half-closed with no "
+                    + "request left to answer"
+            )
         }
         if cut > 0 {
             logger.warning(

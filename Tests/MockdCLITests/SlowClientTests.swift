@@ -44,6 +44,40 @@ struct TimingSlowClientTests {
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
     }
 
+    /// A client that half-closes after a malformed request line, or after junk following a whole request, sees
+    /// its connection closed every time (issue 24: 2–6 of 15–30 tries were held until the idle timeout).
+    @Test func halfClosedConnectionsAreClosedEveryTime() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--connection-timeout", "30", "--quiet",
+        ])
+        defer { daemon.stop() }
+        let script = #"""
+            import json, socket, sys, time
+            port = int(sys.argv[1])
+            def attempt(data):
+                s = socket.create_connection(("127.0.0.1", port)); s.settimeout(10)
+                start = time.time()
+                s.sendall(data); s.shutdown(socket.SHUT_WR)
+                try:
+                    while s.recv(65536): pass
+                except OSError: pass
+                s.close()
+                return time.time() - start
+            cases = {"malformed request line": b"\x00\x01\x02 nonsense\r\n\r\n",
+                     "junk after a request": b"GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n\x00\x01\x02junk\r\n\r\n"}
+            print(json.dumps({name: max(attempt(data) for _ in range(15)) for name, data in cases.items()}))
+            """#
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, String(daemon.port)]
+        )
+        let slowest = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double]) ?? [:]
+        #expect(slowest.count == 2, "\(result.stdout) \(result.stderr)")
+        for (name, seconds) in slowest {
+            #expect(seconds < 3, "\(name): the slowest of 15 closed after \(seconds) s")
+        }
+    }
+
     @Test func clientsPastTheConnectionLimitAreRefusedAtOnce() throws {
         let daemon = try RunningDaemon([
             "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--max-connections", "3",
