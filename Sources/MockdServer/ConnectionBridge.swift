@@ -39,7 +39,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let pointer = slot.pointee else { return }
         let context = Unmanaged<RequestContext>.fromOpaque(pointer)
-        context.takeUnretainedValue().watched?.requestCompleted()
+        ConnectionWatch.requestCompleted(context.takeUnretainedValue().watched)
         if context.takeUnretainedValue().inFlight { inFlightCount.value.subtract(1, ordering: .relaxed) }
         context.release()
         slot.pointee = nil
@@ -145,7 +145,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     /// Last call: the whole request is in. The engine answers; a stub's response as loaded is sent at once, anything
     /// else may first wait (delay, hold, upstream).
     private func didReceiveRequest(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        context.watched?.requestReceived()
+        ConnectionWatch.requestReceived(context.watched)
         let request = context.takeRequest()
         if context.bodyTooLarge {
             return schedule(
@@ -298,7 +298,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         }
         let path = String(request.path)
         context.webSocket = (script, outcome, path)
-        context.watched?.exempt()
+        ConnectionWatch.exempt(context.watched)
         guard
             let response = MHD_create_response_for_upgrade(
                 { cls, _, requestContext, extra, extraSize, socket, handle in

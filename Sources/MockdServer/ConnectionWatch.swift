@@ -74,8 +74,9 @@ final class ConnectionWatch: @unchecked Sendable {
         self.logger = logger
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "mockd.connection-watch"))
         guard timeoutSeconds > 0 else { return }
-        // A quarter of the timeout, at most every 250 ms: a late request is cut within 125% of the timeout.
-        let interval = min(250, max(50, timeoutSeconds * 250))
+        // An eighth of the timeout, between 50 and 500 ms: a late request is cut within the timeout + 500 ms.
+        let interval = min(500, max(50, timeoutSeconds * 125))
+        sweepsBeforeClosingHalfClosed = max(2, 2000 / interval)
         timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
         timer.setEventHandler { [weak self] in self?.sweep() }
         timer.resume()
@@ -127,19 +128,40 @@ final class ConnectionWatch: @unchecked Sendable {
         }
     }
 
-    /// The watched connection of `connection` (nil before it is registered, which does not happen in practice).
-    static func connection(of connection: OpaquePointer) -> Connection? {
-        CMicroHTTPD_connectionSocketContext(connection).map {
-            Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue()
-        }
+    /// The watched connection of `connection`, as the raw pointer kept in libmicrohttpd's socket context (nil
+    /// before it is registered, which does not happen in practice). Raw, and used through the helpers below, so a
+    /// request pays no reference counting for it.
+    @inline(__always)
+    static func connection(of connection: OpaquePointer) -> UnsafeMutableRawPointer? {
+        CMicroHTTPD_connectionSocketContext(connection)
     }
 
-    /// Sweeps in a row that must find a connection's client gone, with no request in it, before it is closed:
+    /// `Connection.requestReceived()` on a pointer from `connection(of:)`.
+    @inline(__always)
+    static func requestReceived(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.requestReceived() }
+    }
+
+    /// `Connection.requestCompleted()` on a pointer from `connection(of:)`.
+    @inline(__always)
+    static func requestCompleted(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.requestCompleted() }
+    }
+
+    /// `Connection.exempt()` on a pointer from `connection(of:)`.
+    static func exempt(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.exempt() }
+    }
+
+    /// Sweeps in a row (2 s) that must find a connection's client gone, with no request in it, before it is closed:
     /// libmicrohttpd 0.9.75 (edge-triggered epoll) can miss the end of a stream that arrives in the same read as
     /// the last bytes (junk after a request, a request line it skips), and then holds the connection until the
-    /// idle timeout. Eight sweeps (2 s at most) leave a worker busy elsewhere time to read a request it has
-    /// buffered but not yet handed over.
-    static let sweepsBeforeClosingHalfClosed = 8
+    /// idle timeout. Two seconds leave a worker busy elsewhere time to read a request it has buffered but not
+    /// yet handed over.
+    private(set) var sweepsBeforeClosingHalfClosed = 8
 
     /// Whether the client has closed its side and nothing unread is left in the socket (`recv` with `MSG_PEEK`
     /// returns 0); never consumes a byte.
@@ -166,7 +188,7 @@ final class ConnectionWatch: @unchecked Sendable {
                 }
                 if phase & 1 == 0, watched.socket >= 0, ConnectionWatch.peerHasClosed(watched.socket) {
                     watched.sweepsAtEOF += 1
-                    if watched.sweepsAtEOF == ConnectionWatch.sweepsBeforeClosingHalfClosed {
+                    if watched.sweepsAtEOF == sweepsBeforeClosingHalfClosed {
                         shutdown(watched.socket, Int32(SHUT_RDWR))
                         halfClosed += 1
                     }

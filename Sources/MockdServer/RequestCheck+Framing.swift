@@ -5,7 +5,8 @@ extension RequestCheck {
     /// The answer for a head whose fields or framing a front proxy could read differently (request smuggling),
     /// or `nil` when `context.fieldProblems` found nothing wrong after all (a lone `Transfer-Encoding: chunked`).
     ///
-    /// - 400 for a field name that is not a token, whitespace before the colon included (RFC 9112 §5.1); an
+    /// - 400 for a field name with whitespace (before the colon included, RFC 9112 §5.1), a control byte or a byte
+    ///   outside ASCII (RFC 9110 §5.1: a name is a token); an
     ///   obs-fold line (§5.2); a CR in a value (RFC 9110 §5.5); more than one `Host` (§3.2); `chunked` that is not
     ///   the final transfer coding or is applied twice, or an empty `Transfer-Encoding` (§6.1, §6.3).
     /// - 501 for a transfer coding mockd does not decode (`gzip, chunked`: §6.1).
@@ -14,7 +15,7 @@ extension RequestCheck {
     static func framingRejection(of context: RequestContext) -> FixedAnswer? {
         let problems = context.fieldProblems
         if problems.flags & HeadFieldProblems.nameNotToken != 0 {
-            let name = context.headers.first { !isToken($0.name) }?.name ?? ""
+            let name = context.headers.first { !isPlainName($0.name) }?.name ?? ""
             return .badRequest(
                 "field name '\(printable(name))' is not a token: whitespace before the colon or inside a name is "
                     + "not allowed (RFC 9112 §5.1)"
@@ -57,8 +58,9 @@ extension RequestCheck {
         )
     }
 
-    private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(HeadFieldProblems.isTokenByte)
+    /// What `HeadFieldProblems` accepts in a name: printable ASCII other than space.
+    private static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
     /// `text` with control bytes shown as `\xNN`, for a one-line message.

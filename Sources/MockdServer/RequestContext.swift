@@ -20,7 +20,8 @@ final class RequestContext {
     /// What reading the fields found for `RequestCheck` (names that are not tokens, folds, a second Host…).
     var fieldProblems = HeadFieldProblems()
     /// The connection's whole-request deadline (`ConnectionWatch`); it outlives every request on the connection.
-    unowned(unsafe) var watched: ConnectionWatch.Connection?
+    /// (`ConnectionWatch.connection(of:)`: a raw pointer, so it costs no reference counting.)
+    var watched: UnsafeMutableRawPointer?
     var body = Data()
     var bodyTooLarge = false
     /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
