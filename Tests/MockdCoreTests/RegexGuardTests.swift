@@ -61,6 +61,10 @@ struct RegexGuardTests {
         let regex = try FullMatchRegex("/a/.*")
         #expect(regex.matches("/a/" + String(repeating: "b", count: RegexGuard.maxSubjectLength - 3)))
         #expect(!regex.matches("/a/" + String(repeating: "b", count: RegexGuard.maxSubjectLength - 2)))
+        // Two wildcards: the cost grows with the square of the length, so the cap is 1 KiB.
+        let two = try FullMatchRegex("/a/.*/.*")
+        #expect(two.matches("/a/" + String(repeating: "b", count: 1_019) + "/c"))
+        #expect(!two.matches("/a/" + String(repeating: "b", count: 1_020) + "/c"))
     }
 
     @Test func normalizeRuleWithNestedQuantifierIsAProblem() {

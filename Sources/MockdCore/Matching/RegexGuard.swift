@@ -5,7 +5,7 @@
 /// pattern such as `(a+)+$` takes seconds on a 30-byte value: on libmicrohttpd's shared workers, one session's
 /// stub would stall every other session. Every pattern that reaches mockd from a file or over HTTP (`pathPattern`,
 /// `urlPattern`, the `matches`/`doesNotMatch` operators, `normalize` rules, WebSocket `regex` replies) passes
-/// `check(_:)` when it is loaded, and a value longer than `maxSubjectLength` never matches.
+/// `check(_:)` when it is loaded, and a value longer than `subjectLimit(for:)` never matches.
 ///
 /// Refused, with a message that names the group:
 /// - a **nested quantifier**: a group repeated by `*`, `+` or `{n,m}` (m > 1) that contains a quantifier itself,
@@ -16,16 +16,24 @@
 ///   almost matches by its length (`.*.*.*x` took 1.75 s on 2,000 bytes).
 ///
 /// Not refused: two wildcards, or repeated classes (`[^/]+/[^/]+`), cost at most a polynomial in the value's
-/// length, which `maxSubjectLength` bounds (`.*.*x` on 4,096 bytes: about 10 ms). Classes that overlap, repeated
+/// length, which `subjectLimit(for:)` bounds: 4 KiB, or 1 KiB for a pattern with two wildcards (`.*.*x` took
+/// 270 ms on 4 KiB, about 25 ms on 1 KiB, in the measurements of README "Known limitations"). Classes that overlap, repeated
 /// three times or more (`\w*\w*\w*x`), are not recognised: a known limit (README "Known limitations").
 public enum RegexGuard {
     /// Values longer than this many UTF-8 bytes never match a pattern (4 KiB).
     public static let maxSubjectLength = 4096
+    /// The limit for a pattern with two unbounded wildcards, whose cost grows with the square of the length.
+    public static let maxSubjectLengthWithTwoWildcards = 1024
 
-    /// Whether `text` is short enough to be matched.
-    @inline(__always)
-    public static func admits(_ text: String) -> Bool {
-        text.utf8.count <= maxSubjectLength
+    /// The longest value, in UTF-8 bytes, that `pattern` is run on; longer ones never match.
+    public static func subjectLimit(for pattern: String) -> Int {
+        scan(pattern).wildcards >= 2 ? maxSubjectLengthWithTwoWildcards : maxSubjectLength
+    }
+
+    /// Whether `text` is short enough to be matched by `pattern` (which this scans: for patterns used rarely;
+    /// `FullMatchRegex` keeps its limit).
+    public static func admits(_ text: String, pattern: String) -> Bool {
+        text.utf8.count <= subjectLimit(for: pattern)
     }
 
     /// - Throws: `PatternError` naming the problem when `pattern` could backtrack exponentially.
@@ -45,7 +53,10 @@ public enum RegexGuard {
     }
 
     /// Why `pattern` is refused, or `nil`.
-    static func problem(in pattern: String) -> String? {
+    static func problem(in pattern: String) -> String? { scan(pattern).problem }
+
+    /// Why `pattern` is refused (or `nil`), and how many unbounded wildcards it has.
+    static func scan(_ pattern: String) -> (problem: String?, wildcards: Int) {
         let characters = Array(pattern)
         var groups = [OpenGroup(start: -1)]
         var index = 0
@@ -140,22 +151,26 @@ public enum RegexGuard {
                 }
                 continue
             case ")":
-                guard groups.count > 1 else { return nil }  // unbalanced: NSRegularExpression reports it
+                guard groups.count > 1 else { return (nil, wildcards) }  // unbalanced: NSRegularExpression reports it
                 let group = groups.removeLast()
                 index += 1
                 if let (length, repeats) = quantifier(at: index) {
                     if repeats, group.containsQuantifier {
-                        return "repeats a group that repeats itself (the group at offset \(group.start)): a nested "
-                            + "quantifier can take exponential time on a value that almost matches; write it without the inner "
-                            + "quantifier or make the group match a fixed length"
+                        return (
+                            "repeats a group that repeats itself (the group at offset \(group.start)): a nested "
+                                + "quantifier can take exponential time on a value that almost matches; write it without the inner "
+                                + "quantifier or make the group match a fixed length", wildcards
+                        )
                     }
                     if repeats, group.alternatives.count > 1,
                         !group.alternatives.allSatisfy(\.literal)
                             || Set(group.alternatives.compactMap(\.first)).count < group.alternatives.count
                     {
-                        return "repeats a group whose alternatives can match the same text (the group at offset "
-                            + "\(group.start)): this can take exponential time on a value that almost matches; make the "
-                            + "alternatives start differently"
+                        return (
+                            "repeats a group whose alternatives can match the same text (the group at offset "
+                                + "\(group.start)): this can take exponential time on a value that almost matches; make the "
+                                + "alternatives start differently", wildcards
+                        )
                     }
                     index += length
                     groups[groups.count - 1].containsQuantifier = true
@@ -184,10 +199,12 @@ public enum RegexGuard {
             }
         }
         if wildcards > 2 {
-            return "has \(wildcards) unbounded wildcards (.* or .+): each multiplies the time taken on a value that "
-                + "almost matches by its length; keep at most two, or match the parts between them with a class such "
-                + "as [^/]*"
+            return (
+                "has \(wildcards) unbounded wildcards (.* or .+): each multiplies the time taken on a value that "
+                    + "almost matches by its length; keep at most two, or match the parts between them with a class "
+                    + "such as [^/]*", wildcards
+            )
         }
-        return nil
+        return (nil, wildcards)
     }
 }

@@ -120,7 +120,8 @@ public struct RequestNormalizer: Sendable {
 
 enum NormalizerRegex {
     static func found(_ regex: NSRegularExpression, in text: String) -> Bool {
-        RegexGuard.admits(text) && regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        RegexGuard.admits(text, pattern: regex.pattern)
+            && regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 }
 

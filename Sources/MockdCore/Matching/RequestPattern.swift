@@ -379,6 +379,8 @@ public struct FullMatchRegex: @unchecked Sendable, CustomStringConvertible {
     public let pattern: String
     /// `\A(?:pattern)\z`; NSRegularExpression is immutable and safe to share between threads.
     private let expression: NSRegularExpression
+    /// Longer values never match (`RegexGuard.subjectLimit(for:)`).
+    private let subjectLimit: Int
 
     /// - Throws: `PatternError` naming the problem when `pattern` is not a valid regular expression.
     public init(_ pattern: String) throws(PatternError) {
@@ -389,13 +391,14 @@ public struct FullMatchRegex: @unchecked Sendable, CustomStringConvertible {
             throw PatternError(message: "invalid regular expression '\(pattern)'")
         }
         try RegexGuard.check(pattern)
+        self.subjectLimit = RegexGuard.subjectLimit(for: pattern)
         self.pattern = pattern
         self.expression = anchored
     }
 
     /// Whether the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
-        guard RegexGuard.admits(text) else { return false }
+        guard text.utf8.count <= subjectLimit else { return false }
         return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
