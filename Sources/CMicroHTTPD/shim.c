@@ -24,7 +24,7 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
     };
     int useTLS = settings->tlsCertificate != NULL && settings->tlsKey != NULL;
     return MHD_start_daemon(
-        settings->flags, 0, NULL, NULL,
+        settings->flags, 0, settings->acceptPolicy, settings->acceptPolicyContext,
         settings->accessHandler, settings->accessContext,
         MHD_OPTION_EXTERNAL_LOGGER, CMicroHTTPD_forwardLog, (void *)settings,
         MHD_OPTION_LISTEN_SOCKET, settings->listenSocket,
@@ -34,6 +34,7 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connectionMemoryLimit,
         MHD_OPTION_UNESCAPE_CALLBACK, settings->unescape, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, settings->completed, settings->completedContext,
+        MHD_OPTION_NOTIFY_CONNECTION, settings->notifyConnection, settings->notifyConnectionContext,
         // RFC 9112 strictness: 400 for an HTTP/1.1 request without Host and for malformed header lines.
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_ARRAY, useTLS ? tls : &tls[2],
@@ -44,6 +45,12 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
 int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+/// Why: `MHD_get_connection_info` returns a union, which Swift cannot read field by field.
+void *CMicroHTTPD_connectionSocketContext(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 /// Why: `MHD_upgrade_action` is variadic, which Swift cannot call.

@@ -140,12 +140,24 @@ public struct MockdClient: Sendable {
     ) async throws
         -> [JournalEntry]
     {
-        struct Answer: Decodable { let entries: [JournalEntry] }
+        struct Answer: Decodable {
+            let entries: [JournalEntry]
+            let next: String?
+        }
         var query: [URLQueryItem] = []
         if let method { query.append(URLQueryItem(name: "method", value: method)) }
         if let path { query.append(URLQueryItem(name: "path", value: path)) }
         if unmatchedOnly { query.append(URLQueryItem(name: "unmatched", value: "true")) }
-        return try await decode(Answer.self, from: send("GET", "journal", query: query)).entries
+        // Page by page (the daemon answers at most 1,000 entries at a time by default), following `next`.
+        var entries: [JournalEntry] = []
+        var after: String?
+        repeat {
+            let page = query + (after.map { [URLQueryItem(name: "after", value: $0)] } ?? [])
+            let answer = try await decode(Answer.self, from: send("GET", "journal", query: page))
+            entries += answer.entries
+            after = answer.next
+        } while after != nil
+        return entries
     }
 
     /// The requests no stub answered, each with its near misses (closest stubs and what differed).

@@ -39,6 +39,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let pointer = slot.pointee else { return }
         let context = Unmanaged<RequestContext>.fromOpaque(pointer)
+        ConnectionWatch.requestCompleted(context.takeUnretainedValue().watched)
         if context.takeUnretainedValue().inFlight { inFlightCount.value.subtract(1, ordering: .relaxed) }
         context.release()
         slot.pointee = nil
@@ -110,6 +111,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
         context.version = version.map(RequestReader.version) ?? ""
         RequestReader.readHeaders(of: connection, into: context)
+        context.watched = ConnectionWatch.connection(of: connection)
         slot.pointee = Unmanaged.passRetained(context).toOpaque()
         guard let rejection = RequestCheck.rejection(of: context, maxBodyBytes: maxBodyBytes) else { return .YES }
         // Refused before the body is read: answering now makes libmicrohttpd close the connection after the response,
@@ -143,6 +145,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     /// Last call: the whole request is in. The engine answers; a stub's response as loaded is sent at once, anything
     /// else may first wait (delay, hold, upstream).
     private func didReceiveRequest(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        ConnectionWatch.requestReceived(context.watched)
         let request = context.takeRequest()
         if context.bodyTooLarge {
             return schedule(
@@ -305,6 +308,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         }
         let path = String(request.path)
         context.webSocket = (script, outcome, path)
+        ConnectionWatch.exempt(context.watched)
         guard
             let response = MHD_create_response_for_upgrade(
                 { cls, _, requestContext, extra, extraSize, socket, handle in

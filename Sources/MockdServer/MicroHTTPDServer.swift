@@ -94,6 +94,8 @@ public final class MicroHTTPDServer: Sendable {
 
     public let configuration: Configuration
     private let bridge: ConnectionBridge
+    /// The whole-request deadline and the connection limit (`ConnectionWatch`), shared by the daemons.
+    private let watch: ConnectionWatch
     private let engine: MockEngine
     private let logger: Logger
 
@@ -118,6 +120,11 @@ public final class MicroHTTPDServer: Sendable {
             longestHoldMilliseconds: configuration.longestHoldMilliseconds
         )
         bridge.proxy = proxy
+        self.watch = ConnectionWatch(
+            maxConnections: configuration.connectionLimit,
+            timeoutSeconds: configuration.connectionTimeoutSeconds,
+            logger: logger
+        )
     }
 
     /// Binds the socket and starts the daemon.
@@ -203,12 +210,19 @@ public final class MicroHTTPDServer: Sendable {
         if tls != nil { flags |= MHD_USE_TLS.rawValue }
         let settings = UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>.allocate(capacity: 1)
         let bridgePointer = Unmanaged.passUnretained(bridge).toOpaque()
+        let watchPointer = Unmanaged.passUnretained(watch).toOpaque()
         settings.initialize(
             to: CMicroHTTPD_DaemonSettings(
                 flags: UInt32(flags),
                 listenSocket: socket.descriptor,
                 threadPoolSize: UInt32(max(1, configuration.threads)),
-                connectionLimit: UInt32(configuration.connectionLimit),
+                // Above ours, so libmicrohttpd never stops accepting: `ConnectionWatch` refuses at the limit.
+                connectionLimit: UInt32(
+                    ConnectionWatch.daemonLimit(
+                        maxConnections: configuration.connectionLimit,
+                        threads: configuration.threads
+                    )
+                ),
                 connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
                 connectionMemoryLimit: configuration.connectionMemoryBytes,
                 accessHandler: { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
@@ -239,7 +253,17 @@ public final class MicroHTTPDServer: Sendable {
                 },
                 loggerContext: bridgePointer,
                 tlsCertificate: tls.map { UnsafePointer(strdup($0.certificatePEM)) },
-                tlsKey: tls.map { UnsafePointer(strdup($0.keyPEM)) }
+                tlsKey: tls.map { UnsafePointer(strdup($0.keyPEM)) },
+                acceptPolicy: { cls, _, _ in
+                    Unmanaged<ConnectionWatch>.fromOpaque(cls!)._withUnsafeGuaranteedRef { $0.admits() } ? .YES : .NO
+                },
+                acceptPolicyContext: watchPointer,
+                notifyConnection: { cls, connection, socketContext, code in
+                    Unmanaged<ConnectionWatch>.fromOpaque(cls!)._withUnsafeGuaranteedRef {
+                        $0.notify(connection, context: socketContext, code: code)
+                    }
+                },
+                notifyConnectionContext: watchPointer
             )
         )
         return settings

@@ -8,11 +8,13 @@ enum RequestCheck {
     /// - 400 for a method that is not a token (RFC 9110 §9.1), several different `Content-Length` values or
     ///   `Content-Length` together with `Transfer-Encoding` (RFC 9112 §6.3: ambiguous framing, the request
     ///   smuggling pattern), and a `Content-Length` that is not a number.
+    /// - 400 or 501 for fields and framing a front proxy could read differently (`framingRejection(of:)`).
     /// - 413 for a declared body over `maxBodyBytes` (a chunked body over the limit gets 413 once read).
     static func rejection(of context: RequestContext, maxBodyBytes: Int) -> FixedAnswer? {
         if !context.methodIsKnownToken, !HTTPToken.isToken(context.method) {
             return .badRequest("the method is not an HTTP token")
         }
+        if context.fieldProblems.needsCheck, let answer = framingRejection(of: context) { return answer }
         // Most requests have no Content-Length: answered by the headers' names signature, no list made.
         guard context.headers.contains(name: "content-length") else { return nil }
         let lengths = context.headers.values(named: "content-length")

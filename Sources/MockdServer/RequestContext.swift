@@ -17,6 +17,11 @@ final class RequestContext {
     /// `HTTP/1.1`, `HTTP/1.0`…
     var version = ""
     var headers = HTTPHeaders()
+    /// What reading the fields found for `RequestCheck` (names that are not tokens, folds, a second Host…).
+    var fieldProblems = HeadFieldProblems()
+    /// The connection's whole-request deadline (`ConnectionWatch`); it outlives every request on the connection.
+    /// (`ConnectionWatch.connection(of:)`: a raw pointer, so it costs no reference counting.)
+    var watched: UnsafeMutableRawPointer?
     var body = Data()
     var bodyTooLarge = false
     /// Set once the engine has answered; a delayed response waits here while the connection is suspended.

@@ -49,24 +49,44 @@ enum RequestReader {
     }
 
     /// Packed into one buffer (`HTTPHeaders.Packer`) from libmicrohttpd's names and values with their lengths;
-    /// strings are made only for the fields someone lists.
+    /// strings are made only for the fields someone lists. Each field is inspected on the way
+    /// (`HeadFieldProblems`, for `RequestCheck`).
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
+        var problems = HeadFieldProblems()
         context.headers = HTTPHeaders { packer in
-            _ = withUnsafeMutablePointer(to: &packer) { pointer in
-                MHD_get_connection_values_n(
-                    connection,
-                    .HEADER_KIND,
-                    { cls, _, key, keySize, value, valueSize in
-                        guard let cls, let key else { return .YES }
-                        cls.assumingMemoryBound(to: HTTPHeaders.Packer.self).pointee.append(
-                            name: UnsafeRawBufferPointer(start: key, count: keySize),
-                            value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-                        )
-                        return .YES
-                    },
-                    pointer
-                )
+            withUnsafeMutablePointer(to: &packer) { packer in
+                var reading = FieldReading(packer: packer, problems: HeadFieldProblems())
+                _ = withUnsafeMutablePointer(to: &reading) { pointer in
+                    MHD_get_connection_values_n(
+                        connection,
+                        .HEADER_KIND,
+                        { cls, _, key, keySize, value, valueSize in
+                            guard let cls, let key else { return .YES }
+                            let reading = cls.assumingMemoryBound(to: FieldReading.self)
+                            reading.pointee.problems.inspect(
+                                key: key,
+                                keySize: keySize,
+                                value: value,
+                                valueSize: valueSize
+                            )
+                            reading.pointee.packer.pointee.append(
+                                name: UnsafeRawBufferPointer(start: key, count: keySize),
+                                value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+                            )
+                            return .YES
+                        },
+                        pointer
+                    )
+                }
+                problems = reading.problems
             }
         }
+        context.fieldProblems = problems
+    }
+
+    /// What the field callback writes to: the packer and what the fields showed.
+    private struct FieldReading {
+        let packer: UnsafeMutablePointer<HTTPHeaders.Packer>
+        var problems: HeadFieldProblems
     }
 }

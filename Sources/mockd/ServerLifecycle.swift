@@ -79,6 +79,12 @@ enum ServerLifecycle {
         engineOptions.boundToLoopback = ServerLifecycle.isLoopback(flags.host)
         engineOptions.allHTTPS = tls != nil && flags.tlsPort == nil
         engineOptions.httpsPort = tls != nil ? flags.tlsPort : nil
+        engineOptions.onSessionEvicted = { eviction in
+            logger.warning(
+                "session '\(eviction.id)' evicted: --max-sessions (\(eviction.maxSessions)) reached; its journal, "
+                    + "scenario and runtime stubs are gone (a request naming it gets 410)"
+            )
+        }
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
         if let recorder { engine.attach(recorder) }
         let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger, proxy: proxy)
@@ -142,6 +148,7 @@ enum ServerLifecycle {
         if let recorder {
             do {
                 recorder.announce(try recorder.flush())
+                recorder.finish()
             } catch {
                 Output.error("mockd: \(error)")
                 return .failure

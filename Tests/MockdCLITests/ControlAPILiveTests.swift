@@ -49,6 +49,107 @@ struct ControlAPILiveTests {
         #expect(try client.control("GET", "journal").json["count"] as? Int == 0)
     }
 
+    /// 400 adds from 300 parallel connections (issue 24: 397 of 400 were kept, with duplicate ids): every one is
+    /// kept under its own id, and deleting by id removes exactly that caller's stub.
+    @Test func parallelRuntimeStubAddsAreAllKeptWithUniqueIDs() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        let adds = (0..<400).map { index in
+            ClientRequest(
+                "POST",
+                "/__mockd/stubs",
+                headers: [("X-Mockd-Session", "adds"), ("Content-Type", "application/json")],
+                body: Data(#"{"match": {"path": "/parallel/\#(index)"}, "status": 200, "body": "\#(index)"}"#.utf8)
+            )
+        }
+        let answers = try client.parallel(adds)
+        #expect(answers.map(\.status) == Array(repeating: 201, count: 400))
+        let ids = answers.compactMap { $0.json["id"] as? String }
+        #expect(ids.count == 400)
+        #expect(Set(ids).count == 400)
+        #expect(Set((1...400).map { "runtime-\($0)" }).subtracting(ids).sorted() == [])
+        let listed = try client.control("GET", "stubs", session: "adds").json["stubs"] as? [[String: Any]] ?? []
+        #expect(listed.count == 400)
+        // Each id serves the body its caller posted.
+        let served = try client.parallel(
+            ids.map { ClientRequest("GET", "/__mockd/stubs/\($0)", headers: [("X-Mockd-Session", "adds")]) }
+        )
+        let paths = served.map { answer -> String in
+            let definition = answer.json["definition"] as? [String: Any]
+            return (definition?["match"] as? [String: Any])?["path"] as? String ?? ""
+        }
+        #expect(Set((0..<400).map { "/parallel/\($0)" }).subtracting(paths).sorted() == [])
+        // Deleting half of them in parallel removes exactly those.
+        let removed = try client.parallel(
+            ids.prefix(200).map {
+                ClientRequest("DELETE", "/__mockd/stubs/\($0)", headers: [("X-Mockd-Session", "adds")])
+            }
+        )
+        #expect(removed.map(\.status) == Array(repeating: 204, count: 200))
+        let left = try client.control("GET", "stubs", session: "adds").json["stubs"] as? [[String: Any]] ?? []
+        #expect(left.compactMap { $0["id"] as? String }.sorted() == ids.suffix(200).sorted())
+    }
+
+    /// Parallel replaces of one id keep exactly one stub under it.
+    @Test func parallelReplacesOfOneIDKeepOneStub() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        let replaces = (0..<200).map { index in
+            ClientRequest(
+                "POST",
+                "/__mockd/stubs",
+                headers: [("X-Mockd-Session", "replaces"), ("Content-Type", "application/json")],
+                body: Data(#"{"id": "same", "match": {"path": "/same"}, "status": 200, "body": "\#(index)"}"#.utf8)
+            )
+        }
+        #expect(try client.parallel(replaces).map(\.status) == Array(repeating: 201, count: 200))
+        let listed = try client.control("GET", "stubs", session: "replaces").json["stubs"] as? [[String: Any]] ?? []
+        #expect(listed.compactMap { $0["id"] as? String } == ["same"])
+    }
+
+    /// A session evicted by `--max-sessions` is said so (issue 24: it vanished, and the next request got a fresh,
+    /// empty session): a warning on stderr, `sessionsEvicted` in health, and 410 for app traffic and control calls
+    /// naming it until a reset starts it again.
+    @Test func evictedSessionIsRefusedWith410AndCounted() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--max-sessions", "3",
+        ])
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        let stub = #"{"id": "mine", "match": {"path": "/v1/me"}, "status": 418}"#
+        #expect(try client.control("POST", "stubs", session: "first", body: stub).status == 201)
+        let me = { (session: String) in ClientRequest("GET", "/v1/me", headers: [("X-Mockd-Session", session)]) }
+        #expect(try client.send(me("first")).status == 418)
+        #expect(try client.send(me("second")).status == 200)
+        #expect(try daemon.health()["sessionsEvicted"] as? Int == 0)
+        // The default session and two named ones fit; a third named one evicts the least recently used, "first".
+        #expect(try client.send(me("third")).status == 200)
+        try daemon.waitForStandardError(containing: "session 'first' evicted")
+        #expect(
+            daemon.standardError.contains(
+                "warning session 'first' evicted: --max-sessions (3) reached; its journal, scenario and runtime stubs are gone (a request naming it gets 410)"
+            )
+        )
+        #expect(try daemon.health()["sessionsEvicted"] as? Int == 1)
+        let message =
+            "session 'first' was evicted because --max-sessions (3) was reached: its journal, scenario and runtime "
+            + "stubs are gone; POST /__mockd/reset with this session starts it again empty, or raise --max-sessions"
+        let gone = try client.send(me("first"))
+        #expect(gone.status == 410)
+        #expect(gone.json["error"] as? String == "session_evicted")
+        #expect(gone.json["message"] as? String == message)
+        let journal = try client.control("GET", "journal", session: "first")
+        #expect(journal.status == 410)
+        #expect(journal.json["message"] as? String == message)
+        #expect(try client.control("POST", "stubs", session: "first", body: stub).status == 410)
+        // A reset starts it again, empty: the mock set answers, not the lost runtime stub.
+        #expect(try client.control("POST", "reset", session: "first").status == 200)
+        #expect(try client.send(me("first")).status == 200)
+        #expect(try client.control("GET", "journal", session: "first").json["count"] as? Int == 1)
+    }
+
     @Test func controlTokenIsRequiredWhenSet() throws {
         let daemon = try Self.daemon(["--control-token", "s3cret"])
         defer { daemon.stop() }

@@ -87,8 +87,8 @@ struct HelpTextTests {
           --max-body <b>          Largest request body in bytes; a bigger one gets 413 without being read.
                                   (default: 33554432, 32 MiB)
           --max-connections <n>   Open connections at most; more are refused at accept. (default: 10000)
-          --connection-timeout <s> Close a connection idle this many seconds (slow or stalled clients
-                                  included). (default: 60)
+          --connection-timeout <s> Close a connection idle this many seconds, or whose request (head and body)
+                                  has not arrived whole within it. (default: 60)
           --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight
                                   (latency included) this many seconds to finish; 0 cuts them at once. (default: 5)
           --on-miss <proxy|404>   What unmatched requests get: the engine's 404 naming the nearest stubs, or the

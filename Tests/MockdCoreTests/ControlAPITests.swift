@@ -307,3 +307,23 @@ struct ControlAPIStateTests {
         #expect(try client.send(ClientRequest("GET", "/v1/me")).status == 451)
     }
 }
+
+/// A runtime stub whose body is not UTF-8 is refused with a message that says so (issue 24: the 400 named
+/// `match.path: expected an object`).
+struct RuntimeStubEncodingTests {
+    @Test func bodyThatIsNotUTF8IsRefusedSayingSo() throws {
+        let client = try ControlAPITests.client()
+        var body = Data(#"{"match": {"path": "/caf"#.utf8)
+        body.append(contentsOf: [0xE9, 0x22, 0x7D, 0x2C, 0x20])
+        body.append(Data(#""status": 200}"#.utf8))
+        let answer = try client.send(
+            ClientRequest("POST", "/__mockd/stubs", headers: [("Content-Type", "application/json")], body: body)
+        )
+        #expect(answer.status == 400)
+        #expect(answer.json["error"] as? String == "invalid_stub")
+        #expect(
+            answer.json["message"] as? String
+                == "stub: the body is not valid UTF-8 (byte 24); send the stub as JSON in UTF-8 (RFC 8259 §8.1)"
+        )
+    }
+}

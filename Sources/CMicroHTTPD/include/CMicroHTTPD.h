@@ -32,6 +32,12 @@ typedef struct {
     /// `MHD_USE_TLS` in `flags`); both NULL for plain HTTP. Must outlive the call.
     const char *tlsCertificate;
     const char *tlsKey;
+    /// Decides whether to take a new connection (the `apc` argument of `MHD_start_daemon`).
+    MHD_AcceptPolicyCallback acceptPolicy;
+    void *acceptPolicyContext;
+    /// Told when a connection opens and closes (`MHD_OPTION_NOTIFY_CONNECTION`).
+    MHD_NotifyConnectionCallback notifyConnection;
+    void *notifyConnectionContext;
 } CMicroHTTPD_DaemonSettings;
 
 /// Starts a daemon on an already listening socket.
@@ -41,6 +47,10 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
 /// The socket of a connection, or -1.
 /// Why: `MHD_get_connection_info` returns a union, which Swift cannot read field by field.
 int CMicroHTTPD_connectionSocket(struct MHD_Connection *connection);
+
+/// The pointer the connection-notify callback stored for this connection, or NULL.
+/// Why: `MHD_get_connection_info` returns a union, which Swift cannot read field by field.
+void *CMicroHTTPD_connectionSocketContext(struct MHD_Connection *connection);
 
 /// Closes an upgraded (WebSocket) connection's socket.
 /// Why: `MHD_upgrade_action` is variadic, which Swift cannot call.

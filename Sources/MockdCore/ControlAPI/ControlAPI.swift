@@ -73,6 +73,11 @@ struct ControlAPI {
                 "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'"
             )
         }
+        // A session evicted by --max-sessions is refused (410) until the test starts it again with a reset.
+        if let eviction = engine.sessions.eviction(of: sessionID) {
+            guard request.method == "POST", path == "reset" else { return eviction.response }
+            engine.sessions.evictions.forget(eviction.id)
+        }
         // Only calls that change a session create it; reading an unknown session sees an empty one, so a typo
         // in a test never evicts a live session (--max-sessions).
         let changes =
@@ -130,6 +135,7 @@ struct ControlAPI {
         var answer: [String: Any] = [
             "status": "ok", "version": MockdVersion.current, "uptimeSeconds": (uptime * 1000).rounded() / 1000,
             "scenario": engine.catalog.startup.name, "sessions": engine.sessions.all.count,
+            "sessionsEvicted": engine.sessions.evictions.count,
         ]
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
         if let status = engine.serverStatus { answer["inFlight"] = max(0, status.requestsInFlight - 1) }
@@ -206,6 +212,14 @@ struct ControlAPI {
 
     private func addStub(_ call: Call) -> MockResponse {
         let data = call.request.body
+        // JSON is UTF-8 (RFC 8259 §8.1): said so, with the offset, before a decoder reports a misleading path.
+        if let offset = ControlAPI.firstInvalidUTF8Offset(data) {
+            return ControlAPI.error(
+                400,
+                "invalid_stub",
+                "stub: the body is not valid UTF-8 (byte \(offset)); send the stub as JSON in UTF-8 (RFC 8259 §8.1)"
+            )
+        }
         let definition: JSONValue
         let entry: ScenarioFile.OverrideEntry
         do {
@@ -217,23 +231,16 @@ struct ControlAPI {
             return ControlAPI.error(400, "invalid_stub", "the body must be a JSON stub in the scenario override format")
         }
         var problems = KnownFields.check(data, shape: KnownFields.overrideShape, file: "stub")
-        let existing = call.session.runtimeStubs
-        var id = entry.id ?? ""
-        if id.isEmpty {
-            var counter = existing.count + 1
-            repeat {
-                id = "runtime-\(counter)"
-                counter += 1
-            } while existing.contains { $0.override.id == id }
-        }
+        // Compiled under a provisional id; the session picks the id and places the stub in one locked step, so
+        // parallel adds never share an id or lose a stub.
         var named = entry
-        named.id = id
+        named.id = entry.id ?? "runtime"
         let root = engine.catalog.root ?? MockdRoot(url: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         let override = RecipeCompiler(root: root).compileOverride(
             named,
             file: "stub",
             path: "",
-            position: existing.count,
+            position: 0,
             problems: &problems
         )
         guard let override, problems.isEmpty else {
@@ -242,9 +249,22 @@ struct ControlAPI {
             )
             return ControlAPI.error(400, "invalid_stub", message)
         }
-        _ = call.session.removeRuntimeStub(id: id)
-        call.session.addRuntimeStub(Session.RuntimeStub(override: override, definition: definition))
+        let id = call.session.addRuntimeStub(override, definition: definition, requestedID: entry.id)
         return ControlAPI.json(201, ["id": id, "session": call.session.id])
+    }
+
+    /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil` when `data` is UTF-8.
+    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     private func removeStub(_ call: Call) -> MockResponse {
@@ -288,13 +308,52 @@ struct ControlAPI {
         return (filtered, dropped)
     }
 
+    /// Entries per journal page unless `limit` says otherwise, and the most a page holds.
+    static let journalPageDefault = 1000
+    static let journalPageMaximum = 10_000
+
+    /// One page of the journal (`limit`, default 1,000; `after`, the `next` cursor of the previous page), filtered
+    /// by `method`, `path` and `unmatched=true`; `next` is `null` on the last page.
     private func journal(_ call: Call) -> MockResponse {
-        let (entries, dropped) = filteredJournal(call)
+        let limit: Int
+        if let text = call.query("limit") {
+            guard let value = Int(text), (1...ControlAPI.journalPageMaximum).contains(value) else {
+                return ControlAPI.error(
+                    400,
+                    "bad_request",
+                    "limit must be a whole number in 1–\(ControlAPI.journalPageMaximum), got '\(text)'"
+                )
+            }
+            limit = value
+        } else {
+            limit = ControlAPI.journalPageDefault
+        }
+        var after = 0
+        if let text = call.query("after") {
+            guard let value = Int(text), value >= 0 else {
+                return ControlAPI.error(
+                    400,
+                    "bad_request",
+                    "after must be the next cursor of a previous page (a whole number ≥ 0), got '\(text)'"
+                )
+            }
+            after = value
+        }
+        let method = call.query("method")
+        let path = call.query("path").map(RequestKey.normalizePath)
+        let onlyUnmatched = call.query("unmatched") == "true"
+        let (entries, more, dropped) = call.session.journal.page(after: after, limit: limit) { entry in
+            (method == nil || entry.method == method)
+                && (path == nil
+                    || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
+                && (!onlyUnmatched || !entry.matched)
+        }
         return ControlAPI.json(
             200,
             [
                 "session": call.session.id, "count": entries.count, "dropped": dropped,
                 "entries": entries.map(JournalJSON.entry),
+                "next": more ? String(entries.last?.sequence ?? after) : NSNull(),
             ]
         )
     }

@@ -19,6 +19,9 @@ public struct EngineOptions: Sendable {
     /// `X-Forwarded-Proto` from a TLS-terminating proxy wins over both.
     public var allHTTPS = false
     public var httpsPort: Int?
+    /// Called for each session evicted because `maxSessions` was reached (the daemon logs a line); on the thread
+    /// of the request that created the newer session, outside every engine lock.
+    public var onSessionEvicted: (@Sendable (SessionEviction) -> Void)?
 
     public init(
         maxSessions: Int = 1000,

@@ -5,6 +5,8 @@ public enum FixedAnswer: Sendable, Equatable {
     case badRequest(String)
     /// A body over the limit, declared or read (413).
     case payloadTooLarge(limitBytes: Int)
+    /// A request mockd understands but does not implement, such as a transfer coding other than chunked (501).
+    case notImplemented(String)
 
     /// The answer, in the `MockResponse.jsonError` shape.
     public var response: MockResponse {
@@ -13,6 +15,8 @@ public enum FixedAnswer: Sendable, Equatable {
             return .jsonError(status: 400, code: "bad_request", message: message)
         case .payloadTooLarge(let limit):
             return .jsonError(status: 413, code: "payload_too_large", message: "request body exceeds \(limit) bytes")
+        case .notImplemented(let message):
+            return .jsonError(status: 501, code: "not_implemented", message: message)
         }
     }
 }

@@ -35,7 +35,8 @@ public final class MockEngine: Sendable {
             maxSessions: options.maxSessions,
             idleTimeoutMs: options.sessionIdleTimeoutMs,
             journalLimit: options.journalLimit,
-            clock: clock
+            clock: clock,
+            onEvicted: options.onSessionEvicted
         )
         self.clock = clock
     }
@@ -86,9 +87,9 @@ public final class MockEngine: Sendable {
                 arrival: arrival,
                 nearMisses: []
             )
-        case .invalidSession(let id):
+        case .refusedSession(let response):
             return EngineOutcome(
-                plan: PlannedResponse(response: MockEngine.invalidSession(id)),
+                plan: PlannedResponse(response: response),
                 request: request,
                 session: .none,
                 arrival: arrival,
@@ -116,8 +117,9 @@ public final class MockEngine: Sendable {
     enum Routing {
         /// `/__mockd` and `/__mockd/…`: the control API; not journaled.
         case control
-        /// A session id that is not a valid name (`/__session/ID`, `X-Mockd-Session`, the cookie).
-        case invalidSession(String)
+        /// A session id that is not a valid name (`/__session/ID`, `X-Mockd-Session`, the cookie), or one evicted by
+        /// `--max-sessions` (`SessionEviction`): answered with this error, not journaled.
+        case refusedSession(MockResponse)
         /// A session's traffic, with its `/__session/ID` and `/__host/NAME` prefixes removed from the request.
         case session(EngineOutcome.SessionReference)
     }
@@ -133,10 +135,11 @@ public final class MockEngine: Sendable {
         HostRouting.strip(&request)
         switch SessionRouting.route(&request) {
         case .failure(let error):
-            return .invalidSession(error.id)
+            return .refusedSession(MockEngine.invalidSession(error.id))
         case .success(let id):
             HostRouting.strip(&request)
             guard let id, id != SessionRegistry.defaultID else { return .session(.defaultSession) }
+            if let eviction = sessions.eviction(of: id) { return .refusedSession(eviction.response) }
             let session = sessions.session(id) { catalog.startup }
             sessions.touch(session)
             return .session(.named(session))
@@ -266,7 +269,7 @@ public final class MockEngine: Sendable {
         if closing { response.headers.add(name: "Connection", value: "close") }
         let plan = PlannedResponse(response: response)
         switch route(&request) {
-        case .control, .invalidSession:
+        case .control, .refusedSession:
             return EngineOutcome(plan: plan, request: request, session: .none, arrival: Date(), nearMisses: [])
         case .session(let reference):
             return EngineOutcome(plan: plan, request: request, session: reference, arrival: Date(), nearMisses: [])

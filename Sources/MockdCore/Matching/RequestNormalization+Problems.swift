@@ -20,6 +20,8 @@ extension RequestNormalization {
                 }
                 if let pattern = rule.pattern, (try? NSRegularExpression(pattern: pattern)) == nil {
                     result.append(("\(path).pattern", "'\(pattern)' is not a valid regular expression"))
+                } else if let pattern = rule.pattern, let problem = RegexGuard.problem(in: pattern) {
+                    result.append(("\(path).pattern", "regular expression '\(pattern)' \(problem)"))
                 }
                 if !PlaceholderName.isValid(rule.placeholder) {
                     result.append(

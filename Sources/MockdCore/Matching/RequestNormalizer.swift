@@ -31,7 +31,8 @@ public struct RequestNormalizer: Sendable {
             if rule.name == nil, rule.pattern == nil { return nil }
             var regex: NSRegularExpression?
             if let pattern = rule.pattern {
-                guard let compiled = try? NSRegularExpression(pattern: pattern) else { return nil }
+                guard (try? RegexGuard.check(pattern)) != nil, let compiled = try? NSRegularExpression(pattern: pattern)
+                else { return nil }
                 regex = compiled
             }
             let path = field ? rule.name.flatMap(FieldPath.init) : nil
@@ -120,7 +121,8 @@ public struct RequestNormalizer: Sendable {
 
 enum NormalizerRegex {
     static func found(_ regex: NSRegularExpression, in text: String) -> Bool {
-        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        RegexGuard.admits(text, pattern: regex.pattern)
+            && regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 }
 

@@ -400,6 +400,8 @@ public struct FullMatchRegex: @unchecked Sendable, CustomStringConvertible {
     public let pattern: String
     /// `\A(?:pattern)\z`; NSRegularExpression is immutable and safe to share between threads.
     private let expression: NSRegularExpression
+    /// Longer values never match (`RegexGuard.subjectLimit(for:)`).
+    private let subjectLimit: Int
 
     /// - Throws: `PatternError` naming the problem when `pattern` is not a valid regular expression.
     public init(_ pattern: String) throws(PatternError) {
@@ -409,13 +411,16 @@ public struct FullMatchRegex: @unchecked Sendable, CustomStringConvertible {
         else {
             throw PatternError(message: "invalid regular expression '\(pattern)'")
         }
+        try RegexGuard.check(pattern)
+        self.subjectLimit = RegexGuard.subjectLimit(for: pattern)
         self.pattern = pattern
         self.expression = anchored
     }
 
     /// Whether the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
-        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        guard text.utf8.count <= subjectLimit else { return false }
+        return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
     public var description: String { pattern }

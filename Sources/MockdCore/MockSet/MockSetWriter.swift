@@ -8,8 +8,10 @@ public struct MockSetWriter: Sendable {
         self.root = root
     }
 
-    /// Writes the set. Files are first written to a hidden sibling folder, which is then renamed into
-    /// place; on any failure the temporary folder is removed and an existing set is left untouched.
+    /// Writes the set. Files are first written to a hidden sibling folder, which then takes the set's place in one
+    /// atomic step (`MockSetSwap`); on any failure the temporary folder is removed and an existing set is left
+    /// untouched, and a kill at any point leaves the old set or the new one in place (never none), with leftovers
+    /// removed at the next start or write (`MockSetRecovery`).
     ///
     /// The index is pretty-printed JSON with sorted keys, so the same build always gives identical bytes.
     /// - Parameters:
@@ -29,6 +31,8 @@ public struct MockSetWriter: Sendable {
                     "mock set '\(name)' already exists; pass --force to replace it (hand edits there would be lost)"
             )
         }
+        // Leftovers of an earlier interrupted write of this set go first (the caller reports a full recovery).
+        _ = MockSetRecovery.recover(root: root, set: name)
         let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         let staging = root.mocksURL.appendingPathComponent(".\(name).importing-\(unique)", isDirectory: true)
         let retired = root.mocksURL.appendingPathComponent(".\(name).replaced-\(unique)", isDirectory: true)
@@ -44,15 +48,16 @@ public struct MockSetWriter: Sendable {
                 try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try data.write(to: url)
             }
+            CrashPoint.reached("staged")
             if fileManager.fileExists(atPath: destination.path) {
-                try fileManager.moveItem(at: destination, to: retired)
-                do {
-                    try fileManager.moveItem(at: staging, to: destination)
-                } catch {
-                    try? fileManager.moveItem(at: retired, to: destination)
-                    throw error
+                // One atomic step where the file system allows (see `MockSetSwap`); the old set is removed after.
+                switch try MockSetSwap.replace(destination, with: staging, retired: retired) {
+                case .exchanged:
+                    CrashPoint.reached("exchanged")
+                    try? fileManager.removeItem(at: staging)
+                case .renamed:
+                    try? fileManager.removeItem(at: retired)
                 }
-                try? fileManager.removeItem(at: retired)
             } else {
                 try fileManager.moveItem(at: staging, to: destination)
             }

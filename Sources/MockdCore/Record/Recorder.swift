@@ -57,6 +57,10 @@ public final class Recorder: Sendable {
     private let announcer: @Sendable (FlushResult) -> Void
     /// Serialises flushes (a control API call and a signal may overlap).
     private let flushing = Mutex(())
+    /// Every exchange on disk as it completes (`RecordingSpool`), so a crash loses at most the one in flight.
+    /// Made with the first exchange (a recording of nothing writes nothing); `nil` inside when the file cannot be
+    /// created (the recording then lives in memory only, as before).
+    private let spool = Mutex<(made: Bool, spool: RecordingSpool?)>((false, nil))
 
     /// - Parameters:
     ///   - set: The mock set to write, `mocks/<set>/` under `root`.
@@ -79,6 +83,13 @@ public final class Recorder: Sendable {
         self.upstream = upstream
     }
 
+    /// Ends the recording after its final flush: the spool is deleted when everything recorded is in the HAR and
+    /// the set; otherwise it is kept for `RecordingSpool.recover` at the next `mockd record`.
+    public func finish() {
+        let (count, flushed) = state.withLock { ($0.exchanges.count, $0.flushed) }
+        if count == flushed { spool.withLock { $0.spool }?.remove() }
+    }
+
     /// The next arrival number, taken when a request is about to be forwarded.
     public func nextOrder() -> UInt64 {
         state.withLock { state in
@@ -93,6 +104,14 @@ public final class Recorder: Sendable {
             state.exchanges.append(exchange)
             if case .failure = exchange.result { state.failed += 1 }
         }
+        let spool = self.spool.withLock { state in
+            if !state.made {
+                state.made = true
+                state.spool = try? RecordingSpool(har: harURL, set: set, mode: existing, upstream: upstream)
+            }
+            return state.spool
+        }
+        spool?.append(exchange)
     }
 
     /// Exchanges recorded so far, and how many of them failed.

@@ -43,6 +43,20 @@ public final class Override: Sendable {
         self.state = state
     }
 
+    /// A copy under another id and position (a fresh `serial`, so it shares no cursor with this one): a runtime
+    /// stub is compiled before the session picks its id, and placed under the session's lock.
+    func placed(id: String, position: Int) -> Override {
+        Override(
+            id: id,
+            priority: priority,
+            position: position,
+            pattern: pattern,
+            steps: steps,
+            afterLast: afterLast,
+            rateLimit: rateLimit,
+            state: state
+        )
+    }
 }
 
 /// `rateLimit`: `limit` calls per `windowMs`, then 429 with `Retry-After`.

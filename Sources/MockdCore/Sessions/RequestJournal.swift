@@ -50,6 +50,13 @@ public final class RequestJournal: Sendable {
         case exchange(EngineOutcome.Exchange, sequence: Int, durationMs: Double)
         case entry(EntryBox)
 
+        var sequence: Int {
+            switch self {
+            case .entry(let box): return box.entry.sequence
+            case .exchange(_, let sequence, _): return sequence
+            }
+        }
+
         var entry: JournalEntry {
             switch self {
             case .entry(let box):
@@ -205,6 +212,37 @@ public final class RequestJournal: Sendable {
     public func snapshot() -> (entries: [JournalEntry], dropped: Int) {
         let (records, dropped) = state.withLock { ($0.inArrivalOrder, $0.dropped) }
         return (records.map(\.entry), dropped)
+    }
+
+    /// One page of the journal: the entries after sequence number `after` that pass `include`, at most `limit`
+    /// of them, in arrival order; whether more such entries follow; and how many were dropped for the limit.
+    ///
+    /// Only the records after `after` are turned into entries, and only until the page is full (plus one, to
+    /// know whether more follow), so reading a page of a full journal costs the page, not the journal.
+    /// - Complexity: O(n) in the journal's length for the copy of its record list under the lock, then
+    ///   O(`limit`) entries built when no filter drops any.
+    public func page(
+        after: Int,
+        limit: Int,
+        where include: (JournalEntry) -> Bool
+    ) -> (entries: [JournalEntry], more: Bool, dropped: Int) {
+        let (records, dropped) = state.withLock { ($0.inArrivalOrder, $0.dropped) }
+        // Sequence numbers grow in arrival order: find the first record after the cursor by bisection.
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = (low + high) / 2
+            if records[middle].sequence <= after { low = middle + 1 } else { high = middle }
+        }
+        var entries: [JournalEntry] = []
+        entries.reserveCapacity(min(limit, records.count - low))
+        for record in records[low...] {
+            let entry = record.entry
+            guard include(entry) else { continue }
+            if entries.count == limit { return (entries, true, dropped) }
+            entries.append(entry)
+        }
+        return (entries, false, dropped)
     }
 
     /// Empties the journal; numbering starts over.

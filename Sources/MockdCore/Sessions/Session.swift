@@ -110,8 +110,34 @@ public final class Session: Sendable {
         journal.clear()
     }
 
-    func addRuntimeStub(_ stub: RuntimeStub) {
-        change { $0.runtime.append(stub) }
+    /// Adds a runtime stub, or replaces the one with the same id, in one step under the session's lock.
+    ///
+    /// Without a `requestedID` the stub gets `runtime-N`, the first N from the number of runtime stubs + 1 up that
+    /// no runtime stub of the session holds, so parallel adds always get different ids and none is lost.
+    /// - Parameters:
+    ///   - override: The compiled stub; its id and position are replaced by the ones chosen here.
+    ///   - definition: The stub as posted, for listing.
+    ///   - requestedID: The id the caller asked for (`"id"` in the body), or `nil` for a generated one.
+    /// - Returns: The id the stub is kept under.
+    /// - Complexity: O(n) in the session's runtime stubs.
+    func addRuntimeStub(_ override: Override, definition: JSONValue, requestedID: String?) -> String {
+        change { core in
+            var id = requestedID ?? ""
+            if id.isEmpty {
+                let taken = Set(core.runtime.map(\.override.id))
+                var counter = core.runtime.count + 1
+                repeat {
+                    id = "runtime-\(counter)"
+                    counter += 1
+                } while taken.contains(id)
+            }
+            var runtime = core.runtime
+            runtime.removeAll { $0.override.id == id }
+            let placed = override.placed(id: id, position: runtime.count)
+            runtime.append(RuntimeStub(override: placed, definition: definition))
+            core.runtime = runtime
+            return id
+        }
     }
 
     /// - Returns: whether a stub with that id existed.

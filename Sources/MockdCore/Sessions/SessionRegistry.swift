@@ -4,8 +4,9 @@ import Synchronization
 /// The sessions of the daemon: the default one plus those created on first use.
 ///
 /// Creating a session is one small allocation. Sessions idle longer than `idleTimeoutMs` are removed when
-/// a new one is created; beyond `maxSessions` the least recently used one is removed. The default session
-/// is never removed.
+/// a new one is created; beyond `maxSessions` the least recently used one is removed, counted, logged
+/// (`onEvicted`) and remembered (`evictions`), so that its test is told (`410`) rather than handed a fresh, empty
+/// session. The default session is never removed.
 final class SessionRegistry: Sendable {
     static let defaultID = "default"
 
@@ -20,15 +21,22 @@ final class SessionRegistry: Sendable {
     let journalLimit: Int
     /// Monotonic ms (the engine's clock): when sessions were last used. Tests move a manual clock.
     let clock: @Sendable () -> Double
+    /// Sessions evicted by `maxSessions` (not those that expired idle): remembered ids and the count.
+    let evictions: SessionEvictions
+    /// Called (outside the registry's lock) for each session evicted by `maxSessions`.
+    let onEvicted: (@Sendable (SessionEviction) -> Void)?
 
     init(
         scenario: Scenario,
         maxSessions: Int,
         idleTimeoutMs: Double,
         journalLimit: Int,
-        clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds
+        clock: @escaping @Sendable () -> Double = MonotonicClock.milliseconds,
+        onEvicted: (@Sendable (SessionEviction) -> Void)? = nil
     ) {
         self.clock = clock
+        self.onEvicted = onEvicted
+        self.evictions = SessionEvictions(capacity: max(10_000, maxSessions))
         defaultSession = Session(
             id: SessionRegistry.defaultID,
             scenario: scenario,
@@ -52,9 +60,13 @@ final class SessionRegistry: Sendable {
     }
 
     /// The session `id` (the default one for `nil`), created with `scenario()` when new.
+    ///
+    /// Creating one past `maxSessions` evicts the least recently used session: it is remembered in `evictions`
+    /// and reported to `onEvicted`. The caller checks `eviction(of:)` first where an evicted id must be refused.
     func session(_ id: String?, create scenario: () -> Scenario) -> Session {
         guard let id, id != SessionRegistry.defaultID else { return defaultSession }
-        return sessions.withLock { sessions in
+        var evicted: String?
+        let session = sessions.withLock { sessions in
             if let existing = sessions[id] { return existing }
             expire(&sessions)
             if sessions.count >= maxSessions - 1,
@@ -63,11 +75,24 @@ final class SessionRegistry: Sendable {
                 })
             {
                 sessions.removeValue(forKey: oldest.id)
+                evicted = oldest.id
             }
             let session = Session(id: id, scenario: scenario(), journalLimit: journalLimit, nowMs: clock())
             sessions[id] = session
             return session
         }
+        if let evicted {
+            evictions.remember(evicted)
+            onEvicted?(SessionEviction(id: evicted, maxSessions: maxSessions))
+        }
+        return session
+    }
+
+    /// Why `id` is refused, when it names a session evicted by `maxSessions` and not started again.
+    @inline(__always)
+    func eviction(of id: String?) -> SessionEviction? {
+        guard let id, evictions.contains(id) else { return nil }
+        return SessionEviction(id: id, maxSessions: maxSessions)
     }
 
     /// An existing session, without creating one.
@@ -84,6 +109,7 @@ final class SessionRegistry: Sendable {
     /// Removes every session but the default one.
     func removeAll() {
         sessions.withLock { $0.removeAll() }
+        evictions.forgetAll()
     }
 
     private func expire(_ sessions: inout [String: Session]) {

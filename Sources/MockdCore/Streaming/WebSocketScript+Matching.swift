@@ -11,7 +11,9 @@ extension WebSocketMatch {
             guard let actual = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return false }
             return RequestPattern.jsonContains(actual, json)
         }
-        if let regex, let expression = try? NSRegularExpression(pattern: regex) {
+        if let regex, RegexGuard.problem(in: regex) == nil, RegexGuard.admits(text, pattern: regex),
+            let expression = try? NSRegularExpression(pattern: regex)
+        {
             return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
         }
         return false

@@ -29,6 +29,8 @@ enum WebSocketScriptCheck {
             if conditions != 1 { problems.append("replies[\(index)].when: give exactly one of text, json, regex, any") }
             if let regex = reply.when.regex, (try? NSRegularExpression(pattern: regex)) == nil {
                 problems.append("replies[\(index)].when.regex: not a valid regular expression")
+            } else if let regex = reply.when.regex, let problem = RegexGuard.problem(in: regex) {
+                problems.append("replies[\(index)].when.regex: regular expression '\(regex)' \(problem)")
             }
             check(reply.then, "replies[\(index)].then")
         }

@@ -182,6 +182,7 @@ struct ImportHAR: MockdCommand, Equatable {
             Output.error("mockd: --set '\(set)' is not a valid mock set name (use letters, digits, '.', '_' and '-')")
             return .usage
         }
+        for line in MockSetRecovery.recover(root: root).lines { Output.error(line) }
         let harURL = URL(fileURLWithPath: file)
         var importOptions = HARImportOptions(
             hosts: hosts,

@@ -83,6 +83,7 @@ struct ImportWireMock: MockdCommand, Equatable {
             Output.error("mockd: --set '\(set)' is not a valid mock set name (use letters, digits, '.', '_' and '-')")
             return .usage
         }
+        for line in MockSetRecovery.recover(root: root).lines { Output.error(line) }
         do {
             let located = try WireMockSource.locate(source)
             let result = try WireMockImporter.build(located, set: set, globalTemplating: globalTemplating)

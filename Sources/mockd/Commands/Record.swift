@@ -101,6 +101,26 @@ struct Record: MockdCommand, Equatable {
             Output.error("mockd: \(problem)")
             return .failure
         }
+        // Sets left half-replaced or leftovers of interrupted imports, from an earlier crash: fixed and said so.
+        for line in MockSetRecovery.recover(root: root).lines { Output.error(line) }
+        // A recording of this set interrupted by a crash: its spool becomes its HAR and set first.
+        let spoolFolders = Set(
+            [root.url.appendingPathComponent("recordings")]
+                + (har.map { [URL(fileURLWithPath: $0).deletingLastPathComponent()] } ?? [])
+        )
+        for folder in spoolFolders.sorted(by: { $0.path < $1.path }) {
+            do {
+                for recovery in try RecordingSpool.recover(in: folder, set: set, root: root) {
+                    Output.error(
+                        "mockd: recovered \(recovery.entries) exchange\(recovery.entries == 1 ? "" : "s") of an interrupted recording from \(recovery.spool) into \(recovery.har) and mocks/\(set)/"
+                    )
+                    Output.error(recovery.report)
+                }
+            } catch {
+                Output.error("mockd: \(error)")
+                return .failure
+            }
+        }
         let setURL = root.setURL(set)
         let existing: Recorder.ExistingSet
         if FileManager.default.fileExists(atPath: setURL.path) {

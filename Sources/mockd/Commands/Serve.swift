@@ -56,8 +56,8 @@ struct Serve: MockdCommand, Equatable {
           --max-body <b>          Largest request body in bytes; a bigger one gets 413 without being read.
                                   (default: 33554432, 32 MiB)
           --max-connections <n>   Open connections at most; more are refused at accept. (default: 10000)
-          --connection-timeout <s> Close a connection idle this many seconds (slow or stalled clients
-                                  included). (default: 60)
+          --connection-timeout <s> Close a connection idle this many seconds, or whose request (head and body)
+                                  has not arrived whole within it. (default: 60)
           --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight
                                   (latency included) this many seconds to finish; 0 cuts them at once. (default: 5)
           --on-miss <proxy|404>   What unmatched requests get: the engine's 404 naming the nearest stubs, or the
@@ -134,6 +134,8 @@ struct Serve: MockdCommand, Equatable {
             Output.error("mockd: \(problem)")
             return .failure
         }
+        // Sets left half-replaced or leftovers of interrupted imports, from an earlier crash: fixed and said so.
+        for line in MockSetRecovery.recover(root: root).lines { Output.error(line) }
         let scenario: Scenario
         do {
             scenario = try load(root: root)

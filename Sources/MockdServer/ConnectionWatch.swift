@@ -1,0 +1,218 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import MockdCore
+import Synchronization
+
+/// Bounds what a slow or surplus client can hold: the whole request (head and body) must arrive within the
+/// connection timeout, and a client beyond `--max-connections` is refused at once instead of waiting in the
+/// listen backlog.
+///
+/// libmicrohttpd 0.9.75 measures `MHD_OPTION_CONNECTION_TIMEOUT` as idle time only, so a client sending a header
+/// byte every second holds its connection forever; and once its connection limit is reached it stops polling the
+/// listening socket, so new clients hang until they give up. Here every connection is registered when it opens
+/// (`MHD_OPTION_NOTIFY_CONNECTION`) with its socket; a watch thread shuts down (`shutdown(2)`, which libmicrohttpd
+/// then sees as the client leaving) each one that has been receiving the same request for longer than the
+/// timeout. New connections past the limit are refused by the accept policy (closed at once: the client sees the
+/// connection reset or closed), and libmicrohttpd's own limit is set above ours so that it never stops accepting.
+final class ConnectionWatch: @unchecked Sendable {
+    /// One open connection, kept in libmicrohttpd's socket context.
+    final class Connection: @unchecked Sendable {  // seenPhase and seenAt: the watch thread only
+        let socket: Int32
+        /// The request number on this connection × 2, + 1 while the request is being answered (its head and body
+        /// are all in): written only by the connection's own libmicrohttpd thread, read by the watch thread.
+        let phase = Atomic<UInt64>(0)
+        /// The phase the watch thread last saw, and when (monotonic ns); only the watch thread touches these.
+        var seenPhase: UInt64 = .max
+        var seenAt: UInt64 = 0
+        /// Consecutive sweeps that found the client gone (EOF) with the phase unchanged; the watch thread only.
+        var sweepsAtEOF = 0
+
+        /// Set for a WebSocket: the reactor owns the socket from the upgrade on.
+        let exempted = Atomic<Bool>(false)
+
+        init(socket: Int32) {
+            self.socket = socket
+        }
+
+        /// No deadline any more (the connection became a WebSocket).
+        func exempt() {
+            exempted.store(true, ordering: .relaxed)
+        }
+
+        /// The whole request is in: no deadline while it is answered (latency, holds, streams, WebSockets).
+        @inline(__always)
+        func requestReceived() {
+            let current = phase.load(ordering: .relaxed)
+            phase.store(current | 1, ordering: .relaxed)
+        }
+
+        /// The exchange is over: the next request's deadline starts now.
+        @inline(__always)
+        func requestCompleted() {
+            let current = phase.load(ordering: .relaxed)
+            phase.store((current | 1) &+ 1, ordering: .relaxed)
+        }
+    }
+
+    let maxConnections: Int
+    let timeoutNanoseconds: UInt64
+    let logger: Logger
+    private let open = Atomic<Int>(0)
+    /// Open connections by address; the lock also keeps a socket from being closed while it is shut down.
+    private let connections = Mutex<[ObjectIdentifier: Connection]>([:])
+    private let timer: any DispatchSourceTimer
+    /// Connections refused at the limit and closed for a late request, for the log.
+    private let refused = Atomic<Int>(0)
+
+    /// - Parameters:
+    ///   - maxConnections: Connections kept open at most (`--max-connections`).
+    ///   - timeoutSeconds: How long a request may take to arrive whole (`--connection-timeout`); 0 for no limit.
+    init(maxConnections: Int, timeoutSeconds: Int, logger: Logger) {
+        self.maxConnections = max(1, maxConnections)
+        self.timeoutNanoseconds = UInt64(max(0, timeoutSeconds)) * 1_000_000_000
+        self.logger = logger
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "mockd.connection-watch"))
+        guard timeoutSeconds > 0 else { return }
+        // An eighth of the timeout, between 50 and 500 ms: a late request is cut within the timeout + 500 ms.
+        let interval = min(500, max(50, timeoutSeconds * 125))
+        sweepsBeforeClosingHalfClosed = max(2, 2000 / interval)
+        timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
+        timer.setEventHandler { [weak self] in self?.sweep() }
+        timer.resume()
+    }
+
+    deinit {
+        timer.cancel()
+    }
+
+    /// libmicrohttpd's own connection limit: far enough above ours (per worker thread) that it never stops
+    /// accepting before the accept policy refuses.
+    static func daemonLimit(maxConnections: Int, threads: Int) -> Int {
+        (maxConnections + 64) * max(1, threads)
+    }
+
+    /// The accept policy: refuse once `maxConnections` are open.
+    func admits() -> Bool {
+        if open.load(ordering: .relaxed) < maxConnections { return true }
+        let count = refused.add(1, ordering: .relaxed).newValue
+        // One line for the first refusal, then one per 1,000, so a flood does not flood the log.
+        if count == 1 || count % 1000 == 0 {
+            logger.warning(
+                "refused a connection: --max-connections (\(maxConnections)) are open (\(count) refused so far)"
+            )
+        }
+        return false
+    }
+
+    /// `MHD_OPTION_NOTIFY_CONNECTION`.
+    func notify(
+        _ connection: OpaquePointer?,
+        context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+        code: MHD_ConnectionNotificationCode
+    ) {
+        guard let context else { return }
+        if code == .CONNECTION_NOTIFY_STARTED {
+            let socket = connection.map { CMicroHTTPD_connectionSocket($0) } ?? -1
+            let watched = Connection(socket: socket)
+            open.add(1, ordering: .relaxed)
+            connections.withLock { $0[ObjectIdentifier(watched)] = watched }
+            context.pointee = Unmanaged.passRetained(watched).toOpaque()
+        } else if let pointer = context.pointee {
+            let watched = Unmanaged<Connection>.fromOpaque(pointer)
+            // Removed before libmicrohttpd closes the socket, under the lock the sweep shuts sockets down with.
+            _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(watched.takeUnretainedValue())) }
+            open.subtract(1, ordering: .relaxed)
+            watched.release()
+            context.pointee = nil
+        }
+    }
+
+    /// The watched connection of `connection`, as the raw pointer kept in libmicrohttpd's socket context (nil
+    /// before it is registered, which does not happen in practice). Raw, and used through the helpers below, so a
+    /// request pays no reference counting for it.
+    @inline(__always)
+    static func connection(of connection: OpaquePointer) -> UnsafeMutableRawPointer? {
+        CMicroHTTPD_connectionSocketContext(connection)
+    }
+
+    /// `Connection.requestReceived()` on a pointer from `connection(of:)`.
+    @inline(__always)
+    static func requestReceived(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.requestReceived() }
+    }
+
+    /// `Connection.requestCompleted()` on a pointer from `connection(of:)`.
+    @inline(__always)
+    static func requestCompleted(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.requestCompleted() }
+    }
+
+    /// `Connection.exempt()` on a pointer from `connection(of:)`.
+    static func exempt(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.exempt() }
+    }
+
+    /// Sweeps in a row (2 s) that must find a connection's client gone, with no request in it, before it is closed:
+    /// libmicrohttpd 0.9.75 (edge-triggered epoll) can miss the end of a stream that arrives in the same read as
+    /// the last bytes (junk after a request, a request line it skips), and then holds the connection until the
+    /// idle timeout. Two seconds leave a worker busy elsewhere time to read a request it has buffered but not
+    /// yet handed over.
+    private(set) var sweepsBeforeClosingHalfClosed = 8
+
+    /// Whether the client has closed its side and nothing unread is left in the socket (`recv` with `MSG_PEEK`
+    /// returns 0); never consumes a byte.
+    static func peerHasClosed(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
+    }
+
+    /// Shuts down every connection whose current request has been arriving for longer than the timeout, and
+    /// every one whose client left with nothing to answer (see `sweepsBeforeClosingHalfClosed`).
+    private func sweep() {
+        let now = RequestContext.monotonicNanoseconds()
+        var cut = 0
+        var halfClosed = 0
+        connections.withLock { connections in
+            for watched in connections.values {
+                let phase = watched.phase.load(ordering: .relaxed)
+                if watched.exempted.load(ordering: .relaxed) { continue }
+                if phase != watched.seenPhase {
+                    watched.seenPhase = phase
+                    watched.seenAt = now
+                    watched.sweepsAtEOF = 0
+                    continue
+                }
+                if phase & 1 == 0, watched.socket >= 0, ConnectionWatch.peerHasClosed(watched.socket) {
+                    watched.sweepsAtEOF += 1
+                    if watched.sweepsAtEOF == sweepsBeforeClosingHalfClosed {
+                        shutdown(watched.socket, Int32(SHUT_RDWR))
+                        halfClosed += 1
+                    }
+                    continue
+                }
+                watched.sweepsAtEOF = 0
+                guard phase & 1 == 0, now - watched.seenAt > timeoutNanoseconds, watched.socket >= 0 else { continue }
+                shutdown(watched.socket, Int32(SHUT_RDWR))
+                // Not again: libmicrohttpd closes the connection on its next read.
+                watched.seenAt = .max / 2
+                cut += 1
+            }
+        }
+        if halfClosed > 0 {
+            logger.info(
+                "closed \(halfClosed) connection\(halfClosed == 1 ? "" : "s") its client had half-closed with no "
+                    + "request left to answer"
+            )
+        }
+        if cut > 0 {
+            logger.warning(
+                "closed \(cut) connection\(cut == 1 ? "" : "s") whose request did not arrive whole within "
+                    + "--connection-timeout (\(timeoutNanoseconds / 1_000_000_000) s)"
+            )
+        }
+    }
+}
