@@ -15,6 +15,8 @@ struct ServerFlags: Equatable {
     /// `--insecure-control` (or `MOCKD_INSECURE_CONTROL=1`): serve the control API without a token on a non-loopback
     /// address, knowingly (a CI job's private network).
     var insecureControl = false
+    /// `--summary FILE`: at shutdown, the coverage of every session (stubs and overrides never used) as JSON.
+    var summaryFile: String?
     /// Largest request body, in bytes.
     var maxBodyBytes = 32 * 1024 * 1024
     /// On SIGTERM/SIGINT, how long requests in flight may take to finish, in seconds.
@@ -41,6 +43,7 @@ struct ServerFlags: Equatable {
         case "--quiet": quiet = true
         case "--control-token": controlToken = try reader.value(for: flag)
         case "--insecure-control": insecureControl = true
+        case "--summary": summaryFile = try reader.value(for: flag)
         case "--shutdown-timeout": shutdownTimeoutSeconds = try reader.seconds(for: flag, in: 0...3600)
         case "--max-body": maxBodyBytes = try reader.integer(for: flag, in: 0...4_294_967_296)
         case "--upstream": upstream.origin = try Self.upstreamOrigin(try reader.value(for: flag))

@@ -58,6 +58,15 @@ enum ServerLifecycle {
             proxy = UpstreamProxy(client: client, recorder: recorder)
         }
 
+        if let summary = flags.summaryFile {
+            let folder = URL(fileURLWithPath: summary).deletingLastPathComponent().path
+            guard access(folder, W_OK) == 0 else {
+                Output.error(
+                    "mockd: --summary \(summary): cannot write in \(folder) (\(String(cString: strerror(errno))))"
+                )
+                return .failure
+            }
+        }
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
         let portSource = flags.portSource
         let hostSource = flags.hostSource
@@ -145,6 +154,7 @@ enum ServerLifecycle {
         }
         // Exchanges still waiting on the upstream end (as failures, recorded) before the recording is written.
         proxy?.stop()
+        if let summary = flags.summaryFile, !writeSummary(engine, to: summary) { return .failure }
         if let recorder {
             do {
                 recorder.announce(try recorder.flush())
@@ -155,6 +165,30 @@ enum ServerLifecycle {
             }
         }
         return .success
+    }
+
+    /// Writes the coverage summary (`--summary`) and says in one line what was never used.
+    private static func writeSummary(_ engine: MockEngine, to path: String) -> Bool {
+        let data = engine.coverageSummary()
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            Output.error("mockd: --summary \(path): \(error.localizedDescription)")
+            return false
+        }
+        let scenarios =
+            ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])
+            .flatMap { ($0["overall"] as? [String: Any])?["scenarios"] as? [[String: Any]] } ?? []
+        let parts = scenarios.map { scenario -> String in
+            let stubs = scenario["stubs"] as? [String: Any] ?? [:]
+            let overrides = scenario["overrides"] as? [String: Any] ?? [:]
+            let unusedStubs = (stubs["total"] as? Int ?? 0) - (stubs["used"] as? Int ?? 0)
+            let unusedOverrides = (overrides["total"] as? Int ?? 0) - (overrides["used"] as? Int ?? 0)
+            return
+                "\(scenario["scenario"] ?? "?"): \(unusedStubs) of \(stubs["total"] ?? 0) stubs and \(unusedOverrides) of \(overrides["total"] ?? 0) overrides never used"
+        }
+        Output.error("mockd: coverage written to \(path): " + parts.joined(separator: "; "))
+        return true
     }
 
     private static func requests(_ count: Int) -> String {

@@ -78,6 +78,8 @@ struct HelpTextTests {
           --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*). (default: none;
                                   required with a non-loopback --host)
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
+          --summary <file>        At shutdown, write every session's coverage (stubs and overrides never used) as
+                                  JSON to <file>, and one line saying how many.
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
@@ -179,6 +181,7 @@ struct HelpTextTests {
           --threads <n>           Worker threads. (default: one per core)
           --control-token <t>     Require `Authorization: Bearer <t>` on /__mockd/*.
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
+          --summary <file>        At shutdown, write every session's coverage (stubs never used) as JSON to <file>.
           --shutdown-timeout <s>  On SIGINT/SIGTERM, give requests in flight this long before writing. (default: 5)
           --max-body <b>          Largest request body in bytes. (default: 33554432)
           --quiet                 Do not log a line per request.

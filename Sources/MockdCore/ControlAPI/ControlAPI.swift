@@ -41,6 +41,15 @@ struct ControlAPI {
         Route(method: "GET", path: "journal") { api, call in api.journal(call) },
         Route(method: "GET", path: "journal.har") { api, call in api.journalHAR(call) },
         Route(method: "GET", path: "unmatched") { api, call in api.unmatched(call) },
+        Route(method: "GET", path: "coverage") { api, call in
+            ControlAPI.json(
+                200,
+                [
+                    "session": CoverageReport.session(call.session),
+                    "overall": CoverageReport.overall(api.engine.sessions.all),
+                ]
+            )
+        },
         Route(method: "POST", path: "verify") { api, call in api.verify(call) },
         Route(method: "GET", path: "sessions") { api, call in api.listSessions(call) },
         Route(method: "POST", path: "reload") { api, call in api.reload(call) },

@@ -58,6 +58,7 @@ struct Record: MockdCommand, Equatable {
           --threads <n>           Worker threads. (default: one per core)
           --control-token <t>     Require `Authorization: Bearer <t>` on /__mockd/*.
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
+          --summary <file>        At shutdown, write every session's coverage (stubs never used) as JSON to <file>.
           --shutdown-timeout <s>  On SIGINT/SIGTERM, give requests in flight this long before writing. (default: 5)
           --max-body <b>          Largest request body in bytes. (default: 33554432)
           --quiet                 Do not log a line per request.

@@ -47,6 +47,8 @@ struct Serve: MockdCommand, Equatable {
           --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*). (default: none;
                                   required with a non-loopback --host)
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
+          --summary <file>        At shutdown, write every session's coverage (stubs and overrides never used) as
+                                  JSON to <file>, and one line saying how many.
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
