@@ -54,15 +54,31 @@ struct KeyFidelityTests {
                     contentType: "application/x-protobuf",
                     answer: "two"
                 ),
+                HAR.entry(
+                    "POST",
+                    "https://api.test/v1/messages",
+                    requestHeaders: json,
+                    body: #"{"text":"hi","clientId":"a1"}"#,
+                    text: #"{"id":1}"#
+                ),
+                HAR.entry(
+                    "POST",
+                    "https://api.test/v1/messages",
+                    requestHeaders: json,
+                    body: #"{"text":"hi","clientId":"b2"}"#,
+                    text: #"{"id":2}"#
+                ),
             ],
             to: har
         )
-        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "keys", "--root", root.path])
+        let imported = try ProcessRunner.mockd([
+            "import-har", har.path, "--set", "keys", "--root", root.path, "--ignore-body-field", "clientId",
+        ])
         try #require(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("  stubs written:  7 (8 responses, 1 sequence)"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("  stubs written:  8 (10 responses, 2 sequences)"), "\(imported.stdout)")
         #expect(
             imported.stdout.contains(
-                "  sequences of requests that differed (only in what the key leaves out):\n    entry 3 answers as a later step of entry 2's GET /v1/feed although its query differed (_=1764633600002 vs _=1764633600001); the set's normalize rules leave that out\n"
+                "  sequences of requests that differed (only in what the key leaves out):\n    entry 3 answers as a later step of entry 2's GET /v1/feed although its query (_=1764633600002 vs _=1764633600001) differed; the set's normalize rules leave that out\n    entry 9 answers as a later step of entry 8's POST /v1/messages although its body (in fields the rules leave out) differed; the set's normalize rules leave that out\n"
             ),
             "\(imported.stdout)"
         )

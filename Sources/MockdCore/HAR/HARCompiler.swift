@@ -345,10 +345,24 @@ public struct HARCompiler {
         let keepHosts = report.keptHosts.count > 1 && !options.flattenHosts
         var groups = ordered
         for group in groups where group.entries.count > 1 {
-            let first = group.entries[0].entry
-            for later in group.entries.dropFirst() where sentQueries[later.entry] != sentQueries[first] {
+            // Entries are one sequence when their canonical bodies agree: the first entry of each body is the one
+            // later entries are compared with.
+            var firstByBody: [Data: (entry: Int, bytes: Data)] = [:]
+            for later in group.entries {
+                guard let first = firstByBody[later.body.canonical] else {
+                    firstByBody[later.body.canonical] = (later.entry, later.body.bytes)
+                    continue
+                }
+                var differed: [String] = []
+                if sentQueries[later.entry] != sentQueries[first.entry] {
+                    differed.append(
+                        "its query (\(sentQueries[later.entry] ?? "") vs \(sentQueries[first.entry] ?? ""))"
+                    )
+                }
+                if later.body.bytes != first.bytes { differed.append("its body (in fields the rules leave out)") }
+                guard !differed.isEmpty else { continue }
                 report.sequenceNotes.append(
-                    "entry \(later.entry) answers as a later step of entry \(first)'s \(group.key.method) \(group.key.path) although its query differed (\(sentQueries[later.entry] ?? "") vs \(sentQueries[first] ?? "")); the set's normalize rules leave that out"
+                    "entry \(later.entry) answers as a later step of entry \(first.entry)'s \(group.key.method) \(group.key.path) although \(differed.joined(separator: " and ")) differed; the set's normalize rules leave that out"
                 )
             }
         }
