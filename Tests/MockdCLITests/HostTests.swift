@@ -269,4 +269,49 @@ struct HostTests {
             #expect(responses.map(\.text).prefix(2) == [#"{"service":"cdn","v":2}"#, #"{"service":"api"}"#])
         }
     }
+
+    /// After a hostile review: a client reaching mockd by a non-loopback name (the Android emulator's 10.0.2.2, a
+    /// LAN address, a compose service) names no recorded host; a path naming a host twice, a verify host that is not
+    /// a host and an origin that is not an origin are refused with one line.
+    @Test func clientsOnOtherAddressesAndBadHostInput() throws {
+        try withImportedSet { root in
+            let daemon = try RunningDaemon(["--set", "shop", "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            let base = daemon.baseURL
+            let responses = try Curl.batch([
+                CurlRequest(url: base + "/img/1.png", headers: [("Host", "10.0.2.2:\(daemon.port)")]),
+                CurlRequest(url: base + "/v1/old-profile", headers: [("Host", "mockd:\(daemon.port)")]),
+                CurlRequest(url: base + "/__host/cdn.shop.test/__host/api.shop.test/v1/status"),
+                CurlRequest(
+                    method: "POST",
+                    url: base + "/__mockd/verify",
+                    body: Data(#"{"path": "/v1/status", "host": "https://cdn.shop.test", "count": 0}"#.utf8)
+                ),
+                CurlRequest(url: base + "/v1/old-profile", headers: [("Host", #"127.0.0.1"x"#)]),
+            ])
+            #expect(responses.map(\.status) == [200, 302, 400, 400, 302])
+            // The rewritten URL uses the address the client reached mockd at.
+            #expect(responses[1].header("Location") == "http://mockd:\(daemon.port)/__host/api.shop.test/v1/profile")
+            #expect(responses[2].text.contains("the path names a host twice"))
+            #expect(
+                responses[3].text.contains(
+                    #"\"host\" must be a host[:port] such as \"api.example.com\" (no scheme or path)"#
+                )
+            )
+            // A Host that is not host[:port] is never written into a body or header.
+            #expect(responses[4].header("Location") == "https://api.shop.test/v1/profile")
+        }
+        try withImportedSet { root in
+            let indexURL = root.appendingPathComponent("mocks/shop/index.json")
+            let index = try String(contentsOf: indexURL, encoding: .utf8)
+            try index.replacingOccurrences(of: #""https://api.shop.test""#, with: #""https://api.shop.test/""#)
+                .write(to: indexURL, atomically: true, encoding: .utf8)
+            let result = try ProcessRunner.mockd(["--set", "shop", "--root", root.path, "--port", "0"])
+            #expect(result.status == 1)
+            #expect(
+                result.stderr
+                    == "mockd: mocks/shop/index.json: origins[0]: 'https://api.shop.test/' is not an origin: write http(s)://host[:port], with no path (https://api.example.com)\n"
+            )
+        }
+    }
 }

@@ -70,6 +70,7 @@ struct MCPTests {
                     out["lint_set"] = await call("lint_set", {"set": "agent", "root": root})
                     out["validate_scenario"] = await call("validate_scenario", {"name": "s", "root": root})
                     out["wrong_type"] = await call("read_journal", {"limit": "ten"})
+                    out["out_of_range"] = await call("read_journal", {"limit": 99999999999999999999999})
                     out["unknown_argument"] = await call("reset", {"sesion": "t1"})
                     out["bad_session"] = await call("reset", {"session": "a b"})
                     print(json.dumps(out))
@@ -148,6 +149,11 @@ struct MCPTests {
         #expect(
             tool("wrong_type").isError
                 && tool("wrong_type").value as? String == #"read_journal: "limit" must be an integer"#
+        )
+        #expect(
+            tool("out_of_range").isError
+                && tool("out_of_range").value as? String
+                    == #"read_journal: "limit" must be a whole number from 1 to 10000"#
         )
         #expect(tool("unknown_argument").value as? String == #"reset: unknown argument "sesion" (known: session)"#)
         #expect(tool("bad_session").isError)

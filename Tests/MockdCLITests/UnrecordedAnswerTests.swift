@@ -105,13 +105,14 @@ struct UnrecordedAnswerTests {
                 CurlRequest(url: base + "/v1/banner"),
                 CurlRequest(url: base + "/app.css"),
                 CurlRequest(url: base + "/app.css", headers: [("If-None-Match", #""v1""#)]),
+                CurlRequest(url: base + "/app.css", headers: [("If-None-Match", #""other""#)]),
                 CurlRequest(method: "HEAD", url: base + "/v1/poll"),
                 CurlRequest(url: base + "/v1/poll"),
                 CurlRequest(method: "HEAD", url: base + "/v1/poll"),
                 CurlRequest(url: base + "/v1/poll"),
                 CurlRequest(url: base + "/v1/digest"),
             ])
-            #expect(responses.map(\.status) == [404, 404, 404, 304, 200, 200, 200, 200, 200])
+            #expect(responses.map(\.status) == [404, 404, 404, 304, 404, 200, 200, 200, 200, 200])
             #expect(
                 responses[0].text.contains(
                     #""message" : "stub 'GET_v1_avatar' has no answer the recording can justify: body not recorded: HAR entry 0 says 5120 bytes but holds no text (re-record, or import with --missing-bodies empty to serve it empty)""#
@@ -121,16 +122,16 @@ struct UnrecordedAnswerTests {
             #expect(responses[1].text.contains(#""error" : "unmatched""#))
             #expect(
                 responses[2].text.contains(
-                    "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request (If-None-Match, If-Modified-Since) gets the 304"
+                    "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request whose validator matches the recorded one (If-None-Match, If-Modified-Since) gets the 304"
                 )
             )
             #expect(responses[3].header("ETag") == #""v1""#)
             // A HEAD leaves the GET sequence where it was.
-            #expect(responses[5].text == #"{"step":1}"#)
-            #expect(responses[7].text == #"{"step":2}"#)
+            #expect(responses[6].text == #"{"step":1}"#)
+            #expect(responses[8].text == #"{"step":2}"#)
             // Hex text from a producer other than Polly.js is the body itself, byte for byte.
-            #expect(responses[8].text == "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
-            #expect(responses[8].headers(named: "X-Empty") == [""])
+            #expect(responses[9].text == "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+            #expect(responses[9].headers(named: "X-Empty") == [""])
         }
     }
 
@@ -179,5 +180,29 @@ struct UnrecordedAnswerTests {
         #expect(responses[0].headers(named: "Content-Length") == ["48213"])
         #expect(responses[0].body.isEmpty)
         #expect(responses[1].text == #"{"me":1}"#)
+    }
+
+    /// A HEAD is answered by whatever answers the GET (RFC 9110 §9.3.2): a runtime stub, not the recorded stub.
+    @Test func aHeadGoesWhereTheGetGoes() throws {
+        try imported { root, _ in
+            let daemon = try RunningDaemon(["--set", "app", "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            let added = try Curl.send(
+                CurlRequest(
+                    method: "POST",
+                    url: daemon.baseURL + "/__mockd/stubs",
+                    body: Data(
+                        #"{"match": {"method": "GET", "path": "/v1/digest"}, "status": 503, "body": "down"}"#.utf8
+                    )
+                )
+            )
+            #expect(added.status == 201)
+            let responses = try Curl.batch([
+                CurlRequest(url: daemon.baseURL + "/v1/digest"),
+                CurlRequest(method: "HEAD", url: daemon.baseURL + "/v1/digest"),
+            ])
+            #expect(responses.map(\.status) == [503, 503])
+            #expect(responses[1].headers(named: "Content-Length") == ["4"])
+        }
     }
 }

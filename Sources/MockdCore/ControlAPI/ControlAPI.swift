@@ -411,8 +411,14 @@ struct ControlAPI {
                 #"give "count" (exactly) or "atLeast", a whole number from 0 to 1000000000"#
             )
         }
-        if body["host"] != nil, (body["host"] as? String)?.isEmpty != false {
-            return ControlAPI.error(400, "bad_request", #""host" must be a host name such as "api.example.com""#)
+        if body["host"] != nil,
+            (body["host"] as? String).map({ !$0.isEmpty && OriginRewrite.isAuthority(Substring($0)) }) != true
+        {
+            return ControlAPI.error(
+                400,
+                "bad_request",
+                #""host" must be a host[:port] such as "api.example.com" (no scheme or path)"#
+            )
         }
         let host = (body["host"] as? String).map(HostName.normalized)
         let normalized = RequestKey.normalizePath(path)

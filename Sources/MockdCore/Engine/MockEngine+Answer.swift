@@ -45,9 +45,17 @@ extension MockEngine {
             ? MockEngine.requestHost(request, key: key, in: scenario.index) : nil
         // An override with a state rule matches only in its required state; `admits` checks and moves the
         // state machine atomically, and runs only for the override that otherwise matches.
+        // A HEAD is answered by whatever answers the GET (RFC 9110 §9.3.2), overrides and runtime stubs included.
+        let asGet =
+            request.method == "HEAD"
+            ? HTTPRequest(method: "GET", target: request.target, headers: request.headers, body: request.body) : nil
+        func fits(_ override: Override) -> Bool {
+            if override.pattern.matches(request, key: key, host: host) { return true }
+            guard let asGet else { return false }
+            return override.pattern.matches(asGet, key: key.with(method: "GET"), host: host)
+        }
         let matchedOverride =
-            runtime.first { $0.pattern.matches(request, key: key, host: host) && state.admits($0) }
-            ?? scenario.overrides.first { $0.pattern.matches(request, key: key, host: host) && state.admits($0) }
+            runtime.first { fits($0) && state.admits($0) } ?? scenario.overrides.first { fits($0) && state.admits($0) }
         if let override = matchedOverride {
             return planOverride(
                 override,
@@ -68,10 +76,10 @@ extension MockEngine {
         return unmatched(request, scenario: scenario, runtime: runtime, reason: nil, states: state)
     }
 
-    /// The recorded host `request` is for: the one it names (`HostRouting.host(of:)`), else the only host whose
+    /// The recorded host `request` is for: the one it names (`StubIndex.namedHost(of:)`), else the only host whose
     /// stubs have its key, else `nil`.
     static func requestHost(_ request: HTTPRequest, key: RequestKey, in index: StubIndex) -> String? {
-        HostRouting.host(of: request) ?? index.soleRecordedHost(of: key)
+        index.namedHost(of: request) ?? index.soleRecordedHost(of: key)
     }
 
     /// The scheme `request` reached the daemon with: `X-Forwarded-Proto`, else what the port it names serves.
@@ -229,7 +237,8 @@ extension MockEngine {
             )
         }
         if let unjustified = response.unjustified,
-            !(unjustified.conditionalOnly && ConditionalRequest.isConditional(request))
+            // A recorded-only-304 answers a request whose validators match its own (the client's copy is current).
+            !(unjustified.conditionalOnly && ConditionalRequest.isNotModified(request, response))
         {
             return unmatched(
                 request,
@@ -257,7 +266,7 @@ extension MockEngine {
             recipe: defaults,
             call: taken.call,
             slot: slot,
-            host: host.isEmpty ? HostRouting.host(of: request) : host
+            host: host.isEmpty ? scenario.index.namedHost(of: request) : host
         )
     }
 

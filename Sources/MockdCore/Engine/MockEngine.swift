@@ -137,7 +137,16 @@ public final class MockEngine: Sendable {
         case .failure(let error):
             return .refusedSession(MockEngine.invalidSession(error.id))
         case .success(let id):
-            HostRouting.strip(&request)
+            if request.routedHost == nil { HostRouting.strip(&request) }
+            if request.hasReservedPrefix, request.target.hasPrefix(HostRouting.pathPrefix) {
+                return .refusedSession(
+                    .jsonError(
+                        status: 400,
+                        code: "bad_request",
+                        message: "the path names a host twice (/__host/NAME/ once, before or after /__session/ID/)"
+                    )
+                )
+            }
             guard let id, id != SessionRegistry.defaultID else { return .session(.defaultSession) }
             if let eviction = sessions.eviction(of: id) { return .refusedSession(eviction.response) }
             let session = sessions.session(id) { catalog.startup }

@@ -58,7 +58,7 @@ public enum NearMissCalculator {
     /// - Complexity: O(n) in the number of stubs; it runs only for requests that matched nothing.
     public static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int = 3) -> [NearMiss] {
         let key = index.key(for: request)
-        let requestHost = index.hasHostKeys ? HostRouting.host(of: request) : nil
+        let requestHost = index.hasHostKeys ? index.namedHost(of: request) : nil
         // Bounded work per stub, so a hostile 10,000-segment path or query cannot stall the daemon: distances
         // look at the first 64 segments and pairs (equality still compares everything).
         let requestPairs = Set(

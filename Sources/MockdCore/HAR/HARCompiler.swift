@@ -435,7 +435,7 @@ public struct HARCompiler {
                     for step in variant.responses.indices {
                         variant.responses[step].conditionalOnly = true
                         variant.responses[step].miss =
-                            "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request (If-None-Match, If-Modified-Since) gets the 304"
+                            "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request whose validator matches the recorded one (If-None-Match, If-Modified-Since) gets the 304"
                     }
                 }
                 let id = namer.uniqueID(for: group.key)

@@ -248,6 +248,9 @@ public struct Redactor {
             } else {
                 // Inside a longer string: replace just the secret, as raw text (secrets of these shapes hold no
                 // character JSON escapes, so they appear in the body exactly as here, whatever the producer's escaping).
+                // A card number's digits also appear in numbers and keys, where raw text replacement would break the
+                // JSON: a string holding one is replaced as a whole string literal.
+                let wholeString = findings.contains { $0.placeholder == "card" }
                 let nsString = string as NSString
                 for finding in findings {
                     let secret = nsString.substring(with: finding.range)
@@ -255,9 +258,12 @@ public struct Redactor {
                         "\(location): \(finding.what)\(key.map { " in field \($0)" } ?? "") → \(Redactor.shown(finding))",
                         entry: entry
                     )
-                    if !replacements.contains(where: { $0.old == secret }) {
+                    if !wholeString, !replacements.contains(where: { $0.old == secret }) {
                         replacements.append((secret, finding.replacement, false))
                     }
+                }
+                if wholeString, !replacements.contains(where: { $0.old == string }) {
+                    replacements.append((string, SecretPatterns.redacted(string).text, true))
                 }
                 return
             }

@@ -43,6 +43,8 @@ public final class StubIndex: Sendable {
     /// did. A request that names no host is answered by that host's stubs; where hosts collide it must name one.
     /// Empty unless `hasHostKeys`.
     private let recordedHosts: [RequestKey: String]
+    /// Every host that recorded a host-keyed stub: a `Host` header names an upstream only when it is one of these.
+    let recordedHostNames: Set<String>
 
     /// Builds the index from mock sets layered in order; a later stub with the same key and constraints
     /// replaces an earlier one in place.
@@ -113,10 +115,12 @@ public final class StubIndex: Sendable {
         self.groups = builder.groups
         self.normalizer = normalizer
         var recordedHosts: [RequestKey: String] = [:]
+        var hostNames: Set<String> = []
         if hasHostKeys {
             for ordinal in stubs.indices {
                 let key = routeKeys.isEmpty ? stubs[ordinal].key : routeKeys[ordinal]
                 guard !key.host.isEmpty else { continue }
+                hostNames.insert(key.host)
                 let hostless = key.with(host: "")
                 if let known = recordedHosts[hostless] {
                     if known != key.host { recordedHosts[hostless] = "" }
@@ -126,6 +130,13 @@ public final class StubIndex: Sendable {
             }
         }
         self.recordedHosts = recordedHosts
+        self.recordedHostNames = hostNames
+    }
+
+    /// The recorded host `request` names (`HostRouting.host(of:recordedHosts:)`), `nil` when it names none.
+    func namedHost(of request: HTTPRequest) -> String? {
+        guard hasHostKeys else { return HostRouting.explicitHost(of: request) }
+        return HostRouting.host(of: request, recordedHosts: recordedHostNames)
     }
 
     /// The host a request for `key` is meant for when it names none: the only host that recorded `key`, or `nil`
@@ -224,7 +235,7 @@ public final class StubIndex: Sendable {
     /// stubs of the one host that recorded its key.
     func match(_ request: HTTPRequest, key: RequestKey) -> Int? {
         guard hasHostKeys else { return matchRoute(request, key: key) }
-        if let host = HostRouting.host(of: request) {
+        if let host = namedHost(of: request) {
             return matchRoute(request, key: key.with(host: host)) ?? matchRoute(request, key: key)
         }
         if let hit = matchRoute(request, key: key) { return hit }

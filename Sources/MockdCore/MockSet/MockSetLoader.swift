@@ -75,6 +75,15 @@ public struct MockSetLoader: Sendable {
                 message: "'\(file.acceptMatching!)' is not one of \"negotiate\", \"exact\""
             )
         }
+        for (position, origin) in (file.origins ?? []).enumerated() where !OriginRewrite.isOrigin(origin) {
+            throw ConfigError(
+                .invalidValue,
+                file: indexName,
+                jsonPath: "origins[\(position)]",
+                message:
+                    "'\(origin)' is not an origin: write http(s)://host[:port], with no path (https://api.example.com)"
+            )
+        }
         let normalize = file.normalize ?? RequestNormalization()
         if let problem = normalize.problems().first {
             throw ConfigError(

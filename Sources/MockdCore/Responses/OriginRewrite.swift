@@ -116,7 +116,7 @@ struct OriginRewrite: Sendable {
     /// The base a recorded origin's URLs get for `request`, e.g. `http://127.0.0.1:8080/__session/t1`, with
     /// `/__host/NAME` appended per host by `rewrite`; `nil` when the request's URLs must stay as recorded.
     static func mockBase(for request: HTTPRequest, scheme: String, recordedHosts: (String) -> Bool) -> String? {
-        guard let host = request.headers["host"]?.trimming([" ", "\t"]), !host.isEmpty,
+        guard let host = request.headers["host"]?.trimming([" ", "\t"]), !host.isEmpty, isAuthority(Substring(host)),
             !recordedHosts(HostName.normalized(host))
         else { return nil }
         return "\(scheme)://\(host)" + (request.routedSession.map { ReservedPrefix.session + $0 } ?? "")
@@ -143,6 +143,49 @@ struct OriginRewrite: Sendable {
         guard copied > 0 else { return data }
         output.append(data[(data.startIndex + copied)...])
         return output
+    }
+
+    /// Whether `text` is an origin a set may list: `http://` or `https://`, a host name or IP literal, an optional
+    /// port (1–65535), nothing else (RFC 6454 §6.1).
+    static func isOrigin(_ text: String) -> Bool {
+        let lower = text.asciiLowercased
+        guard let schemeEnd = lower.range(of: "://"), ["http", "https"].contains(lower[..<schemeEnd.lowerBound]) else {
+            return false
+        }
+        return isAuthority(lower[schemeEnd.upperBound...])
+    }
+
+    /// `host[:port]` as RFC 3986 §3.2.2 allows it in practice: letters, digits, `-`, `.`, or a bracketed IPv6
+    /// literal, then an optional port of 1–65535.
+    static func isAuthority(_ text: Substring) -> Bool {
+        var host = text
+        var port: Substring?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            let literal = host[host.index(after: host.startIndex)..<close]
+            guard !literal.isEmpty, literal.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                return false
+            }
+            let rest = host[host.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return false }
+                port = rest.dropFirst()
+            }
+        } else {
+            if let colon = host.lastIndex(of: ":") {
+                port = host[host.index(after: colon)...]
+                host = host[..<colon]
+            }
+            guard !host.isEmpty,
+                host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." })
+            else { return false }
+        }
+        if let port {
+            guard let number = Int(port), (1...65535).contains(number), port.allSatisfy(\.isNumber) else {
+                return false
+            }
+        }
+        return true
     }
 
     /// Whether `host` (`HostName.normalized`) is one of the recorded hosts.

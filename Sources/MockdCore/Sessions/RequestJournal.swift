@@ -70,7 +70,7 @@ public final class RequestJournal: Sendable {
                     method: request.method,
                     target: request.target,
                     host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host }
-                        ?? HostRouting.host(of: request),
+                        ?? HostRouting.explicitHost(of: request),
                     headers: request.headers,
                     body: request.body,
                     bodySize: request.body.count,
@@ -149,7 +149,7 @@ public final class RequestJournal: Sendable {
                             time: time,
                             method: request.method,
                             target: request.target,
-                            host: host ?? HostRouting.host(of: request),
+                            host: host ?? HostRouting.explicitHost(of: request),
                             // A copy when cut: a slice would keep the whole (possibly huge) request body alive.
                             headers: request.headers,
                             body: request.body.count <= RequestJournal.bodyLimit

@@ -251,7 +251,20 @@ struct MCPTools {
             case "array": fits = value is [Any]
             default: fits = true
             }
-            if !fits { return "\(tool.name): \"\(name)\" must be \(type == "integer" ? "an" : "a") \(type ?? "value")" }
+            if !fits {
+                let article = type == "integer" || type == "object" || type == "array" ? "an" : "a"
+                return "\(tool.name): \"\(name)\" must be \(article) \(type ?? "value")"
+            }
+            if type == "integer" {
+                let minimum = property["minimum"] as? Int ?? Int.min
+                let maximum = property["maximum"] as? Int ?? Int.max
+                guard let number = (value as? NSNumber).flatMap({ Int(exactly: $0.doubleValue) }), number >= minimum,
+                    number <= maximum
+                else {
+                    return
+                        "\(tool.name): \"\(name)\" must be a whole number from \(minimum == Int.min ? "any" : String(minimum)) to \(maximum == Int.max ? "any" : String(maximum))"
+                }
+            }
             if let pattern = property["pattern"] as? String, let text = value as? String,
                 text.range(of: pattern, options: .regularExpression) == nil
             {
