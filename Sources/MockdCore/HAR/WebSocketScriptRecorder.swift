@@ -17,7 +17,9 @@ enum WebSocketScriptRecorder {
         var replies: [WebSocketReply] = []
         var previous = origin
         for message in messages {
-            let delay = max(0, (message.time - previous) * 1000 * scale).rounded()
+            // A garbage time (1e308, a jump of years) is held to the longest delay mockd schedules, never infinite.
+            let raw = (message.time - previous) * 1000 * scale
+            let delay = raw.isFinite ? min(max(0, raw), TimeLimits.maxDelayMs).rounded() : 0
             if message.type == "send" {
                 guard waitForClient else { continue }
                 let match = message.opcode == 1 ? WebSocketMatch(text: message.data) : WebSocketMatch(any: true)
