@@ -144,20 +144,38 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         }
     }
 
-    /// `rateLimit`: after `limit` calls in `windowMs`, answer 429.
+    /// `rateLimit`: after `limit` calls in `windowMs`, answer 429 with `Retry-After` (RFC 6585 §4).
+    ///
+    /// With a `key` (a request expression written as a placeholder is, without the braces: `request.json.phone`,
+    /// `request.header.X-Device`, `request.query.account`, `request.method`, `request.path`), each value of the key
+    /// gets its own window, so two phone numbers are counted separately; a request whose key is empty shares the
+    /// window of the empty value. A refused request never moves the override's state machine or sequence.
     public struct RateLimitEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case limit, windowMs, retryAfter }
+        enum CodingKeys: String, CodingKey, CaseIterable { case limit, windowMs, retryAfter, key, body }
 
         public var limit: Int
         /// Window length in ms, counted from the first call of the window. Default 60,000.
         public var windowMs: Int?
         /// `Retry-After` seconds. Default: the rest of the window, rounded up.
         public var retryAfter: Int?
+        /// The request expression that keys the windows (see above); absent = one window for every request.
+        public var key: String?
+        /// The body of the 429: a string is sent as text, anything else as JSON (placeholders render, with
+        /// `{{retryAfter}}` the seconds). Default `{"error": "rate_limited", "message": "…"}`.
+        public var body: JSONValue?
 
-        public init(limit: Int, windowMs: Int? = nil, retryAfter: Int? = nil) {
+        public init(
+            limit: Int,
+            windowMs: Int? = nil,
+            retryAfter: Int? = nil,
+            key: String? = nil,
+            body: JSONValue? = nil
+        ) {
             self.limit = limit
             self.windowMs = windowMs
             self.retryAfter = retryAfter
+            self.key = key
+            self.body = body
         }
     }
 }

@@ -43,12 +43,16 @@ extension MockEngine {
         let host =
             scenario.overridesNameHosts || runtime.contains(where: { $0.pattern.host != nil })
             ? MockEngine.requestHost(request, key: key, in: scenario.index) : nil
-        // An override with a state rule matches only in its required state; `admits` checks and moves the
-        // state machine atomically, and runs only for the override that otherwise matches.
+        // An override with a state rule matches only in its required state; `allows` checks it, and runs only for
+        // the override that otherwise matches.
         let matchedOverride =
-            runtime.first { $0.pattern.matches(request, key: key, host: host) && state.admits($0) }
-            ?? scenario.overrides.first { $0.pattern.matches(request, key: key, host: host) && state.admits($0) }
+            runtime.first { $0.pattern.matches(request, key: key, host: host) && state.allows($0) }
+            ?? scenario.overrides.first { $0.pattern.matches(request, key: key, host: host) && state.allows($0) }
         if let override = matchedOverride {
+            // A request refused by a limit never moves the state machine or the sequence.
+            if let refusal = refusal(by: override, request, state: state) { return refusal }
+            // Another request moved the machine out of the required state since `allows`: answer afresh.
+            guard state.enter(override) else { return answer(request, in: session) }
             return planOverride(
                 override,
                 request,
@@ -143,7 +147,7 @@ extension MockEngine {
         return .planned(plan, nearMisses: [])
     }
 
-    /// An override's answer: its rate limit, its sequence step (with the scenario defaults), applied to the stub's
+    /// An override's answer (once `refusal(by:_:state:)` let it through): its sequence step (with the scenario defaults), applied to the stub's
     /// response unless the step is a whole response of its own.
     private func planOverride(
         _ override: Override,
@@ -154,16 +158,6 @@ extension MockEngine {
         baseOrdinal: Int?,
         host: String?
     ) -> Answer {
-        if let rule = override.rateLimit,
-            let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock())
-        {
-            return .planned(
-                PlannedResponse(
-                    response: MockEngine.rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)
-                ),
-                nearMisses: []
-            )
-        }
         let call = state.overrideCursors.take(override.serial)
         guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
             return unmatched(
@@ -304,18 +298,6 @@ extension MockEngine {
         let call = advancing ? state.stubCursors.take(ordinal) : state.stubCursors.peek(ordinal)
         guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
         return (stub.response(step), call, stub.nativeSlot(step))
-    }
-
-    /// 429 with `Retry-After` for an override over its rate limit.
-    private static func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {
-        var response = MockResponse.jsonError(
-            status: 429,
-            code: "rate_limited",
-            message: "Too many requests; retry after \(retryAfter) s."
-        )
-        response.headers.add(name: "Retry-After", value: String(retryAfter))
-        response.stubID = override.id
-        return response
     }
 
     /// The 404 of a request nothing answers. Without a `reason`, it names the nearest stubs and overrides. With one

@@ -109,6 +109,8 @@ public final class TemplateContext {
     let now: Date
     /// The scheme the client reached mockd with (`http`, `https`), for rewritten URLs (`OriginRewrite`).
     var scheme = "http"
+    /// The seconds of a rate limit's `Retry-After`, for `{{retryAfter}}` in its answer body.
+    var retryAfter: Int?
     private lazy var json: Any? = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
     private lazy var query = URLEncoding.decodedQuery(request.query)
 
@@ -126,6 +128,7 @@ public final class TemplateContext {
         case "now.epochMs": return String(Int(now.timeIntervalSince1970 * 1000))
         case "uuid": return UUID().uuidString.lowercased()
         case "counter": return String(call)
+        case "retryAfter": return retryAfter.map(String.init)
         case "request.method": return request.method
         case "request.path": return String(request.path)
         case "request.body": return String(decoding: request.body, as: UTF8.self)

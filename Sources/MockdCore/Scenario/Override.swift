@@ -45,13 +45,6 @@ public final class Override: Sendable {
 
 }
 
-/// `rateLimit`: `limit` calls per `windowMs`, then 429 with `Retry-After`.
-struct RateLimitRule: Sendable {
-    let limit: Int
-    let windowMs: Double
-    let retryAfter: Int?
-}
-
 /// An override's `state`: it matches only while machine `name` is in `requires` (any state when `nil`), and
 /// once it answers the machine moves to `next` (no change when `nil`). Machines live per session.
 public struct StateRule: Sendable, Equatable {

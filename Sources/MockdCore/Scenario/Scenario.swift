@@ -377,10 +377,29 @@ struct RecipeCompiler {
                     )
                 )
             }
+            if let key = rule.key, !RateLimitRule.isValidKey(key) {
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: file,
+                        jsonPath: "\(path).rateLimit.key",
+                        message:
+                            "'\(key)' is not a request expression (request.json.PATH, request.header.NAME, request.query.NAME, request.method, request.path, request.body)"
+                    )
+                )
+            }
+            var body: (data: Data, contentType: String)?
+            switch rule.body {
+            case nil: body = nil
+            case .string(let text)?: body = (Data(text.utf8), "text/plain; charset=utf-8")
+            case let json?: body = ((try? JSONValueEncoding.data(json)) ?? Data(), "application/json; charset=utf-8")
+            }
             rateLimit = RateLimitRule(
                 limit: rule.limit,
                 windowMs: Double(rule.windowMs ?? 60_000),
-                retryAfter: rule.retryAfter
+                retryAfter: rule.retryAfter,
+                key: rule.key,
+                body: body
             )
         }
         guard problems.count == before, !steps.isEmpty, let pattern else { return nil }
