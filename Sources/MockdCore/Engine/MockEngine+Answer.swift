@@ -194,7 +194,16 @@ extension MockEngine {
             )
         }
         response.stubID = override.id
-        return finishPlan(response, request, scenario: scenario, recipe: recipe, call: call, slot: nil, host: host)
+        return finishPlan(
+            response,
+            request,
+            scenario: scenario,
+            recipe: recipe,
+            call: call,
+            slot: nil,
+            host: host,
+            now: state.clock.date()
+        )
     }
 
     /// A stub's answer: its next sequence step, with the scenario defaults' header and status edits.
@@ -251,11 +260,13 @@ extension MockEngine {
             recipe: defaults,
             call: taken.call,
             slot: slot,
-            host: host.isEmpty ? HostRouting.host(of: request) : host
+            host: host.isEmpty ? HostRouting.host(of: request) : host,
+            now: state.clock.date()
         )
     }
 
-    /// The plan for a response: a 304 for a matching conditional request, placeholders rendered, the recipe's
+    /// The plan for a response: a 304 for a matching conditional request, placeholders rendered (`now`: the
+    /// session's clock), the recipe's
     /// delay, throttle, fault and hold, and the native slot while the response is a stub's step as loaded.
     private func finishPlan(
         _ response: MockResponse,
@@ -264,7 +275,8 @@ extension MockEngine {
         recipe: ResponseRecipe?,
         call: Int,
         slot: (any NativeResponseSlot)?,
-        host: String?
+        host: String?,
+        now: Date
     ) -> Answer {
         var response = response
         var slot = slot
@@ -272,7 +284,7 @@ extension MockEngine {
             response = ConditionalRequest.notModified(response)
             slot = nil
         }
-        let context = TemplateContext(request: request, call: call + 1)
+        let context = TemplateContext(request: request, call: call + 1, now: now)
         context.scheme = clientScheme(of: request)
         var plan = PlannedResponse(
             response: response.rendered(context),

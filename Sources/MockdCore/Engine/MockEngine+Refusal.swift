@@ -13,14 +13,14 @@ extension MockEngine {
                 override.serial,
                 key: rule.keyValue(of: request),
                 rule: rule,
-                nowMs: clock()
+                nowMs: state.clock.milliseconds(clock())
             )
         else { return nil }
         let response = rule.response(
             to: request,
             retryAfter: rule.retryAfter ?? retryAfter,
             overrideID: override.id,
-            now: Date()
+            now: state.clock.date()
         )
         return .planned(PlannedResponse(response: response), nearMisses: [])
     }

@@ -10,8 +10,12 @@ final class SessionState: Sendable {
     private let windows = Mutex<[WindowKey: (start: Double, count: Int)]>([:])
     /// State machine name → current state; a machine not in here is in `StateRule.initial`.
     private let machines = Mutex<[String: String]>([:])
+    /// The session's virtual clock; kept when the scenario is switched or reloaded, new on reset.
+    let clock: SessionClock
 
-    init() {}
+    init(clock: SessionClock = SessionClock()) {
+        self.clock = clock
+    }
 
     /// A rate-limit window: the override's serial and the value of the limit's key (`""` without one).
     struct WindowKey: Hashable {
