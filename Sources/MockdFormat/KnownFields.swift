@@ -94,7 +94,13 @@ public enum KnownFields {
             fields(
                 of: ScenarioFile.OverrideEntry.CodingKeys.self,
                 [
-                    "match": match, "state": .object(fields(of: ScenarioFile.StateEntry.CodingKeys.self)),
+                    "match": match,
+                    "state": .object(
+                        fields(
+                            of: ScenarioFile.StateEntry.CodingKeys.self,
+                            ["timeout": .object(fields(of: ScenarioFile.StateTimeout.CodingKeys.self))]
+                        )
+                    ),
                     "responses": .array(.object(responseStep)),
                     "rateLimit": .object(fields(of: ScenarioFile.RateLimitEntry.CodingKeys.self)),
                 ]

@@ -127,19 +127,74 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
 
     /// `state`: `{"name": "checkout", "requires": "Started", "next": "Paid"}`. Every state machine starts in
     /// `Started`, per session; `POST /__mockd/reset` puts it back there.
+    ///
+    /// `after: N` makes the transition a counter ("after 3 wrong codes"): the machine counts the override's answers
+    /// in its current state and moves to `next` at the Nth (the count starts over in every state). `timeout` moves
+    /// the machine on by itself once it has been in `next` for `afterMs` of the session's clock (an expiring lock).
     public struct StateEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case name, requires, next }
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, requires, next, after, timeout }
 
         /// The state machine; every override naming it shares its state.
         public var name: String
-        /// The override matches only while the machine is in this state; absent = in any state.
-        public var requires: String?
+        /// The override matches only while the machine is in this state, or in any of these; absent = in any state.
+        public var requires: StateNames?
         /// The state the machine moves to when this override answers; absent = no change.
         public var next: String?
+        /// Move to `next` only at the override's Nth answer in the current state (≥ 1); absent = at the first.
+        public var after: Int?
+        /// Once moved to `next`, move on to `timeout.next` after `timeout.afterMs` ms of the session's clock.
+        public var timeout: StateTimeout?
 
-        public init(name: String, requires: String? = nil, next: String? = nil) {
+        public init(
+            name: String,
+            requires: StateNames? = nil,
+            next: String? = nil,
+            after: Int? = nil,
+            timeout: StateTimeout? = nil
+        ) {
             self.name = name
             self.requires = requires
+            self.next = next
+            self.after = after
+            self.timeout = timeout
+        }
+    }
+
+    /// `requires`: one state name (`"Started"`) or any of several (`["Started", "OneWrong"]`).
+    public struct StateNames: Codable, Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+        public var names: [String]
+
+        public init(_ names: [String]) { self.names = names }
+        public init(_ name: String) { self.names = [name] }
+        public init(stringLiteral value: String) { self.names = [value] }
+        public init(arrayLiteral elements: String...) { self.names = elements }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let name = try? container.decode(String.self) {
+                names = [name]
+            } else {
+                names = try container.decode([String].self)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if names.count == 1 { try container.encode(names[0]) } else { try container.encode(names) }
+        }
+    }
+
+    /// `timeout`: `{"afterMs": 300000, "next": "Started"}`, a transition that happens by itself.
+    public struct StateTimeout: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case afterMs, next }
+
+        /// How long the machine stays in the state, in ms of the session's clock.
+        public var afterMs: Int
+        /// The state it then moves to.
+        public var next: String
+
+        public init(afterMs: Int, next: String) {
+            self.afterMs = afterMs
             self.next = next
         }
     }

@@ -41,17 +41,38 @@ struct VirtualClockTests {
             )
             #expect(locked[5].header("Retry-After") == "30")
 
-            try await client.advanceClock(byMs: 29_000)
+            try await client.advanceClock(byMs: 25_000)
             let tooSoon = try Curl.send(send)
             #expect(tooSoon.status == 429)
-            #expect(tooSoon.header("Retry-After") == "1")
+            #expect(tooSoon.header("Retry-After") == "5")
 
-            let clock = try await client.advanceClock(byMs: 1_000)
+            let clock = try await client.advanceClock(byMs: 5_000)
             #expect(clock.now.hasPrefix("2030-01-01T09:00:3"))
             let unlocked = try Curl.batch([send, verify("482916")])
             #expect(unlocked.map(\.status) == [200, 200])
             let token = (try JSONSerialization.jsonObject(with: unlocked[1].body)) as? [String: Any]
             #expect((token?["issuedAt"] as? String)?.hasPrefix("2030-01-01T09:00:3") == true)
+        }
+    }
+
+    /// The lock of three wrong codes expires after 5 minutes of the session's clock (`state.timeout`).
+    @Test func theLockExpiresAfterFiveVirtualMinutes() async throws {
+        try await withDaemon { harness in
+            try await harness.client.useScenario("auth_sms_code")
+            let verify = { (code: String) in Self.verify(harness, code) }
+            let locked = try Curl.batch([verify("000000"), verify("111111"), verify("222222"), verify("482916")])
+            #expect(locked.map(\.status) == [422, 422, 429, 429])
+            try await harness.client.advanceClock(byMs: 240_000)
+            #expect(try Curl.send(verify("482916")).status == 429)
+            let scenario = try Curl.send(harness.request("/__mockd/scenario"))
+            let states = ((try JSONSerialization.jsonObject(with: scenario.body)) as? [String: Any])?["states"]
+            #expect(states as? [String: String] == ["sms-code": "Locked"])
+            try await harness.client.advanceClock(byMs: 60_000)
+            let expired = try Curl.batch([harness.request("/__mockd/scenario"), verify("000000"), verify("482916")])
+            let after = ((try JSONSerialization.jsonObject(with: expired[0].body)) as? [String: Any])?["states"]
+            #expect(after as? [String: String] == ["sms-code": "Started"])
+            #expect(expired[1...].map(\.status) == [422, 200])
+            #expect(Self.error(expired[1]) == "invalid_code")
         }
     }
 

@@ -45,14 +45,17 @@ extension MockEngine {
             ? MockEngine.requestHost(request, key: key, in: scenario.index) : nil
         // An override with a state rule matches only in its required state; `allows` checks it, and runs only for
         // the override that otherwise matches.
+        let now = { state.clock.milliseconds(self.clock()) }
         let matchedOverride =
-            runtime.first { $0.pattern.matches(request, key: key, host: host) && state.allows($0) }
-            ?? scenario.overrides.first { $0.pattern.matches(request, key: key, host: host) && state.allows($0) }
+            runtime.first { $0.pattern.matches(request, key: key, host: host) && state.allows($0, nowMs: now) }
+            ?? scenario.overrides.first {
+                $0.pattern.matches(request, key: key, host: host) && state.allows($0, nowMs: now)
+            }
         if let override = matchedOverride {
             // A request refused by a limit never moves the state machine or the sequence.
             if let refusal = refusal(by: override, request, state: state) { return refusal }
             // Another request moved the machine out of the required state since `allows`: answer afresh.
-            guard state.enter(override) else { return answer(request, in: session) }
+            guard state.enter(override, nowMs: now) else { return answer(request, in: session) }
             return planOverride(
                 override,
                 request,

@@ -45,19 +45,38 @@ public final class Override: Sendable {
 
 }
 
-/// An override's `state`: it matches only while machine `name` is in `requires` (any state when `nil`), and
-/// once it answers the machine moves to `next` (no change when `nil`). Machines live per session.
+/// An override's `state`: it matches only while machine `name` is in one of `requires` (any state when `nil`), and
+/// once it answers the machine moves to `next` (no change when `nil`) — at its `after`th answer in the current state
+/// when `after` is set. A `timeout` moves the machine on from `next` by itself. Machines live per session.
 public struct StateRule: Sendable, Equatable {
     /// Every state machine's state before any transition (and after `POST /__mockd/reset`).
     public static let initial = "Started"
 
     public let name: String
-    public let requires: String?
+    /// The states the override answers in; `nil` = any.
+    public let requires: [String]?
     public let next: String?
+    /// The answer (1-based, counted in the current state) that makes the transition; 1 without a counter.
+    public let after: Int
+    /// After `afterMs` ms of the session's clock in `next`, the machine moves to `next` of the timeout.
+    public let timeout: (afterMs: Double, next: String)?
 
-    public init(name: String, requires: String?, next: String?) {
+    public init(
+        name: String,
+        requires: [String]?,
+        next: String?,
+        after: Int = 1,
+        timeout: (afterMs: Double, next: String)? = nil
+    ) {
         self.name = name
         self.requires = requires
         self.next = next
+        self.after = after
+        self.timeout = timeout
+    }
+
+    public static func == (lhs: StateRule, rhs: StateRule) -> Bool {
+        lhs.name == rhs.name && lhs.requires == rhs.requires && lhs.next == rhs.next && lhs.after == rhs.after
+            && lhs.timeout?.afterMs == rhs.timeout?.afterMs && lhs.timeout?.next == rhs.timeout?.next
     }
 }

@@ -343,7 +343,32 @@ struct RecipeCompiler {
                     )
                 )
             }
-            stateRule = StateRule(name: state.name, requires: state.requires, next: state.next)
+            var stateProblems: [(field: String, message: String)] = []
+            func fail(_ field: String, _ message: String) { stateProblems.append((field, message)) }
+            if let requires = state.requires, requires.names.isEmpty || requires.names.contains(where: \.isEmpty) {
+                fail("requires", "name a state, or a non-empty list of states")
+            }
+            if let after = state.after {
+                if after < 1 { fail("after", "must be ≥ 1 (the answer that makes the transition)") }
+                if state.next == nil { fail("after", #"counts toward a transition: give "next" too"#) }
+            }
+            if let timeout = state.timeout {
+                if timeout.afterMs < 1 { fail("timeout.afterMs", "must be ≥ 1 ms") }
+                if timeout.next.isEmpty { fail("timeout.next", "name the state to move to") }
+                if state.next == nil { fail("timeout", #"runs once the machine is in "next": give "next" too"#) }
+            }
+            for (field, message) in stateProblems {
+                problems.append(
+                    ConfigError(.invalidValue, file: file, jsonPath: "\(path).state.\(field)", message: message)
+                )
+            }
+            stateRule = StateRule(
+                name: state.name,
+                requires: state.requires?.names,
+                next: state.next,
+                after: max(1, state.after ?? 1),
+                timeout: state.timeout.map { (afterMs: Double($0.afterMs), next: $0.next) }
+            )
         }
         var steps: [ResponseRecipe] = []
         if let responses = entry.responses {

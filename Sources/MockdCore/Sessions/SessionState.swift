@@ -9,7 +9,7 @@ final class SessionState: Sendable {
     let webSocketConnections = SequenceCursors<String>()
     private let windows = Mutex<[WindowKey: (start: Double, count: Int)]>([:])
     /// State machine name → current state; a machine not in here is in `StateRule.initial`.
-    private let machines = Mutex<[String: String]>([:])
+    private let machines = Mutex<[String: Machine]>([:])
     /// The session's virtual clock; kept when the scenario is switched or reloaded, new on reset.
     let clock: SessionClock
 
@@ -40,27 +40,59 @@ final class SessionState: Sendable {
     }
 
     /// Whether `override` may answer in the machine's current state (always, without a state rule). Only checks:
-    /// the machine moves in `enter(_:)`, once the override is known to answer (not refused by a limit).
-    func allows(_ override: Override) -> Bool {
+    /// the machine moves in `enter(_:nowMs:)`, once the override is known to answer (not refused by a limit).
+    /// - Parameter nowMs: The session's clock in ms, read only when the machine has a pending timeout.
+    func allows(_ override: Override, nowMs: () -> Double) -> Bool {
         guard let rule = override.state, let required = rule.requires else { return true }
-        return machines.withLock { ($0[rule.name] ?? StateRule.initial) == required }
+        return machines.withLock { required.contains(SessionState.current(rule.name, in: &$0, nowMs: nowMs).state) }
     }
 
-    /// Moves `override`'s machine to its `next` state, if it is still in the required one. Check and move happen
-    /// under one lock, so of two concurrent requests that both passed `allows(_:)` only one makes the transition.
-    /// - Returns: `false` when the machine left the required state since `allows(_:)` (answer the request afresh).
-    func enter(_ override: Override) -> Bool {
+    /// Counts the answer and moves `override`'s machine to its `next` state (at the `after`th answer in the current
+    /// state), if it is still in a required one. Check and move happen under one lock, so of two concurrent requests
+    /// that both passed `allows(_:nowMs:)` only one makes the transition.
+    /// - Returns: `false` when the machine left the required states since `allows` (answer the request afresh).
+    func enter(_ override: Override, nowMs: () -> Double) -> Bool {
         guard let rule = override.state else { return true }
         return machines.withLock { machines in
-            if let required = rule.requires, (machines[rule.name] ?? StateRule.initial) != required { return false }
-            if let next = rule.next { machines[rule.name] = next }
+            var machine = SessionState.current(rule.name, in: &machines, nowMs: nowMs)
+            if let required = rule.requires, !required.contains(machine.state) { return false }
+            guard let next = rule.next else { return true }
+            machine.count += 1
+            if machine.count >= rule.after {
+                machine = Machine(state: next)
+                if let timeout = rule.timeout {
+                    machine.deadline = nowMs() + timeout.afterMs
+                    machine.timeoutNext = timeout.next
+                }
+            }
+            machines[rule.name] = machine
             return true
         }
     }
 
     /// The current state of machine `name` (`Started` until an override moves it).
-    func state(of name: String) -> String {
-        machines.withLock { $0[name] ?? StateRule.initial }
+    /// - Parameter nowMs: The session's clock in ms (default: real monotonic time plus the clock's offset).
+    func state(of name: String, nowMs: Double? = nil) -> String {
+        let now = nowMs ?? clock.milliseconds(MonotonicClock.milliseconds())
+        return machines.withLock { SessionState.current(name, in: &$0, nowMs: { now }).state }
+    }
+
+    /// One machine: its state, the answers counted toward an `after` in it, and a pending timeout.
+    struct Machine {
+        var state: String
+        var count = 0
+        var deadline: Double?
+        var timeoutNext: String?
+    }
+
+    /// Machine `name` as it is at `nowMs`: a timeout that has passed is applied (and stored).
+    private static func current(_ name: String, in machines: inout [String: Machine], nowMs: () -> Double) -> Machine {
+        guard var machine = machines[name] else { return Machine(state: StateRule.initial) }
+        if let deadline = machine.deadline, let next = machine.timeoutNext, nowMs() >= deadline {
+            machine = Machine(state: next)
+            machines[name] = machine
+        }
+        return machine
     }
 
     func reset() {
