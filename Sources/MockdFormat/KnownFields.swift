@@ -114,9 +114,24 @@ public enum KnownFields {
         ["$schema": .any].merging(
             fields(
                 of: ScenarioFile.CodingKeys.self,
-                ["defaults": .object(responseStep), "overrides": .array(overrideShape), "normalize": normalize]
+                [
+                    "defaults": .object(responseStep), "overrides": .array(overrideShape), "normalize": normalize,
+                    "resources": .array(resource),
+                ]
             ),
             uniquingKeysWith: { $1 }
+        )
+    )
+
+    /// One stateful resource of a scenario (`ResourceEntry`).
+    public static let resource: Shape = .object(
+        fields(
+            of: ResourceEntry.CodingKeys.self,
+            [
+                "seed": .object(fields(of: ResourceSeedEntry.CodingKeys.self)),
+                "paging": .object(fields(of: ResourcePagingEntry.CodingKeys.self)),
+                "actions": .array(.object(fields(of: ResourceActionEntry.CodingKeys.self))),
+            ]
         )
     )
 

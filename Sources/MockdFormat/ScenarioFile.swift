@@ -4,7 +4,7 @@
 /// replace or modify what the sets answer.
 public struct ScenarioFile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors
+        case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors, resources
     }
 
     public static let currentVersion = 1
@@ -24,6 +24,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var normalize: RequestNormalization?
     /// Answer unmatched CORS preflights with 204 and allow the request's origin in every answer (see `MockSetFile.cors`).
     public var cors: Bool?
+    /// Stateful REST collections, per session (`ResourceEntry`).
+    public var resources: [ResourceEntry]?
 
     public init(
         version: Int = ScenarioFile.currentVersion,
@@ -34,7 +36,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         conditionalRequests: Bool? = nil,
         overrides: [OverrideEntry]? = nil,
         normalize: RequestNormalization? = nil,
-        cors: Bool? = nil
+        cors: Bool? = nil,
+        resources: [ResourceEntry]? = nil
     ) {
         self.version = version
         self.description = description
@@ -45,6 +48,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         self.overrides = overrides
         self.normalize = normalize
         self.cors = cors
+        self.resources = resources
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +62,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         overrides = try container.decodeIfPresent([OverrideEntry].self, forKey: .overrides)
         normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
         cors = try container.decodeIfPresent(Bool.self, forKey: .cors)
+        resources = try container.decodeIfPresent([ResourceEntry].self, forKey: .resources)
     }
 
     /// One override: which requests it catches, its priority, and what it answers.

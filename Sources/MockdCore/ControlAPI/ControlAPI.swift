@@ -40,6 +40,8 @@ struct ControlAPI {
         Route(method: "POST", path: "reset") { api, call in api.reset(call) },
         Route(method: "GET", path: "clock") { api, call in api.readClock(call) },
         Route(method: "POST", path: "clock") { api, call in api.moveClock(call) },
+        Route(method: "GET", path: "resources") { api, call in api.listResources(call) },
+        Route(method: "GET", path: "resources/*") { api, call in api.getResource(call) },
         Route(method: "GET", path: "journal") { api, call in api.journal(call) },
         Route(method: "GET", path: "journal.har") { api, call in api.journalHAR(call) },
         Route(method: "GET", path: "unmatched") { api, call in api.unmatched(call) },

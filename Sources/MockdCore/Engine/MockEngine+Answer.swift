@@ -66,6 +66,11 @@ extension MockEngine {
                 host: host ?? MockEngine.requestHost(request, key: key, in: scenario.index)
             )
         }
+        if !scenario.resources.isEmpty,
+            let response = MockEngine.resourceAnswer(request, scenario: scenario, store: state.resources)
+        {
+            return .planned(PlannedResponse(response: response), nearMisses: [])
+        }
         if let ordinal = base?.ordinal {
             return planStub(ordinal, request, scenario: scenario, state: state, runtime: runtime)
         }
@@ -205,7 +210,7 @@ extension MockEngine {
             call: call,
             slot: nil,
             host: host,
-            now: state.clock.date()
+            state: state
         )
     }
 
@@ -264,12 +269,12 @@ extension MockEngine {
             call: taken.call,
             slot: slot,
             host: host.isEmpty ? HostRouting.host(of: request) : host,
-            now: state.clock.date()
+            state: state
         )
     }
 
-    /// The plan for a response: a 304 for a matching conditional request, placeholders rendered (`now`: the
-    /// session's clock), the recipe's
+    /// The plan for a response: a 304 for a matching conditional request, placeholders rendered (`{{now}}`: the
+    /// session's clock; `{{resources…}}`: its resources), the recipe's
     /// delay, throttle, fault and hold, and the native slot while the response is a stub's step as loaded.
     private func finishPlan(
         _ response: MockResponse,
@@ -279,7 +284,7 @@ extension MockEngine {
         call: Int,
         slot: (any NativeResponseSlot)?,
         host: String?,
-        now: Date
+        state: SessionState
     ) -> Answer {
         var response = response
         var slot = slot
@@ -287,7 +292,10 @@ extension MockEngine {
             response = ConditionalRequest.notModified(response)
             slot = nil
         }
-        let context = TemplateContext(request: request, call: call + 1, now: now)
+        let context = TemplateContext(request: request, call: call + 1, now: state.clock.date())
+        if !scenario.resources.isEmpty {
+            context.resourceValue = { MockEngine.resourcePlaceholder($0, scenario: scenario, store: state.resources) }
+        }
         context.scheme = clientScheme(of: request)
         var plan = PlannedResponse(
             response: response.rendered(context),

@@ -22,6 +22,8 @@ public final class Scenario: Sendable {
     let servesStubsAsLoaded: Bool
     /// Whether some override names a host (`match.host`): only then is a request's host worked out for overrides.
     let overridesNameHosts: Bool
+    /// Stateful REST collections (`resources[]`), tried after the overrides and before the mock sets.
+    let resources: [Resource]
 
     public convenience init(
         name: String,
@@ -50,9 +52,11 @@ public final class Scenario: Sendable {
         overrides: [Override],
         defaults: ResponseRecipe?,
         conditionalRequests: Bool,
-        cors: Bool = false
+        cors: Bool = false,
+        resources: [Resource] = []
     ) {
         self.cors = cors
+        self.resources = resources
         self.name = name
         self.description = description
         self.sets = sets
@@ -63,7 +67,8 @@ public final class Scenario: Sendable {
         self.overridesNameHosts = overrides.contains { $0.pattern.host != nil }
         self.defaults = defaults
         self.conditionalRequests = conditionalRequests
-        self.servesStubsAsLoaded = overrides.isEmpty && defaults == nil && !conditionalRequests && !cors
+        self.servesStubsAsLoaded =
+            overrides.isEmpty && defaults == nil && !conditionalRequests && !cors && resources.isEmpty
     }
 
     /// Loads `configs/<name>.json` (or a `.json` path), its includes and every mock set it names.
@@ -130,16 +135,41 @@ public final class Scenario: Sendable {
                 overrides.append(override)
             }
         }
+        let index = StubIndex(layers: layers, normalizer: RequestNormalizer(normalization))
+        let resourceCompiler = ResourceCompiler(root: root, index: index)
+        var resources: [Resource] = []
+        for source in resolved.resources {
+            let path = "resources[\(source.index)]"
+            if resources.contains(where: { $0.name == source.entry.name }) {
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: source.display,
+                        jsonPath: "\(path).name",
+                        message: "another resource is named '\(source.entry.name)'"
+                    )
+                )
+            }
+            if let resource = resourceCompiler.compile(
+                source.entry,
+                file: source.display,
+                path: path,
+                problems: &problems
+            ) {
+                resources.append(resource)
+            }
+        }
         guard problems.isEmpty else { throw ConfigErrors(problems) }
         return Scenario(
             name: resolved.name,
             description: resolved.description,
             sets: resolved.sets.map(\.name),
-            index: StubIndex(layers: layers, normalizer: RequestNormalizer(normalization)),
+            index: index,
             overrides: overrides,
             defaults: defaults,
             conditionalRequests: resolved.conditionalRequests ?? setsAnswerConditionals,
-            cors: cors
+            cors: cors,
+            resources: resources
         )
     }
 
@@ -183,6 +213,7 @@ struct ScenarioResolver {
         var overrides: [OverrideSource] = []
         var normalize: (value: RequestNormalization, display: String)?
         var cors: Bool?
+        var resources: [(entry: ResourceEntry, display: String, index: Int)] = []
     }
 
     func resolve(_ name: String, chain: [String], problems: inout [ConfigError]) -> Resolved? {
@@ -240,6 +271,7 @@ struct ScenarioResolver {
                 )
             }
             resolved.cors = base.cors ?? resolved.cors
+            resolved.resources += base.resources
             resolved.description = resolved.description ?? base.description
         }
         for (position, set) in (file.sets ?? []).enumerated() {
@@ -268,6 +300,11 @@ struct ScenarioResolver {
         if let cors = file.cors { resolved.cors = cors }
         for (index, entry) in (file.overrides ?? []).enumerated() {
             resolved.overrides.append(OverrideSource(entry: entry, display: display, index: index))
+        }
+        for (index, entry) in (file.resources ?? []).enumerated() {
+            // A resource named again replaces the included one.
+            resolved.resources.removeAll { $0.entry.name == entry.name }
+            resolved.resources.append((entry, display, index))
         }
         return resolved
     }

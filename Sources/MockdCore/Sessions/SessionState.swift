@@ -12,6 +12,8 @@ final class SessionState: Sendable {
     private let machines = Mutex<[String: Machine]>([:])
     /// The session's virtual clock; kept when the scenario is switched or reloaded, new on reset.
     let clock: SessionClock
+    /// The session's copies of the scenario's stateful resources (seeded on first use).
+    let resources = ResourceStore()
 
     init(clock: SessionClock = SessionClock()) {
         self.clock = clock
