@@ -80,9 +80,13 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         public var step: ResponseStepEntry
         /// A state machine condition and transition: match only in a state, move to another after answering.
         public var state: StateEntry?
+        /// The share of matching calls (0…1) the override answers, drawn from the session's seeded generator
+        /// (`POST /__mockd/switches {"seed": N}`); the other calls go on to the next override or the mock sets.
+        /// Absent = every call.
+        public var chance: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, priority, match, responses, afterLast, rateLimit, state
+            case id, priority, match, responses, afterLast, rateLimit, state, chance
         }
 
         public init(
@@ -93,7 +97,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             afterLast: ExhaustionPolicy? = nil,
             rateLimit: RateLimitEntry? = nil,
             step: ResponseStepEntry = ResponseStepEntry(),
-            state: StateEntry? = nil
+            state: StateEntry? = nil,
+            chance: Double? = nil
         ) {
             self.id = id
             self.priority = priority
@@ -103,6 +108,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             self.rateLimit = rateLimit
             self.step = step
             self.state = state
+            self.chance = chance
         }
 
         public init(from decoder: any Decoder) throws {
@@ -114,6 +120,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             afterLast = try container.decodeIfPresent(ExhaustionPolicy.self, forKey: .afterLast)
             rateLimit = try container.decodeIfPresent(RateLimitEntry.self, forKey: .rateLimit)
             state = try container.decodeIfPresent(StateEntry.self, forKey: .state)
+            chance = try container.decodeIfPresent(Double.self, forKey: .chance)
             step = try ResponseStepEntry(from: decoder)
         }
 
@@ -126,6 +133,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             try container.encodeIfPresent(afterLast, forKey: .afterLast)
             try container.encodeIfPresent(rateLimit, forKey: .rateLimit)
             try container.encodeIfPresent(state, forKey: .state)
+            try container.encodeIfPresent(chance, forKey: .chance)
             try step.encode(to: encoder)
         }
     }

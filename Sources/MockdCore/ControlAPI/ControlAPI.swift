@@ -40,6 +40,8 @@ struct ControlAPI {
         Route(method: "POST", path: "reset") { api, call in api.reset(call) },
         Route(method: "GET", path: "clock") { api, call in api.readClock(call) },
         Route(method: "POST", path: "clock") { api, call in api.moveClock(call) },
+        Route(method: "GET", path: "switches") { api, call in api.readSwitches(call) },
+        Route(method: "POST", path: "switches") { api, call in api.setSwitches(call) },
         Route(method: "GET", path: "resources") { api, call in api.listResources(call) },
         Route(method: "GET", path: "resources/*") { api, call in api.getResource(call) },
         Route(method: "GET", path: "journal") { api, call in api.journal(call) },

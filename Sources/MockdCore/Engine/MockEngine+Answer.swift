@@ -46,10 +46,15 @@ extension MockEngine {
         // An override with a state rule matches only in its required state; `allows` checks it, and runs only for
         // the override that otherwise matches.
         let now = { state.clock.milliseconds(self.clock()) }
+        // Switches come last: a `chance` rule draws only for a call it would otherwise answer.
         let matchedOverride =
-            runtime.first { $0.pattern.matches(request, key: key, host: host) && state.allows($0, nowMs: now) }
+            runtime.first {
+                $0.pattern.matches(request, key: key, host: host) && state.allows($0, nowMs: now)
+                    && state.switches.admits($0)
+            }
             ?? scenario.overrides.first {
                 $0.pattern.matches(request, key: key, host: host) && state.allows($0, nowMs: now)
+                    && state.switches.admits($0)
             }
         if let override = matchedOverride {
             // A request refused by a limit never moves the state machine or the sequence.
@@ -299,7 +304,8 @@ extension MockEngine {
         context.scheme = clientScheme(of: request)
         var plan = PlannedResponse(
             response: response.rendered(context),
-            delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
+            delayMs: (recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0)
+                * state.switches.latencyScale,
             throttleBytesPerSecond: recipe?.throttle,
             fault: recipe?.fault ?? response.fault
         )

@@ -20,6 +20,8 @@ public final class Override: Sendable {
     let rateLimit: RateLimitRule?
     /// The state machine condition and transition, when the override has one.
     public let state: StateRule?
+    /// The share of matching calls (0…1) it answers, drawn from the session's seeded generator; `nil` = all.
+    let chance: Double?
 
     init(
         id: String,
@@ -29,7 +31,8 @@ public final class Override: Sendable {
         steps: [ResponseRecipe],
         afterLast: ExhaustionPolicy,
         rateLimit: RateLimitRule?,
-        state: StateRule? = nil
+        state: StateRule? = nil,
+        chance: Double? = nil
     ) {
         precondition(!steps.isEmpty, "an override needs at least one step")
         self.serial = Override.serials.wrappingAdd(1, ordering: .relaxed).newValue
@@ -41,6 +44,7 @@ public final class Override: Sendable {
         self.afterLast = afterLast
         self.rateLimit = rateLimit
         self.state = state
+        self.chance = chance
     }
 
 }

@@ -464,6 +464,16 @@ struct RecipeCompiler {
                 body: body
             )
         }
+        if let chance = entry.chance, !(0...1).contains(chance) {
+            problems.append(
+                ConfigError(
+                    .invalidValue,
+                    file: file,
+                    jsonPath: "\(path).chance",
+                    message: "must be a share of calls from 0 to 1, got \(chance)"
+                )
+            )
+        }
         guard problems.count == before, !steps.isEmpty, let pattern else { return nil }
         return Override(
             id: entry.id ?? "override-\(position + 1)",
@@ -473,7 +483,8 @@ struct RecipeCompiler {
             steps: steps,
             afterLast: entry.afterLast ?? .repeatLast,
             rateLimit: rateLimit,
-            state: stateRule
+            state: stateRule,
+            chance: entry.chance
         )
     }
 

@@ -88,21 +88,30 @@ public final class Session: Sendable {
         }
     }
 
-    /// Switches the scenario; cursors, rate limits and runtime stubs start over, the journal and the clock are kept.
+    /// Switches the scenario; cursors, rate limits and runtime stubs start over, the journal, clock and switches are kept.
     func use(_ scenario: Scenario) {
-        change { $0 = Core(scenario: scenario, state: SessionState(clock: $0.state.clock), runtime: []) }
+        change {
+            $0 = Core(
+                scenario: scenario,
+                state: SessionState(clock: $0.state.clock, switches: $0.state.switches),
+                runtime: []
+            )
+        }
     }
 
     /// A reloaded copy of the scenario: cursors and rate limits start over, runtime stubs, journal and clock stay.
     func reload(_ scenario: Scenario) {
         change { core in
             core.scenario = scenario
-            core.state = SessionState(clock: core.state.clock)
+            core.state = SessionState(clock: core.state.clock, switches: core.state.switches)
         }
     }
 
     /// The session's virtual clock (`SessionClock`).
     var clock: SessionClock { core.withLock { $0.state.clock } }
+
+    /// The session's switches (`SessionSwitches`).
+    var switches: SessionSwitches { core.withLock { $0.state.switches } }
 
     /// Back to the scenario's start: cursors, rate limits, runtime stubs, journal, and the clock to real time.
     func reset() {

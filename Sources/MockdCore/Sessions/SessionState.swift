@@ -12,11 +12,14 @@ final class SessionState: Sendable {
     private let machines = Mutex<[String: Machine]>([:])
     /// The session's virtual clock; kept when the scenario is switched or reloaded, new on reset.
     let clock: SessionClock
+    /// Latency scale, overrides turned off, the chance generator; kept and renewed as the clock is.
+    let switches: SessionSwitches
     /// The session's copies of the scenario's stateful resources (seeded on first use).
     let resources = ResourceStore()
 
-    init(clock: SessionClock = SessionClock()) {
+    init(clock: SessionClock = SessionClock(), switches: SessionSwitches = SessionSwitches()) {
         self.clock = clock
+        self.switches = switches
     }
 
     /// A rate-limit window: the override's serial and the value of the limit's key (`""` without one).
