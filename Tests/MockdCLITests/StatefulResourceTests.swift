@@ -89,10 +89,11 @@ struct StatefulResourceTests {
             CurlRequest(method: "DELETE", url: base + "/v1/orders/4388"),
             CurlRequest(url: base + "/v1/orders/4388"),
             CurlRequest(url: base + "/v1/orders?limit=1&offset=1"),
+            CurlRequest(url: base + "/v1/orders?limit=9223372036854775807&offset=9223372036854775807"),
             CurlRequest(url: base + "/v1/summary"),
             CurlRequest(url: base + "/v1/orders", headers: [("X-Mockd-Session", "other")]),
         ])
-        #expect(responses.map(\.status) == [200, 200, 200, 200, 201, 409, 422, 200, 204, 404, 200, 200, 200])
+        #expect(responses.map(\.status) == [200, 200, 200, 200, 201, 409, 422, 200, 204, 404, 200, 200, 200, 200])
         #expect(Self.statuses(responses[0]) == ["4521=shipped", "4388=delivered"])
         #expect(
             responses[0].text
@@ -111,8 +112,9 @@ struct StatefulResourceTests {
         )
         #expect((Self.json(responses[9]) as? [String: String])?["message"] == "orders has no item with id '4388'")
         #expect(Self.statuses(responses[10]) == ["4522=new"])
-        #expect((Self.json(responses[11]) as? [String: String]) == ["orders": "2", "first": "cancelled"])
-        #expect(Self.statuses(responses[12]) == ["4521=shipped", "4388=delivered"])
+        #expect(Self.statuses(responses[11]) == [])
+        #expect((Self.json(responses[12]) as? [String: String]) == ["orders": "2", "first": "cancelled"])
+        #expect(Self.statuses(responses[13]) == ["4521=shipped", "4388=delivered"])
 
         let state = try Curl.send(CurlRequest(url: base + "/__mockd/resources/orders"))
         #expect((Self.json(state) as? [String: Any])?["count"] as? Int == 2)

@@ -304,8 +304,11 @@ extension MockEngine {
         context.scheme = clientScheme(of: request)
         var plan = PlannedResponse(
             response: response.rendered(context),
-            delayMs: (recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0)
-                * state.switches.latencyScale,
+            delayMs: min(
+                TimeLimits.maxDelayMs,
+                (recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0)
+                    * state.switches.latencyScale
+            ),
             throttleBytesPerSecond: recipe?.throttle,
             fault: recipe?.fault ?? response.fault
         )

@@ -48,7 +48,8 @@ extension MockEngine {
             let query = URLEncoding.decodedQuery(request.query)
             func number(_ name: String?) -> Int? {
                 guard let name else { return nil }
-                return query.first { $0.name == name }.flatMap { Int($0.value) }.map { max(0, $0) }
+                // Clamped, so that page × limit and offset + limit never overflow.
+                return query.first { $0.name == name }.flatMap { Int($0.value) }.map { min(max(0, $0), 1_000_000_000) }
             }
             let limit = number(resource.limitParameter)
             var offset = number(resource.offsetParameter) ?? 0
