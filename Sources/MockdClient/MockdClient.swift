@@ -120,8 +120,8 @@ public struct MockdClient: Sendable {
         _ = try await send("DELETE", "stubs")
     }
 
-    /// Resets this session: journal cleared, runtime stubs removed, sequences and rate limits restarted.
-    /// The session keeps its scenario.
+    /// Resets this session: journal cleared, runtime stubs removed, sequences, state machines and rate limits
+    /// restarted, the virtual clock back to real time. The session keeps its scenario.
     public func reset() async throws {
         _ = try await send("POST", "reset")
     }
@@ -200,8 +200,8 @@ public struct MockdClient: Sendable {
         return try await decode(VerifyResult.self, from: send("POST", "verify", body: body)).count
     }
 
-    /// Sends one control request and returns the body of a 2xx answer.
-    private func send(
+    /// Sends one control request and returns the body of a 2xx answer (used by the extensions in other files).
+    func send(
         _ method: String,
         _ route: String,
         query: [URLQueryItem] = [],
@@ -248,7 +248,7 @@ public struct MockdClient: Sendable {
         throw MockdClientError.server(status: http.statusCode, code: error.error, message: error.message)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {

@@ -94,7 +94,13 @@ public enum KnownFields {
             fields(
                 of: ScenarioFile.OverrideEntry.CodingKeys.self,
                 [
-                    "match": match, "state": .object(fields(of: ScenarioFile.StateEntry.CodingKeys.self)),
+                    "match": match,
+                    "state": .object(
+                        fields(
+                            of: ScenarioFile.StateEntry.CodingKeys.self,
+                            ["timeout": .object(fields(of: ScenarioFile.StateTimeout.CodingKeys.self))]
+                        )
+                    ),
                     "responses": .array(.object(responseStep)),
                     "rateLimit": .object(fields(of: ScenarioFile.RateLimitEntry.CodingKeys.self)),
                 ]
@@ -108,9 +114,24 @@ public enum KnownFields {
         ["$schema": .any].merging(
             fields(
                 of: ScenarioFile.CodingKeys.self,
-                ["defaults": .object(responseStep), "overrides": .array(overrideShape), "normalize": normalize]
+                [
+                    "defaults": .object(responseStep), "overrides": .array(overrideShape), "normalize": normalize,
+                    "resources": .array(resource),
+                ]
             ),
             uniquingKeysWith: { $1 }
+        )
+    )
+
+    /// One stateful resource of a scenario (`ResourceEntry`).
+    public static let resource: Shape = .object(
+        fields(
+            of: ResourceEntry.CodingKeys.self,
+            [
+                "seed": .object(fields(of: ResourceSeedEntry.CodingKeys.self)),
+                "paging": .object(fields(of: ResourcePagingEntry.CodingKeys.self)),
+                "actions": .array(.object(fields(of: ResourceActionEntry.CodingKeys.self))),
+            ]
         )
     )
 

@@ -4,7 +4,7 @@
 /// replace or modify what the sets answer.
 public struct ScenarioFile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors
+        case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors, resources
     }
 
     public static let currentVersion = 1
@@ -24,6 +24,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var normalize: RequestNormalization?
     /// Answer unmatched CORS preflights with 204 and allow the request's origin in every answer (see `MockSetFile.cors`).
     public var cors: Bool?
+    /// Stateful REST collections, per session (`ResourceEntry`).
+    public var resources: [ResourceEntry]?
 
     public init(
         version: Int = ScenarioFile.currentVersion,
@@ -34,7 +36,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         conditionalRequests: Bool? = nil,
         overrides: [OverrideEntry]? = nil,
         normalize: RequestNormalization? = nil,
-        cors: Bool? = nil
+        cors: Bool? = nil,
+        resources: [ResourceEntry]? = nil
     ) {
         self.version = version
         self.description = description
@@ -45,6 +48,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         self.overrides = overrides
         self.normalize = normalize
         self.cors = cors
+        self.resources = resources
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +62,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         overrides = try container.decodeIfPresent([OverrideEntry].self, forKey: .overrides)
         normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
         cors = try container.decodeIfPresent(Bool.self, forKey: .cors)
+        resources = try container.decodeIfPresent([ResourceEntry].self, forKey: .resources)
     }
 
     /// One override: which requests it catches, its priority, and what it answers.
@@ -75,9 +80,13 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         public var step: ResponseStepEntry
         /// A state machine condition and transition: match only in a state, move to another after answering.
         public var state: StateEntry?
+        /// The share of matching calls (0…1) the override answers, drawn from the session's seeded generator
+        /// (`POST /__mockd/switches {"seed": N}`); the other calls go on to the next override or the mock sets.
+        /// Absent = every call.
+        public var chance: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, priority, match, responses, afterLast, rateLimit, state
+            case id, priority, match, responses, afterLast, rateLimit, state, chance
         }
 
         public init(
@@ -88,7 +97,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             afterLast: ExhaustionPolicy? = nil,
             rateLimit: RateLimitEntry? = nil,
             step: ResponseStepEntry = ResponseStepEntry(),
-            state: StateEntry? = nil
+            state: StateEntry? = nil,
+            chance: Double? = nil
         ) {
             self.id = id
             self.priority = priority
@@ -98,6 +108,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             self.rateLimit = rateLimit
             self.step = step
             self.state = state
+            self.chance = chance
         }
 
         public init(from decoder: any Decoder) throws {
@@ -109,6 +120,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             afterLast = try container.decodeIfPresent(ExhaustionPolicy.self, forKey: .afterLast)
             rateLimit = try container.decodeIfPresent(RateLimitEntry.self, forKey: .rateLimit)
             state = try container.decodeIfPresent(StateEntry.self, forKey: .state)
+            chance = try container.decodeIfPresent(Double.self, forKey: .chance)
             step = try ResponseStepEntry(from: decoder)
         }
 
@@ -121,43 +133,117 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
             try container.encodeIfPresent(afterLast, forKey: .afterLast)
             try container.encodeIfPresent(rateLimit, forKey: .rateLimit)
             try container.encodeIfPresent(state, forKey: .state)
+            try container.encodeIfPresent(chance, forKey: .chance)
             try step.encode(to: encoder)
         }
     }
 
     /// `state`: `{"name": "checkout", "requires": "Started", "next": "Paid"}`. Every state machine starts in
     /// `Started`, per session; `POST /__mockd/reset` puts it back there.
+    ///
+    /// `after: N` makes the transition a counter ("after 3 wrong codes"): the machine counts the override's answers
+    /// in its current state and moves to `next` at the Nth (the count starts over in every state). `timeout` moves
+    /// the machine on by itself once it has been in `next` for `afterMs` of the session's clock (an expiring lock).
     public struct StateEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case name, requires, next }
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, requires, next, after, timeout }
 
         /// The state machine; every override naming it shares its state.
         public var name: String
-        /// The override matches only while the machine is in this state; absent = in any state.
-        public var requires: String?
+        /// The override matches only while the machine is in this state, or in any of these; absent = in any state.
+        public var requires: StateNames?
         /// The state the machine moves to when this override answers; absent = no change.
         public var next: String?
+        /// Move to `next` only at the override's Nth answer in the current state (≥ 1); absent = at the first.
+        public var after: Int?
+        /// Once moved to `next`, move on to `timeout.next` after `timeout.afterMs` ms of the session's clock.
+        public var timeout: StateTimeout?
 
-        public init(name: String, requires: String? = nil, next: String? = nil) {
+        public init(
+            name: String,
+            requires: StateNames? = nil,
+            next: String? = nil,
+            after: Int? = nil,
+            timeout: StateTimeout? = nil
+        ) {
             self.name = name
             self.requires = requires
+            self.next = next
+            self.after = after
+            self.timeout = timeout
+        }
+    }
+
+    /// `requires`: one state name (`"Started"`) or any of several (`["Started", "OneWrong"]`).
+    public struct StateNames: Codable, Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+        public var names: [String]
+
+        public init(_ names: [String]) { self.names = names }
+        public init(_ name: String) { self.names = [name] }
+        public init(stringLiteral value: String) { self.names = [value] }
+        public init(arrayLiteral elements: String...) { self.names = elements }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let name = try? container.decode(String.self) {
+                names = [name]
+            } else {
+                names = try container.decode([String].self)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if names.count == 1 { try container.encode(names[0]) } else { try container.encode(names) }
+        }
+    }
+
+    /// `timeout`: `{"afterMs": 300000, "next": "Started"}`, a transition that happens by itself.
+    public struct StateTimeout: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case afterMs, next }
+
+        /// How long the machine stays in the state, in ms of the session's clock.
+        public var afterMs: Int
+        /// The state it then moves to.
+        public var next: String
+
+        public init(afterMs: Int, next: String) {
+            self.afterMs = afterMs
             self.next = next
         }
     }
 
-    /// `rateLimit`: after `limit` calls in `windowMs`, answer 429.
+    /// `rateLimit`: after `limit` calls in `windowMs`, answer 429 with `Retry-After` (RFC 6585 §4).
+    ///
+    /// With a `key` (a request expression written as a placeholder is, without the braces: `request.json.phone`,
+    /// `request.header.X-Device`, `request.query.account`, `request.method`, `request.path`), each value of the key
+    /// gets its own window, so two phone numbers are counted separately; a request whose key is empty shares the
+    /// window of the empty value. A refused request never moves the override's state machine or sequence.
     public struct RateLimitEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case limit, windowMs, retryAfter }
+        enum CodingKeys: String, CodingKey, CaseIterable { case limit, windowMs, retryAfter, key, body }
 
         public var limit: Int
         /// Window length in ms, counted from the first call of the window. Default 60,000.
         public var windowMs: Int?
         /// `Retry-After` seconds. Default: the rest of the window, rounded up.
         public var retryAfter: Int?
+        /// The request expression that keys the windows (see above); absent = one window for every request.
+        public var key: String?
+        /// The body of the 429: a string is sent as text, anything else as JSON (placeholders render, with
+        /// `{{retryAfter}}` the seconds). Default `{"error": "rate_limited", "message": "…"}`.
+        public var body: JSONValue?
 
-        public init(limit: Int, windowMs: Int? = nil, retryAfter: Int? = nil) {
+        public init(
+            limit: Int,
+            windowMs: Int? = nil,
+            retryAfter: Int? = nil,
+            key: String? = nil,
+            body: JSONValue? = nil
+        ) {
             self.limit = limit
             self.windowMs = windowMs
             self.retryAfter = retryAfter
+            self.key = key
+            self.body = body
         }
     }
 }

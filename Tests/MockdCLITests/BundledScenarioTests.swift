@@ -53,40 +53,70 @@ struct BundledScenarioTests {
         #expect(responses[0].header("Content-Type") == "application/json; charset=utf-8")
     }
 
+    static func smsSend(_ daemon: RunningDaemon, phone: String = "+15555550100") -> CurlRequest {
+        CurlRequest(
+            method: "POST",
+            url: daemon.baseURL + "/v1/auth/sms/send",
+            headers: [("Content-Type", "application/json")],
+            body: Data(#"{"phone": "\#(phone)"}"#.utf8)
+        )
+    }
+
+    static func smsVerify(_ daemon: RunningDaemon, code: String) -> CurlRequest {
+        CurlRequest(
+            method: "POST",
+            url: daemon.baseURL + "/v1/auth/sms/verify",
+            headers: [("Content-Type", "application/json")],
+            body: Data(#"{"phone": "+15555550100", "code": "\#(code)"}"#.utf8)
+        )
+    }
+
     @Test func authSmsCodeWalksWrongResendAndRightCode() throws {
         let daemon = try Self.daemon("auth_sms_code")
         defer { daemon.stop() }
-        let json = [("Content-Type", "application/json")]
-        let send = CurlRequest(
-            method: "POST",
-            url: daemon.baseURL + "/v1/auth/sms/send",
-            headers: json,
-            body: Data(#"{"phone": "+15555550100"}"#.utf8)
-        )
-        let verify = { (code: String) in
-            CurlRequest(
-                method: "POST",
-                url: daemon.baseURL + "/v1/auth/sms/verify",
-                headers: json,
-                body: Data(#"{"phone": "+15555550100", "code": "\#(code)"}"#.utf8)
-            )
-        }
-        let responses = try Curl.batch([
-            send, send, verify("000000"), verify("111111"), verify("222222"), verify("482916"),
-        ])
-        #expect(responses.map(\.status) == [200, 429, 422, 422, 429, 200])
+        let send = Self.smsSend(daemon)
+        let verify = { (code: String) in Self.smsVerify(daemon, code: code) }
+        let responses = try Curl.batch([send, send, verify("000000"), verify("111111"), verify("482916")])
+        #expect(responses.map(\.status) == [200, 429, 422, 422, 200])
         #expect(Self.json(responses[0])["phone"] as? String == "+15555550100")
         let retryAfter = Int(responses[1].header("Retry-After") ?? "") ?? 0
         #expect((29...30).contains(retryAfter))
         #expect(Self.json(responses[1])["error"] as? String == "rate_limited")
+        #expect(Self.json(responses[1])["message"] as? String == "A new code can be requested in \(retryAfter) s.")
         #expect(Self.json(responses[2])["attemptsLeft"] as? Int == 2)
         #expect(Self.json(responses[3])["attemptsLeft"] as? Int == 1)
-        #expect(Self.json(responses[4])["error"] as? String == "too_many_attempts")
-        #expect(responses[4].header("Retry-After") == "300")
-        let token = Self.json(responses[5])
+        let token = Self.json(responses[4])
         #expect(token["accessToken"] as? String == "mockd-access-token-0000000000")
         #expect(token["tokenType"] as? String == "Bearer")
         #expect((token["issuedAt"] as? String)?.wholeMatch(of: /20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil)
+    }
+
+    /// The bug a new user hit: three wrong codes let the right one through, and a refused resend still ran its
+    /// transition (unlocking). Now the third wrong code locks, and a resend refused by the limit changes nothing.
+    @Test func authSmsCodeLocksAfterThreeWrongCodesAndARefusedResendKeepsTheLock() throws {
+        let daemon = try Self.daemon("auth_sms_code")
+        defer { daemon.stop() }
+        let send = Self.smsSend(daemon)
+        let verify = { (code: String) in Self.smsVerify(daemon, code: code) }
+        let responses = try Curl.batch([
+            send, verify("000000"), verify("111111"), verify("222222"), verify("482916"), send, verify("482916"),
+        ])
+        #expect(responses.map(\.status) == [200, 422, 422, 429, 429, 429, 429])
+        #expect(Self.json(responses[3])["error"] as? String == "too_many_attempts")
+        #expect(responses[3].header("Retry-After") == "300")
+        #expect(Self.json(responses[4])["error"] as? String == "too_many_attempts")
+        #expect(Self.json(responses[5])["error"] as? String == "rate_limited")
+        #expect(Self.json(responses[6])["error"] as? String == "too_many_attempts")
+    }
+
+    @Test func authSmsCodeCountsEachPhoneNumberInItsOwnWindow() throws {
+        let daemon = try Self.daemon("auth_sms_code")
+        defer { daemon.stop() }
+        let anna = Self.smsSend(daemon, phone: "+15555550100")
+        let ben = Self.smsSend(daemon, phone: "+15555550199")
+        let responses = try Curl.batch([anna, ben, anna, ben])
+        #expect(responses.map(\.status) == [200, 200, 429, 429])
+        #expect(responses.map { Self.json($0)["error"] as? String } == [nil, nil, "rate_limited", "rate_limited"])
     }
 
     @Test func validateReportsOkForEveryBundledScenario() throws {

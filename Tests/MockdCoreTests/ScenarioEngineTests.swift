@@ -390,6 +390,14 @@ struct ScenarioEngineTests {
             "configs/s.json: overrides[0].match: required field is missing"
         ),
         (
+            #"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "rateLimit": {"limit": 1, "key": "phone"}}]}"#,
+            "configs/s.json: overrides[0].rateLimit.key: 'phone' is not a request expression (request.json.PATH, request.header.NAME, request.query.NAME, request.method, request.path, request.body)"
+        ),
+        (
+            #"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "status": 503, "chance": 1.5}]}"#,
+            "configs/s.json: overrides[0].chance: must be a share of calls from 0 to 1, got 1.5"
+        ),
+        (
             #"{"version": 2, "sets": ["base"]}"#,
             "configs/s.json: version: version 2 is newer than this mockd supports (up to 1)"
         ),

@@ -43,8 +43,9 @@ extension MockEngine {
         let host =
             scenario.overridesNameHosts || runtime.contains(where: { $0.pattern.host != nil })
             ? MockEngine.requestHost(request, key: key, in: scenario.index) : nil
-        // An override with a state rule matches only in its required state; `admits` checks and moves the
-        // state machine atomically, and runs only for the override that otherwise matches.
+        // An override with a state rule matches only in its required state; `allows` checks it, and runs only for
+        // the override that otherwise matches.
+        let now = { state.clock.milliseconds(self.clock()) }
         // A HEAD is answered by whatever answers the GET (RFC 9110 §9.3.2), overrides and runtime stubs included.
         let asGet =
             request.method == "HEAD"
@@ -54,9 +55,15 @@ extension MockEngine {
             guard let asGet else { return false }
             return override.pattern.matches(asGet, key: key.with(method: "GET"), host: host)
         }
+        // Switches come last: a `chance` rule draws only for a call it would otherwise answer.
         let matchedOverride =
-            runtime.first { fits($0) && state.admits($0) } ?? scenario.overrides.first { fits($0) && state.admits($0) }
+            runtime.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
+            ?? scenario.overrides.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
         if let override = matchedOverride {
+            // A request refused by a limit never moves the state machine or the sequence.
+            if let refusal = refusal(by: override, request, state: state) { return refusal }
+            // Another request moved the machine out of the required state since `allows`: answer afresh.
+            guard state.enter(override, nowMs: now) else { return answer(request, in: session) }
             return planOverride(
                 override,
                 request,
@@ -66,6 +73,11 @@ extension MockEngine {
                 baseOrdinal: base?.ordinal,
                 host: host ?? MockEngine.requestHost(request, key: key, in: scenario.index)
             )
+        }
+        if !scenario.resources.isEmpty,
+            let response = MockEngine.resourceAnswer(request, scenario: scenario, store: state.resources)
+        {
+            return .planned(PlannedResponse(response: response), nearMisses: [])
         }
         if let ordinal = base?.ordinal {
             return planStub(ordinal, request, scenario: scenario, state: state, runtime: runtime)
@@ -151,7 +163,7 @@ extension MockEngine {
         return .planned(plan, nearMisses: [])
     }
 
-    /// An override's answer: its rate limit, its sequence step (with the scenario defaults), applied to the stub's
+    /// An override's answer (once `refusal(by:_:state:)` let it through): its sequence step (with the scenario defaults), applied to the stub's
     /// response unless the step is a whole response of its own.
     private func planOverride(
         _ override: Override,
@@ -162,16 +174,6 @@ extension MockEngine {
         baseOrdinal: Int?,
         host: String?
     ) -> Answer {
-        if let rule = override.rateLimit,
-            let retryAfter = state.rateLimited(override.serial, rule: rule, nowMs: clock())
-        {
-            return .planned(
-                PlannedResponse(
-                    response: MockEngine.rateLimitResponse(override, retryAfter: rule.retryAfter ?? retryAfter)
-                ),
-                nearMisses: []
-            )
-        }
         let call = state.overrideCursors.take(override.serial)
         guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
             return unmatched(
@@ -208,7 +210,16 @@ extension MockEngine {
             )
         }
         response.stubID = override.id
-        return finishPlan(response, request, scenario: scenario, recipe: recipe, call: call, slot: nil, host: host)
+        return finishPlan(
+            response,
+            request,
+            scenario: scenario,
+            recipe: recipe,
+            call: call,
+            slot: nil,
+            host: host,
+            state: state
+        )
     }
 
     /// A stub's answer: its next sequence step, with the scenario defaults' header and status edits.
@@ -266,11 +277,13 @@ extension MockEngine {
             recipe: defaults,
             call: taken.call,
             slot: slot,
-            host: host.isEmpty ? scenario.index.namedHost(of: request) : host
+            host: host.isEmpty ? scenario.index.namedHost(of: request) : host,
+            state: state
         )
     }
 
-    /// The plan for a response: a 304 for a matching conditional request, placeholders rendered, the recipe's
+    /// The plan for a response: a 304 for a matching conditional request, placeholders rendered (`{{now}}`: the
+    /// session's clock; `{{resources…}}`: its resources), the recipe's
     /// delay, throttle, fault and hold, and the native slot while the response is a stub's step as loaded.
     private func finishPlan(
         _ response: MockResponse,
@@ -279,7 +292,8 @@ extension MockEngine {
         recipe: ResponseRecipe?,
         call: Int,
         slot: (any NativeResponseSlot)?,
-        host: String?
+        host: String?,
+        state: SessionState
     ) -> Answer {
         var response = response
         var slot = slot
@@ -287,11 +301,18 @@ extension MockEngine {
             response = ConditionalRequest.notModified(response)
             slot = nil
         }
-        let context = TemplateContext(request: request, call: call + 1)
+        let context = TemplateContext(request: request, call: call + 1, now: state.clock.date())
+        if !scenario.resources.isEmpty {
+            context.resourceValue = { MockEngine.resourcePlaceholder($0, scenario: scenario, store: state.resources) }
+        }
         context.scheme = clientScheme(of: request)
         var plan = PlannedResponse(
             response: response.rendered(context),
-            delayMs: recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0,
+            delayMs: min(
+                TimeLimits.maxDelayMs,
+                (recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0)
+                    * state.switches.latencyScale
+            ),
             throttleBytesPerSecond: recipe?.throttle,
             fault: recipe?.fault ?? response.fault
         )
@@ -313,18 +334,6 @@ extension MockEngine {
         let call = advancing ? state.stubCursors.take(ordinal) : state.stubCursors.peek(ordinal)
         guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
         return (stub.response(step), call, stub.nativeSlot(step))
-    }
-
-    /// 429 with `Retry-After` for an override over its rate limit.
-    private static func rateLimitResponse(_ override: Override, retryAfter: Int) -> MockResponse {
-        var response = MockResponse.jsonError(
-            status: 429,
-            code: "rate_limited",
-            message: "Too many requests; retry after \(retryAfter) s."
-        )
-        response.headers.add(name: "Retry-After", value: String(retryAfter))
-        response.stubID = override.id
-        return response
     }
 
     /// The 404 of a request nothing answers. Without a `reason`, it names the nearest stubs and overrides. With one

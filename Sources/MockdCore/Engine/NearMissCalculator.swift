@@ -28,9 +28,13 @@ public enum NearMissCalculator {
             var differences = override.pattern.differences(request, key: key, host: host)
             if let states, let rule = override.state, let required = rule.requires {
                 let current = states.state(of: rule.name)
-                if current != required {
+                if !required.contains(current) {
                     differences.append(
-                        .init(part: "state", expected: "\(rule.name): \(required)", actual: "\(rule.name): \(current)")
+                        .init(
+                            part: "state",
+                            expected: "\(rule.name): \(required.joined(separator: " | "))",
+                            actual: "\(rule.name): \(current)"
+                        )
                     )
                 }
             }

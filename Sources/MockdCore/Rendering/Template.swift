@@ -8,6 +8,8 @@ import MockdFormat
 ///   `{{now.epoch}}` seconds, `{{now.epochMs}}` milliseconds
 /// - `{{uuid}}` a random UUID (lower case)
 /// - `{{counter}}` how many times this stub or override has answered in the session, 1-based
+/// - `{{resources.NAME.count}}` the items of a stateful resource, `{{resources.NAME.ID.FIELD}}` a field of one
+///   (dot path with `[i]`; the whole item as JSON without a field)
 /// - `{{request.method}}`, `{{request.path}}`, `{{request.body}}`, `{{request.query.NAME}}` (decoded),
 ///   `{{request.header.NAME}}`, `{{request.json.PATH}}` (dot path with `[i]`, e.g. `items[0].id`)
 /// - fixed fake values for redacted secrets and personal data: see `FakeValues`.
@@ -109,6 +111,11 @@ public final class TemplateContext {
     let now: Date
     /// The scheme the client reached mockd with (`http`, `https`), for rewritten URLs (`OriginRewrite`).
     var scheme = "http"
+    /// The seconds of a rate limit's `Retry-After`, for `{{retryAfter}}` in its answer body.
+    var retryAfter: Int?
+    /// Reads `{{resources.NAME.count}}` and `{{resources.NAME.ID.FIELD…}}` (the part after `resources.`) from the
+    /// session's stateful resources; `nil` outside a scenario with resources.
+    var resourceValue: ((String) -> String?)?
     private lazy var json: Any? = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
     private lazy var query = URLEncoding.decodedQuery(request.query)
 
@@ -126,12 +133,16 @@ public final class TemplateContext {
         case "now.epochMs": return String(Int(now.timeIntervalSince1970 * 1000))
         case "uuid": return UUID().uuidString.lowercased()
         case "counter": return String(call)
+        case "retryAfter": return retryAfter.map(String.init)
         case "request.method": return request.method
         case "request.path": return String(request.path)
         case "request.body": return String(decoding: request.body, as: UTF8.self)
         default: break
         }
         if let fake = FakeValues.value(for: name) { return fake }
+        if name.hasPrefix("resources."), let resourceValue {
+            return resourceValue(String(name.dropFirst("resources.".count)))
+        }
         if name.hasPrefix("request.query.") {
             let key = String(name.dropFirst("request.query.".count))
             return query.first { $0.name == key }?.value ?? ""

@@ -20,6 +20,8 @@ public final class Override: Sendable {
     let rateLimit: RateLimitRule?
     /// The state machine condition and transition, when the override has one.
     public let state: StateRule?
+    /// The share of matching calls (0…1) it answers, drawn from the session's seeded generator; `nil` = all.
+    let chance: Double?
 
     init(
         id: String,
@@ -29,7 +31,8 @@ public final class Override: Sendable {
         steps: [ResponseRecipe],
         afterLast: ExhaustionPolicy,
         rateLimit: RateLimitRule?,
-        state: StateRule? = nil
+        state: StateRule? = nil,
+        chance: Double? = nil
     ) {
         precondition(!steps.isEmpty, "an override needs at least one step")
         self.serial = Override.serials.wrappingAdd(1, ordering: .relaxed).newValue
@@ -41,6 +44,7 @@ public final class Override: Sendable {
         self.afterLast = afterLast
         self.rateLimit = rateLimit
         self.state = state
+        self.chance = chance
     }
 
     /// A copy under another id and position (a fresh `serial`, so it shares no cursor with this one): a runtime
@@ -54,31 +58,44 @@ public final class Override: Sendable {
             steps: steps,
             afterLast: afterLast,
             rateLimit: rateLimit,
-            state: state
+            state: state,
+            chance: chance
         )
     }
 }
 
-/// `rateLimit`: `limit` calls per `windowMs`, then 429 with `Retry-After`.
-struct RateLimitRule: Sendable {
-    let limit: Int
-    let windowMs: Double
-    let retryAfter: Int?
-}
-
-/// An override's `state`: it matches only while machine `name` is in `requires` (any state when `nil`), and
-/// once it answers the machine moves to `next` (no change when `nil`). Machines live per session.
+/// An override's `state`: it matches only while machine `name` is in one of `requires` (any state when `nil`), and
+/// once it answers the machine moves to `next` (no change when `nil`) — at its `after`th answer in the current state
+/// when `after` is set. A `timeout` moves the machine on from `next` by itself. Machines live per session.
 public struct StateRule: Sendable, Equatable {
     /// Every state machine's state before any transition (and after `POST /__mockd/reset`).
     public static let initial = "Started"
 
     public let name: String
-    public let requires: String?
+    /// The states the override answers in; `nil` = any.
+    public let requires: [String]?
     public let next: String?
+    /// The answer (1-based, counted in the current state) that makes the transition; 1 without a counter.
+    public let after: Int
+    /// After `afterMs` ms of the session's clock in `next`, the machine moves to `next` of the timeout.
+    public let timeout: (afterMs: Double, next: String)?
 
-    public init(name: String, requires: String?, next: String?) {
+    public init(
+        name: String,
+        requires: [String]?,
+        next: String?,
+        after: Int = 1,
+        timeout: (afterMs: Double, next: String)? = nil
+    ) {
         self.name = name
         self.requires = requires
         self.next = next
+        self.after = after
+        self.timeout = timeout
+    }
+
+    public static func == (lhs: StateRule, rhs: StateRule) -> Bool {
+        lhs.name == rhs.name && lhs.requires == rhs.requires && lhs.next == rhs.next && lhs.after == rhs.after
+            && lhs.timeout?.afterMs == rhs.timeout?.afterMs && lhs.timeout?.next == rhs.timeout?.next
     }
 }

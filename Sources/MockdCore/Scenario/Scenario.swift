@@ -22,6 +22,8 @@ public final class Scenario: Sendable {
     let servesStubsAsLoaded: Bool
     /// Whether some override names a host (`match.host`): only then is a request's host worked out for overrides.
     let overridesNameHosts: Bool
+    /// Stateful REST collections (`resources[]`), tried after the overrides and before the mock sets.
+    let resources: [Resource]
 
     public convenience init(
         name: String,
@@ -50,9 +52,11 @@ public final class Scenario: Sendable {
         overrides: [Override],
         defaults: ResponseRecipe?,
         conditionalRequests: Bool,
-        cors: Bool = false
+        cors: Bool = false,
+        resources: [Resource] = []
     ) {
         self.cors = cors
+        self.resources = resources
         self.name = name
         self.description = description
         self.sets = sets
@@ -63,7 +67,8 @@ public final class Scenario: Sendable {
         self.overridesNameHosts = overrides.contains { $0.pattern.host != nil }
         self.defaults = defaults
         self.conditionalRequests = conditionalRequests
-        self.servesStubsAsLoaded = overrides.isEmpty && defaults == nil && !conditionalRequests && !cors
+        self.servesStubsAsLoaded =
+            overrides.isEmpty && defaults == nil && !conditionalRequests && !cors && resources.isEmpty
     }
 
     /// Loads `configs/<name>.json` (or a `.json` path), its includes and every mock set it names.
@@ -130,16 +135,41 @@ public final class Scenario: Sendable {
                 overrides.append(override)
             }
         }
+        let index = StubIndex(layers: layers, normalizer: RequestNormalizer(normalization))
+        let resourceCompiler = ResourceCompiler(root: root, index: index)
+        var resources: [Resource] = []
+        for source in resolved.resources {
+            let path = "resources[\(source.index)]"
+            if resources.contains(where: { $0.name == source.entry.name }) {
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: source.display,
+                        jsonPath: "\(path).name",
+                        message: "another resource is named '\(source.entry.name)'"
+                    )
+                )
+            }
+            if let resource = resourceCompiler.compile(
+                source.entry,
+                file: source.display,
+                path: path,
+                problems: &problems
+            ) {
+                resources.append(resource)
+            }
+        }
         guard problems.isEmpty else { throw ConfigErrors(problems) }
         return Scenario(
             name: resolved.name,
             description: resolved.description,
             sets: resolved.sets.map(\.name),
-            index: StubIndex(layers: layers, normalizer: RequestNormalizer(normalization)),
+            index: index,
             overrides: overrides,
             defaults: defaults,
             conditionalRequests: resolved.conditionalRequests ?? setsAnswerConditionals,
-            cors: cors
+            cors: cors,
+            resources: resources
         )
     }
 
@@ -183,6 +213,7 @@ struct ScenarioResolver {
         var overrides: [OverrideSource] = []
         var normalize: (value: RequestNormalization, display: String)?
         var cors: Bool?
+        var resources: [(entry: ResourceEntry, display: String, index: Int)] = []
     }
 
     func resolve(_ name: String, chain: [String], problems: inout [ConfigError]) -> Resolved? {
@@ -240,6 +271,7 @@ struct ScenarioResolver {
                 )
             }
             resolved.cors = base.cors ?? resolved.cors
+            resolved.resources += base.resources
             resolved.description = resolved.description ?? base.description
         }
         for (position, set) in (file.sets ?? []).enumerated() {
@@ -268,6 +300,11 @@ struct ScenarioResolver {
         if let cors = file.cors { resolved.cors = cors }
         for (index, entry) in (file.overrides ?? []).enumerated() {
             resolved.overrides.append(OverrideSource(entry: entry, display: display, index: index))
+        }
+        for (index, entry) in (file.resources ?? []).enumerated() {
+            // A resource named again replaces the included one.
+            resolved.resources.removeAll { $0.entry.name == entry.name }
+            resolved.resources.append((entry, display, index))
         }
         return resolved
     }
@@ -343,7 +380,32 @@ struct RecipeCompiler {
                     )
                 )
             }
-            stateRule = StateRule(name: state.name, requires: state.requires, next: state.next)
+            var stateProblems: [(field: String, message: String)] = []
+            func fail(_ field: String, _ message: String) { stateProblems.append((field, message)) }
+            if let requires = state.requires, requires.names.isEmpty || requires.names.contains(where: \.isEmpty) {
+                fail("requires", "name a state, or a non-empty list of states")
+            }
+            if let after = state.after {
+                if after < 1 { fail("after", "must be ≥ 1 (the answer that makes the transition)") }
+                if state.next == nil { fail("after", #"counts toward a transition: give "next" too"#) }
+            }
+            if let timeout = state.timeout {
+                if timeout.afterMs < 1 { fail("timeout.afterMs", "must be ≥ 1 ms") }
+                if timeout.next.isEmpty { fail("timeout.next", "name the state to move to") }
+                if state.next == nil { fail("timeout", #"runs once the machine is in "next": give "next" too"#) }
+            }
+            for (field, message) in stateProblems {
+                problems.append(
+                    ConfigError(.invalidValue, file: file, jsonPath: "\(path).state.\(field)", message: message)
+                )
+            }
+            stateRule = StateRule(
+                name: state.name,
+                requires: state.requires?.names,
+                next: state.next,
+                after: max(1, state.after ?? 1),
+                timeout: state.timeout.map { (afterMs: Double($0.afterMs), next: $0.next) }
+            )
         }
         var steps: [ResponseRecipe] = []
         if let responses = entry.responses {
@@ -377,10 +439,39 @@ struct RecipeCompiler {
                     )
                 )
             }
+            if let key = rule.key, !RateLimitRule.isValidKey(key) {
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: file,
+                        jsonPath: "\(path).rateLimit.key",
+                        message:
+                            "'\(key)' is not a request expression (request.json.PATH, request.header.NAME, request.query.NAME, request.method, request.path, request.body)"
+                    )
+                )
+            }
+            var body: (data: Data, contentType: String)?
+            switch rule.body {
+            case nil: body = nil
+            case .string(let text)?: body = (Data(text.utf8), "text/plain; charset=utf-8")
+            case let json?: body = ((try? JSONValueEncoding.data(json)) ?? Data(), "application/json; charset=utf-8")
+            }
             rateLimit = RateLimitRule(
                 limit: rule.limit,
                 windowMs: Double(rule.windowMs ?? 60_000),
-                retryAfter: rule.retryAfter
+                retryAfter: rule.retryAfter,
+                key: rule.key,
+                body: body
+            )
+        }
+        if let chance = entry.chance, !(0...1).contains(chance) {
+            problems.append(
+                ConfigError(
+                    .invalidValue,
+                    file: file,
+                    jsonPath: "\(path).chance",
+                    message: "must be a share of calls from 0 to 1, got \(chance)"
+                )
             )
         }
         guard problems.count == before, !steps.isEmpty, let pattern else { return nil }
@@ -392,7 +483,8 @@ struct RecipeCompiler {
             steps: steps,
             afterLast: entry.afterLast ?? .repeatLast,
             rateLimit: rateLimit,
-            state: stateRule
+            state: stateRule,
+            chance: entry.chance
         )
     }
 

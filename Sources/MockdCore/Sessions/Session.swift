@@ -88,20 +88,32 @@ public final class Session: Sendable {
         }
     }
 
-    /// Switches the scenario; cursors, rate limits and runtime stubs start over, the journal is kept.
+    /// Switches the scenario; cursors, rate limits and runtime stubs start over, the journal, clock and switches are kept.
     func use(_ scenario: Scenario) {
-        change { $0 = Core(scenario: scenario, state: SessionState(), runtime: []) }
-    }
-
-    /// A reloaded copy of the scenario: cursors and rate limits start over, runtime stubs and journal stay.
-    func reload(_ scenario: Scenario) {
-        change { core in
-            core.scenario = scenario
-            core.state = SessionState()
+        change {
+            $0 = Core(
+                scenario: scenario,
+                state: SessionState(clock: $0.state.clock, switches: $0.state.switches),
+                runtime: []
+            )
         }
     }
 
-    /// Back to the scenario's start: cursors, rate limits, runtime stubs and journal.
+    /// A reloaded copy of the scenario: cursors and rate limits start over, runtime stubs, journal and clock stay.
+    func reload(_ scenario: Scenario) {
+        change { core in
+            core.scenario = scenario
+            core.state = SessionState(clock: core.state.clock, switches: core.state.switches)
+        }
+    }
+
+    /// The session's virtual clock (`SessionClock`).
+    var clock: SessionClock { core.withLock { $0.state.clock } }
+
+    /// The session's switches (`SessionSwitches`).
+    var switches: SessionSwitches { core.withLock { $0.state.switches } }
+
+    /// Back to the scenario's start: cursors, rate limits, runtime stubs, journal, and the clock to real time.
     func reset() {
         change { core in
             core.state = SessionState()

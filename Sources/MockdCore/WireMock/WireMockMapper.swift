@@ -144,7 +144,11 @@ struct WireMockMapper {
             let name = try nameNode.string()
             guard !name.isEmpty else { throw nameNode.fail("must not be empty") }
             if required != nil || next != nil {
-                state = ScenarioFile.StateEntry(name: name, requires: required, next: next)
+                state = ScenarioFile.StateEntry(
+                    name: name,
+                    requires: required.map { ScenarioFile.StateNames([$0]) },
+                    next: next
+                )
             }
         } else {
             for key in ["requiredScenarioState", "newScenarioState"] {

@@ -1,0 +1,120 @@
+import Foundation
+import MockdClient
+import MockdTestSupport
+import Testing
+
+/// The session's virtual clock: rate-limit windows and `{{now}}` follow `POST /__mockd/clock`, so a 30 s resend
+/// rule is tested without waiting 30 s.
+@Suite("Virtual clock per session")
+struct VirtualClockTests {
+    static func send(_ harness: Harness, phone: String = "+15555550100") -> CurlRequest {
+        harness.request("POST", "/v1/auth/sms/send", json: #"{"phone": "\#(phone)"}"#)
+    }
+
+    static func verify(_ harness: Harness, _ code: String) -> CurlRequest {
+        harness.request("POST", "/v1/auth/sms/verify", json: #"{"phone": "+15555550100", "code": "\#(code)"}"#)
+    }
+
+    static func error(_ response: CurlResponse) -> String? {
+        ((try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any])?["error"] as? String
+    }
+
+    /// Send, resend refused until the clock is 30 s on, three wrong codes lock (the right one too, and a refused
+    /// resend keeps the lock), a new code unlocks: the whole OTP flow in far less than the 30 s it models.
+    @Test func otpFlowResendsAfterThirtyVirtualSecondsAndANewCodeUnlocks() async throws {
+        try await withDaemon { harness in
+            let client = harness.client
+            try await client.useScenario("auth_sms_code")
+            let start = try #require(ControlAPIDates.parse("2030-01-01T09:00:00Z"))
+            #expect(try await client.setClock(to: start).now.hasPrefix("2030-01-01T09:00:00."))
+            let send = Self.send(harness)
+            let verify = { (code: String) in Self.verify(harness, code) }
+            let locked = try Curl.batch([
+                send, verify("000000"), verify("111111"), verify("222222"), verify("482916"), send, verify("482916"),
+            ])
+            #expect(locked.map(\.status) == [200, 422, 422, 429, 429, 429, 429])
+            #expect(
+                locked.map(Self.error) == [
+                    nil, "invalid_code", "invalid_code", "too_many_attempts", "too_many_attempts", "rate_limited",
+                    "too_many_attempts",
+                ]
+            )
+            #expect(locked[5].header("Retry-After") == "30")
+
+            try await client.advanceClock(byMs: 25_000)
+            let tooSoon = try Curl.send(send)
+            #expect(tooSoon.status == 429)
+            #expect(tooSoon.header("Retry-After") == "5")
+
+            let clock = try await client.advanceClock(byMs: 5_000)
+            #expect(clock.now.hasPrefix("2030-01-01T09:00:3"))
+            let unlocked = try Curl.batch([send, verify("482916")])
+            #expect(unlocked.map(\.status) == [200, 200])
+            let token = (try JSONSerialization.jsonObject(with: unlocked[1].body)) as? [String: Any]
+            #expect((token?["issuedAt"] as? String)?.hasPrefix("2030-01-01T09:00:3") == true)
+        }
+    }
+
+    /// The lock of three wrong codes expires after 5 minutes of the session's clock (`state.timeout`).
+    @Test func theLockExpiresAfterFiveVirtualMinutes() async throws {
+        try await withDaemon { harness in
+            try await harness.client.useScenario("auth_sms_code")
+            let verify = { (code: String) in Self.verify(harness, code) }
+            let locked = try Curl.batch([verify("000000"), verify("111111"), verify("222222"), verify("482916")])
+            #expect(locked.map(\.status) == [422, 422, 429, 429])
+            try await harness.client.advanceClock(byMs: 240_000)
+            #expect(try Curl.send(verify("482916")).status == 429)
+            let scenario = try Curl.send(harness.request("/__mockd/scenario"))
+            let states = ((try JSONSerialization.jsonObject(with: scenario.body)) as? [String: Any])?["states"]
+            #expect(states as? [String: String] == ["sms-code": "Locked"])
+            try await harness.client.advanceClock(byMs: 60_000)
+            let expired = try Curl.batch([harness.request("/__mockd/scenario"), verify("000000"), verify("482916")])
+            let after = ((try JSONSerialization.jsonObject(with: expired[0].body)) as? [String: Any])?["states"]
+            #expect(after as? [String: String] == ["sms-code": "Started"])
+            #expect(expired[1...].map(\.status) == [422, 200])
+            #expect(Self.error(expired[1]) == "invalid_code")
+        }
+    }
+
+    @Test func eachSessionHasItsOwnClockAndResetReturnsToRealTime() async throws {
+        try await withDaemon { harness in
+            let other = harness.client(session: "other-clock")
+            let advanced = try await harness.client.advanceClock(byMs: 86_400_000)
+            #expect(advanced.offsetMs == 86_400_000)
+            #expect(try await other.clock().offsetMs == 0)
+            let real = Date().timeIntervalSince1970 * 1000
+            #expect(abs(Double(advanced.epochMs) - 86_400_000 - real) < 60_000)
+            try await harness.client.reset()
+            #expect(try await harness.client.clock().offsetMs == 0)
+        }
+    }
+
+    @Test func aClockBodyThatIsNeitherAdvanceNorSetIs400() async throws {
+        try await withDaemon { harness in
+            let answers = try Curl.batch(
+                [#"{"advanceMs": -5}"#, #"{"set": "tomorrow"}"#, #"{"advanceMs": 1, "set": "2030-01-01T00:00:00Z"}"#]
+                    .map { harness.request("POST", "/__mockd/clock", json: $0) }
+            )
+            #expect(answers.map(\.status) == [400, 400, 400])
+            let messages = answers.map {
+                ((try? JSONSerialization.jsonObject(with: $0.body)) as? [String: Any])?["message"] as? String
+            }
+            #expect(
+                messages == [
+                    "advanceMs must be a whole number of ms, 0…10⁹",
+                    "set must be an ISO-8601 date and time with a zone, e.g. 2026-12-01T09:00:00Z; got 'tomorrow'",
+                    #"send {"advanceMs": N} or {"set": "2026-12-01T09:00:00Z"}"#,
+                ]
+            )
+        }
+    }
+}
+
+/// RFC 3339 dates for the tests.
+enum ControlAPIDates {
+    static func parse(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}
