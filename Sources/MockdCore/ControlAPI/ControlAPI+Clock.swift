@@ -51,8 +51,30 @@ extension ControlAPI {
         )
     }
 
-    /// An RFC 3339 date-time with a zone (`Z` or `±hh:mm`), with or without fractional seconds.
+    /// An RFC 3339 date-time with a zone (`Z` or `±hh:mm`), with or without fractional seconds, in the years
+    /// 1970–9999; a field out of range (February 30th, hour 24, offset +99:00) is refused, not rolled over.
     static func iso8601(_ text: String) -> Date? {
+        let pattern =
+            #"^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,9})?(Z|[+-]([0-9]{2}):([0-9]{2}))$"#
+        guard let match = text.range(of: pattern, options: .regularExpression), match == text.startIndex..<text.endIndex
+        else { return nil }
+        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        let (year, month, day, hour, minute, second) = (
+            digits[0], digits[1], digits[2], digits[3], digits[4], digits[5]
+        )
+        guard (1970...9999).contains(year), (1...12).contains(month), (0...23).contains(hour),
+            (0...59).contains(minute),
+            (0...59).contains(second)
+        else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return nil }
+        if !text.hasSuffix("Z") {
+            let zone = text.suffix(6)
+            guard let zoneHours = Int(zone.dropFirst().prefix(2)), let zoneMinutes = Int(zone.suffix(2)),
+                zoneHours <= 23, zoneMinutes <= 59
+            else { return nil }
+        }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }

@@ -45,6 +45,13 @@ extension ControlAPI {
                 }
                 rules.append((id, number.boolValue))
             }
+            // A typo in a rule id would silently switch nothing: every id must name an override or runtime stub.
+            let known = Set(call.session.scenario.overrides.map(\.id) + call.session.runtimeStubs.map(\.override.id))
+            if let unknown = rules.first(where: { !known.contains($0.0) }) {
+                return invalidSwitches(
+                    "rules.\(unknown.0): no override or runtime stub of this session has that id (known: \(known.sorted().joined(separator: ", ")))"
+                )
+            }
         }
         let switches = call.session.switches
         if let scale { switches.setLatencyScale(scale) }

@@ -60,6 +60,18 @@ extension MockEngine {
             runtime.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
             ?? scenario.overrides.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
         if let override = matchedOverride {
+            // An override that only edits a stub's response, with no stub to edit, answers nothing: it must not
+            // count against a limit, move a state machine or use up a step either.
+            if base == nil, !override.steps.contains(where: { $0.replacesResponse || $0.standsAlone }) {
+                return unmatched(
+                    request,
+                    scenario: scenario,
+                    runtime: [],
+                    reason:
+                        "override '\(override.id)' matches but only edits a stub's response, and no stub matches \(request.method) \(request.target)",
+                    overridesToo: false
+                )
+            }
             // A request refused by a limit never moves the state machine or the sequence.
             if let refusal = refusal(by: override, request, state: state) { return refusal }
             // Another request moved the machine out of the required state since `allows`: answer afresh.

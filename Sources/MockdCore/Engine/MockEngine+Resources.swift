@@ -61,6 +61,15 @@ extension MockEngine {
             return json(200, resource.listBody(Array(items[start..<end])), resource)
         case "POST":
             guard case .object(var members)? = body(request) else { return notAnObject(resource) }
+            // An id the client gives must be usable as a path segment: a non-empty string or a whole number.
+            if let sent = members[resource.idField], !MockEngine.isUsableID(sent) {
+                return error(
+                    422,
+                    "invalid_body",
+                    "\(resource.idField) must be a non-empty string or a whole number (got \((try? JSONValueEncoding.data(sent)).map { String(decoding: $0, as: UTF8.self) } ?? "?"))",
+                    resource
+                )
+            }
             return store.withItems(of: resource) { items in
                 if let given = resource.id(of: .object(members)) {
                     if items.contains(where: { resource.id(of: $0) == given }) {
@@ -77,7 +86,10 @@ extension MockEngine {
                 let item = JSONValue.object(members)
                 items.append(item)
                 var response = json(201, item, resource)
-                response.headers.add(name: "Location", value: resource.path + "/" + (resource.id(of: item) ?? ""))
+                response.headers.add(
+                    name: "Location",
+                    value: resource.path + "/" + MockEngine.pathSegment(resource.id(of: item) ?? "")
+                )
                 return response
             }
         default:
@@ -120,7 +132,7 @@ extension MockEngine {
                 }
                 items.append(item)
                 var response = json(201, item, resource)
-                response.headers.add(name: "Location", value: resource.path + "/" + id)
+                response.headers.add(name: "Location", value: resource.path + "/" + MockEngine.pathSegment(id))
                 return response
             }
         case "DELETE":
@@ -192,6 +204,23 @@ extension MockEngine {
 
     private static func notFound(_ resource: Resource, _ id: String) -> MockResponse {
         error(404, "not_found", "\(resource.name) has no item with id '\(id)'", resource)
+    }
+
+    /// Whether a client-given id can name an item in a path: a non-empty string or a whole number.
+    static func isUsableID(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): return !text.isEmpty
+        case .int: return true
+        case .double(let number): return number.isFinite && number == number.rounded() && abs(number) < 1e15
+        default: return false
+        }
+    }
+
+    /// `id` percent-encoded as one path segment (RFC 3986 §3.3), for `Location`.
+    static func pathSegment(_ id: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%;")
+        return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
     }
 
     private static func notAnObject(_ resource: Resource) -> MockResponse {

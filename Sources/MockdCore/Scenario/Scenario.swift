@@ -150,6 +150,16 @@ public final class Scenario: Sendable {
                     )
                 )
             }
+            if resources.contains(where: { $0.path == source.entry.path }) {
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: source.display,
+                        jsonPath: "\(path).path",
+                        message: "another resource already answers '\(source.entry.path)'"
+                    )
+                )
+            }
             if let resource = resourceCompiler.compile(
                 source.entry,
                 file: source.display,

@@ -1,0 +1,93 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// After a hostile review of issue 20: no crash from paging values, ids that can name an item, a `Location` that is
+/// one path segment, a clock that refuses impossible dates, switches that refuse unknown rule ids, and an override
+/// that answers nothing (no stub to edit) leaving the lock where it was. Real daemon, curl.
+@Suite(.serialized)
+struct StateHardeningTests {
+    @Test func resourcesClockAndSwitchesRefuseHostileInput() throws {
+        let root = try Paths.makeRoot(
+            scenario: #"""
+                {"sets": ["chat"],
+                 "resources": [{"name": "things", "path": "/v1/things", "seed": [{"id": 1, "name": "a"}],
+                                "paging": {"page": "page", "limit": "limit"}}],
+                 "overrides": [{"id": "flaky", "match": {"path": "/v1/me"}, "status": 503, "chance": 0.5}]}
+                """#
+        )
+        defer { try? FileManager.default.removeItem(at: root) }
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let base = daemon.baseURL
+        func post(_ path: String, _ body: String) -> CurlRequest {
+            CurlRequest(
+                method: "POST",
+                url: base + path,
+                headers: [("Content-Type", "application/json")],
+                body: Data(body.utf8)
+            )
+        }
+        let answers = try Curl.batch([
+            CurlRequest(url: base + "/v1/things?page=9223372036854775807&limit=9223372036854775807"),
+            post("/v1/things", #"{"id": true}"#),
+            post("/v1/things", #"{"id": ""}"#),
+            post("/v1/things", #"{"id": 1.5}"#),
+            post("/v1/things", #"{"id": "sp ace/x?y"}"#),
+            post("/__mockd/clock", #"{"set": "2030-02-30T09:00:00Z"}"#),
+            post("/__mockd/clock", #"{"set": "2030-01-01T09:00:00+99:00"}"#),
+            post("/__mockd/clock", #"{"set": "0000-01-01T00:00:00Z"}"#),
+            post("/__mockd/clock", #"{"set": "2030-01-01T09:00:00+02:00"}"#),
+            post("/__mockd/switches", #"{"rules": {"flakey": false}}"#),
+            post("/__mockd/switches", #"{"rules": {"flaky": false}}"#),
+        ])
+        #expect(answers.map(\.status) == [200, 422, 422, 422, 201, 400, 400, 400, 200, 400, 200])
+        #expect(answers[1].text.contains("id must be a non-empty string or a whole number (got true)"))
+        #expect(answers[4].header("Location") == "/v1/things/sp%20ace%2Fx%3Fy")
+        #expect(
+            answers[9].text.contains(
+                "rules.flakey: no override or runtime stub of this session has that id (known: flaky)"
+            )
+        )
+        #expect(daemon.process.isRunning)
+    }
+
+    @Test func anOverrideWithNothingToEditLeavesTheLockAlone() throws {
+        let root = try Paths.makeRoot(scenario: "{}")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.copyItem(
+            at: Paths.packageRoot.appendingPathComponent("configs/auth_sms_code.json"),
+            to: root.appendingPathComponent("configs/auth_sms_code.json")
+        )
+        let daemon = try RunningDaemon(["--config", "auth_sms_code", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let base = daemon.baseURL
+        let json = [("Content-Type", "application/json")]
+        func verify(_ code: String) -> CurlRequest {
+            CurlRequest(
+                method: "POST",
+                url: base + "/v1/auth/sms/verify",
+                headers: json,
+                body: Data(#"{"phone": "+15555550100", "code": "\#(code)"}"#.utf8)
+            )
+        }
+        let answers = try Curl.batch([
+            CurlRequest(
+                method: "POST",
+                url: base + "/v1/auth/sms/send",
+                headers: json,
+                body: Data(#"{"phone": "+15555550100"}"#.utf8)
+            ),
+            verify("000000"), verify("000001"), verify("000002"),
+            // Not JSON: no stub for the override to edit, so nothing answers it, and nothing changes.
+            CurlRequest(
+                method: "POST",
+                url: base + "/v1/auth/sms/send",
+                headers: [("Content-Type", "text/plain")],
+                body: Data("x".utf8)
+            ),
+            verify("482916"),
+        ])
+        #expect(answers.map(\.status) == [200, 422, 422, 429, 404, 429], "\(answers.map(\.text))")
+    }
+}
