@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(name: "MockdCore", dependencies: ["MockdFormat", "CCompression"], swiftSettings: swiftSettings),
+        // JSON Schema draft 4 / OpenAPI 3.0 / 2020-12 validation, our own (no Swift library can be fetched here).
+        .target(name: "MockdSchema", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .target(
             name: "MockdServer",
             dependencies: ["MockdFormat", "MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"],
@@ -56,6 +58,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MockdSchemaTests",
+            dependencies: ["MockdSchema", "MockdFormat", "MockdTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
         .testTarget(
             name: "MockdCoreTests",
