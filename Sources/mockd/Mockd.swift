@@ -15,6 +15,7 @@ struct Mockd {
         ImportWireMock.self,
         Validate.self,
         Lint.self,
+        Diff.self,
         Health.self,
     ]
 

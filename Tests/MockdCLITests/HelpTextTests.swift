@@ -8,7 +8,7 @@ struct HelpTextTests {
     /// Each command's whole help, by name. A new command fails `everyCommandsHelpIsPinned` until it is here.
     static let pinned: [String: String] = [
         Serve.name: topLevel, Record.name: record, ImportHAR.name: importHAR, ImportWireMock.name: importWireMock,
-        Validate.name: validate, Lint.name: lint, Health.name: health,
+        Validate.name: validate, Lint.name: lint, Diff.name: diff, Health.name: health,
     ]
 
     @Test(arguments: Mockd.commands.map { $0.name })
@@ -53,6 +53,7 @@ struct HelpTextTests {
                mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
+               mockd diff <old> <new> [--format text|markdown|json]
                mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
 
         COMMANDS:
@@ -62,6 +63,7 @@ struct HelpTextTests {
           import-wiremock         Turn WireMock stub mappings into a mock set and a scenario (see `mockd import-wiremock --help`).
           validate                Check a scenario and the files it names (see `mockd validate --help`).
           lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
+          diff                    Show what changed between two mock sets or HAR recordings (see `mockd diff --help`).
           health                  Exit 0 when a running mockd answers its health check (see `mockd health --help`).
 
         OPTIONS:
@@ -282,6 +284,25 @@ struct HelpTextTests {
                                   else 127.0.0.1)
           --timeout <s>           Seconds for the whole check: connect, ask, read the answer. (default: 5)
           --control-token <t>     Sent as `Authorization: Bearer <t>`. (default: $MOCKD_CONTROL_TOKEN)
+          -h, --help              Show help information.
+        """
+
+    static let diff = """
+        OVERVIEW: Show what changed between two versions of an API: endpoints added and removed (method and path
+        template, with their hosts), status codes added and removed per endpoint, structural changes of JSON
+        bodies as JSON paths (field added, removed, type changed, array item shape changed), then value-only
+        changes counted per endpoint and status. Placeholders ({{token}}, {{email}}, normalised values) never
+        count as changes.
+
+        <old> and <new> are each a mock set (a folder holding index.json, or a set name under mocks/) or a HAR
+        file (compiled with import-har's defaults, hygiene on). Exit 0 when they are equal, 1 when they
+        differ, 2 when a side cannot be read, 64 on a usage error — fit for a CI step.
+
+        USAGE: mockd diff <old> <new> [--format text|markdown|json] [--root <dir>]
+
+        OPTIONS:
+          --format <format>       text (one line per change), markdown (for a pull request) or json. (default: text)
+          --root <dir>            Folder holding mocks/ when a set name is given. (default: $MOCKD_ROOT, else the current directory)
           -h, --help              Show help information.
         """
 }
