@@ -167,3 +167,37 @@ struct DiffTests {
         }
     }
 }
+
+/// `import-har --merge` names what it replaced and prints the changelog of the merge.
+struct MergeChangelogTests {
+    typealias HAR = ImportHygieneTests
+
+    @Test func mergeListsReplacedAndAddedStubsByIDAndTheChangelog() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let first = root.appendingPathComponent("v1.har")
+        try HAR.write(DiffTests.oldEntries, to: first)
+        #expect(try ProcessRunner.mockd(["import-har", first.path, "--set", "shop", "--root", root.path]).status == 0)
+        let second = root.appendingPathComponent("v2.har")
+        try HAR.write(DiffTests.newEntries, to: second)
+        let merged = try ProcessRunner.mockd([
+            "import-har", second.path, "--set", "shop", "--root", root.path, "--merge",
+        ])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let tail = merged.stdout.components(separatedBy: "  merged:").last ?? ""
+        #expect(
+            tail == """
+                         2 stubs replaced, 1 added, 1 kept as they were
+                    replaced GET_v1_users_1042 (GET /v1/users/1042)
+                    replaced GET_v1_orders (GET /v1/orders)
+                    added GET_v1_users_9999 (GET /v1/users/9999)
+                  changes:        0 endpoints added, 0 removed, 1 changed
+                    ~ GET /v1/users/{id} (api.shop.test)
+                        status added: 404
+                        200: field added $.fullName (string)
+                        200: field removed $.name (string)
+
+                """
+        )
+    }
+}
