@@ -13,6 +13,7 @@ struct Mockd {
         Record.self,
         ImportHAR.self,
         ImportWireMock.self,
+        ImportOpenAPI.self,
         Validate.self,
         Lint.self,
         Diff.self,

@@ -8,6 +8,7 @@ struct HelpTextTests {
     /// Each command's whole help, by name. A new command fails `everyCommandsHelpIsPinned` until it is here.
     static let pinned: [String: String] = [
         Serve.name: topLevel, Record.name: record, ImportHAR.name: importHAR, ImportWireMock.name: importWireMock,
+        ImportOpenAPI.name: importOpenAPI,
         Validate.name: validate, Lint.name: lint, Diff.name: diff, Health.name: health,
     ]
 
@@ -51,6 +52,7 @@ struct HelpTextTests {
                mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
                mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
+               mockd import-openapi <spec.yaml|spec.json> --set <name> [--seed <n>] [--force]
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
                mockd diff <old> <new> [--format text|markdown|json]
@@ -61,6 +63,8 @@ struct HelpTextTests {
                                   (see `mockd record --help`).
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
           import-wiremock         Turn WireMock stub mappings into a mock set and a scenario (see `mockd import-wiremock --help`).
+          import-openapi          Turn an OpenAPI 3.0/3.1 document into a scenario that serves every operation
+                                  (see `mockd import-openapi --help`).
           validate                Check a scenario and the files it names (see `mockd validate --help`).
           lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
           diff                    Show what changed between two mock sets or HAR recordings (see `mockd diff --help`).
@@ -303,6 +307,27 @@ struct HelpTextTests {
         OPTIONS:
           --format <format>       text (one line per change), markdown (for a pull request) or json. (default: text)
           --root <dir>            Folder holding mocks/ when a set name is given. (default: $MOCKD_ROOT, else the current directory)
+          -h, --help              Show help information.
+        """
+
+    static let importOpenAPI = """
+        OVERVIEW: Turn an OpenAPI 3.0 or 3.1 document (JSON or YAML) into the scenario configs/<name>.json (with an
+        empty mock set mocks/<name>/ beneath it): one
+        override per operation and documented status, matching the method and the path as a {name} template
+        under the first server's path (/v1/pets/{petId}). Each answers the media type's example, its first named
+        example, or an example generated from the schema ($ref, allOf/oneOf/anyOf, nullable, formats, bounds),
+        the same for the same --seed. The lowest 2xx status answers by default; another status answers requests
+        with `Prefer: code=<status>`, another named example `Prefer: example=<name>` (Prism's convention).
+        Serve it with `mockd --config <name>`.
+
+        USAGE: mockd import-openapi <spec.yaml|spec.json> --set <name> [--root <dir>] [--seed <n>] [--base-path <path>] [--force]
+
+        OPTIONS:
+          --set <name>            Name of the scenario to write (letters, digits, '.', '_', '-').
+          --root <dir>            Folder holding configs/. (default: $MOCKD_ROOT, else the current directory)
+          --seed <n>              Seed of the generated examples. (default: 1)
+          --base-path <path>      Prefix of every path instead of the first server's path; / for none.
+          --force                 Replace the scenario and mock set if they exist.
           -h, --help              Show help information.
         """
 }
