@@ -17,6 +17,7 @@ struct Mockd {
         Validate.self,
         Lint.self,
         Diff.self,
+        Check.self,
         Health.self,
     ]
 

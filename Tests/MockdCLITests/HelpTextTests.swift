@@ -9,7 +9,7 @@ struct HelpTextTests {
     static let pinned: [String: String] = [
         Serve.name: topLevel, Record.name: record, ImportHAR.name: importHAR, ImportWireMock.name: importWireMock,
         ImportOpenAPI.name: importOpenAPI,
-        Validate.name: validate, Lint.name: lint, Diff.name: diff, Health.name: health,
+        Validate.name: validate, Lint.name: lint, Diff.name: diff, Check.name: check, Health.name: health,
     ]
 
     @Test(arguments: Mockd.commands.map { $0.name })
@@ -56,6 +56,7 @@ struct HelpTextTests {
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
                mockd diff <old> <new> [--format text|markdown|json]
+               mockd check --openapi <spec> mocks/<name>|configs/<name>.json...
                mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
 
         COMMANDS:
@@ -68,6 +69,7 @@ struct HelpTextTests {
           validate                Check a scenario and the files it names (see `mockd validate --help`).
           lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
           diff                    Show what changed between two mock sets or HAR recordings (see `mockd diff --help`).
+          check                   Check mock sets and scenarios against an OpenAPI document (see `mockd check --help`).
           health                  Exit 0 when a running mockd answers its health check (see `mockd health --help`).
 
         OPTIONS:
@@ -328,6 +330,25 @@ struct HelpTextTests {
           --seed <n>              Seed of the generated examples. (default: 1)
           --base-path <path>      Prefix of every path instead of the first server's path; / for none.
           --force                 Replace the scenario and mock set if they exist.
+          -h, --help              Show help information.
+        """
+
+    static let check = """
+        OVERVIEW: Check mock sets and scenarios against an OpenAPI 3.0 or 3.1 document (JSON or YAML): every
+        stored answer against the response schema of its operation, status and media type; every recorded
+        request against the operation's path and query parameters (and headers the set records) and its
+        request body. Undocumented operations, statuses and media types are reported. Placeholders
+        ({{email}}) are accepted wherever they stand.
+
+        One line per finding, `file: location: message`; exit 1 when there is any, 0 when everything honours
+        the document, 2 when the document or a set cannot be read — fit for a CI step.
+
+        USAGE: mockd check --openapi <spec> mocks/<name>|<name>|configs/<name>.json... [--base-path <path>] [--root <dir>]
+
+        OPTIONS:
+          --openapi <spec>        The OpenAPI document (.yaml, .yml or .json).
+          --base-path <path>      Prefix of the document's paths instead of the first server's path; / for none.
+          --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
           -h, --help              Show help information.
         """
 }

@@ -67,10 +67,12 @@ struct Diff: MockdCommand, Equatable {
         }
     }
 
-    /// `side` as given when it exists, else a set name or relative set folder under the root.
+    /// A relative `side` under the root when it exists there (`mocks/shop`, or a bare set name under mocks/), else
+    /// as given (relative to the current directory).
     static func locate(_ side: String, root: MockdRoot) -> URL {
-        if FileManager.default.fileExists(atPath: side) { return URL(fileURLWithPath: side) }
-        if !side.contains("/") { return root.setURL(side) }
-        return root.url.appendingPathComponent(side)
+        if side.hasPrefix("/") { return URL(fileURLWithPath: side) }
+        let underRoot = side.contains("/") ? root.url.appendingPathComponent(side) : root.setURL(side)
+        if FileManager.default.fileExists(atPath: underRoot.path) { return underRoot }
+        return URL(fileURLWithPath: side)
     }
 }
