@@ -1,4 +1,5 @@
 public import Foundation
+public import MockdCore
 public import MockdFormat
 import MockdSchema
 
@@ -111,13 +112,9 @@ public struct OpenAPIContract: Sendable {
             let schemaJSON = OpenAPIDocument.value(at: pointer, in: document.json)
             let value = ParameterValues.value(texts, schema: schemaJSON, in: document)
             for violation in schema.validate(value) {
-                violations.append(
-                    ContractViolation(
-                        part: part,
-                        path: Self.jsonPath(violation.instancePath),
-                        message: violation.message
-                    )
-                )
+                // A parameter's own value has no path; an element of an array parameter has `$[1]`.
+                let path = violation.instancePath.isEmpty ? "" : Self.jsonPath(violation.instancePath)
+                violations.append(ContractViolation(part: part, path: path, message: violation.message))
             }
         }
         if let requestBody = operation.requestBody {
@@ -227,5 +224,20 @@ public struct OpenAPIContract: Sendable {
     private static func decode(_ text: Substring) -> String {
         let plus = text.replacingOccurrences(of: "+", with: " ")
         return plus.removingPercentEncoding ?? plus
+    }
+}
+
+extension OpenAPIContract: RequestContract {
+    /// `RequestContract`: the request split into path and query and checked by `check(method:path:query:…)`.
+    public func violations(
+        method: String,
+        target: String,
+        headers: [(name: String, value: String)],
+        body: Data
+    ) -> [String] {
+        let mark = target.firstIndex(of: "?")
+        let path = mark.map { String(target[..<$0]) } ?? target
+        let query = mark.map { String(target[target.index(after: $0)...]) } ?? ""
+        return check(method: method, path: path, query: query, headers: headers, body: body).map(\.description)
     }
 }

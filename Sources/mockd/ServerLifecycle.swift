@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdOpenAPI
 import MockdServer
 
 /// A running server for `serve` and `record`: start, wait for a signal, stop within the shutdown timeout.
@@ -75,6 +76,16 @@ enum ServerLifecycle {
         engineOptions.boundToLoopback = ServerLifecycle.isLoopback(flags.host)
         engineOptions.allHTTPS = tls != nil && flags.tlsPort == nil
         engineOptions.httpsPort = tls != nil ? flags.tlsPort : nil
+        if let spec = flags.openAPI {
+            do {
+                let document = try OpenAPIDocument.load(URL(fileURLWithPath: spec), display: spec)
+                engineOptions.contract = OpenAPIContract(document: document)
+            } catch {
+                proxy?.stop()
+                Output.error("mockd: \(error)")
+                return .failure
+            }
+        }
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
         if let recorder { engine.attach(recorder) }
         let server = MicroHTTPDServer(configuration: configuration, engine: engine, logger: logger, proxy: proxy)

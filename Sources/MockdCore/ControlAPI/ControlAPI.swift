@@ -42,6 +42,7 @@ struct ControlAPI {
         Route(method: "GET", path: "journal.har") { api, call in api.journalHAR(call) },
         Route(method: "GET", path: "unmatched") { api, call in api.unmatched(call) },
         Route(method: "POST", path: "verify") { api, call in api.verify(call) },
+        Route(method: "GET", path: "contract") { api, call in api.contractViolations(call) },
         Route(method: "GET", path: "sessions") { api, call in api.listSessions(call) },
         Route(method: "POST", path: "reload") { api, call in api.reload(call) },
         Route(method: "GET", path: "ws") { api, call in api.listWebSockets(call) },
@@ -294,7 +295,7 @@ struct ControlAPI {
             200,
             [
                 "session": call.session.id, "count": entries.count, "dropped": dropped,
-                "entries": entries.map(JournalJSON.entry),
+                "entries": entries.map(journalItem),
             ]
         )
     }
@@ -325,6 +326,9 @@ struct ControlAPI {
     }
 
     private func verify(_ call: Call) -> MockResponse {
+        if let body = ControlAPI.object(call.request.body), body["contract"] != nil {
+            return verifyContract(call, body)
+        }
         guard let body = ControlAPI.object(call.request.body) else {
             return ControlAPI.error(400, "bad_request", #"send {"method": "POST", "path": "/v1/x", "count": 1}"#)
         }
@@ -365,7 +369,7 @@ struct ControlAPI {
                 "error": "verification_failed",
                 "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
                 "expected": expected ?? atLeast!, "actual": matching.count,
-                "requests": matching.map(JournalJSON.entry),
+                "requests": matching.map(journalItem),
                 "journalCount": entries.count,
             ]
         )

@@ -19,6 +19,8 @@ public struct EngineOptions: Sendable {
     /// `X-Forwarded-Proto` from a TLS-terminating proxy wins over both.
     public var allHTTPS = false
     public var httpsPort: Int?
+    /// The contract journaled requests are checked against when read (`--openapi`); `nil`: none.
+    public var contract: (any RequestContract)?
 
     public init(
         maxSessions: Int = 1000,
