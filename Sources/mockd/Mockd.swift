@@ -11,6 +11,7 @@ struct Mockd {
     static let commands: [any MockdCommand.Type] = [
         Serve.self,
         Record.self,
+        Refresh.self,
         ImportHAR.self,
         ImportWireMock.self,
         ImportOpenAPI.self,

@@ -7,7 +7,8 @@ import Testing
 struct HelpTextTests {
     /// Each command's whole help, by name. A new command fails `everyCommandsHelpIsPinned` until it is here.
     static let pinned: [String: String] = [
-        Serve.name: topLevel, Record.name: record, ImportHAR.name: importHAR, ImportWireMock.name: importWireMock,
+        Serve.name: topLevel, Record.name: record, Refresh.name: refresh, ImportHAR.name: importHAR,
+        ImportWireMock.name: importWireMock,
         ImportOpenAPI.name: importOpenAPI,
         Validate.name: validate, Lint.name: lint, Diff.name: diff, Check.name: check, Health.name: health,
     ]
@@ -50,6 +51,7 @@ struct HelpTextTests {
                mockd --set <name> [same options]
                mockd --config <name> --on-miss proxy --upstream <url> [--record-misses] [same options]
                mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]
+               mockd refresh --upstream <url> --set <name> [--into <new-name>] [--header 'Name: value']...
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
                mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
                mockd import-openapi <spec.yaml|spec.json> --set <name> [--seed <n>] [--force]
@@ -62,6 +64,8 @@ struct HelpTextTests {
         COMMANDS:
           record                  Reverse-proxy an upstream and record every exchange into a HAR and a mock set
                                   (see `mockd record --help`).
+          refresh                 Replay a set's recorded requests against the live API and show what changed
+                                  (see `mockd refresh --help`).
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
           import-wiremock         Turn WireMock stub mappings into a mock set and a scenario (see `mockd import-wiremock --help`).
           import-openapi          Turn an OpenAPI 3.0/3.1 document into a scenario that serves every operation
@@ -351,6 +355,36 @@ struct HelpTextTests {
           --openapi <spec>        The OpenAPI document (.yaml, .yml or .json).
           --base-path <path>      Prefix of the document's paths instead of the first server's path; / for none.
           --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
+          -h, --help              Show help information.
+        """
+
+    static let refresh = """
+        OVERVIEW: Replay every stub's recorded request (method, path and query, matched headers, body) against the
+        live API and compile the answers through the importer (hygiene on) into a new set, keeping the old one
+        for regression (--into), or merged into the old set. Prints the requests the upstream refused (401, 403)
+        or that now fail (5xx, a 4xx where a success was recorded, no answer), the stubs that cannot be replayed
+        (no recorded request: hand-written or WireMock sets; placeholders in the request), then the diff of the
+        two sets as `mockd diff` prints it.
+
+        Credentials go in --header (or $MOCKD_UPSTREAM_AUTHORIZATION): they are sent with every request and
+        written to no set, HAR or log.
+
+        USAGE: mockd refresh --upstream <url> --set <name> [--into <new-name>] [--header 'Name: value']...
+                             [--concurrency <n>] [--upstream-timeout <s>] [--upstream-insecure] [--upstream-ca <file>]
+                             [--force] [--root <dir>]
+
+        OPTIONS:
+          --upstream <url>        The live API's origin (http or https, no path).
+          --set <name>            The recorded set to refresh.
+          --into <new-name>       Write the answers to this new set and keep the old one. (default: merge into --set)
+          --header <line>         A header sent with every request, such as 'Authorization: Bearer …'; repeatable.
+                                  (default: Authorization from $MOCKD_UPSTREAM_AUTHORIZATION when set)
+          --concurrency <n>       Requests in flight at once. (default: 4)
+          --upstream-timeout <s>  Seconds for each request. (default: 30)
+          --upstream-insecure     Do not verify the upstream's TLS certificate.
+          --upstream-ca <file>    PEM file of extra CA certificates for the upstream.
+          --force                 Replace the --into set if it exists.
+          --root <dir>            Folder holding mocks/. (default: $MOCKD_ROOT, else the current directory)
           -h, --help              Show help information.
         """
 }
