@@ -1,6 +1,6 @@
 public import Foundation
 public import MockdCore
-public import MockdFormat
+import MockdFormat
 import MockdSchema
 
 /// One way a request or an answer breaks the OpenAPI document.

@@ -1,4 +1,4 @@
-public import MockdFormat
+import MockdFormat
 
 /// Parameter text as the JSON value its schema expects (OpenAPI 3.0.3 §4.7.12 `style: simple` for path and
 /// header, `form` for query): `"12"` is the integer 12 under `type: integer`, `true` a boolean, `a,b` (or the

@@ -1,4 +1,4 @@
-public import MockdFormat
+import MockdFormat
 
 extension JSONValue {
     /// The number, when this is a JSON number.

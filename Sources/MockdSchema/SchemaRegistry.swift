@@ -1,4 +1,4 @@
-public import MockdFormat
+import MockdFormat
 
 /// A schema as evaluation meets it: the value, the base URI its references resolve against, its dialect and
 /// the vocabularies its meta-schema turns on.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension MockSetChangelog {
     /// The changelog formats of `mockd diff --format`.

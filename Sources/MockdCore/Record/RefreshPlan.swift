@@ -1,5 +1,5 @@
 public import Foundation
-public import MockdFormat
+import MockdFormat
 
 /// `mockd refresh`: which stubs of a set can be asked again, and how (method, target, recorded headers, body).
 ///
