@@ -25,12 +25,12 @@ RUN swift build -c release --static-swift-stdlib --product mockd \
 
 # Runtime stage. `readelf -d mockd` lists libmicrohttpd.so.12 (libmicrohttpd12), libcrypto.so.3 (libssl3:
 # SHA-1 for the WebSocket handshake), libz.so.1 (zlib1g) and libbrotlidec.so.1 (libbrotli1) for HAR bodies
-# recorded compressed, libcurl.so.4 (libcurl4: the upstream client of `mockd record` and --on-miss proxy,
+# recorded compressed, libyaml-0.so.2 (libyaml-0-2: OpenAPI documents in YAML), libcurl.so.4 (libcurl4: the upstream client of `mockd record` and --on-miss proxy,
 # with ca-certificates so an HTTPS upstream is verified), libstdc++.so.6 (libstdc++6, for the static Swift runtime), and libgcc_s, libm, libc
 # (libgcc-s1, libc6: already in the base image).
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libssl3 libcurl4 ca-certificates zlib1g libbrotli1 libstdc++6 \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libmicrohttpd12 libssl3 libcurl4 ca-certificates zlib1g libbrotli1 libyaml-0-2 libstdc++6 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 mockd \
     && useradd --system --uid 10001 --gid mockd --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin mockd

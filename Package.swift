@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CCompression", providers: [.apt(["zlib1g-dev", "libbrotli-dev"])]),
         // libcurl: the upstream client of `mockd record` and capture-on-miss (connection reuse, TLS, timeouts).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libyaml: OpenAPI documents written in YAML (import-openapi, check --openapi, serve --openapi).
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // epoll and eventfd headers (the NIO CNIOLinux pattern), for the WebSocket reactor.
         .systemLibrary(name: "CLinux"),
         // The file formats, once: Codable types and known fields. Foundation only (no C, no Synchronization), so
@@ -37,15 +39,23 @@ let package = Package(
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(name: "MockdCore", dependencies: ["MockdFormat", "CCompression"], swiftSettings: swiftSettings),
+        // JSON Schema draft 4 / OpenAPI 3.0 / 2020-12 validation, our own (no Swift library can be fetched here).
+        .target(name: "MockdSchema", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .target(
             name: "MockdServer",
             dependencies: ["MockdFormat", "MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"],
             swiftSettings: swiftSettings
         ),
+        // OpenAPI 3.0 / 3.1: reading (JSON, YAML through libyaml), import as a scenario, contract checks.
+        .target(
+            name: "MockdOpenAPI",
+            dependencies: ["MockdFormat", "MockdCore", "MockdSchema", "CYAML"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "mockd",
-            dependencies: ["MockdFormat", "MockdCore", "MockdServer"],
+            dependencies: ["MockdFormat", "MockdCore", "MockdServer", "MockdOpenAPI"],
             swiftSettings: swiftSettings
         ),
         // Shared by the test targets: the built binary, a curl client, the corpus location.
@@ -56,6 +66,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MockdSchemaTests",
+            dependencies: ["MockdSchema", "MockdOpenAPI", "MockdFormat", "MockdTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
         .testTarget(
             name: "MockdCoreTests",
@@ -71,7 +86,7 @@ let package = Package(
         // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
         .testTarget(
             name: "MockdCLITests",
-            dependencies: ["mockd", "MockdFormat", "MockdCore", "MockdTestSupport"],
+            dependencies: ["mockd", "MockdFormat", "MockdCore", "MockdOpenAPI", "MockdSchema", "MockdTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -11,10 +11,14 @@ struct Mockd {
     static let commands: [any MockdCommand.Type] = [
         Serve.self,
         Record.self,
+        Refresh.self,
         ImportHAR.self,
         ImportWireMock.self,
+        ImportOpenAPI.self,
         Validate.self,
         Lint.self,
+        Diff.self,
+        Check.self,
         Health.self,
         MCP.self,
     ]

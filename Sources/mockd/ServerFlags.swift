@@ -30,6 +30,8 @@ struct ServerFlags: Equatable {
     var tlsKey: String?
     /// `--tls-port`: HTTPS here and plain HTTP on `port`; `nil` serves HTTPS on `port` alone (with TLS).
     var tlsPort: Int?
+    /// `--openapi`: the OpenAPI document requests are checked against when the journal is read.
+    var openAPI: String?
 
     /// Reads `flag` and its value when it is one of the shared flags.
     /// - Returns: `false` when `flag` is not a shared flag (nothing was read).
@@ -53,6 +55,7 @@ struct ServerFlags: Equatable {
         case "--tls-cert": tlsCertificate = try reader.value(for: flag)
         case "--tls-key": tlsKey = try reader.value(for: flag)
         case "--tls-port": tlsPort = try reader.integer(for: flag, in: 0...65535)
+        case "--openapi": openAPI = try reader.value(for: flag)
         default: return false
         }
         return true

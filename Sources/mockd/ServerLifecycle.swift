@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdOpenAPI
 import MockdServer
 import Synchronization
 
@@ -93,6 +94,16 @@ enum ServerLifecycle {
                 "session '\(eviction.id)' evicted: --max-sessions (\(eviction.maxSessions)) reached; its journal, "
                     + "scenario and runtime stubs are gone (a request naming it gets 410)"
             )
+        }
+        if let spec = flags.openAPI {
+            do {
+                let document = try OpenAPIDocument.load(URL(fileURLWithPath: spec), display: spec)
+                engineOptions.contract = OpenAPIContract(document: document)
+            } catch {
+                proxy?.stop()
+                Output.error("mockd: \(error)")
+                return .failure
+            }
         }
         let engine = MockEngine(scenario: scenario, root: root, options: engineOptions, loader: loader)
         if let recorder { engine.attach(recorder) }

@@ -7,8 +7,11 @@ import Testing
 struct HelpTextTests {
     /// Each command's whole help, by name. A new command fails `everyCommandsHelpIsPinned` until it is here.
     static let pinned: [String: String] = [
-        Serve.name: topLevel, Record.name: record, ImportHAR.name: importHAR, ImportWireMock.name: importWireMock,
-        Validate.name: validate, Lint.name: lint, Health.name: health, MCP.name: mcp,
+        Serve.name: topLevel, Record.name: record, Refresh.name: refresh, ImportHAR.name: importHAR,
+        ImportWireMock.name: importWireMock,
+        ImportOpenAPI.name: importOpenAPI,
+        Validate.name: validate, Lint.name: lint, Diff.name: diff, Check.name: check, Health.name: health,
+        MCP.name: mcp,
     ]
 
     @Test(arguments: Mockd.commands.map { $0.name })
@@ -49,10 +52,14 @@ struct HelpTextTests {
                mockd --set <name> [same options]
                mockd --config <name> --on-miss proxy --upstream <url> [--record-misses] [same options]
                mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]
+               mockd refresh --upstream <url> --set <name> [--into <new-name>] [--header 'Name: value']...
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
                mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
+               mockd import-openapi <spec.yaml|spec.json> --set <name> [--seed <n>] [--force]
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
+               mockd diff <old> <new> [--format text|markdown|json]
+               mockd check --openapi <spec> mocks/<name>|configs/<name>.json...
                mockd health [--port <n>] [--host <addr>] [--timeout <s>] [--control-token <t>]
                mockd mcp (--config <name> | --set <name>) [serve options]
                mockd mcp --attach <url> [--control-token <t>]
@@ -60,10 +67,16 @@ struct HelpTextTests {
         COMMANDS:
           record                  Reverse-proxy an upstream and record every exchange into a HAR and a mock set
                                   (see `mockd record --help`).
+          refresh                 Replay a set's recorded requests against the live API and show what changed
+                                  (see `mockd refresh --help`).
           import-har              Compile a HAR file into a mock set (see `mockd import-har --help`).
           import-wiremock         Turn WireMock stub mappings into a mock set and a scenario (see `mockd import-wiremock --help`).
+          import-openapi          Turn an OpenAPI 3.0/3.1 document into a scenario that serves every operation
+                                  (see `mockd import-openapi --help`).
           validate                Check a scenario and the files it names (see `mockd validate --help`).
           lint                    Find secrets and personal data left in a mock set (see `mockd lint --help`).
+          diff                    Show what changed between two mock sets or HAR recordings (see `mockd diff --help`).
+          check                   Check mock sets and scenarios against an OpenAPI document (see `mockd check --help`).
           health                  Exit 0 when a running mockd answers its health check (see `mockd health --help`).
           mcp                     Run an MCP server on stdio so a coding agent can steer mockd (see `mockd mcp --help`).
 
@@ -83,6 +96,8 @@ struct HelpTextTests {
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
+          --openapi <spec>        Check every request against this OpenAPI document: contractViolations in the journal,
+                                  GET /__mockd/contract, verify with "contract": true. (default: none)
           --max-header-bytes <b>  Memory per connection for the request line and headers, in bytes; bigger
                                   requests get 431 (414 for a long URL). Raise it for query strings over
                                   ~450 parameters, at some cost per new connection. (default: 32768)
@@ -310,6 +325,95 @@ struct HelpTextTests {
                                   else 127.0.0.1)
           --timeout <s>           Seconds for the whole check: connect, ask, read the answer. (default: 5)
           --control-token <t>     Sent as `Authorization: Bearer <t>`. (default: $MOCKD_CONTROL_TOKEN)
+          -h, --help              Show help information.
+        """
+
+    static let diff = """
+        OVERVIEW: Show what changed between two versions of an API: endpoints added and removed (method and path
+        template, with their hosts), status codes added and removed per endpoint, structural changes of JSON
+        bodies as JSON paths (field added, removed, type changed, array item shape changed), then value-only
+        changes counted per endpoint and status. Placeholders ({{token}}, {{email}}, normalised values) never
+        count as changes.
+
+        <old> and <new> are each a mock set (a folder holding index.json, or a set name under mocks/) or a HAR
+        file (compiled with import-har's defaults, hygiene on). Exit 0 when they are equal, 1 when they
+        differ, 2 when a side cannot be read, 64 on a usage error — fit for a CI step.
+
+        USAGE: mockd diff <old> <new> [--format text|markdown|json] [--root <dir>]
+
+        OPTIONS:
+          --format <format>       text (one line per change), markdown (for a pull request) or json. (default: text)
+          --root <dir>            Folder holding mocks/ when a set name is given. (default: $MOCKD_ROOT, else the current directory)
+          -h, --help              Show help information.
+        """
+
+    static let importOpenAPI = """
+        OVERVIEW: Turn an OpenAPI 3.0 or 3.1 document (JSON or YAML) into the scenario configs/<name>.json (with an
+        empty mock set mocks/<name>/ beneath it): one
+        override per operation and documented status, matching the method and the path as a {name} template
+        under the first server's path (/v1/pets/{petId}). Each answers the media type's example, its first named
+        example, or an example generated from the schema ($ref, allOf/oneOf/anyOf, nullable, formats, bounds),
+        the same for the same --seed. The lowest 2xx status answers by default; another status answers requests
+        with `Prefer: code=<status>`, another named example `Prefer: example=<name>` (Prism's convention).
+        Serve it with `mockd --config <name>`.
+
+        USAGE: mockd import-openapi <spec.yaml|spec.json> --set <name> [--root <dir>] [--seed <n>] [--base-path <path>] [--force]
+
+        OPTIONS:
+          --set <name>            Name of the scenario to write (letters, digits, '.', '_', '-').
+          --root <dir>            Folder holding configs/. (default: $MOCKD_ROOT, else the current directory)
+          --seed <n>              Seed of the generated examples. (default: 1)
+          --base-path <path>      Prefix of every path instead of the first server's path; / for none.
+          --force                 Replace the scenario and mock set if they exist.
+          -h, --help              Show help information.
+        """
+
+    static let check = """
+        OVERVIEW: Check mock sets and scenarios against an OpenAPI 3.0 or 3.1 document (JSON or YAML): every
+        stored answer against the response schema of its operation, status and media type; every recorded
+        request against the operation's path and query parameters (and headers the set records) and its
+        request body. Undocumented operations, statuses and media types are reported. Placeholders
+        ({{email}}) are accepted wherever they stand.
+
+        One line per finding, `file: location: message`; exit 1 when there is any, 0 when everything honours
+        the document, 2 when the document or a set cannot be read — fit for a CI step.
+
+        USAGE: mockd check --openapi <spec> mocks/<name>|<name>|configs/<name>.json... [--base-path <path>] [--root <dir>]
+
+        OPTIONS:
+          --openapi <spec>        The OpenAPI document (.yaml, .yml or .json).
+          --base-path <path>      Prefix of the document's paths instead of the first server's path; / for none.
+          --root <dir>            Folder holding mocks/ and configs/. (default: $MOCKD_ROOT, else the current directory)
+          -h, --help              Show help information.
+        """
+
+    static let refresh = """
+        OVERVIEW: Replay every stub's recorded request (method, path and query, matched headers, body) against the
+        live API and compile the answers through the importer (hygiene on) into a new set, keeping the old one
+        for regression (--into), or merged into the old set. Prints the requests the upstream refused (401, 403)
+        or that now fail (5xx, a 4xx where a success was recorded, no answer), the stubs that cannot be replayed
+        (no recorded request: hand-written or WireMock sets; placeholders in the request), then the diff of the
+        two sets as `mockd diff` prints it.
+
+        Credentials go in --header (or $MOCKD_UPSTREAM_AUTHORIZATION): they are sent with every request and
+        written to no set, HAR or log.
+
+        USAGE: mockd refresh --upstream <url> --set <name> [--into <new-name>] [--header 'Name: value']...
+                             [--concurrency <n>] [--upstream-timeout <s>] [--upstream-insecure] [--upstream-ca <file>]
+                             [--force] [--root <dir>]
+
+        OPTIONS:
+          --upstream <url>        The live API's origin (http or https, no path).
+          --set <name>            The recorded set to refresh.
+          --into <new-name>       Write the answers to this new set and keep the old one. (default: merge into --set)
+          --header <line>         A header sent with every request, such as 'Authorization: Bearer …'; repeatable.
+                                  (default: Authorization from $MOCKD_UPSTREAM_AUTHORIZATION when set)
+          --concurrency <n>       Requests in flight at once. (default: 4)
+          --upstream-timeout <s>  Seconds for each request. (default: 30)
+          --upstream-insecure     Do not verify the upstream's TLS certificate.
+          --upstream-ca <file>    PEM file of extra CA certificates for the upstream.
+          --force                 Replace the --into set if it exists.
+          --root <dir>            Folder holding mocks/. (default: $MOCKD_ROOT, else the current directory)
           -h, --help              Show help information.
         """
 }

@@ -57,6 +57,7 @@ struct ControlAPI {
             )
         },
         Route(method: "POST", path: "verify") { api, call in api.verify(call) },
+        Route(method: "GET", path: "contract") { api, call in api.contractViolations(call) },
         Route(method: "GET", path: "sessions") { api, call in api.listSessions(call) },
         Route(method: "POST", path: "reload") { api, call in api.reload(call) },
         Route(method: "GET", path: "ws") { api, call in api.listWebSockets(call) },
@@ -367,7 +368,7 @@ struct ControlAPI {
             200,
             [
                 "session": call.session.id, "count": entries.count, "dropped": dropped,
-                "entries": entries.map(JournalJSON.entry),
+                "entries": entries.map(journalItem),
                 "next": more ? String(entries.last?.sequence ?? after) : NSNull(),
             ]
         )
@@ -399,6 +400,9 @@ struct ControlAPI {
     }
 
     private func verify(_ call: Call) -> MockResponse {
+        if let body = ControlAPI.object(call.request.body), body["contract"] != nil {
+            return verifyContract(call, body)
+        }
         guard let body = ControlAPI.object(call.request.body) else {
             return ControlAPI.error(400, "bad_request", #"send {"method": "POST", "path": "/v1/x", "count": 1}"#)
         }
@@ -445,7 +449,7 @@ struct ControlAPI {
                 "error": "verification_failed",
                 "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
                 "expected": expected ?? atLeast!, "actual": matching.count,
-                "requests": matching.map(JournalJSON.entry),
+                "requests": matching.map(journalItem),
                 "journalCount": entries.count,
             ]
         )

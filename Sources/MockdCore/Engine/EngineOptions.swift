@@ -22,6 +22,8 @@ public struct EngineOptions: Sendable {
     /// Called for each session evicted because `maxSessions` was reached (the daemon logs a line); on the thread
     /// of the request that created the newer session, outside every engine lock.
     public var onSessionEvicted: (@Sendable (SessionEviction) -> Void)?
+    /// The contract journaled requests are checked against when read (`--openapi`); `nil`: none.
+    public var contract: (any RequestContract)?
 
     public init(
         maxSessions: Int = 1000,

@@ -27,6 +27,8 @@ public enum HARImportPipeline {
         public var merge: MockSetMerger.Summary?
         /// Whether `mocks/<set>/` was written; `false` when no entry can be replayed.
         public var setWritten: Bool
+        /// What the merge changed in the set, as `mockd diff` shows it; `nil` without a merge.
+        public var changelog: MockSetChangelog?
 
         /// The report as `mockd import-har` prints it, several lines without a final line feed: the
         /// report's own lines, then a `merged:` line after a merge.
@@ -38,6 +40,13 @@ public enum HARImportPipeline {
             if let merge {
                 text +=
                     "\n  merged:         \(merge.replaced) stubs replaced, \(merge.added) added, \(merge.kept) kept as they were"
+                for stub in merge.replacedStubs { text += "\n    replaced \(stub)" }
+                for stub in merge.addedStubs { text += "\n    added \(stub)" }
+            }
+            if let changelog {
+                let lines = changelog.text(old: "before", new: "after").split(separator: "\n").dropFirst()
+                text += "\n  changes:        \(changelog.summary)"
+                for line in lines { text += "\n    \(line)" }
             }
             return text
         }
@@ -80,13 +89,14 @@ public enum HARImportPipeline {
         let (compiled, report) = compiler.finish()
         var build = compiled
         progress?(.compiled(entries: log.entryCount))
-        var result = Result(log: log, report: report, merge: nil, setWritten: false)
+        var result = Result(log: log, report: report, merge: nil, setWritten: false, changelog: nil)
         guard !build.file.stubs.isEmpty else { return result }
         if merge, FileManager.default.fileExists(atPath: root.setURL(set).path) {
             let existing = try MockSetMerger.read(set: set, root: root)
             let summary: MockSetMerger.Summary
             (build, summary) = MockSetMerger.merge(build, into: existing)
             result.merge = summary
+            result.changelog = MockSetDiff.changelog(from: existing, to: build)
         }
         try MockSetWriter(root: root).write(build, set: set, replace: replace, source: displayName)
         result.setWritten = true

@@ -15,6 +15,15 @@ public struct MockSetMerger {
         public var replaced = 0
         public var added = 0
         public var kept = 0
+        /// The replaced stubs, `id (METHOD path)`, in set order.
+        public var replacedStubs: [String] = []
+        /// The added stubs, `id (METHOD path)`, in set order.
+        public var addedStubs: [String] = []
+
+        static func name(_ stub: MockSetFile.StubEntry) -> String {
+            let query = stub.request.query.map { "?" + $0 } ?? ""
+            return "\(stub.id ?? "(no id)") (\(stub.request.method) \(stub.request.path)\(query))"
+        }
     }
 
     /// Reads `mocks/<name>/` (index and every file beside it) as a build.
@@ -124,6 +133,7 @@ public struct MockSetMerger {
             var placed = place(stub)
             placed.id = id
             stubs[position] = placed
+            summary.replacedStubs.append(Summary.name(placed))
         }
         for (position, stub) in incoming.file.stubs.enumerated() where !used.contains(position) {
             var placed = place(stub)
@@ -135,6 +145,7 @@ public struct MockSetMerger {
             if let id = placed.id { usedIDs.insert(id) }
             stubs.append(placed)
             summary.added += 1
+            summary.addedStubs.append(Summary.name(placed))
         }
         var file = existing.file
         file.stubs = stubs

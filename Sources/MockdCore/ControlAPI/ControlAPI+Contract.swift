@@ -1,0 +1,90 @@
+import Foundation
+import MockdFormat
+
+/// The contract routes (`mockd --openapi SPEC`): `contractViolations` on journal entries,
+/// `GET /__mockd/contract`, and `POST /__mockd/verify` with `"contract": true`.
+extension ControlAPI {
+    /// A journal entry as JSON, with `contractViolations` (a list of lines, empty when it honours the contract)
+    /// when the daemon serves with a contract.
+    func journalItem(_ entry: JournalEntry) -> [String: Any] {
+        var item = JournalJSON.entry(entry)
+        if let violations = contractViolations(of: entry) { item["contractViolations"] = violations }
+        return item
+    }
+
+    /// The entry's violations; `nil` without a contract. A body the journal kept cut is not checked.
+    func contractViolations(of entry: JournalEntry) -> [String]? {
+        guard let contract = engine.options.contract else { return nil }
+        let cut = entry.bodySize > entry.body.count
+        return contract.violations(
+            method: entry.method,
+            target: entry.target,
+            headers: entry.headers.map { ($0.name, $0.value) },
+            body: cut ? Data() : entry.body
+        )
+    }
+
+    /// `GET /__mockd/contract`: the session's requests that break the contract.
+    ///
+    /// `{"session", "checked": N, "violating": M, "requests": [{"sequence", "method", "target", "violations": […]}]}`;
+    /// 404 `no_contract` when the daemon was started without `--openapi`.
+    func contractViolations(_ call: Call) -> MockResponse {
+        guard engine.options.contract != nil else {
+            return ControlAPI.error(
+                404,
+                "no_contract",
+                "start mockd with --openapi <spec> to check requests against it"
+            )
+        }
+        let entries = call.session.journal.snapshot().entries
+        let violating = violatingRequests(entries)
+        return ControlAPI.json(
+            200,
+            ["session": call.session.id, "checked": entries.count, "violating": violating.count, "requests": violating]
+        )
+    }
+
+    /// `POST /__mockd/verify` with `{"contract": true}` (optionally `method` and `path` to narrow it): 200 when
+    /// every journaled request honours the contract, else 409 `contract_violated` listing the requests that do not.
+    func verifyContract(_ call: Call, _ body: [String: Any]) -> MockResponse {
+        guard body["contract"] as? Bool == true else {
+            return ControlAPI.error(400, "bad_request", #""contract" must be true"#)
+        }
+        guard engine.options.contract != nil else {
+            return ControlAPI.error(
+                404,
+                "no_contract",
+                "start mockd with --openapi <spec> to verify requests against it"
+            )
+        }
+        let method = body["method"] as? String
+        let path = (body["path"] as? String).map(RequestKey.normalizePath)
+        let entries = call.session.journal.snapshot().entries.filter { entry in
+            (method == nil || entry.method == method)
+                && (path == nil
+                    || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
+        }
+        let violating = violatingRequests(entries)
+        if violating.isEmpty { return ControlAPI.json(200, ["ok": true, "checked": entries.count]) }
+        let first = violating[0]
+        let lines = first["violations"] as? [String] ?? []
+        return ControlAPI.json(
+            409,
+            [
+                "error": "contract_violated",
+                "message":
+                    "\(violating.count) of \(entries.count) requests break the contract; first: #\(first["sequence"] ?? "") \(first["method"] ?? "") \(first["target"] ?? ""): \(lines.first ?? "")",
+                "checked": entries.count, "requests": violating,
+            ]
+        )
+    }
+
+    private func violatingRequests(_ entries: [JournalEntry]) -> [[String: Any]] {
+        entries.compactMap { entry -> [String: Any]? in
+            guard let violations = contractViolations(of: entry), !violations.isEmpty else { return nil }
+            return [
+                "sequence": entry.sequence, "method": entry.method, "target": entry.target, "violations": violations,
+            ]
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// `mockd --openapi SPEC` end to end: the app's requests checked against the document, marked in the journal,
+/// listed by `GET /__mockd/contract` and failing `POST /__mockd/verify` with `"contract": true`.
+@Suite(.serialized)
+struct ContractLiveTests {
+    @Test func aMalformedBodyIsMarkedInTheJournalAndFailsVerify() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let spec = root.appendingPathComponent("shop.yaml")
+        try Data(ContractCheckTests.spec.utf8).write(to: spec)
+        #expect(
+            try ProcessRunner.mockd(["import-openapi", spec.path, "--set", "shop", "--root", root.path]).status == 0
+        )
+        let daemon = try RunningDaemon([
+            "--config", "shop", "--root", root.path, "--port", "0", "--quiet", "--openapi", spec.path,
+        ])
+        defer { daemon.stop() }
+        let json = [("Content-Type", "application/json")]
+        let good = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/v1/orders",
+                headers: json,
+                body: Data(#"{"sku":"A1"}"#.utf8)
+            )
+        )
+        #expect(good.status == 201)
+        let bad = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/v1/orders",
+                headers: json,
+                body: Data(#"{"quantity":0}"#.utf8)
+            )
+        )
+        #expect(bad.status == 201)  // served all the same: the contract is checked, not enforced
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/users/abc")).status == 200)
+
+        let journal = try Self.object(Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/journal")))
+        let entries = try #require(journal["entries"] as? [[String: Any]])
+        #expect(
+            entries.map { $0["contractViolations"] as? [String] ?? ["(missing)"] } == [
+                [],
+                [
+                    #"request body: $: the required member "sku" is missing"#,
+                    "request body: $.quantity: 0 is less than the minimum 1",
+                ],
+                ["path parameter id: expected integer, got string"],
+            ]
+        )
+
+        let listed = try Self.object(Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/contract")))
+        #expect(listed["checked"] as? Int == 3)
+        #expect(listed["violating"] as? Int == 2)
+        #expect((listed["requests"] as? [[String: Any]])?.map { $0["sequence"] as? Int } == [2, 3])
+
+        let verify = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/__mockd/verify",
+                body: Data(#"{"contract": true}"#.utf8)
+            )
+        )
+        #expect(verify.status == 409)
+        let failure = try Self.object(verify)
+        #expect(failure["error"] as? String == "contract_violated")
+        #expect(
+            failure["message"] as? String
+                == #"2 of 3 requests break the contract; first: #2 POST /v1/orders: request body: $: the required member "sku" is missing"#
+        )
+        let narrowed = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/__mockd/verify",
+                body: Data(#"{"contract": true, "method": "GET", "path": "/v1/orders"}"#.utf8)
+            )
+        )
+        #expect(narrowed.status == 200)
+        #expect(try Self.object(narrowed)["checked"] as? Int == 0)
+    }
+
+    @Test func withoutOpenAPITheJournalHasNoContractField() throws {
+        let root = try Paths.makeRoot(scenario: #"{"sets": ["chat"]}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        _ = try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations"))
+        let journal = try Self.object(Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/journal")))
+        let entry = try #require((journal["entries"] as? [[String: Any]])?.first)
+        #expect(entry["contractViolations"] == nil)
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/contract")).status == 404)
+    }
+
+    static func object(_ response: CurlResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+    }
+}
