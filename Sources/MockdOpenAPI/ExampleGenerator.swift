@@ -10,6 +10,9 @@ public import MockdFormat
 /// at depth 8 with `null` or an empty container). `seed` varies the generated numbers and strings; the same seed
 /// gives the same example.
 public struct ExampleGenerator {
+    /// The most items (and, times 64, characters) a generated example holds, whatever its schema's bounds.
+    static let maxGenerated = 1000
+
     let document: OpenAPIDocument
     var random: SplitMix64
 
@@ -65,7 +68,9 @@ public struct ExampleGenerator {
         case "object": return objectExample(members, depth: depth)
         case "array":
             guard depth < 8 else { return [] }
-            let count = max(1, members["minItems"]?.intValue ?? 1)
+            // A generated example is for a test to read: at most 1,000 items whatever `minItems` asks (a schema
+            // with minItems 100000000 must not make the importer allocate gigabytes).
+            let count = min(ExampleGenerator.maxGenerated, max(1, members["minItems"]?.intValue ?? 1))
             let items = members["items"] ?? [:]
             return .array((0..<count).map { _ in example(for: items, depth: depth + 1) })
         case "string": return .string(string(members))
@@ -111,7 +116,7 @@ public struct ExampleGenerator {
         default: text = "string-\(n)"
         }
         if let minimum = members["minLength"]?.intValue, text.count < minimum {
-            text += String(repeating: "x", count: minimum - text.count)
+            text += String(repeating: "x", count: min(ExampleGenerator.maxGenerated * 64, minimum) - text.count)
         }
         if let maximum = members["maxLength"]?.intValue, text.count > maximum { text = String(text.prefix(maximum)) }
         return text

@@ -104,6 +104,9 @@ struct Refresh: MockdCommand, Equatable {
             let exchanges = replay(plan, origin: origin)
             var refused: [String] = []
             var failing: [String] = []
+            // Answers that are refusals, failures or no answer never replace a recording: an expired token or a
+            // broken staging server must not wreck a set. Those stubs keep their recorded answers.
+            var kept: [ProxiedExchange] = []
             for (replay, exchange) in zip(plan.replays, exchanges) {
                 let what = "\(replay.method) \(replay.target)"
                 switch exchange.result {
@@ -113,7 +116,7 @@ struct Refresh: MockdCommand, Equatable {
                 case .success(let response)
                 where response.status >= 500 || (response.status >= 400 && replay.previousStatus < 400):
                     failing.append("\(what): \(response.status) (was \(replay.previousStatus))")
-                default: break
+                default: kept.append(exchange)
                 }
             }
             var lines = [
@@ -130,27 +133,52 @@ struct Refresh: MockdCommand, Equatable {
                 Output.standard(lines.joined(separator: "\n"))
                 return .failure
             }
+            guard !kept.isEmpty else {
+                lines.append(
+                    "  nothing written: no request got an answer worth keeping; the recordings stay as they are"
+                )
+                Output.standard(lines.joined(separator: "\n"))
+                return .failure
+            }
+            let troubled = refused.count + failing.count
+            if troubled > 0 {
+                lines.append(
+                    "  kept the recorded answers of the \(troubled) refused or failing request\(troubled == 1 ? "" : "s") (exit 1)"
+                )
+            }
+            // --into starts from a copy of the old set, so what was not re-recorded (or was refused) is still there.
+            if into != nil {
+                let target = root.setURL(destination)
+                if FileManager.default.fileExists(atPath: target.path) {
+                    try FileManager.default.removeItem(at: target)
+                }
+                try FileManager.default.copyItem(at: root.setURL(set), to: target)
+            }
             let har = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "mockd-refresh-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max)).har"
             )
             defer { try? FileManager.default.removeItem(at: har) }
             // The HAR holds the recorded headers only: the credentials of --header are never written.
-            try RecordingHAR.document(exchanges).write(to: har)
+            try RecordingHAR.document(kept).write(to: har)
             let result = try HARImportPipeline.run(
                 har: har,
                 displayName: "refresh of \(set) from \(origin)",
                 into: destination,
                 root: root,
                 options: HARImportOptions(),
-                merge: into == nil,
+                merge: true,
                 replace: true
             )
-            if !result.setWritten { lines.append("  nothing written: no answer could be compiled") }
+            guard result.setWritten else {
+                lines.append("  nothing written: no answer could be compiled")
+                Output.standard(lines.joined(separator: "\n"))
+                return .failure
+            }
             let new = try MockSetSource.read(root.setURL(destination), display: destination)
             let changelog = MockSetDiff.changelog(from: old, to: new)
             lines.append(changelog.rendered(.text, old: set, new: destination))
             Output.standard(lines.joined(separator: "\n"))
-            return .success
+            return troubled > 0 ? .failure : .success
         } catch {
             Output.error("mockd: \(error)")
             return .failure
