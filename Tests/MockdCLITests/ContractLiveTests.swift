@@ -78,8 +78,19 @@ struct ContractLiveTests {
                 body: Data(#"{"contract": true, "method": "GET", "path": "/v1/orders"}"#.utf8)
             )
         )
-        #expect(narrowed.status == 200)
-        #expect(try Self.object(narrowed)["checked"] as? Int == 0)
+        // No GET to /v1/orders was journaled: nothing checked is no evidence, so verify fails and says so.
+        #expect(narrowed.status == 409)
+        #expect(try Self.object(narrowed)["error"] as? String == "nothing_checked")
+        // The document's own template and a lower-case method select the same requests as the exact path.
+        let templated = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/__mockd/verify",
+                body: Data(#"{"contract": true, "method": "post", "path": "/v1/{collection}"}"#.utf8)
+            )
+        )
+        #expect(templated.status == 409)
+        #expect(try Self.object(templated)["error"] as? String == "contract_violated")
     }
 
     @Test func withoutOpenAPITheJournalHasNoContractField() throws {

@@ -57,12 +57,31 @@ extension ControlAPI {
                 "start mockd with --openapi <spec> to verify requests against it"
             )
         }
-        let method = body["method"] as? String
-        let path = (body["path"] as? String).map(RequestKey.normalizePath)
+        let method = (body["method"] as? String)?.uppercased()
+        // A path may be the document's own template (`/v1/pets/{petId}`): a `{name}` segment stands for any one.
+        let pattern = (body["path"] as? String).map { $0.split(separator: "/", omittingEmptySubsequences: false) }
         let entries = call.session.journal.snapshot().entries.filter { entry in
-            (method == nil || entry.method == method)
-                && (path == nil
-                    || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
+            guard method == nil || entry.method == method else { return false }
+            guard let pattern else { return true }
+            let segments = RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path)
+                .split(separator: "/", omittingEmptySubsequences: false)
+            return segments.count == pattern.count
+                && zip(pattern, segments).allSatisfy { wanted, segment in
+                    wanted.hasPrefix("{") && wanted.hasSuffix("}")
+                        || RequestKey.normalizePath("/" + wanted) == "/" + segment
+                }
+        }
+        // Nothing checked is no evidence: a filter that matched no request fails rather than passing.
+        if entries.isEmpty, method != nil || pattern != nil {
+            return ControlAPI.json(
+                409,
+                [
+                    "error": "nothing_checked",
+                    "message":
+                        "no journaled request matches \(method ?? "any method") \(body["path"] as? String ?? "any path"); nothing was checked against the contract",
+                    "checked": 0,
+                ]
+            )
         }
         let violating = violatingRequests(entries)
         if violating.isEmpty { return ControlAPI.json(200, ["ok": true, "checked": entries.count]) }
