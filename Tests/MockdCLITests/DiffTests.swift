@@ -200,4 +200,37 @@ struct MergeChangelogTests {
                 """
         )
     }
+
+    /// A set with a body file missing is broken, not changed: exit 2 with the field, never a changelog.
+    @Test func aBrokenSetIsAnErrorNotAChange() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let index =
+            #"{"version": 1, "stubs": [{"id": "x", "request": {"method": "GET", "path": "/x"}, "responses": [{"status": 200, "bodyFile": "bodies/x.json"}]}]}"#
+        for name in ["a", "b"] {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("mocks/\(name)/bodies"),
+                withIntermediateDirectories: true
+            )
+            try index.write(
+                to: root.appendingPathComponent("mocks/\(name)/index.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+        }
+        try #"{"a": 1}"#.write(
+            to: root.appendingPathComponent("mocks/a/bodies/x.json"),
+            atomically: true,
+            encoding: .utf8
+        )
+        let result = try ProcessRunner.mockd(["diff", "a", "b", "--root", root.path])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr.hasSuffix(
+                "stubs[0].responses[0].bodyFile: 'bodies/x.json' cannot be read (missing, unreadable or outside the set)\n"
+            ),
+            "\(result.stderr)"
+        )
+    }
 }

@@ -37,10 +37,26 @@ public enum MockSetSource {
             missing: "'\(display)' is neither a mock set folder (no index.json) nor a HAR file"
         )
         var files: [String: Data] = [:]
-        for stub in file.stubs {
-            let names = [stub.request.body?.file] + stub.responses.map(\.bodyFile)
-            for case let name? in names where files[name] == nil && !name.contains("..") {
-                files[name] = try? Data(contentsOf: folder.appendingPathComponent(name))
+        let indexDisplay = display.hasSuffix("/") ? display + "index.json" : display + "/index.json"
+        for (stubIndex, stub) in file.stubs.enumerated() {
+            var named: [(path: String, jsonPath: String)] = []
+            if let path = stub.request.body?.file { named.append((path, "stubs[\(stubIndex)].request.body.file")) }
+            for (step, response) in stub.responses.enumerated() {
+                if let path = response.bodyFile {
+                    named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile"))
+                }
+            }
+            for (name, jsonPath) in named where files[name] == nil {
+                // A file that cannot be read is a broken set, never an API change: a diff must not report it as one.
+                guard !name.contains(".."), let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else {
+                    throw ConfigError(
+                        .fileNotFound,
+                        file: indexDisplay,
+                        jsonPath: jsonPath,
+                        message: "'\(name)' cannot be read (missing, unreadable or outside the set)"
+                    )
+                }
+                files[name] = data
             }
         }
         return MockSetBuild(file: file, files: files)
