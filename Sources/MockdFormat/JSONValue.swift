@@ -111,3 +111,23 @@ extension JSONValue: ExpressibleByDictionaryLiteral {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
+
+extension JSONValue {
+    /// The value at RFC 6901 reference tokens (already unescaped: `~1` → `/`, `~0` → `~`), `nil` when the path does
+    /// not exist. Shared by resource seeds (`items` pointers) and OpenAPI `$ref`s.
+    public func value(at tokens: some Sequence<String>) -> JSONValue? {
+        var current = self
+        for token in tokens {
+            switch current {
+            case .object(let members):
+                guard let next = members[token] else { return nil }
+                current = next
+            case .array(let elements):
+                guard let index = Int(token), elements.indices.contains(index) else { return nil }
+                current = elements[index]
+            default: return nil
+            }
+        }
+        return current
+    }
+}

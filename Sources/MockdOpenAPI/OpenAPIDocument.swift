@@ -145,21 +145,13 @@ public struct OpenAPIDocument: Sendable {
     /// The value at the JSON Pointer `pointer` in `json`.
     static func value(at pointer: String, in json: JSONValue) -> JSONValue? {
         guard !pointer.isEmpty else { return json }
-        var current = json
-        for raw in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let token = (String(raw).removingPercentEncoding ?? String(raw))
-                .replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            switch current {
-            case .object(let members):
-                guard let next = members[token] else { return nil }
-                current = next
-            case .array(let elements):
-                guard let index = Int(token), elements.indices.contains(index) else { return nil }
-                current = elements[index]
-            default: return nil
+        // A `$ref` is a URI fragment: percent-decoded before the pointer's own `~1`/`~0` escapes.
+        return json.value(
+            at: pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { raw in
+                (String(raw).removingPercentEncoding ?? String(raw))
+                    .replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
             }
-        }
-        return current
+        )
     }
 
     static func escape(_ token: String) -> String {

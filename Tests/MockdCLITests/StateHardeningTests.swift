@@ -91,3 +91,35 @@ struct StateHardeningTests {
         #expect(answers.map(\.status) == [200, 422, 422, 429, 404, 429], "\(answers.map(\.text))")
     }
 }
+
+/// The new control routes under parallel clients: every clock advance counts, switches and coverage answer while
+/// they race.
+struct ParallelControlRouteTests {
+    @Test func parallelClockAdvancesAllCountAndSwitchesAndCoverageAnswerMeanwhile() throws {
+        let root = try Paths.makeRoot(
+            scenario:
+                #"{"sets": ["chat"], "overrides": [{"id": "flaky", "match": {"path": "/v1/me"}, "status": 503, "chance": 0.5}]}"#
+        )
+        defer { try? FileManager.default.removeItem(at: root) }
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let session = [("X-Mockd-Session", "p1"), ("Content-Type", "application/json")]
+        func post(_ route: String, _ body: String) -> CurlRequest {
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/__mockd/" + route,
+                headers: session,
+                body: Data(body.utf8)
+            )
+        }
+        let requests =
+            (0..<60).map { _ in post("clock", #"{"advanceMs": 1000}"#) }
+            + (0..<20).map { index in post("switches", #"{"rules": {"flaky": \#(index % 2 == 0)}}"#) }
+            + (0..<20).map { _ in CurlRequest(url: daemon.baseURL + "/__mockd/coverage", headers: session) }
+        let answers = try Curl.parallel(requests)
+        #expect(answers.map(\.status) == Array(repeating: 200, count: 100))
+        let clock = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/clock", headers: session))
+        let object = try JSONSerialization.jsonObject(with: clock.body) as? [String: Any]
+        #expect(object?["offsetMs"] as? Int == 60_000)
+    }
+}

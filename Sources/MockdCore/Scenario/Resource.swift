@@ -88,19 +88,7 @@ final class Resource: Sendable {
 
     /// The value at RFC 6901 reference tokens, `nil` when the path does not exist.
     static func value(at tokens: [String], in value: JSONValue) -> JSONValue? {
-        var current = value
-        for token in tokens {
-            switch current {
-            case .object(let members):
-                guard let next = members[token] else { return nil }
-                current = next
-            case .array(let elements):
-                guard let index = Int(token), elements.indices.contains(index) else { return nil }
-                current = elements[index]
-            default: return nil
-            }
-        }
-        return current
+        value.value(at: tokens)
     }
 
     /// RFC 6901: `""` is the whole document, `/a/b` two tokens, `~1` is `/` and `~0` is `~`; `nil` when malformed.
