@@ -43,7 +43,8 @@ struct ScenarioEngineTests {
     ) throws -> MockEngine {
         let root = try makeRoot(["s": scenario])
         defer { try? FileManager.default.removeItem(at: root.url) }
-        return MockEngine(scenario: try Scenario.load(named: "s", root: root), clock: clock)
+        // The root goes when this returns, so body files are read now rather than on first use.
+        return MockEngine(scenario: try Scenario.load(named: "s", root: root, defersBodies: false), clock: clock)
     }
 
     static func get(

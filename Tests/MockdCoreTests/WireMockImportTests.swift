@@ -126,7 +126,8 @@ struct WireMockImportTests {
         let root = MockdRoot(url: Paths.makeTemporaryDirectory())
         defer { try? FileManager.default.removeItem(at: root.url) }
         try WireMockWriter(root: root).write(result, set: "wm", replace: false)
-        return MockEngine(scenario: try Scenario.load(named: "wm", root: root))
+        // The root goes when this returns, so body files are read now rather than on first use.
+        return MockEngine(scenario: try Scenario.load(named: "wm", root: root, defersBodies: false))
     }
 
     @Test func unmappableMatchersSkipTheMappingAndSayWhy() throws {

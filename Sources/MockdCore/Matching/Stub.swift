@@ -16,11 +16,13 @@ public final class Stub: NativeResponseSlot {
     private let extras: Extras?
     /// The native response of the first step (see `NativeResponseSlot`).
     private let firstNative = NativeResponseStorage()
-    /// The first response of the sequence (for most stubs the only one).
-    public let firstResponse: MockResponse
-    /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`);
-    /// decided once, as it is asked on every request.
-    let isStatic: Bool
+    /// The first response as loaded: complete, or for a deferred stub its placeholder (no body yet).
+    private let loadedFirst: MockResponse
+    /// Body files read on first use (`DeferredResponses`); `nil` when every response was complete at load.
+    private let deferred: DeferredResponses?
+    /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`); decided once
+    /// (for a deferred stub when completed), as it is asked on every request.
+    private let loadedIsStatic: Bool
 
     /// The fields a plain stub leaves empty.
     private final class Extras: Sendable {
@@ -48,7 +50,7 @@ public final class Stub: NativeResponseSlot {
     }
 
     /// - Precondition: `responses` is not empty (the loaders report an empty list as a file error).
-    public init(
+    public convenience init(
         id: String,
         setName: String,
         key: RequestKey,
@@ -58,12 +60,38 @@ public final class Stub: NativeResponseSlot {
         responses: [MockResponse],
         afterLast: ExhaustionPolicy = .repeatLast
     ) {
+        self.init(
+            id: id,
+            setName: setName,
+            key: key,
+            headerConstraints: headerConstraints,
+            body: body,
+            bodyContentType: bodyContentType,
+            responses: responses,
+            afterLast: afterLast,
+            deferred: nil
+        )
+    }
+
+    /// A stub some of whose `responses` are placeholders completed by `deferred` on first use.
+    init(
+        id: String,
+        setName: String,
+        key: RequestKey,
+        headerConstraints: [HeaderConstraint],
+        body: Data?,
+        bodyContentType: String?,
+        responses: [MockResponse],
+        afterLast: ExhaustionPolicy,
+        deferred: DeferredResponses?
+    ) {
         precondition(!responses.isEmpty, "a stub needs at least one response")
+        self.deferred = deferred
         self.setName = setName
         self.key = key
         var stamped = responses
         for index in stamped.indices { stamped[index].stubID = id }
-        self.firstResponse = stamped[0]
+        self.loadedFirst = stamped[0]
         let constraints = headerConstraints.sorted { $0.name < $1.name }
         if constraints.isEmpty, body == nil, bodyContentType == nil, responses.count == 1, afterLast == .repeatLast {
             self.extras = nil
@@ -76,13 +104,35 @@ public final class Stub: NativeResponseSlot {
                 afterLast: afterLast
             )
         }
-        self.isStatic =
-            responses.count == 1 && afterLast != .notFound && responses[0].template == nil
-            && responses[0].unjustified == nil
+        self.loadedIsStatic = Stub.isStatic(first: responses[0], count: responses.count, afterLast: afterLast)
     }
 
-    /// Unique within its mock set; shown in logs and near misses. Kept once, in the responses' `stubID`.
-    public var id: String { firstResponse.stubID ?? "" }
+    private static func isStatic(first: MockResponse, count: Int, afterLast: ExhaustionPolicy) -> Bool {
+        count == 1 && afterLast != .notFound && first.template == nil && first.unjustified == nil
+    }
+
+    /// The first response of the sequence (for most stubs the only one).
+    public var firstResponse: MockResponse {
+        guard let deferred else { return loadedFirst }
+        return deferred.responses(self.loadedResponses).first
+    }
+
+    /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`).
+    var isStatic: Bool {
+        guard let deferred else { return loadedIsStatic }
+        return Stub.isStatic(
+            first: deferred.responses(self.loadedResponses).first,
+            count: responseCount,
+            afterLast: afterLast
+        )
+    }
+
+    /// The responses as loaded (placeholders for deferred bodies).
+    private var loadedResponses: [MockResponse] { [loadedFirst] + (extras?.laterResponses ?? []) }
+
+    /// Unique within its mock set; shown in logs and near misses. Kept once, in the responses' `stubID` (a deferred
+    /// stub's placeholder has it too, so asking never reads a body file).
+    public var id: String { loadedFirst.stubID ?? "" }
     /// Header requirements, sorted by name.
     public var headerConstraints: [HeaderConstraint] { extras?.headerConstraints ?? [] }
     /// Canonical request body (see `BodyCanonicalizer`) when the body is part of the key.
@@ -94,9 +144,17 @@ public final class Stub: NativeResponseSlot {
     /// How many responses the sequence has (at least one).
     public var responseCount: Int { 1 + (extras?.laterResponses.count ?? 0) }
     /// The response of sequence step `step` (0-based, below `responseCount`).
-    public func response(_ step: Int) -> MockResponse { step == 0 ? firstResponse : extras!.laterResponses[step - 1] }
+    public func response(_ step: Int) -> MockResponse {
+        guard let deferred else { return step == 0 ? loadedFirst : extras!.laterResponses[step - 1] }
+        let completed = deferred.responses(self.loadedResponses)
+        return step == 0 ? completed.first : completed.later[step - 1]
+    }
     /// The response sequence; never empty.
-    public var responses: [MockResponse] { [firstResponse] + (extras?.laterResponses ?? []) }
+    public var responses: [MockResponse] {
+        guard let deferred else { return loadedResponses }
+        let completed = deferred.responses(self.loadedResponses)
+        return [completed.first] + completed.later
+    }
 
     /// The native-response slot of step `step`, for a step served unchanged.
     func nativeSlot(_ step: Int) -> any NativeResponseSlot { step == 0 ? self : extras!.laterSlots[step - 1] }

@@ -10,10 +10,15 @@ public struct MockSetLoader: Sendable {
     public let root: MockdRoot
     /// Check for unknown fields whatever the file size (`mockd validate`).
     public var alwaysCheckUnknownFields = false
+    /// Read small response body files when a stub first answers instead of at load (serving: a start then opens no
+    /// body file; their existence and permissions are still checked, see `DeferredResponses`). Tools that inspect a
+    /// set (`mockd validate`) read them at load, so an unreadable one is an error there.
+    public var defersBodies = true
 
-    public init(root: MockdRoot, alwaysCheckUnknownFields: Bool = false) {
+    public init(root: MockdRoot, alwaysCheckUnknownFields: Bool = false, defersBodies: Bool = true) {
         self.root = root
         self.alwaysCheckUnknownFields = alwaysCheckUnknownFields
+        self.defersBodies = defersBodies
     }
 
     /// Loads mock set `name` from `mocks/<name>/`.
@@ -119,14 +124,18 @@ public struct MockSetLoader: Sendable {
     /// time from start to the first response with 10,000 stubs. The first error in index order is thrown, as a
     /// single pass would: slices stop at their first error, and a duplicate id is found beforehand.
     func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
+        let bodyReader = BodyFileReader(folder: folder, root: root)
+        let origins = file.rewriteURLs == false ? nil : file.origins.flatMap(OriginRewrite.init(origins:))
         let builder = StubBuilder(
             setName: setName,
             indexName: indexName,
-            bodyReader: BodyFileReader(folder: folder, root: root),
+            bodyReader: bodyReader,
             matchHeaders: Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased)),
-            origins: file.rewriteURLs == false ? nil : file.origins.flatMap(OriginRewrite.init(origins:)),
+            origins: origins,
             negotiatesAccept: file.acceptMatching != "exact",
-            firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs)
+            firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs),
+            deferred: defersBodies
+                ? DeferredResponses.Context(reader: bodyReader, origins: origins, indexName: indexName) : nil
         )
         let entries = file.stubs
         guard entries.count >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 else {
@@ -163,6 +172,8 @@ private struct StubBuilder: Sendable {
     /// Whether `Accept` constraints negotiate (`acceptMatching` is not `exact`).
     let negotiatesAccept: Bool
     let firstDuplicateID: Int?
+    /// Set when small body files are read on first use (`MockSetLoader.defersBodies`).
+    let deferred: DeferredResponses.Context?
 
     /// The stubs of `entries[range]`, in order.
     /// - Throws: `ConfigError` for the first invalid entry in `range`.
@@ -234,6 +245,7 @@ private struct StubBuilder: Sendable {
 
             guard !entry.responses.isEmpty else { throw fail("responses", "needs at least one response") }
             var responses: [MockResponse] = []
+            var pendingBodies: [DeferredResponses.PendingBody?] = []
             for (stepIndex, step) in entry.responses.enumerated() {
                 var stepPath: String { "\(path).responses[\(stepIndex)]" }
                 let status = step.status ?? 200
@@ -292,7 +304,13 @@ private struct StubBuilder: Sendable {
                 var body = Data()
                 var bodyTemplate: Template?
                 var fileBody: FileBody?
-                if let file = step.bodyFile {
+                var pending: DeferredResponses.PendingBody?
+                if let file = step.bodyFile, deferred != nil, step.events == nil, step.websocket == nil,
+                    try bodyReader.isSmallReadableFile(file, indexName: indexName, jsonPath: "\(stepPath).bodyFile")
+                {
+                    // Read on first use; what depends on the bytes is done then (`DeferredResponses`).
+                    pending = .init(relativePath: file, templated: step.templated ?? .on)
+                } else if let file = step.bodyFile {
                     (body, bodyTemplate, fileBody) = try bodyReader.readParsedOrReference(
                         file,
                         templated: step.templated ?? .on,
@@ -315,14 +333,14 @@ private struct StubBuilder: Sendable {
                     bodyTemplate: bodyTemplate,
                     headersHavePlaceholders: headersHavePlaceholders
                 )
-                response.applyTemplateMode(step.templated ?? .on)
+                if pending == nil { response.applyTemplateMode(step.templated ?? .on) }
                 // Set only when present: the setter rebuilds the rare-fields box even for nil.
                 if let fault = step.fault { response.fault = fault }
                 if let fileBody { response.fileBody = fileBody }
                 if let reason = step.miss {
                     response.unjustified = .init(reason: reason, conditionalOnly: step.conditionalOnly ?? false)
                 }
-                if let origins { response.rewriteURLs(of: origins) }
+                if let origins, pending == nil { response.rewriteURLs(of: origins) }
                 if let stream = step.events {
                     response.eventStream = stream
                     if response.headers["content-type"] == nil {
@@ -343,6 +361,7 @@ private struct StubBuilder: Sendable {
                     response.webSocket = script
                 }
                 responses.append(response)
+                pendingBodies.append(pending)
             }
             if negotiatesAccept, let position = constraints.firstIndex(where: { $0.name == "accept" }),
                 let offered = AcceptNegotiation.offeredType(
@@ -365,7 +384,9 @@ private struct StubBuilder: Sendable {
                     body: canonicalBody,
                     bodyContentType: bodyContentType,
                     responses: responses,
-                    afterLast: entry.afterLast ?? .repeatLast
+                    afterLast: entry.afterLast ?? .repeatLast,
+                    deferred: pendingBodies.contains { $0 != nil }
+                        ? DeferredResponses(context: deferred!, pending: pendingBodies) : nil
                 )
             )
         }
@@ -379,14 +400,23 @@ final class BodyFileReader: Sendable {
     let folder: URL
     let root: MockdRoot
     let resolvedFolder: String
-    private let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
+    let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
+    /// Directories of body files (relative) and whether they resolve inside the folder; see `isSmallReadableFile`.
+    let checkedDirectories = Mutex<[String: Bool]>([:])
+    /// The set folder, held open while its stubs live (-1 if it could not be opened): body files read on first use
+    /// are opened relative to it, so a set replaced on disk meanwhile (`import-har --force`) is never mixed into
+    /// the loaded one.
+    let directory: Int32
 
     init(folder: URL, root: MockdRoot) {
         self.folder = folder
         self.root = root
         let resolved = folder.resolvingSymlinksInPath().standardizedFileURL.path
         self.resolvedFolder = resolved.hasSuffix("/") ? resolved : resolved + "/"
+        self.directory = open(resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
+
+    deinit { if directory >= 0 { close(directory) } }
 
     /// - Parameter jsonPath: Named in an error; built only then.
     func read(_ relativePath: String, indexName: String, jsonPath: @autoclosure () -> String) throws -> Data {

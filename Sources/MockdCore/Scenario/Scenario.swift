@@ -73,9 +73,11 @@ public final class Scenario: Sendable {
 
     /// Loads `configs/<name>.json` (or a `.json` path), its includes and every mock set it names.
     ///
+    /// - Parameter defersBodies: Read small body files on first use (serving) rather than now (`mockd validate`);
+    ///   see `MockSetLoader.defersBodies`.
     /// - Throws: `ConfigErrors` listing every problem found, each as `file: JSON path: message` — a missing
     ///   or malformed scenario, an include cycle, an unknown set, a bad override.
-    public static func load(named name: String, root: MockdRoot) throws -> Scenario {
+    public static func load(named name: String, root: MockdRoot, defersBodies: Bool = true) throws -> Scenario {
         var problems: [ConfigError] = []
         let resolved = ScenarioResolver(root: root).resolve(name, chain: [], problems: &problems)
         guard let resolved else { throw ConfigErrors(problems) }
@@ -89,7 +91,7 @@ public final class Scenario: Sendable {
                 )
             )
         }
-        let loader = MockSetLoader(root: root)
+        let loader = MockSetLoader(root: root, defersBodies: defersBodies)
         var layers: [[Stub]] = []
         var normalization = RequestNormalization()
         var cors = resolved.cors ?? false

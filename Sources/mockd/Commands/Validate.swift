@@ -47,12 +47,14 @@ struct Validate: MockdCommand, Equatable {
         let root = MockdRoot.resolve(option: self.root)
         do {
             if let config {
-                let scenario = try Scenario.load(named: config, root: root)
+                let scenario = try Scenario.load(named: config, root: root, defersBodies: false)
                 Output.standard(
                     "ok: \(root.display(root.configURL(config))): sets \(scenario.sets.joined(separator: ", ")); \(scenario.index.stubs.count) stubs, \(scenario.overrides.count) overrides"
                 )
             } else if let set {
-                let stubs = try MockSetLoader(root: root, alwaysCheckUnknownFields: true).load(set: set)
+                let stubs = try MockSetLoader(root: root, alwaysCheckUnknownFields: true, defersBodies: false).load(
+                    set: set
+                )
                 Output.standard("ok: mocks/\(set)/index.json: \(stubs.count) stubs")
             }
             return .success

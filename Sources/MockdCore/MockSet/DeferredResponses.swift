@@ -1,0 +1,112 @@
+import Foundation
+import MockdFormat
+import Synchronization
+
+/// A stub's responses whose body files are read when the stub first answers, not when the set loads: a start with
+/// 100,000 imported stubs (one small body file each) then opens no body file, and an idle daemon holds no body it
+/// has not served.
+///
+/// What the loader built from the index (status, headers, fault, `miss`, recorded time, the stub id) is kept as a
+/// placeholder response per step; the placeholders are completed here in the order the eager loader uses (body,
+/// its `{{placeholders}}`, the step's `templated` mode, recorded origins' URLs), so a deferred stub answers with the
+/// same bytes an eagerly loaded one would. The body file's existence, type and permissions were checked at load
+/// (`BodyFileReader.checkSmallFile`), without reading it.
+///
+/// The completed responses are published once (`AtomicLazyReference`); two threads completing at once both read the
+/// file and the first result is kept. A file that cannot be read any more (deleted, its permissions changed since
+/// the start) answers 500 naming the file and the stub, and is tried again on the next request; a reload
+/// (SIGHUP, `POST /__mockd/reload`) reports it as a load error.
+final class DeferredResponses: Sendable {
+    /// A step's body file, read on first use.
+    struct PendingBody: Sendable {
+        /// The path inside the set folder, as the index gives it (`bodies/GET_users.json`).
+        let relativePath: String
+        let templated: TemplateMode
+    }
+
+    /// What every deferred stub of one set shares.
+    final class Context: Sendable {
+        let reader: BodyFileReader
+        let origins: OriginRewrite?
+        let indexName: String
+
+        init(reader: BodyFileReader, origins: OriginRewrite?, indexName: String) {
+            self.reader = reader
+            self.origins = origins
+            self.indexName = indexName
+        }
+    }
+
+    /// The completed responses of a stub.
+    final class Completed: Sendable {
+        let first: MockResponse
+        let later: [MockResponse]
+
+        init(first: MockResponse, later: [MockResponse]) {
+            self.first = first
+            self.later = later
+        }
+    }
+
+    let context: Context
+    /// One per step: the body file to read, or `nil` for a step that needed none (built completely at load).
+    let pending: [PendingBody?]
+    private let completed = AtomicLazyReference<Completed>()
+
+    init(context: Context, pending: [PendingBody?]) {
+        self.context = context
+        self.pending = pending
+    }
+
+    /// The responses, completed now if this is the first use.
+    /// - Parameter placeholders: The stub's responses as loaded (every step, the first one first).
+    @inline(__always)
+    func responses(_ placeholders: @autoclosure () -> [MockResponse]) -> Completed {
+        if let done = completed.load() { return done }
+        return complete(placeholders())
+    }
+
+    private func complete(_ placeholders: [MockResponse]) -> Completed {
+        var responses: [MockResponse] = []
+        responses.reserveCapacity(placeholders.count)
+        var failed = false
+        for (step, placeholder) in placeholders.enumerated() {
+            guard let body = pending[step] else {
+                responses.append(placeholder)
+                continue
+            }
+            do {
+                responses.append(try completing(placeholder, with: body))
+            } catch {
+                failed = true
+                var answer = MockResponse.jsonError(
+                    status: 500,
+                    code: "body_file_unavailable",
+                    message: "\(context.indexName): cannot read body file '\(body.relativePath)' of stub "
+                        + "'\(placeholder.stubID ?? "")' (\(error)): it changed on disk since the set was loaded; "
+                        + "reload the set (SIGHUP or POST /__mockd/reload)"
+                )
+                answer.stubID = placeholder.stubID
+                responses.append(answer)
+            }
+        }
+        let result = Completed(first: responses[0], later: Array(responses.dropFirst()))
+        // A failed read is not kept: the next request tries the file again.
+        return failed ? result : completed.storeIfNil(result)
+    }
+
+    /// `placeholder` with the body of `body` and everything that depends on it, as `StubBuilder` does for a body
+    /// read at load.
+    private func completing(_ placeholder: MockResponse, with body: PendingBody) throws -> MockResponse {
+        let (data, template) = try context.reader.readChecked(body.relativePath)
+        var response = placeholder
+        response.body = data
+        let headersHavePlaceholders = placeholder.template?.hasHeaderPlaceholders ?? false
+        response.template =
+            template != nil || headersHavePlaceholders
+            ? ResponseTemplate(body: template, hasHeaderPlaceholders: headersHavePlaceholders) : nil
+        response.applyTemplateMode(body.templated)
+        if let origins = context.origins { response.rewriteURLs(of: origins) }
+        return response
+    }
+}
