@@ -135,7 +135,7 @@ public struct MockSetLoader: Sendable {
             negotiatesAccept: file.acceptMatching != "exact",
             firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs),
             deferred: defersBodies
-                ? DeferredResponses.Context(reader: bodyReader, origins: origins, indexName: indexName) : nil
+                ? DeferredResponses.Context(read: bodyReader.readChecked, origins: origins, indexName: indexName) : nil
         )
         let entries = file.stubs
         guard entries.count >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 else {

@@ -26,12 +26,17 @@ final class DeferredResponses: Sendable {
 
     /// What every deferred stub of one set shares.
     final class Context: Sendable {
-        let reader: BodyFileReader
+        /// Reads a body file and parses its placeholders (`BodyFileReader.readChecked` of the set's folder).
+        let read: @Sendable (String) throws -> (data: Data, template: Template?)
         let origins: OriginRewrite?
         let indexName: String
 
-        init(reader: BodyFileReader, origins: OriginRewrite?, indexName: String) {
-            self.reader = reader
+        init(
+            read: @escaping @Sendable (String) throws -> (data: Data, template: Template?),
+            origins: OriginRewrite?,
+            indexName: String
+        ) {
+            self.read = read
             self.origins = origins
             self.indexName = indexName
         }
@@ -98,7 +103,7 @@ final class DeferredResponses: Sendable {
     /// `placeholder` with the body of `body` and everything that depends on it, as `StubBuilder` does for a body
     /// read at load.
     private func completing(_ placeholder: MockResponse, with body: PendingBody) throws -> MockResponse {
-        let (data, template) = try context.reader.readChecked(body.relativePath)
+        let (data, template) = try context.read(body.relativePath)
         var response = placeholder
         response.body = data
         let headersHavePlaceholders = placeholder.template?.hasHeaderPlaceholders ?? false
