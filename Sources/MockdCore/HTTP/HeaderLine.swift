@@ -12,9 +12,9 @@ enum HeaderLine {
         } else {
             nameEnd = colon
         }
-        let name = line[..<nameEnd].trimmingCharacters(in: .whitespaces)
+        let name = line[..<nameEnd].trimmingWhitespace
         guard !name.isEmpty else { return nil }
-        let value = line[line.index(after: nameEnd)...].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: nameEnd)...].trimmingWhitespace
         return HTTPHeaders.Field(name: name, value: value)
     }
 

@@ -11,14 +11,14 @@ enum AcceptNegotiation {
     /// Whether `accept` (the request's `Accept` values, joined; `nil` when absent) accepts `mediaType` (a
     /// lower-cased `type/subtype`).
     static func accepts(_ accept: String?, mediaType: String) -> Bool {
-        guard let accept, !accept.trimmingCharacters(in: .whitespaces).isEmpty else { return true }
+        guard let accept, !accept.trimmingWhitespace.isEmpty else { return true }
         let slash = mediaType.firstIndex(of: "/") ?? mediaType.endIndex
         let type = mediaType[..<slash]
         var best: (specificity: Int, q: Double)?
         for range in accept.split(separator: ",") {
             let parts = range.split(separator: ";")
             guard let first = parts.first else { continue }
-            let name = first.trimmingCharacters(in: .whitespaces).asciiLowercased
+            let name = first.trimmingWhitespace.asciiLowercased
             let specificity: Int
             if name == mediaType {
                 specificity = 3
@@ -32,8 +32,8 @@ enum AcceptNegotiation {
             var q = 1.0
             for parameter in parts.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).asciiLowercased == "q" {
-                    q = Double(pair[1].trimmingCharacters(in: .whitespaces)) ?? 1
+                if pair.count == 2, pair[0].trimmingWhitespace.asciiLowercased == "q" {
+                    q = Double(pair[1].trimmingWhitespace) ?? 1
                 }
             }
             if best == nil || specificity > best!.specificity { best = (specificity, q) }

@@ -84,7 +84,7 @@ public enum MediaType {
     public static func essence(of contentType: String?) -> String {
         guard let contentType else { return "" }
         let end = contentType.firstIndex(of: ";") ?? contentType.endIndex
-        return contentType[..<end].trimmingCharacters(in: .whitespaces).asciiLowercased
+        return contentType[..<end].trimmingWhitespace.asciiLowercased
     }
 
     /// Whether a media type essence denotes JSON (`application/json` or a `+json` suffix).
@@ -98,9 +98,9 @@ public enum MediaType {
         for part in contentType.split(separator: ";").dropFirst() {
             let pieces = part.split(separator: "=", maxSplits: 1)
             guard pieces.count == 2,
-                String(pieces[0]).trimmingCharacters(in: .whitespaces).caseInsensitiveEquals(name)
+                String(pieces[0]).trimmingWhitespace.caseInsensitiveEquals(name)
             else { continue }
-            var value = pieces[1].trimmingCharacters(in: .whitespaces)
+            var value = pieces[1].trimmingWhitespace
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
                 value = String(value.dropFirst().dropLast())
             }

@@ -36,6 +36,6 @@ public struct HeaderConstraint: Sendable, Equatable, Hashable {
     /// The value as compared for the header `name` (lower-cased).
     public static func normalize(value: String, forHeader name: String) -> String {
         if name == "content-type" { return MediaType.essence(of: value) }
-        return value.trimmingCharacters(in: .whitespaces)
+        return value.trimmingWhitespace
     }
 }
