@@ -37,14 +37,16 @@ public enum DuplicateKeyCheck {
                         if bytes[end] == UInt8(ascii: "\"") { break }
                         end += 1
                     }
-                    if var top = stack.last, top.isObject, top.expectsName {
-                        let rawName = Data(bytes[start..<min(end, bytes.count)])
-                        let name = escaped ? decodeEscaped(rawName) : String(decoding: rawName, as: UTF8.self)
-                        if top.names.contains(name) { return (path(stack.dropLast()).member(name), name) }
-                        top.names.insert(name)
-                        top.currentName = name
-                        top.expectsName = false
-                        stack[stack.count - 1] = top
+                    if let last = stack.indices.last, stack[last].isObject, stack[last].expectsName {
+                        let rawName = UnsafeBufferPointer(rebasing: bytes[start..<min(end, bytes.count)])
+                        let name =
+                            escaped ? decodeEscaped(Data(rawName)) : String(decoding: rawName, as: UTF8.self)
+                        // Changed in place: a copy of the frame would copy its set of names for every member.
+                        guard stack[last].names.insert(name).inserted else {
+                            return (path(stack.dropLast()).member(name), name)
+                        }
+                        stack[last].currentName = name
+                        stack[last].expectsName = false
                     }
                     position = end + 1
                     continue

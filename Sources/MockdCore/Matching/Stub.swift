@@ -92,7 +92,9 @@ public final class Stub: NativeResponseSlot {
         var stamped = responses
         for index in stamped.indices { stamped[index].stubID = id }
         self.loadedFirst = stamped[0]
-        let constraints = headerConstraints.sorted { $0.name < $1.name }
+        // Sorted already when the loader shares one list among many stubs: kept as is, not copied.
+        let isSorted = zip(headerConstraints, headerConstraints.dropFirst()).allSatisfy { $0.name <= $1.name }
+        let constraints = isSorted ? headerConstraints : headerConstraints.sorted { $0.name < $1.name }
         if constraints.isEmpty, body == nil, bodyContentType == nil, responses.count == 1, afterLast == .repeatLast {
             self.extras = nil
         } else {

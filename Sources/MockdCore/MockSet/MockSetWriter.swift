@@ -43,9 +43,14 @@ public struct MockSetWriter: Sendable {
             var index = try encoder.encode(build.file)
             index.append(0x0A)
             try index.write(to: staging.appendingPathComponent("index.json"), options: .atomic)
+            // A set's body files sit in a few folders: each is made once, not once per file.
+            var madeFolders: Set<String> = []
             for (path, data) in build.files.sorted(by: { $0.key < $1.key }) {
                 let url = staging.appendingPathComponent(path)
-                try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let folder = url.deletingLastPathComponent()
+                if madeFolders.insert(folder.path).inserted {
+                    try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+                }
                 try data.write(to: url)
             }
             CrashPoint.reached("staged")

@@ -54,13 +54,17 @@ final class DeferredResponses: Sendable {
     }
 
     let context: Context
-    /// One per step: the body file to read, or `nil` for a step that needed none (built completely at load).
-    let pending: [PendingBody?]
+    /// The first step's body file to read, or `nil` for a step built completely at load.
+    let firstPending: PendingBody?
+    /// The same for the later steps; empty (no storage) for the one-response stubs most sets are made of.
+    let laterPending: [PendingBody?]
     private let completed = AtomicLazyReference<Completed>()
 
+    /// - Parameter pending: One per step: the body file to read, or `nil` for a step that needed none.
     init(context: Context, pending: [PendingBody?]) {
         self.context = context
-        self.pending = pending
+        self.firstPending = pending[0]
+        self.laterPending = pending.count > 1 ? Array(pending.dropFirst()) : []
     }
 
     /// The responses, completed now if this is the first use.
@@ -76,7 +80,7 @@ final class DeferredResponses: Sendable {
         responses.reserveCapacity(placeholders.count)
         var failed = false
         for (step, placeholder) in placeholders.enumerated() {
-            guard let body = pending[step] else {
+            guard let body = step == 0 ? firstPending : laterPending[step - 1] else {
                 responses.append(placeholder)
                 continue
             }

@@ -188,9 +188,12 @@ struct Serve: MockdCommand, Equatable {
     /// - Throws: `ConfigError` (or `ConfigErrors`) naming the file and JSON path.
     func load(root: MockdRoot) throws -> Scenario {
         defer {
-            // Parsing a large index leaves megabytes of freed buffers in malloc's arenas; hand them back so
-            // the daemon's resident size reflects what it keeps.
-            ProcessMemory.returnFreedMemory()
+            // Parsing a large index leaves megabytes of freed buffers in malloc's arenas; hand them back once the
+            // decoded index is released (on another thread), so the daemon's resident size reflects what it keeps.
+            DispatchQueue.global(qos: .utility).async {
+                MockSetLoader.waitForReleases()
+                ProcessMemory.returnFreedMemory()
+            }
         }
         if let config { return try Scenario.load(named: config, root: root) }
         return try Scenario.single(set: set!, root: root)
