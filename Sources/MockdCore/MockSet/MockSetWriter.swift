@@ -38,11 +38,7 @@ public struct MockSetWriter: Sendable {
         let retired = root.mocksURL.appendingPathComponent(".\(name).replaced-\(unique)", isDirectory: true)
         do {
             try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            var index = try encoder.encode(build.file)
-            index.append(0x0A)
-            try index.write(to: staging.appendingPathComponent("index.json"), options: .atomic)
+            try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
             // A set's body files sit in a few folders: each is made once, not once per file.
             var madeFolders: Set<String> = []
             for (path, data) in build.files.sorted(by: { $0.key < $1.key }) {

@@ -1,0 +1,57 @@
+import Foundation
+import MockdFormat
+
+/// Writes a set's `index.json` exactly as `JSONEncoder` pretty-prints it with sorted keys, one stub at a time: the
+/// encoder's tree and output for a whole 100,000-stub index were most of an import's peak memory (the index is
+/// about 0.7 × the HAR's size as text, and the tree several times that). Stubs are encoded alone, indented to
+/// their depth and streamed to the file in 1 MiB writes.
+enum MockSetIndexWriter {
+    /// The array of stubs as an empty one prints at depth 1 with `.prettyPrinted`.
+    private static let emptyStubs = Data("\"stubs\" : [\n\n  ]".utf8)
+
+    /// Writes `file` to `url` (created or truncated), followed by a line feed.
+    /// - Throws: The encoder's or the file system's error.
+    static func write(_ file: MockSetFile, to url: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var frame = file
+        frame.stubs = []
+        let outline = try encoder.encode(frame)
+        guard !file.stubs.isEmpty, let slot = outline.range(of: emptyStubs) else {
+            try (outline + [0x0A]).write(to: url)
+            return
+        }
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: url.path)
+        else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        defer { try? handle.close() }
+        var buffer = Data(outline[..<slot.lowerBound])
+        buffer.append(contentsOf: "\"stubs\" : [\n".utf8)
+        for (position, stub) in file.stubs.enumerated() {
+            if position > 0 { buffer.append(contentsOf: ",\n".utf8) }
+            appendIndented(try encoder.encode(stub), to: &buffer)
+            if buffer.count >= 1 << 20 {
+                try handle.write(contentsOf: buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        buffer.append(contentsOf: "\n  ]".utf8)
+        buffer.append(outline[slot.upperBound...])
+        buffer.append(0x0A)
+        try handle.write(contentsOf: buffer)
+    }
+
+    /// `json` (printed at depth 0) as it prints at depth 2: four spaces before every line but blank ones. A JSON
+    /// string never holds a raw line feed, so every one ends a line.
+    private static func appendIndented(_ json: Data, to buffer: inout Data) {
+        let indent: [UInt8] = [0x20, 0x20, 0x20, 0x20]
+        buffer.append(contentsOf: indent)
+        var lineStart = json.startIndex
+        for index in json.indices where json[index] == 0x0A {
+            buffer.append(json[lineStart...index])
+            lineStart = index + 1
+            if lineStart < json.endIndex, json[lineStart] != 0x0A { buffer.append(contentsOf: indent) }
+        }
+        buffer.append(json[lineStart...])
+    }
+}
