@@ -42,13 +42,14 @@ public struct MockSetWriter: Sendable {
             // A set's body files sit in a few folders: each is made once, not once per file.
             var madeFolders: Set<String> = []
             for (path, data) in build.files.sorted(by: { $0.key < $1.key }) {
-                let url = staging.appendingPathComponent(path)
+                let url = staging.appendingPathComponent(path, isDirectory: false)
                 let folder = url.deletingLastPathComponent()
                 if madeFolders.insert(folder.path).inserted {
                     try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
                 }
-                try data.write(to: url)
+                try SetFileWrite.write(data, to: url)
             }
+            SetFileWrite.flush(folder: staging)
             CrashPoint.reached("staged")
             if fileManager.fileExists(atPath: destination.path) {
                 // One atomic step where the file system allows (see `MockSetSwap`); the old set is removed after.
