@@ -361,6 +361,7 @@ async def main_checks(run, browser, mockd, shots):
             ], "sessions list (session, scenario, requests)")
             expect(shown[1][3].endswith("s ago"), "alpha's last activity %r is 'N s ago'" % shown[1][3])
             equal(shown[0][3], "never", "default session's last activity")
+            equal(daemon.control("GET", "journal")[1]["count"], 0, "the page's own loads in the default journal")
             headers = daemon.request("GET", "/__mockd/ui")[1]
             equal(
                 headers.get("content-security-policy"),
@@ -464,6 +465,9 @@ async def main_checks(run, browser, mockd, shots):
             )
             equal(first, ["GET_v1_conversations_c_1001_messages__limit-20", [["query", "limit=20", "limit=21"]]],
                   "nearest stub and the part that differed, side by side")
+            equal(await page.evaluate("document.querySelector('#view-misses .miss-card').dataset.seq"), "6",
+                  "the newest miss first")
+            await page.evaluate("document.getElementById('session').scrollTop = 0")
             await page.screenshot(shots, "miss")
 
         await run.check("a miss shows the differing key part side by side", miss)
@@ -538,6 +542,12 @@ async def main_checks(run, browser, mockd, shots):
             status, headers, _ = daemon.request("POST", "/v1/conversations/c_1001/messages", session="alpha",
                                                 body=message, headers=post)
             equal((status, headers.get("retry-after")), (503, "5"), "the next send after the switch")
+            last = daemon.control("GET", "journal", session="alpha")[1]["count"]
+            await page.wait("document.querySelectorAll('#journal tbody tr').length === %d" % last, "the two sends")
+            await page.click('#journal tr[data-seq="%d"]' % last)
+            await page.wait("document.getElementById('detail-title').textContent.startsWith('#%d ')" % last, "the 503")
+            await page.evaluate("document.getElementById('session').scrollTop = 0")
+            await page.screenshot(shots, "journal")
             equal(daemon.control("GET", "scenario", session="beta")[1]["name"], "chat_happy_path",
                   "the other session keeps its scenario")
 

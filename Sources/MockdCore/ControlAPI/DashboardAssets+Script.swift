@@ -319,7 +319,17 @@ extension DashboardAssets {
           return row.method === "WS-IN" || row.method === "WS-OUT";
         }
 
+        // The sessions list follows new rows within a moment, not only at its next refresh.
+        function soonRefreshSessions() {
+          if (state.sessionsRefresh) return;
+          state.sessionsRefresh = setTimeout(() => {
+            state.sessionsRefresh = null;
+            refreshSessions();
+          }, 250);
+        }
+
         function addRow(row) {
+          soonRefreshSessions();
           state.rows.push(row);
           state.bySeq.set(row.sequence, row);
           if (matchesFilter(row)) $("journal").tBodies[0].append(journalRow(row));
@@ -343,10 +353,14 @@ extension DashboardAssets {
             });
           }
           const status = row.fault ? "—" : row.status === null ? "" : String(row.status);
-          const target = isFrame(row) ? row.target + "  " + (row.preview || "") : row.target;
+          const preview = row.preview || "";
+          const target = isFrame(row)
+            ? [row.target, el("span", { class: "frame" }, preview.length > 90 ? preview.slice(0, 90) + "…" : preview)]
+            : row.target;
           const tr = el("tr", { "data-seq": row.sequence, class: row.matched ? "" : "miss" },
-            el("td", { class: "num" }, row.sequence), el("td", {}, timeOf(row.time)), el("td", {}, row.method),
-            el("td", { class: "target" }, target), el("td", { class: "num" }, status), el("td", {}, answered),
+            el("td", { class: "num" }, row.sequence), el("td", { class: "nowrap" }, timeOf(row.time)),
+            el("td", { class: "nowrap" }, row.method), el("td", { class: "target" }, target),
+            el("td", { class: "num" }, status), el("td", { class: "stub" }, answered),
             el("td", { class: "num" }, isFrame(row) ? "" : row.durationMs.toFixed(1) + " ms"),
             el("td", { class: row.fault ? "error" : "" }, row.fault || ""));
           tr.addEventListener("click", () => showDetail(row.sequence));
@@ -475,6 +489,10 @@ extension DashboardAssets {
           return lines.join("\n");
         }
 
+        function none() {
+          return el("span", { class: "muted" }, "(none)");
+        }
+
         // What a miss's nearest stubs expected next to what the request had, part by part.
         function nearMissView(nearMisses) {
           const box = el("div", { class: "near-misses" }, el("h3", {}, "Nearest stubs"));
@@ -485,7 +503,8 @@ extension DashboardAssets {
             const body = el("tbody");
             for (const difference of miss.differs) {
               body.append(el("tr", { "data-part": difference.part }, el("td", {}, difference.part),
-                el("td", { class: "expected" }, difference.expected), el("td", { class: "actual" }, difference.actual)));
+                el("td", { class: "expected" }, difference.expected || none()),
+                el("td", { class: "actual" }, difference.actual || none())));
             }
             table.append(body);
             box.append(el("div", { class: "near-miss", "data-stub": miss.stub },
@@ -515,7 +534,8 @@ extension DashboardAssets {
           const view = clear($("view-misses"));
           const misses = state.rows.filter((row) => !row.matched && !isFrame(row) && !row.proxied);
           if (misses.length === 0) view.append(el("p", { class: "muted" }, "No request of this session missed."));
-          for (const row of misses) {
+          // Newest first.
+          for (const row of misses.reverse()) {
             const card = el("div", { class: "miss-card", "data-seq": row.sequence },
               el("h3", {}, "#" + row.sequence + " " + row.method + " " + row.target + " → " + (row.status ?? row.fault)));
             if (row.nearMisses && row.nearMisses.length > 0) card.append(nearMissView(row.nearMisses.slice(0, 3)));
@@ -538,7 +558,7 @@ extension DashboardAssets {
             unusedList("Overrides never used (" + report.overrides.used + " of " + report.overrides.total + " used)",
               report.overrides.unused, (id) => id),
           ];
-          if (report.runtimeStubs) {
+          if (report.runtimeStubs && report.runtimeStubs.total > 0) {
             parts.push(unusedList("Runtime stubs never used (" + report.runtimeStubs.used + " of " + report.runtimeStubs.total +
               " used)", report.runtimeStubs.unused, (id) => id));
           }

@@ -8,6 +8,7 @@ enum DashboardAssets {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>mockd dashboard</title>
+        <link rel="icon" href="data:,">
         <link rel="stylesheet" href="/__mockd/ui/app.css">
         <script src="/__mockd/ui/app.js" defer></script>
         </head>
@@ -27,7 +28,7 @@ enum DashboardAssets {
           <aside id="side">
             <h2>Sessions</h2>
             <table id="sessions">
-              <thead><tr><th>Session</th><th>Scenario</th><th>Requests</th><th>Last activity</th></tr></thead>
+              <thead><tr><th>Session</th><th>Scenario</th><th>Requests</th><th>Last seen</th></tr></thead>
               <tbody></tbody>
             </table>
             <h2>Overall coverage</h2>
@@ -72,27 +73,33 @@ enum DashboardAssets {
     /// `/__mockd/ui/app.css`.
     static let style = #"""
         * { box-sizing: border-box; }
-        body { margin: 0; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d2330; background: #f5f6f8; }
+        [hidden] { display: none !important; }
+        body { margin: 0; display: flex; flex-direction: column; height: 100vh; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d2330; background: #f5f6f8; }
         header#top { display: flex; align-items: center; gap: 12px; padding: 8px 16px; background: #1d2330; color: #fff; }
         header#top h1 { font-size: 16px; margin: 0; }
         #daemon { color: #b8c0d0; }
         .badge { padding: 1px 8px; border-radius: 9px; background: #6b7385; color: #fff; font-size: 11px; }
         .badge.on { background: #1f9d55; }
         #token-form { padding: 16px; background: #fff3cd; display: flex; gap: 8px; align-items: center; }
-        main#app { display: flex; min-height: calc(100vh - 40px); }
-        aside#side { width: 360px; padding: 12px; border-right: 1px solid #d8dce3; background: #fff; overflow: auto; }
+        main#app { display: flex; flex: 1; min-height: 0; }
+        aside#side { width: 400px; flex: none; padding: 12px; border-right: 1px solid #d8dce3; background: #fff; overflow: auto; overflow-x: hidden; }
+        aside td { overflow-wrap: break-word; }
         section#session, section#empty { flex: 1; padding: 12px 16px; overflow: auto; min-width: 0; }
         h2 { font-size: 14px; margin: 8px 0; }
         h3 { font-size: 13px; margin: 12px 0 6px; }
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #e4e7ec; vertical-align: top; }
+        th, .nowrap { white-space: nowrap; }
+        td.stub { overflow-wrap: anywhere; min-width: 120px; }
         th { background: #eef0f4; font-weight: 600; }
-        td.num { text-align: right; font-variant-numeric: tabular-nums; }
+        td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         tbody tr { cursor: pointer; }
         tbody tr:hover { background: #eef4ff; }
         tr.selected { background: #dbe7ff; }
         tr.miss td { color: #a31515; }
-        td.target { font-family: ui-monospace, Menlo, Consolas, monospace; word-break: break-all; }
+        td.target { font-family: ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere; min-width: 240px; }
+        td.target .frame { display: block; color: #6b7385; }
+        aside li { overflow-wrap: anywhere; }
         #session-bar { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
         #session-bar h2 { margin-right: 12px; }
         #status { color: #1f6f3f; }
@@ -117,7 +124,8 @@ enum DashboardAssets {
         .timeline .tick { position: absolute; top: 4px; width: 8px; height: 20px; margin-left: -4px; border-radius: 3px; }
         .tick.in, td.in { background: #2f6fed; }
         .tick.out, td.out { background: #1f9d55; }
-        td.in, td.out { color: #fff; text-align: center; }
+        td.in, td.out { color: #fff; text-align: center; white-space: nowrap; }
         ul.plain { margin: 4px 0; padding-left: 18px; }
+        table.side-by-side td:first-child { white-space: nowrap; word-break: normal; }
         """#
 }
