@@ -548,6 +548,37 @@ async def main_checks(run, browser, mockd, shots):
             await page.wait("document.getElementById('detail-title').textContent.startsWith('#%d ')" % last, "the 503")
             await page.evaluate("document.getElementById('session').scrollTop = 0")
             await page.screenshot(shots, "journal")
+            # The override that answered, from its link in the row.
+            await page.click('#journal tr[data-seq="%d"] a.stub-link' % last)
+            _, override = daemon.control("GET", "scenario/answers/send-503-then-ok", session="alpha")
+            facts = await page.wait(
+                "(() => { const r = %s; return r.length > 0 ? r : null; })()" % rows("#detail table.stub-facts tr"),
+                "the override's facts",
+            )
+            equal(facts, [
+                ["Kind", "override in scenario chat_send_fails (priority %d)" % override["priority"]],
+                ["Matches", "POST /v1/conversations/{id}/messages"],
+                ["Steps", "2, then repeatLast"],
+            ], "the override behind the link")
+            equal(await page.evaluate("document.querySelectorAll('#journal tbody tr').length"), 1,
+                  "the journal shows what the override answered")
+            await page.click("#filter-clear")
+            await page.wait("document.querySelectorAll('#journal tbody tr').length === %d" % last, "all rows again")
+            # A stub of a mock set, from its link.
+            await page.click('#journal tr[data-seq="1"] a.stub-link')
+            facts = await page.wait(
+                "(() => { const r = %s; return r.length > 0 && r[0][1].startsWith('stub') ? r : null; })()"
+                % rows("#detail table.stub-facts tr"),
+                "the stub's facts",
+            )
+            equal(facts[:3], [
+                ["Kind", "stub of mock set chat (scenario chat_send_fails)"],
+                ["Request", "GET /v1/me"],
+                ["Responses", "1, then repeatLast"],
+            ], "the stub behind the link")
+            expect(["ETag", 'W/"me-u_anna-17"'] in await page.evaluate(rows("#detail table.headers:not(.stub-facts) tr")),
+                   "the stub's recorded response headers")
+            await page.click("#filter-clear")
             equal(daemon.control("GET", "scenario", session="beta")[1]["name"], "chat_happy_path",
                   "the other session keeps its scenario")
 

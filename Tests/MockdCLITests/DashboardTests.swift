@@ -187,4 +187,46 @@ struct DashboardTests {
         #expect(sessions[1]["lastActivity"] as? String == second["time"] as? String)
         #expect(answers[5].text.contains("after must be a journal sequence number (a whole number ≥ 0), got '-1'"))
     }
+
+    @Test func whatAnsweredAsAnIDIsDescribed() throws {
+        let (daemon, root) = try daemon()
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let base = daemon.baseURL + "/__mockd/"
+        let added = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: base + "stubs?session=q",
+                body: Data(#"{"id": "teapot", "match": {"path": "/v1/tea"}, "status": 418}"#.utf8)
+            )
+        )
+        #expect(added.status == 201)
+        let answers = try Curl.batch([
+            CurlRequest(url: base + "scenario/answers/GET_v1_me?session=q"),
+            CurlRequest(url: base + "scenario/answers/teapot?session=q"),
+            CurlRequest(url: base + "scenario/answers/nothing?session=q"),
+        ])
+        #expect(answers.map(\.status) == [200, 200, 404])
+        let stub = try #require(try JSONSerialization.jsonObject(with: answers[0].body) as? [String: Any])
+        #expect(stub["kind"] as? String == "stub")
+        #expect(stub["set"] as? String == "chat")
+        #expect(stub["scenario"] as? String == "s")
+        #expect(stub["afterLast"] as? String == "repeatLast")
+        let request = try #require(stub["request"] as? [String: Any])
+        #expect(request["method"] as? String == "GET")
+        #expect(request["path"] as? String == "/v1/me")
+        #expect(request["query"] as? String == "")
+        let responses = try #require(stub["responses"] as? [[String: Any]])
+        #expect(responses.map { $0["status"] as? Int } == [200])
+        #expect((responses[0]["headers"] as? [String])?.contains(#"ETag: W/"me-u_anna-17""#) == true)
+        let runtime = try #require(try JSONSerialization.jsonObject(with: answers[1].body) as? [String: Any])
+        #expect(runtime["kind"] as? String == "runtimeStub")
+        #expect((runtime["definition"] as? [String: Any])?["status"] as? Int == 418)
+        #expect(
+            answers[2].text.contains("nothing in session 'q' (scenario 's') answers as 'nothing'"),
+            "\(answers[2].text)"
+        )
+    }
 }

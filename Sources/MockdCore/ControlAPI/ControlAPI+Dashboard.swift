@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// What the dashboard (`/__mockd/ui`) reads besides the other routes: the live journal and one exchange in full.
 extension ControlAPI {
@@ -57,5 +58,68 @@ extension ControlAPI {
         var detail = JournalJSON.detail(entry)
         detail["session"] = call.session.id
         return ControlAPI.json(200, detail)
+    }
+}
+
+extension ControlAPI {
+    /// `GET /__mockd/scenario/answers/ID`: what answers with id `ID` in the session (what a journal entry's `stub`
+    /// names; the dashboard's link from a journal row): a runtime stub (`"kind": "runtimeStub"`, its definition as
+    /// posted), an override of the session's scenario (`"override"`: priority, what it matches, how many steps), or a
+    /// stub of one of its mock sets (`"stub"`: set, the recorded request key and header constraints, each response's
+    /// status, headers and body size, what happens after the last). 404 `unknown_answer` when none has that id.
+    /// - Complexity: O(n) in the scenario's stubs and overrides.
+    func answer(_ call: Call) -> MockResponse {
+        let id = call.captured
+        var answer: [String: Any] = ["session": call.session.id, "id": id]
+        if let stub = call.session.runtimeStubs.first(where: { $0.override.id == id }) {
+            answer["kind"] = "runtimeStub"
+            answer["definition"] = ControlAPI.foundationValue(stub.definition)
+            return ControlAPI.json(200, answer)
+        }
+        let scenario = call.session.scenario
+        answer["scenario"] = scenario.name
+        if let override = scenario.overrides.first(where: { $0.id == id }) {
+            let pattern = override.pattern
+            answer["kind"] = "override"
+            answer["priority"] = override.priority
+            var match: [String: Any] = [:]
+            if let method = pattern.method { match["method"] = method }
+            if let path = pattern.pathText { match["path"] = path }
+            if let host = pattern.host { match["host"] = host }
+            if !pattern.query.isEmpty { match["query"] = pattern.query.map { "\($0.name)=\($0.value)" } }
+            if !pattern.headers.isEmpty { match["headers"] = pattern.headers.map { "\($0.name): \($0.value)" } }
+            if !pattern.bodies.isEmpty { match["body"] = true }
+            answer["match"] = match
+            answer["steps"] = override.steps.count
+            answer["afterLast"] = override.afterLast.rawValue
+            if let state = override.state { answer["state"] = state.name }
+            return ControlAPI.json(200, answer)
+        }
+        if let stub = scenario.index.stubs.first(where: { $0.id == id }) {
+            answer["kind"] = "stub"
+            answer["set"] = stub.setName
+            var request: [String: Any] = [
+                "method": stub.key.method, "path": stub.key.path, "query": stub.key.query,
+                "headers": stub.headerConstraints.map { "\($0.name): \($0.value)" },
+            ]
+            if !stub.key.host.isEmpty { request["host"] = stub.key.host }
+            if let body = stub.body {
+                request["body"] = String(data: body.prefix(JournalJSON.rowPreviewLimit), encoding: .utf8) ?? NSNull()
+            }
+            answer["request"] = request
+            answer["responses"] = stub.responses.map { response -> [String: Any] in
+                [
+                    "status": response.status, "headers": response.headers.map { "\($0.name): \($0.value)" },
+                    "bodySize": response.fileBody?.count ?? response.body.count,
+                ]
+            }
+            answer["afterLast"] = stub.afterLast.rawValue
+            return ControlAPI.json(200, answer)
+        }
+        return ControlAPI.error(
+            404,
+            "unknown_answer",
+            "nothing in session '\(call.session.id)' (scenario '\(scenario.name)') answers as '\(id)'"
+        )
     }
 }

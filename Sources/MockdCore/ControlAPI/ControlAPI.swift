@@ -32,6 +32,7 @@ struct ControlAPI {
         Route(method: "GET", path: "scenarios") { api, call in api.scenarios(call) },
         Route(method: "GET", path: "scenario") { api, call in api.currentScenario(call) },
         Route(method: "PUT", path: "scenario") { api, call in api.useScenario(call) },
+        Route(method: "GET", path: "scenario/answers/*") { api, call in api.answer(call) },
         Route(method: "GET", path: "stubs") { api, call in api.listStubs(call) },
         Route(method: "POST", path: "stubs") { api, call in api.addStub(call) },
         Route(method: "DELETE", path: "stubs") { api, call in api.removeStubs(call) },

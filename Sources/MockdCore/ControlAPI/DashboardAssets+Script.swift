@@ -251,7 +251,13 @@ extension DashboardAssets {
           const controller = new AbortController();
           state.feed = controller;
           let after = 0;
+          let connections = 0;
           const connect = async () => {
+            // Reconnected (the daemon restarted, or the network dropped): the whole journal again, never a gap.
+            if (connections++ > 0) {
+              after = 0;
+              resetRows();
+            }
             try {
               const response = await api("journal/stream?after=" + after, { session: id, signal: controller.signal });
               if (!response.ok) throw new Error("HTTP " + response.status);
@@ -374,8 +380,8 @@ extension DashboardAssets {
           $("filter-text").textContent = state.filter ? "Answered by " + state.filter : "";
         }
 
-        // The stub or override that answered: its runtime definition when it is a runtime stub, and every request it
-        // answered in this journal.
+        // The stub or override that answered: what it is (runtime stub, override, stub of a mock set) and what it
+        // matches and answers, with the journal filtered to the requests it answered.
         async function showStub(id) {
           state.filter = id;
           showTab("journal");
@@ -385,18 +391,46 @@ extension DashboardAssets {
           detail.append(el("h3", {}, "Stub " + id));
           const used = state.rows.filter((row) => row.stub === id).length;
           detail.append(el("p", {}, "Answered " + used + " request" + (used === 1 ? "" : "s") + " of this session."));
+          let answer;
           try {
-            const response = await api("stubs/" + encodeURIComponent(id), { session: state.session });
-            if (response.ok) {
-              const stub = await response.json();
-              detail.append(el("p", {}, "Runtime stub of this session:"), el("pre", { class: "stub-definition" },
-                JSON.stringify(stub.definition, null, 2)));
-            } else {
-              detail.append(el("p", { class: "muted" }, "A stub of the scenario's mock sets or an override of its file."));
-            }
+            answer = await apiJSON("scenario/answers/" + encodeURIComponent(id), { session: state.session });
           } catch (error) {
-            // 401 asks for the token.
+            detail.append(el("p", { class: "error" }, error.message));
+            return;
           }
+          if (state.filter !== id) return;
+          const facts = el("table", { class: "headers stub-facts" });
+          const fact = (name, value) => facts.append(el("tr", {}, el("td", {}, name), el("td", {}, value)));
+          if (answer.kind === "runtimeStub") {
+            fact("Kind", "runtime stub of session " + answer.session);
+            detail.append(facts, el("pre", { class: "stub-definition" }, JSON.stringify(answer.definition, null, 2)));
+            return;
+          }
+          if (answer.kind === "override") {
+            const match = answer.match;
+            fact("Kind", "override in scenario " + answer.scenario + " (priority " + answer.priority + ")");
+            fact("Matches", [match.method || "any method", match.host ? "//" + match.host : "", match.path || "any path"]
+              .filter((part) => part).join(" "));
+            if (match.query) fact("Query", match.query.join("&"));
+            if (match.headers) fact("Headers", match.headers.join("; "));
+            if (match.body) fact("Body", "matched (see the scenario file)");
+            fact("Steps", answer.steps + ", then " + answer.afterLast);
+            if (answer.state) fact("State machine", answer.state);
+            detail.append(facts);
+            return;
+          }
+          const request = answer.request;
+          fact("Kind", "stub of mock set " + answer.set + " (scenario " + answer.scenario + ")");
+          fact("Request", request.method + " " + (request.host ? "//" + request.host : "") + request.path +
+            (request.query ? "?" + request.query : ""));
+          if (request.headers.length > 0) fact("Headers", request.headers.join("; "));
+          if (request.body) fact("Body", request.body);
+          fact("Responses", answer.responses.length + ", then " + answer.afterLast);
+          detail.append(facts);
+          answer.responses.forEach((response, index) => {
+            detail.append(el("h3", {}, "Response " + (index + 1) + ": " + response.status + " · " + response.bodySize +
+              " bytes"), headerTable(response.headers));
+          });
         }
 
         async function showDetail(sequence) {
@@ -656,6 +690,8 @@ extension DashboardAssets {
             $("token-input").value = "";
             refreshHealth();
             refreshSessions();
+            // A live journal stopped by a refused token follows again.
+            if (state.session) openSession(state.session);
           });
           $("scenario-switch").addEventListener("click", switchScenario);
           $("reset").addEventListener("click", resetSession);
