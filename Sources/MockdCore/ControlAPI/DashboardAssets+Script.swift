@@ -334,10 +334,19 @@ extension DashboardAssets {
           }, 250);
         }
 
+        // The most rows the page keeps (the daemon's default --journal-limit): the oldest go, as in the journal.
+        const maxRows = 10000;
+
         function addRow(row) {
           soonRefreshSessions();
           state.rows.push(row);
           state.bySeq.set(row.sequence, row);
+          if (state.rows.length > maxRows) {
+            const oldest = state.rows.shift();
+            state.bySeq.delete(oldest.sequence);
+            const shown = $("journal").tBodies[0].querySelector('tr[data-seq="' + oldest.sequence + '"]');
+            if (shown) shown.remove();
+          }
           if (matchesFilter(row)) $("journal").tBodies[0].append(journalRow(row));
           if (state.tab === "misses" && !row.matched) renderMisses();
           if (state.tab === "websockets" && (isFrame(row) || row.status === 101)) renderWebSockets();
