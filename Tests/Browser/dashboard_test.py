@@ -613,6 +613,32 @@ async def main_checks(run, browser, mockd, shots):
 
         await run.check("reset empties the session and the live journal follows", reset)
 
+        async def latency_and_fault():
+            for stub in ({"id": "slow", "match": {"path": "/v1/slow"}, "status": 200, "latency": 300},
+                         {"id": "broken", "match": {"path": "/v1/broken"}, "fault": "connectionReset"}):
+                equal(daemon.control("POST", "stubs", session="delta", body=stub)[0], 201, "runtime stub")
+            equal(daemon.request("GET", "/v1/slow", session="delta")[0], 200, "the slow answer")
+            try:
+                daemon.request("GET", "/v1/broken", session="delta")
+                raise CheckFailed("the broken stub answered")
+            except (ConnectionError, http.client.HTTPException):
+                pass
+            await page.click('#sessions tr[data-session="delta"]')
+            shown = await page.wait(
+                "(() => { const r = %s; return r.length === 2 ? r : null; })()" % rows("#journal tbody tr"),
+                "delta's two rows",
+            )
+            equal([shown[0][2:6], shown[1][2:6]], [["GET", "/v1/slow", "200", "slow"],
+                                                   ["GET", "/v1/broken", "—", "broken"]], "the rows")
+            expect(float(shown[0][6].split()[0]) >= 300, "the simulated latency %r (≥ 300 ms)" % shown[0][6])
+            equal([shown[0][7], shown[1][7]], ["", "connectionReset"], "faults")
+            await page.click('#journal tr[data-seq="2"]')
+            equal(await page.wait("(() => { const h = document.querySelector('#detail-response h3');"
+                                  " return h ? h.textContent : null; })()", "the fault's detail"),
+                  "Response (none: connectionReset)", "no response, the fault")
+
+        await run.check("latency and faults applied are in the journal", latency_and_fault)
+
         async def tab_closed():
             await wait_for_health(daemon, "liveJournals", 1, "the page's live journal")
             await page.close()
