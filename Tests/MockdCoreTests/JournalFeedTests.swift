@@ -95,4 +95,27 @@ struct JournalFeedTests {
         open.removeAll()
         #expect(JournalFeed.openCount == 0)
     }
+
+    @Test func theJournalsSummaryAndPositionFollowItsRingAndClears() {
+        let journal = RequestJournal(limit: 3)
+        #expect(journal.summary.count == 0 && journal.summary.newestTime == nil)
+        for second in 1...5 {
+            journal.append(
+                time: Date(timeIntervalSince1970: Double(second)),
+                request: HTTPRequest(method: "GET", target: "/\(second)"),
+                stubID: nil,
+                status: 404,
+                fault: nil,
+                durationMs: 0,
+                response: MockResponse(status: 404),
+                nearMisses: []
+            )
+            #expect(journal.summary.count == min(second, 3))
+            #expect(journal.summary.newestTime == Date(timeIntervalSince1970: Double(second)))
+            #expect(journal.position.newest == second && journal.position.clears == 0)
+        }
+        journal.clear()
+        #expect(journal.summary.count == 0 && journal.summary.newestTime == nil)
+        #expect(journal.position.newest == 0 && journal.position.clears == 1)
+    }
 }

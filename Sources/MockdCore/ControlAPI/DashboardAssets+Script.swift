@@ -145,12 +145,19 @@ extension DashboardAssets {
             row.addEventListener("click", () => openSession(session.id));
             body.append(row);
           }
+          // The overall coverage reads every session's journal: only again when some session's traffic or scenario
+          // changed.
+          const signature = JSON.stringify(answer.sessions.map((session) => [session.id, session.scenario,
+            session.journalCount, session.lastActivity]));
+          if (signature !== state.sessionsSignature) {
+            state.sessionsSignature = signature;
+            refreshOverall();
+          }
           if (!state.session && answer.sessions.length > 0) {
             const wanted = new URLSearchParams(location.search).get("session");
             const known = answer.sessions.find((session) => session.id === wanted);
             if (known) openSession(known.id);
           }
-          refreshOverall();
         }
 
         async function refreshHealth() {

@@ -247,6 +247,19 @@ public final class RequestJournal: Sendable {
         return (entries, false, dropped)
     }
 
+    /// How many entries the journal holds and when the newest arrived (`nil` when empty), without building the
+    /// entries: what the sessions list shows.
+    /// - Complexity: O(1).
+    public var summary: (count: Int, newestTime: Date?) {
+        let (count, newest): (Int, Record?) = state.withLock { state in
+            guard !state.records.isEmpty else { return (0, nil) }
+            // Once full, the newest is just before the oldest in the ring.
+            let index = (state.oldest + state.records.count - 1) % state.records.count
+            return (state.records.count, state.records[index])
+        }
+        return (count, newest?.entry.time)
+    }
+
     /// How many times the journal was cleared, and the sequence number of its newest entry (0 when empty): what a
     /// reader following the journal (`JournalFeed`) checks before reading a page.
     public var position: (clears: Int, newest: Int) {
