@@ -579,6 +579,19 @@ async def main_checks(run, browser, mockd, shots):
             expect(["ETag", 'W/"me-u_anna-17"'] in await page.evaluate(rows("#detail table.headers:not(.stub-facts) tr")),
                    "the stub's recorded response headers")
             await page.click("#filter-clear")
+            await page.wait("document.querySelectorAll('#journal tbody tr').length === %d" % last, "all rows again")
+            # The filter box: every word in the row's method, target, status, stub or fault.
+            await page.type("#search", "post 503")
+            shown = await page.wait(
+                "(() => { const r = %s; return r.length === 1 ? r : null; })()" % rows("#journal tbody tr"),
+                "one row for 'post 503'",
+            )
+            equal([shown[0][0], shown[0][2], shown[0][4], shown[0][5]], [str(last), "POST", "503", "send-503-then-ok"],
+                  "the filtered row")
+            await page.type("#search", " nothing-like-this")
+            await page.wait("document.querySelectorAll('#journal tbody tr').length === 0", "no row")
+            await page.evaluate("(() => { const s = document.getElementById('search'); s.value = '';"
+                                " s.dispatchEvent(new Event('input')); })()")
             equal(daemon.control("GET", "scenario", session="beta")[1]["name"], "chat_happy_path",
                   "the other session keeps its scenario")
 

@@ -359,8 +359,15 @@ extension DashboardAssets {
           if (state.tab === "websockets" && (isFrame(row) || row.status === 101)) renderWebSockets();
         }
 
+        // The stub filter (a link clicked) and the words typed in the filter box: every word must appear in the row's
+        // method, target, status, stub or fault.
         function matchesFilter(row) {
-          return !state.filter || row.stub === state.filter;
+          if (state.filter && row.stub !== state.filter) return false;
+          const words = $("search").value.toLowerCase().split(/\s+/).filter((word) => word);
+          if (words.length === 0) return true;
+          const text = [row.method, row.target, row.status ?? "", row.stub || "no match", row.fault || ""].join(" ")
+            .toLowerCase();
+          return words.every((word) => text.includes(word));
         }
 
         function journalRow(row) {
@@ -712,6 +719,7 @@ extension DashboardAssets {
           $("scenario-switch").addEventListener("click", switchScenario);
           $("reset").addEventListener("click", resetSession);
           $("har").addEventListener("click", downloadHAR);
+          $("search").addEventListener("input", renderJournal);
           $("filter-clear").addEventListener("click", () => {
             state.filter = null;
             renderJournal();

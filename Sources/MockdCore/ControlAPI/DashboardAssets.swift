@@ -52,6 +52,8 @@ enum DashboardAssets {
               <button type="button" data-tab="websockets">WebSockets</button>
             </nav>
             <div id="view-journal" class="view">
+              <div id="search-bar"><input id="search" type="search" autocomplete="off"
+                placeholder="Filter rows: method, target, status, stub, fault" aria-label="Filter the journal"></div>
               <div id="filter" hidden><span id="filter-text"></span> <button id="filter-clear" type="button">Show all</button></div>
               <table id="journal">
                 <thead><tr><th>#</th><th>Time</th><th>Method</th><th>Target</th><th>Status</th><th>Answered by</th>
@@ -127,5 +129,7 @@ enum DashboardAssets {
         td.in, td.out { color: #fff; text-align: center; white-space: nowrap; }
         ul.plain { margin: 4px 0; padding-left: 18px; }
         table.side-by-side td:first-child { white-space: nowrap; word-break: normal; }
+        #search-bar { margin-bottom: 6px; }
+        #search { width: 420px; max-width: 100%; padding: 3px 6px; font: inherit; }
         """#
 }
