@@ -250,7 +250,15 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             return .NO
         }
         let result: MHD_Result
-        if let stream = plan.response.eventStream, context.method != "HEAD" {
+        if let feed = plan.response.liveFeed, context.method != "HEAD" {
+            result = ResponseWriter.queueLiveFeed(
+                plan.response,
+                feed: feed,
+                on: connection,
+                suspensions: suspensions,
+                logger: logger
+            )
+        } else if let stream = plan.response.eventStream, context.method != "HEAD" {
             let events = stream.events(after: outcome.request.headers["last-event-id"])
             result = ResponseWriter.queueEventStream(
                 plan.response,

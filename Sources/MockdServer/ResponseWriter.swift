@@ -89,6 +89,19 @@ enum ResponseWriter {
         return queueStreaming(response, body: body, size: UInt64.max, blockSize: 4096, on: connection, logger: logger)
     }
 
+    /// Queues a live feed (chunked; see `LiveFeedBody`).
+    static func queueLiveFeed(
+        _ response: MockResponse,
+        feed: any LiveFeed,
+        on connection: OpaquePointer,
+        suspensions: Suspensions,
+        logger: Logger
+    ) -> MHD_Result {
+        let body = LiveFeedBody(feed: feed, connection: connection, suspensions: suspensions)
+        // MHD_SIZE_UNKNOWN: chunked transfer coding.
+        return queueStreaming(response, body: body, size: UInt64.max, blockSize: 16384, on: connection, logger: logger)
+    }
+
     /// Queues a response whose body is read at `bytesPerSecond` (see `ThrottledBody`).
     static func queueThrottled(
         _ response: MockResponse,

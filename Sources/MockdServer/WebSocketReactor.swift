@@ -328,7 +328,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                     incoming: true,
                     opcode: "close",
                     payload: Data("\(code.map(String.init) ?? "") \(reason)".utf8),
-                    stubID: connection.stubID
+                    stubID: connection.stubID,
+                    connection: connection.connectionNumber
                 )
                 if connection.closeSent {
                     teardown(connection)
@@ -378,7 +379,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                     incoming: false,
                     opcode: "drop",
                     payload: Data(),
-                    stubID: connection.stubID
+                    stubID: connection.stubID,
+                    connection: connection.connectionNumber
                 )
                 teardown(connection)
             }
@@ -399,7 +401,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             incoming: false,
             opcode: "close",
             payload: Data("\(code) \(reason)".utf8),
-            stubID: connection.stubID
+            stubID: connection.stubID,
+            connection: connection.connectionNumber
         )
         queue(WebSocketFrame.close(code: code, reason: reason), on: connection)
         // The client should answer with its close frame; do not wait for it forever.
@@ -424,7 +427,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             incoming: incoming,
             opcode: opcode,
             payload: payload,
-            stubID: connection.stubID
+            stubID: connection.stubID,
+            connection: connection.connectionNumber
         )
         published.withLock { entries in
             if incoming { entries[connection.id]?.framesIn += 1 } else { entries[connection.id]?.framesOut += 1 }

@@ -68,6 +68,9 @@ struct MCPTests {
                     out["reset"] = await call("reset", t)
                     out["import_har"] = await call("import_har", {"file": har, "set": "agent", "root": root})
                     out["lint_set"] = await call("lint_set", {"set": "agent", "root": root})
+                    out["diff"] = await call("diff", {"old": "chat", "new": "agent", "root": root})
+                    out["diff_same"] = await call("diff", {"old": "chat", "new": "chat", "root": root})
+                    out["diff_missing"] = await call("diff", {"old": "chat", "new": "nope", "root": root})
                     out["validate_scenario"] = await call("validate_scenario", {"name": "s", "root": root})
                     out["wrong_type"] = await call("read_journal", {"limit": "ten"})
                     out["out_of_range"] = await call("read_journal", {"limit": 99999999999999999999999})
@@ -110,7 +113,8 @@ struct MCPTests {
         #expect(out["server"] as? String == "mockd")
         #expect(
             out["tools"] as? [String] == [
-                "add_stub", "explain_miss", "import_har", "lint_set", "list_scenarios", "list_sessions", "list_stubs",
+                "add_stub", "diff", "explain_miss", "import_har", "lint_set", "list_scenarios", "list_sessions",
+                "list_stubs",
                 "read_journal", "remove_stub", "replace_stub", "reset", "use_scenario", "validate_scenario", "verify",
             ]
         )
@@ -142,6 +146,19 @@ struct MCPTests {
         #expect((tool("import_har").value as? String)?.contains("stubs written:  1 (1 responses, 0 sequences)") == true)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/agent/index.json").path))
         #expect(tool("lint_set").isError == false)
+        // diff: a changelog (exit 1, "they differ") is an answer, not a tool error; an unreadable side is one.
+        let changes = tool("diff").value as? [String: Any]
+        #expect(tool("diff").isError == false, "\(out["diff"] ?? "")")
+        #expect((changes?["endpointsAdded"] as? [[String: Any]])?.map { $0["template"] as? String } == ["/v1/ping"])
+        #expect(
+            (changes?["endpointsRemoved"] as? [[String: Any]])?.contains { $0["template"] as? String == "/v1/me" }
+                == true
+        )
+        let same = tool("diff_same").value as? [String: Any]
+        #expect(tool("diff_same").isError == false)
+        #expect((same?["endpointsAdded"] as? [Any])?.count == 0 && (same?["endpointsRemoved"] as? [Any])?.count == 0)
+        #expect(tool("diff_missing").isError)
+        #expect((tool("diff_missing").value as? String)?.contains("nope") == true, "\(out["diff_missing"] ?? "")")
         #expect(
             (tool("validate_scenario").value as? String)?.hasPrefix("ok: configs/s.json") == true,
             "\(out["validate_scenario"] ?? "")"

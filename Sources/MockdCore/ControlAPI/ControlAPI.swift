@@ -32,6 +32,7 @@ struct ControlAPI {
         Route(method: "GET", path: "scenarios") { api, call in api.scenarios(call) },
         Route(method: "GET", path: "scenario") { api, call in api.currentScenario(call) },
         Route(method: "PUT", path: "scenario") { api, call in api.useScenario(call) },
+        Route(method: "GET", path: "scenario/answers/*") { api, call in api.answer(call) },
         Route(method: "GET", path: "stubs") { api, call in api.listStubs(call) },
         Route(method: "POST", path: "stubs") { api, call in api.addStub(call) },
         Route(method: "DELETE", path: "stubs") { api, call in api.removeStubs(call) },
@@ -46,6 +47,8 @@ struct ControlAPI {
         Route(method: "GET", path: "resources/*") { api, call in api.getResource(call) },
         Route(method: "GET", path: "journal") { api, call in api.journal(call) },
         Route(method: "GET", path: "journal.har") { api, call in api.journalHAR(call) },
+        Route(method: "GET", path: "journal/stream") { api, call in api.journalStream(call) },
+        Route(method: "GET", path: "journal/entries/*") { api, call in api.journalEntry(call) },
         Route(method: "GET", path: "unmatched") { api, call in api.unmatched(call) },
         Route(method: "GET", path: "coverage") { api, call in
             ControlAPI.json(
@@ -72,6 +75,9 @@ struct ControlAPI {
         if let refusal = ControlGuard.refusal(for: request, boundToLoopback: engine.options.boundToLoopback) {
             return refusal
         }
+        // The dashboard's page, script and style hold no data: a browser loads them without the token, which the
+        // page then sends on every call (see `Dashboard`).
+        if let asset = Dashboard.asset(request) { return asset }
         if let token = engine.options.controlToken, request.headers["authorization"] != "Bearer \(token)" {
             return ControlAPI.error(
                 401,
@@ -156,6 +162,8 @@ struct ControlAPI {
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
         if let status = engine.serverStatus { answer["inFlight"] = max(0, status.requestsInFlight - 1) }
         answer["logLinesDropped"] = StderrLogSink.droppedLines
+        // Open live journals (`JournalFeed`): a closed dashboard tab shows here as one fewer.
+        answer["liveJournals"] = JournalFeed.openCount
         return ControlAPI.json(200, answer)
     }
 
@@ -569,10 +577,12 @@ struct ControlAPI {
 
     private func listSessions(_ call: Call) -> MockResponse {
         let sessions = engine.sessions.all.map { session -> [String: Any] in
-            [
-                "id": session.id, "scenario": session.scenario.name,
-                "journalCount": session.journal.snapshot().entries.count,
+            // Counted, not copied: the dashboard reads this every 2 s.
+            let journal = session.journal.summary
+            return [
+                "id": session.id, "scenario": session.scenario.name, "journalCount": journal.count,
                 "runtimeStubs": session.runtimeStubs.count,
+                "lastActivity": journal.newestTime.map(DateFormats.rfc3339Milliseconds) ?? NSNull(),
             ]
         }
         return ControlAPI.json(200, ["sessions": sessions])

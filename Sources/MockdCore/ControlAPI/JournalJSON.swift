@@ -29,6 +29,62 @@ enum JournalJSON {
         return item
     }
 
+    /// The characters of a text body a journal row previews (a WebSocket frame's payload, a request body).
+    static let rowPreviewLimit = 512
+
+    /// One row of the live journal (`JournalFeed`): the entry without its body, a preview of at most
+    /// `rowPreviewLimit` characters of a text body, the near misses of a miss, and for a WebSocket frame
+    /// (`WS-IN`/`WS-OUT`) its `opcode` and `connection` number.
+    static func row(_ entry: JournalEntry) -> [String: Any] {
+        var item = JournalJSON.entry(entry)
+        item["body"] = nil
+        item["bodyBase64"] = nil
+        if !entry.body.isEmpty, let text = String(data: entry.body, encoding: .utf8) {
+            item["preview"] = text.count > rowPreviewLimit ? String(text.prefix(rowPreviewLimit)) + "…" : text
+        }
+        if !entry.matched, !entry.nearMisses.isEmpty { item["nearMisses"] = entry.nearMisses.map(\.jsonObject) }
+        if entry.method == "WS-IN" || entry.method == "WS-OUT" {
+            item["opcode"] = entry.headers["opcode"] ?? NSNull()
+            item["connection"] = entry.headers["connection-number"].flatMap { Int($0) } ?? NSNull()
+        }
+        return item
+    }
+
+    /// The most response body bytes `detail` returns.
+    static let detailBodyLimit = 256 * 1024
+
+    /// One exchange in full for the dashboard's detail view (`GET /__mockd/journal/entries/SEQ`): the journal entry
+    /// with its request body, and the response sent (`status`, `headers`, `body` as text or `bodyBase64`, `size`,
+    /// `truncated` past `detailBodyLimit`, `fromFile` when it was served from a body file).
+    static func detail(_ entry: JournalEntry) -> [String: Any] {
+        var item = JournalJSON.entry(entry)
+        if !entry.nearMisses.isEmpty { item["nearMisses"] = entry.nearMisses.map(\.jsonObject) }
+        let response = entry.response
+        var sent: [String: Any] = [
+            "status": entry.status.map { $0 as Any } ?? NSNull(),
+            "headers": response.headers.map { "\($0.name): \($0.value)" },
+            "size": response.fileBody?.count ?? response.body.count,
+            "truncated": response.body.count > detailBodyLimit,
+            "fromFile": response.fileBody != nil,
+        ]
+        let body = response.body.prefix(detailBodyLimit)
+        if !body.isEmpty {
+            if let text = String(data: body, encoding: .utf8) {
+                sent["body"] = text
+            } else {
+                sent["bodyBase64"] = body.base64EncodedString()
+            }
+        }
+        item["response"] = sent
+        return item
+    }
+
+    /// `object` as one line of JSON (keys sorted), as an event's `data:` needs.
+    static func line(_ object: [String: Any]) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+    }
+
     /// The journal as a HAR 1.2 log: what the app actually sent and received, openable in browser dev tools.
     static func har(_ entries: [JournalEntry]) -> [String: Any] {
         [

@@ -239,14 +239,16 @@ public final class MockEngine: Sendable {
     }
 
     /// Journals one WebSocket frame of `session`: method `WS-IN` (from the client) or `WS-OUT`, the endpoint
-    /// path as target, the payload as body, and `Opcode: text|binary|close` as a header.
+    /// path as target, the payload as body, and `Opcode: text|binary|close` as a header, with
+    /// `Connection-Number: N` (the connection's number among the session's connections to `path`) when given.
     public func recordWebSocketFrame(
         session id: String,
         path: String,
         incoming: Bool,
         opcode: String,
         payload: Data,
-        stubID: String?
+        stubID: String?,
+        connection: Int? = nil
     ) {
         // WebSocket traffic is session activity; a session reset or expired meanwhile gets a fresh journal.
         let session = sessions.session(id == SessionRegistry.defaultID ? nil : id) { catalog.startup }
@@ -256,7 +258,9 @@ public final class MockEngine: Sendable {
             request: HTTPRequest(
                 method: incoming ? "WS-IN" : "WS-OUT",
                 target: path,
-                headers: HTTPHeaders([("Opcode", opcode)]),
+                headers: HTTPHeaders(
+                    [("Opcode", opcode)] + (connection.map { [("Connection-Number", "\($0)")] } ?? [])
+                ),
                 body: payload
             ),
             stubID: stubID,

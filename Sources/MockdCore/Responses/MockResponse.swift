@@ -62,6 +62,13 @@ public struct MockResponse: Sendable {
         set { updateExtras { $0.fileBody = newValue } }
     }
 
+    /// For a live feed (the control API's `GET /__mockd/journal/stream`): what the bridge streams instead of `body`,
+    /// for as long as the client stays.
+    public var liveFeed: (any LiveFeed)? {
+        get { extras?.liveFeed }
+        set { updateExtras { $0.liveFeed = newValue } }
+    }
+
     /// Immutable storage of the rare fields; every change makes a new one, so copies stay independent.
     private final class Extras: Sendable {
         let template: ResponseTemplate?
@@ -70,6 +77,7 @@ public struct MockResponse: Sendable {
         let fault: Fault?
         let fileBody: FileBody?
         let unjustified: Unjustified?
+        let liveFeed: (any LiveFeed)?
 
         init(fields: ExtraFields) {
             self.template = fields.template
@@ -78,11 +86,12 @@ public struct MockResponse: Sendable {
             self.fault = fields.fault
             self.fileBody = fields.fileBody
             self.unjustified = fields.unjustified
+            self.liveFeed = fields.liveFeed
         }
 
         var isEmpty: Bool {
             template == nil && webSocket == nil && eventStream == nil && fault == nil && fileBody == nil
-                && unjustified == nil
+                && unjustified == nil && liveFeed == nil
         }
     }
 
@@ -93,6 +102,7 @@ public struct MockResponse: Sendable {
         var fault: Fault?
         var fileBody: FileBody?
         var unjustified: Unjustified?
+        var liveFeed: (any LiveFeed)?
     }
 
     private mutating func updateExtras(_ change: (inout ExtraFields) -> Void) {
@@ -102,7 +112,8 @@ public struct MockResponse: Sendable {
             eventStream: extras?.eventStream,
             fault: extras?.fault,
             fileBody: extras?.fileBody,
-            unjustified: extras?.unjustified
+            unjustified: extras?.unjustified,
+            liveFeed: extras?.liveFeed
         )
         change(&fields)
         let updated = Extras(fields: fields)

@@ -100,6 +100,8 @@ public final class RequestJournal: Sendable {
         var oldest = 0
         var nextSequence = 1
         var dropped = 0
+        /// How many times the journal was cleared: a reader holding a cursor sees numbering start over.
+        var clears = 0
 
         /// Appends the record built for the next sequence number.
         /// - Returns: the record it replaced (the oldest) once the journal is full, to be released after the lock.
@@ -245,11 +247,31 @@ public final class RequestJournal: Sendable {
         return (entries, false, dropped)
     }
 
+    /// How many entries the journal holds and when the newest arrived (`nil` when empty), without building the
+    /// entries: what the sessions list shows.
+    /// - Complexity: O(1).
+    public var summary: (count: Int, newestTime: Date?) {
+        let (count, newest): (Int, Record?) = state.withLock { state in
+            guard !state.records.isEmpty else { return (0, nil) }
+            // Once full, the newest is just before the oldest in the ring.
+            let index = (state.oldest + state.records.count - 1) % state.records.count
+            return (state.records.count, state.records[index])
+        }
+        return (count, newest?.entry.time)
+    }
+
+    /// How many times the journal was cleared, and the sequence number of its newest entry (0 when empty): what a
+    /// reader following the journal (`JournalFeed`) checks before reading a page.
+    public var position: (clears: Int, newest: Int) {
+        state.withLock { ($0.clears, $0.nextSequence - 1) }
+    }
+
     /// Empties the journal; numbering starts over.
     public func clear() {
         // The old records are swapped out and released after the lock.
         _ = state.withLock { state in
             var old = State()
+            old.clears = state.clears + 1
             swap(&old, &state)
             return old
         }

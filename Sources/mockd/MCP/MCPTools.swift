@@ -201,6 +201,28 @@ struct MCPTools {
             ) { tools, arguments in
                 try tools.offline(["validate", "--config", arguments["name"] as! String], arguments)
             },
+            Tool(
+                name: "diff",
+                description:
+                    "What changed between two mock sets or HAR files (mockd diff --format json): endpoints and statuses added or removed, JSON body fields changed; differing sides are no error.",
+                properties: [
+                    "old": [
+                        "type": "string", "description": "A mock set (name under mocks/ or folder) or a .har file.",
+                    ],
+                    "new": [
+                        "type": "string", "description": "A mock set (name under mocks/ or folder) or a .har file.",
+                    ],
+                    "root": rootProperty,
+                ],
+                required: ["old", "new"]
+            ) { tools, arguments in
+                // Exit 1 means "they differ": an answer, not a failure.
+                try tools.offline(
+                    ["diff", arguments["old"] as! String, arguments["new"] as! String, "--format", "json"],
+                    arguments,
+                    succeeding: [0, 1]
+                )
+            },
         ]
     }
 
@@ -303,7 +325,14 @@ struct MCPTools {
     }
 
     /// `mockd COMMAND…` run as a child; its stdout (and stderr) is the result, a non-zero exit a tool error.
-    private func offline(_ command: [String], _ arguments: [String: Any], root: Bool = true) throws -> Outcome {
+    /// Runs `mockd COMMAND` (with `--root` unless `root` is false); an exit status outside `succeeding` is a tool
+    /// error, and output that is a JSON object is the structured result too.
+    private func offline(
+        _ command: [String],
+        _ arguments: [String: Any],
+        root: Bool = true,
+        succeeding: Set<Int32> = [0]
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = command + (root ? ["--root", rootPath(arguments)] : [])
@@ -323,8 +352,8 @@ struct MCPTools {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return Outcome(
             text: text.isEmpty ? "ok" : text,
-            isError: process.terminationStatus != 0,
-            structured: nil
+            isError: !succeeding.contains(process.terminationStatus),
+            structured: try? JSONSerialization.jsonObject(with: out) as? [String: Any]
         )
     }
 }
