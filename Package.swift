@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "MockdFormat", targets: ["MockdFormat"]),
         // What an XCUITest (or Linux XCTest) target links to steer a running mockd: Foundation only.
         .library(name: "MockdClient", targets: ["MockdClient"]),
+        // A UI-test target's kit on top of MockdClient: per-test sessions, journal attachments, explained verifies.
+        .library(name: "MockdTestKit", targets: ["MockdTestKit"]),
     ],
     targets: [
         .systemLibrary(
@@ -53,6 +55,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        .target(name: "MockdTestKit", dependencies: ["MockdClient"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "mockd",
             dependencies: ["MockdFormat", "MockdCore", "MockdServer", "MockdOpenAPI"],
@@ -91,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockdClientTests",
-            dependencies: ["MockdClient", "MockdTestSupport"],
+            dependencies: ["MockdClient", "MockdTestKit", "MockdTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -106,6 +106,12 @@ final class SessionRegistry: Sendable {
         [defaultSession] + sessions.withLock { $0.values.sorted { $0.id < $1.id } }
     }
 
+    /// Forgets the session `id` (not the default one, and not remembered as evicted).
+    func remove(_ id: String) {
+        guard id != SessionRegistry.defaultID else { return }
+        _ = sessions.withLock { $0.removeValue(forKey: id) }
+    }
+
     /// Removes every session but the default one.
     func removeAll() {
         sessions.withLock { $0.removeAll() }
