@@ -24,10 +24,13 @@ extension MockdTestSession {
         }
     }
 
-    /// The unmatched requests of `path` with their near misses, one line each, for a failure message.
+    /// The unmatched requests of `path` with their near misses, one line each, for a failure message: the stubs
+    /// that differ in the fewest parts (at most three), and those parts.
     public func nearMissLines(path: String? = nil) async throws -> [String] {
         try await client.unmatched().filter { path == nil || $0.path == path }.map { request in
-            let closest = request.nearMisses.prefix(3).map { miss in
+            // The closest stubs: those differing in the fewest parts, at most three.
+            let fewest = request.nearMisses.map(\.differs.count).min() ?? 0
+            let closest = request.nearMisses.filter { $0.differs.count == fewest }.prefix(3).map { miss in
                 let parts = miss.differs.map { difference in
                     "\(difference.part): expected \(difference.expected ?? "(nothing)"), got \(difference.actual ?? "(nothing)")"
                 }
