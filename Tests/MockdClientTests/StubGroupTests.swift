@@ -4,6 +4,10 @@ import MockdTestKit
 import MockdTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Stub groups (`/__mockd/groups/NAME`) and typed bodies, against the real daemon.
 @Suite("Stub groups and typed bodies against a running daemon")
 struct StubGroupTests {
@@ -105,7 +109,7 @@ struct StubGroupTests {
             let readsPerReader = 75
             let observed = try await withThrowingTaskGroup(of: [[String]].self) { group in
                 for writer in 0..<writers {
-                    let client = harness.client(session: "client-tests")
+                    let client = Self.ownClient(harness)
                     group.addTask {
                         for round in 0..<replacesPerWriter {
                             let tag = "w\(writer)r\(round)"
@@ -122,7 +126,7 @@ struct StubGroupTests {
                     }
                 }
                 for _ in 0..<readers {
-                    let client = harness.client(session: "client-tests")
+                    let client = Self.ownClient(harness)
                     group.addTask {
                         var seen: [[String]] = []
                         for _ in 0..<readsPerReader { seen.append(try await client.stubs()) }
@@ -147,6 +151,16 @@ struct StubGroupTests {
             let tag = String(final[0].stubs[0].split(separator: "-")[0])
             #expect(try harness.app("/v1/c").text == tag)
         }
+    }
+
+    /// A client of the harness's session with a URLSession of its own: hundreds of calls through
+    /// `URLSession.shared` would queue the other suites' calls in this process behind them.
+    static func ownClient(_ harness: Harness) -> MockdClient {
+        MockdClient(
+            baseURL: harness.client.baseURL,
+            session: harness.client.session,
+            urlSession: URLSession(configuration: .ephemeral)
+        )
     }
 
     @Test func typedBodiesFollowTheEncoderTheTestGives() async throws {

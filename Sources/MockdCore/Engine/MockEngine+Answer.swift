@@ -1,6 +1,6 @@
 import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// How the engine answers a request in a session: from the thread's cached scenario when a stub answers exactly as
 /// loaded (most requests), else by planning an override, a stub's sequence step or the miss.

@@ -1,6 +1,6 @@
 import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// One test's isolated view of the daemon: its active scenario, runtime stubs, sequence cursors,
 /// rate-limit windows and journal. Requests pick a session with `X-Mockd-Session`, the `mockd_session`

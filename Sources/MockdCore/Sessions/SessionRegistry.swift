@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import MockdPlatform
 
 /// The sessions of the daemon: the default one plus those created on first use.
 ///

@@ -1,9 +1,13 @@
 import Foundation
 import MockdCore
-import Synchronization
+import MockdPlatform
 
 #if canImport(Glibc)
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #elseif canImport(Darwin)
 import Darwin
 #endif
