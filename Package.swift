@@ -8,8 +8,8 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 // Two floors in one package. SwiftPM's `platforms` is package-wide, so it holds the client libraries' floor, what an
-// app and its UI-test target may depend on: iOS 15 / macOS 12 (MockdFormat, MockdClient, MockdTestKit:
-// Foundation only, no C, no Synchronization). The daemon's targets are raised to macOS 13 on a
+// app and its UI-test target may depend on: iOS 15 / macOS 12 (MockdFormat, MockdClient, MockdTestKit,
+// MockdAppRedirect: Foundation only, no C, no Synchronization). The daemon's targets are raised to macOS 13 on a
 // Mac (Regex, Duration and clocks), the first release with all they use; Synchronization (macOS 15) sits behind
 // MockdPlatform, whose Darwin side needs nothing newer. On Linux neither setting applies. The raise is an unsafe flag:
 // SwiftPM accepts it in this package's own builds and in products that do not contain those targets, which is all
@@ -39,6 +39,8 @@ let package = Package(
         .library(name: "MockdClient", targets: ["MockdClient"]),
         // A UI-test target's kit on top of MockdClient: per-test sessions, journal attachments, explained verifies.
         .library(name: "MockdTestKit", targets: ["MockdTestKit"]),
+        // For the app under test (debug builds): its URLSession requests go to mockd with the session header.
+        .library(name: "MockdAppRedirect", targets: ["MockdAppRedirect"]),
     ],
     targets: [
         .systemLibrary(
@@ -100,6 +102,12 @@ let package = Package(
         ),
         .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         .target(name: "MockdTestKit", dependencies: ["MockdClient"], swiftSettings: swiftSettings),
+        // Foundation only, and empty unless MOCKD_REDIRECT is defined: debug builds only, so a release build of an
+        // app can never send its requests to a mock.
+        .target(
+            name: "MockdAppRedirect",
+            swiftSettings: swiftSettings + [.define("MOCKD_REDIRECT", .when(configuration: .debug))]
+        ),
         .executableTarget(
             name: "mockd",
             dependencies: ["MockdFormat", "MockdPlatform", "MockdCore", "MockdServer", "MockdOpenAPI"],
@@ -140,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockdClientTests",
-            dependencies: ["MockdClient", "MockdTestKit", "MockdTestSupport"],
+            dependencies: ["MockdClient", "MockdTestKit", "MockdAppRedirect", "MockdTestSupport"],
             swiftSettings: daemonSettings
         ),
     ]
