@@ -186,7 +186,13 @@ struct StubGroupTests {
             #expect(answer.header("X-Fixture") == "profile")
             #expect(answer.header("Content-Type") == "application/json")
             #expect(answer.text == #"{"display_name":"Anna","unread_count":3}"#)
-            // A patch edits what the mock set answers: one field changed, the others as recorded.
+            // A patch over the test's own stub: the runtime stub below it gives the body, the patch changes a field.
+            try await harness.client.addStub(try .patch(method: "GET", path: "/v1/me", with: ["unread_count": 0]))
+            let patchedOwn = try harness.app("/v1/me")
+            #expect(patchedOwn.status == 201)
+            #expect(patchedOwn.text == #"{"display_name":"Anna","unread_count":0}"#, "\(patchedOwn.text)")
+            #expect(patchedOwn.header("X-Fixture") == "profile")
+            // Without a stub of its own below it, a patch edits what the mock set answers.
             try await harness.client.removeStubs()
             struct Rename: Encodable { let displayName: String }
             try await harness.client.addStub(
