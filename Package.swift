@@ -7,9 +7,29 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Two floors in one package. SwiftPM's `platforms` is package-wide, so it holds the client libraries' floor, what an
+// app and its UI-test target may depend on: iOS 15 / macOS 12 (MockdFormat, MockdClient, MockdTestKit,
+// MockdAppRedirect: Foundation only, no C, no Synchronization). The daemon's targets are raised to macOS 13 on a
+// Mac (Regex, Duration and clocks), the first release with all they use; Synchronization (macOS 15) sits behind
+// MockdPlatform, whose Darwin side needs nothing newer. On Linux neither setting applies. The raise is an unsafe flag:
+// SwiftPM accepts it in this package's own builds and in products that do not contain those targets, which is all
+// an app depends on.
+#if arch(arm64)
+let hostArchitecture = "arm64"
+#else
+let hostArchitecture = "x86_64"
+#endif
+let daemonFloor: [SwiftSetting] = [
+    .unsafeFlags(["-target", "\(hostArchitecture)-apple-macosx13.0"], .when(platforms: [.macOS]))
+]
+let daemonSettings = swiftSettings + daemonFloor
+let daemonLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["-target", "\(hostArchitecture)-apple-macosx13.0"], .when(platforms: [.macOS]))
+]
+
 let package = Package(
     name: "mockd",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
         .executable(name: "mockd", targets: ["mockd"]),
         .library(name: "MockdCore", targets: ["MockdCore"]),
@@ -17,82 +37,119 @@ let package = Package(
         .library(name: "MockdFormat", targets: ["MockdFormat"]),
         // What an XCUITest (or Linux XCTest) target links to steer a running mockd: Foundation only.
         .library(name: "MockdClient", targets: ["MockdClient"]),
+        // A UI-test target's kit on top of MockdClient: per-test sessions, journal attachments, explained verifies.
+        .library(name: "MockdTestKit", targets: ["MockdTestKit"]),
+        // For the app under test (debug builds): its URLSession requests go to mockd with the session header.
+        .library(name: "MockdAppRedirect", targets: ["MockdAppRedirect"]),
     ],
     targets: [
         .systemLibrary(
             name: "CLibMicroHTTPD",
             pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
         .target(name: "CMicroHTTPD", dependencies: ["CLibMicroHTTPD"]),
-        // SHA-1 for the WebSocket handshake only; a well-kept library rather than our own hash.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CCompression", providers: [.apt(["zlib1g-dev", "libbrotli-dev"])]),
+        // OpenSSL libcrypto: SHA-1 for the WebSocket handshake on Linux (CommonCrypto on a Mac) and the PEM check of
+        // --tls-cert/--tls-key (Homebrew openssl@3 on a Mac); a well-kept library rather than our own code.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .systemLibrary(
+            name: "CCompression",
+            pkgConfig: "libbrotlidec",
+            providers: [.apt(["zlib1g-dev", "libbrotli-dev"]), .brew(["brotli"])]
+        ),
         // libcurl: the upstream client of `mockd record` and capture-on-miss (connection reuse, TLS, timeouts).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libyaml: OpenAPI documents written in YAML (import-openapi, check --openapi, serve --openapi).
-        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        // epoll and eventfd headers (the NIO CNIOLinux pattern), for the WebSocket reactor.
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
+        // epoll, eventfd and malloc_trim headers (the NIO CNIOLinux pattern), for MockdPlatform's Linux side.
         .systemLibrary(name: "CLinux"),
         // The file formats, once: Codable types and known fields. Foundation only (no C, no Synchronization), so
         // that MockdClient, and with it an XCUITest target, can use them.
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
+        // The daemon's platform seams, one file per concern, each with a Linux and a Darwin side: lock and atomics
+        // (Synchronization on Linux), event loop (epoll / kqueue), sockets, memory trimming, SHA-1 (libcrypto /
+        // CommonCrypto).
+        .target(
+            name: "MockdPlatform",
+            dependencies: [
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: daemonSettings
+        ),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
-        .target(name: "MockdCore", dependencies: ["MockdFormat", "CCompression"], swiftSettings: swiftSettings),
+        .target(
+            name: "MockdCore",
+            dependencies: ["MockdFormat", "MockdPlatform", "CCompression"],
+            swiftSettings: daemonSettings
+        ),
         // JSON Schema draft 4 / OpenAPI 3.0 / 2020-12 validation, our own (no Swift library can be fetched here).
-        .target(name: "MockdSchema", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        .target(name: "MockdSchema", dependencies: ["MockdFormat", "MockdPlatform"], swiftSettings: daemonSettings),
         .target(
             name: "MockdServer",
-            dependencies: ["MockdFormat", "MockdCore", "CMicroHTTPD", "CCrypto", "CLinux", "CCurl"],
-            swiftSettings: swiftSettings
+            dependencies: ["MockdFormat", "MockdPlatform", "MockdCore", "CMicroHTTPD", "CCrypto", "CCurl"],
+            swiftSettings: daemonSettings
         ),
         // OpenAPI 3.0 / 3.1: reading (JSON, YAML through libyaml), import as a scenario, contract checks.
         .target(
             name: "MockdOpenAPI",
             dependencies: ["MockdFormat", "MockdCore", "MockdSchema", "CYAML"],
-            swiftSettings: swiftSettings
+            swiftSettings: daemonSettings
         ),
         .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        .target(name: "MockdTestKit", dependencies: ["MockdClient"], swiftSettings: swiftSettings),
+        // Foundation only, and empty unless MOCKD_REDIRECT is defined: debug builds only, so a release build of an
+        // app can never send its requests to a mock.
+        .target(
+            name: "MockdAppRedirect",
+            swiftSettings: swiftSettings + [.define("MOCKD_REDIRECT", .when(configuration: .debug))]
+        ),
         .executableTarget(
             name: "mockd",
-            dependencies: ["MockdFormat", "MockdCore", "MockdServer", "MockdOpenAPI"],
-            swiftSettings: swiftSettings
+            dependencies: ["MockdFormat", "MockdPlatform", "MockdCore", "MockdServer", "MockdOpenAPI"],
+            swiftSettings: daemonSettings,
+            linkerSettings: daemonLinkerSettings
         ),
         // Shared by the test targets: the built binary, a curl client, the corpus location.
         .target(
             name: "MockdTestSupport",
-            dependencies: ["MockdFormat", "MockdCore", "CCrypto"],
+            dependencies: ["MockdFormat", "MockdPlatform", "MockdCore", "CCrypto"],
             path: "Tests/MockdTestSupport",
-            swiftSettings: swiftSettings
+            swiftSettings: daemonSettings
         ),
         .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        .testTarget(name: "MockdPlatformTests", dependencies: ["MockdPlatform"], swiftSettings: daemonSettings),
         .testTarget(
             name: "MockdSchemaTests",
             dependencies: ["MockdSchema", "MockdOpenAPI", "MockdFormat", "MockdTestSupport"],
-            swiftSettings: swiftSettings
+            swiftSettings: daemonSettings
         ),
         // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
         .testTarget(
             name: "MockdCoreTests",
-            dependencies: ["MockdFormat", "MockdCore", "MockdTestSupport"],
+            dependencies: ["MockdFormat", "MockdPlatform", "MockdCore", "MockdTestSupport"],
             exclude: ["Fixtures"],
-            swiftSettings: swiftSettings
+            swiftSettings: daemonSettings
         ),
         .testTarget(
             name: "MockdServerTests",
             dependencies: ["MockdFormat", "MockdServer", "MockdCore", "MockdTestSupport"],
-            swiftSettings: swiftSettings
+            swiftSettings: daemonSettings
         ),
         // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
         .testTarget(
             name: "MockdCLITests",
             dependencies: ["mockd", "MockdFormat", "MockdCore", "MockdOpenAPI", "MockdSchema", "MockdTestSupport"],
-            swiftSettings: swiftSettings
+            swiftSettings: daemonSettings
         ),
         .testTarget(
             name: "MockdClientTests",
-            dependencies: ["MockdClient", "MockdTestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["MockdClient", "MockdTestKit", "MockdAppRedirect", "MockdTestSupport"],
+            swiftSettings: daemonSettings
         ),
     ]
 )

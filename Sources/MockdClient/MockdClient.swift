@@ -259,7 +259,7 @@ public struct MockdClient: Sendable {
     }
 
     /// `id` percent-encoded as one path segment.
-    private static func pathSegment(_ id: String) -> String {
+    static func pathSegment(_ id: String) -> String {
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
     }

@@ -9,6 +9,8 @@ public enum MockdClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case verificationFailed(message: String, expected: Int, actual: Int)
     /// The answer was not what the control API sends (not HTTP, not JSON, missing fields…).
     case invalidResponse(String)
+    /// A `wait…` call gave up: what it waited for.
+    case timedOut(String)
 
     /// The server's message (prefixed with its status and code), or what was wrong with the answer.
     public var description: String {
@@ -16,6 +18,7 @@ public enum MockdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .server(let status, let code, let message): return "mockd \(status) \(code): \(message)"
         case .verificationFailed(let message, _, _): return "mockd verification failed: \(message)"
         case .invalidResponse(let text): return "mockd sent an unexpected answer: \(text)"
+        case .timedOut(let text): return "mockd: timed out: \(text)"
         }
     }
 }

@@ -1,7 +1,11 @@
 internal import Foundation
 
 #if canImport(Glibc)
+#if canImport(Glibc)
 internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 #elseif canImport(Darwin)
 internal import Darwin
 #endif

@@ -1,6 +1,6 @@
 internal import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 extension SchemaEvaluation {
     /// `maxLength`, `minLength` (in Unicode code points, 2020-12 Validation §6.3.1) and `pattern` (an ECMA-262

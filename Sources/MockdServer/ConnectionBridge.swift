@@ -2,7 +2,7 @@ import CMicroHTTPD
 import Foundation
 import MockdCore
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// The Swift side of libmicrohttpd's callbacks: reads requests, asks the engine, writes responses.
 ///

@@ -2,7 +2,7 @@ import CMicroHTTPD
 import Dispatch
 import Foundation
 import MockdCore
-import Synchronization
+import MockdPlatform
 
 /// Bounds what a slow or surplus client can hold: the whole request (head and body) must arrive within the
 /// connection timeout, and a client beyond `--max-connections` is refused at once instead of waiting in the

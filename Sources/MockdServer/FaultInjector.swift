@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Foundation
 import MockdCore
 import MockdFormat
+import MockdPlatform
 
 /// Breaks an exchange at the socket, the way real networks and servers fail.
 ///
@@ -56,7 +57,7 @@ enum FaultInjector {
         let deadline = DispatchTime.now().uptimeNanoseconds + 1_000_000_000
         while offset < data.count, DispatchTime.now().uptimeNanoseconds < deadline {
             let written = data.withUnsafeBytes { raw in
-                Foundation.send(socket, raw.baseAddress!.advanced(by: offset), data.count - offset, Int32(MSG_NOSIGNAL))
+                PlatformSocket.send(socket, raw.baseAddress!.advanced(by: offset), data.count - offset)
             }
             if written > 0 {
                 offset += written

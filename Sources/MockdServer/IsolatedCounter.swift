@@ -1,4 +1,4 @@
-import Synchronization
+import MockdPlatform
 
 /// A counter alone on its 64-byte cache line (padded on both sides), so that threads writing it do not
 /// take the line away from readers of neighbouring data.

@@ -1,5 +1,11 @@
 import Foundation
+import MockdPlatform
+
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A bound, listening TCP socket that mockd creates itself and hands to libmicrohttpd
 /// (`MHD_OPTION_LISTEN_SOCKET`), so bind errors can be reported precisely and port 0 resolved.
@@ -18,7 +24,7 @@ struct ListeningSocket {
         }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = PlatformSocket.streamType
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         var results: UnsafeMutablePointer<addrinfo>?
         let lookup = getaddrinfo(host, String(port), &hints, &results)
@@ -33,11 +39,7 @@ struct ListeningSocket {
         let family = first.pointee.ai_family
         // Non-blocking: every pool thread polls the listening socket, and a thread that loses the race for a
         // new connection must not sit in accept() until the next one arrives.
-        let descriptor = socket(
-            family,
-            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
-            0
-        )
+        let descriptor = PlatformSocket.nonBlockingStream(family: family)
         guard descriptor >= 0 else {
             throw ServerError(.socketFailed, "cannot create a socket: \(String(cString: strerror(errno)))")
         }
@@ -101,7 +103,7 @@ struct ListeningSocket {
     /// listening TCP socket stops listening, so new connection attempts are refused (RST) instead of waiting
     /// in the backlog, and connections accepted by the kernel but not yet by libmicrohttpd are reset.
     static func refuseNewConnections(_ descriptor: Int32) {
-        _ = Glibc.shutdown(descriptor, Int32(SHUT_RD))
+        PlatformSocket.shutdownReading(descriptor)
     }
 
     /// `http://127.0.0.1:8080` or `http://[::1]:8080`.

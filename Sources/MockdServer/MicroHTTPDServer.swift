@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import Foundation
 public import MockdCore
-import Synchronization
+import MockdPlatform
 
 /// An HTTP server on libmicrohttpd that answers every request from a `MockEngine`.
 ///
@@ -348,11 +348,21 @@ public final class MicroHTTPDServer: Sendable {
 
 /// Connection limits need file descriptors.
 enum ResourceLimits {
-    /// Raises the soft open-file limit to the hard limit.
+    /// Raises the soft open-file limit to the hard limit (on Darwin at most `OPEN_MAX`, 10,240: `setrlimit`
+    /// refuses more for `RLIMIT_NOFILE`, and the hard limit there is often unlimited).
     static func raiseOpenFileLimit() {
+        #if os(Linux)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        #if os(Linux)
         limit.rlim_cur = limit.rlim_max
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        #else
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(OPEN_MAX))
+        #endif
+        setrlimit(resource, &limit)
     }
 }

@@ -1,8 +1,13 @@
 import CMicroHTTPD
 import Dispatch
-import Glibc
 import MockdCore
-import Synchronization
+import MockdPlatform
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Suspended connections and the timer that resumes them.
 ///

@@ -1,7 +1,7 @@
 import CCurl
 public import Foundation
 public import MockdCore
-import Synchronization
+import MockdPlatform
 
 /// The HTTP client that forwards requests to the upstream (`mockd record`, capture-on-miss): libcurl's multi
 /// interface on one thread of its own, so no libmicrohttpd worker ever waits on the network.

@@ -1,6 +1,6 @@
 import Foundation
 public import MockdCore
-import Synchronization
+import MockdPlatform
 
 /// Forwards the requests no stub answers to the upstream (`mockd record` serves an empty scenario, so that
 /// is every request; capture-on-miss serves mocks first), answers the client with the upstream's answer, and

@@ -1,6 +1,6 @@
-import CCrypto
 import Foundation
 import MockdCore
+import MockdPlatform
 
 /// The opening handshake (RFC 6455 §4.2).
 enum WebSocketHandshake {
@@ -32,8 +32,6 @@ enum WebSocketHandshake {
     /// `Sec-WebSocket-Accept`: base64 of SHA-1 of the key and the GUID.
     static func accept(key: String) -> String {
         let input = Array((key.trimmingCharacters(in: .whitespaces) + guid).utf8)
-        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        _ = input.withUnsafeBufferPointer { SHA1($0.baseAddress, $0.count, &digest) }
-        return Data(digest).base64EncodedString()
+        return Data(SHA1.digest(input)).base64EncodedString()
     }
 }

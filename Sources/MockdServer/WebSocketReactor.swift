@@ -1,17 +1,21 @@
-import CLinux
 import CMicroHTTPD
 import Dispatch
 import Foundation
-import Glibc
 import MockdCore
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
-/// Runs every open WebSocket on one thread: an epoll loop over the upgraded sockets, a timer heap for
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs every open WebSocket on one thread: an event loop (`EventPoller`: epoll, kqueue on Darwin) over the upgraded sockets, a timer heap for
 /// scripted steps, and a command queue for pushes from the control API.
 ///
 /// No WebSocket holds a libmicrohttpd worker: after the handshake the socket is handed over here, and
-/// 1,000 idle connections cost 1,000 epoll registrations, not threads.
+/// 1,000 idle connections cost 1,000 poller registrations, not threads.
 final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     /// One upgraded connection; touched only on the reactor thread.
     private final class Connection {
@@ -92,8 +96,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private let engine: MockEngine
     private let logger: Logger
     private let maxMessageBytes: Int
-    private let epoll: Int32
-    private let wakeup: Int32
+    private let poller = EventPoller()
     private let commands = Mutex<[Command]>([])
     /// What the control API can see, mirrored from the reactor thread.
     private let published = Mutex<[Int: (info: WebSocketConnectionInfo, framesIn: Int, framesOut: Int)]>([:])
@@ -108,10 +111,6 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         self.engine = engine
         self.logger = logger
         self.maxMessageBytes = maxMessageBytes
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        wakeup = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeup))
-        epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event)
         let thread = Thread { self.run() }
         thread.name = "mockd-websocket"
         thread.start()
@@ -187,38 +186,28 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
 
     private func post(_ command: Command) {
         commands.withLock { $0.append(command) }
-        var one: UInt64 = 1
-        _ = Foundation.write(wakeup, &one, 8)
+        poller.wake()
     }
 
     // MARK: - Reactor thread
 
     private func run() {
-        var events = [epoll_event](repeating: epoll_event(), count: 256)
         while running {
             let timeout =
                 timers.nextDeadline.map {
                     Int32(clamping: max(0, Int64($0) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000 + 1)
                 } ?? -1
-            let count = epoll_wait(epoll, &events, Int32(events.count), timeout)
-            if count > 0 {
-                for index in 0..<Int(count) {
-                    let fd = events[index].data.fd
-                    if fd == wakeup {
-                        var value: UInt64 = 0
-                        _ = Foundation.read(wakeup, &value, 8)
-                        for command in commands.withLock({ commands in
-                            defer { commands.removeAll() }
-                            return commands
-                        }) { execute(command) }
-                    } else if let id = bySocket[fd], let connection = connections[id] {
-                        let flags = events[index].events
-                        if flags & EPOLLOUT.rawValue != 0 { flush(connection) }
-                        if flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
-                            receive(connection)
-                        }
-                    }
-                }
+            let woken = poller.wait(timeoutMs: timeout) { event in
+                guard let id = bySocket[event.descriptor], let connection = connections[id] else { return }
+                if event.writable { flush(connection) }
+                // `flush` may have ended the connection.
+                if event.readable, connections[id] != nil { receive(connection) }
+            }
+            if woken {
+                for command in commands.withLock({ commands in
+                    defer { commands.removeAll() }
+                    return commands
+                }) { execute(command) }
             }
             fireDueTimers()
         }
@@ -245,8 +234,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
             connections[connection.id] = connection
             bySocket[socket] = connection.id
-            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: socket))
-            epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event)
+            PlatformSocket.noSignalOnWrite(socket)
+            poller.add(socket)
             published.withLock {
                 $0[connection.id] = (
                     WebSocketConnectionInfo(
@@ -452,7 +441,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private func flush(_ connection: Connection) {
         while !connection.outbox.isEmpty {
             let written = connection.outbox.withUnsafeBytes {
-                Foundation.send(connection.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                PlatformSocket.send(connection.socket, $0.baseAddress!, $0.count)
             }
             if written > 0 {
                 connection.outbox.removeFirst(written)
@@ -468,25 +457,21 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         if connection.closeAfterFlush, !connection.lingering {
             // The client reads our close frame, sees the end of the stream and closes; `receive` then ends it here.
             connection.lingering = true
-            _ = Glibc.shutdown(connection.socket, Int32(SHUT_WR))
+            PlatformSocket.shutdownWriting(connection.socket)
         }
     }
 
     private func setWriteInterest(_ wanted: Bool, on connection: Connection) {
         guard connection.wantsWrite != wanted else { return }
         connection.wantsWrite = wanted
-        var event = epoll_event(
-            events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (wanted ? EPOLLOUT.rawValue : 0),
-            data: epoll_data_t(fd: connection.socket)
-        )
-        epoll_ctl(epoll, EPOLL_CTL_MOD, connection.socket, &event)
+        poller.setWriteInterest(wanted, for: connection.socket)
     }
 
     /// Ends a connection: unregisters it and lets libmicrohttpd close the socket (never `close()` directly).
     private func teardown(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         bySocket.removeValue(forKey: connection.socket)
-        epoll_ctl(epoll, EPOLL_CTL_DEL, connection.socket, nil)
+        poller.remove(connection.socket)
         _ = published.withLock { $0.removeValue(forKey: connection.id) }
         _ = CMicroHTTPD_upgradeClose(connection.handle)
     }

@@ -1,6 +1,12 @@
 import Dispatch
 import Foundation
+import MockdPlatform
+
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One HTTP/1.1 request over a plain TCP socket, bounded by a single deadline (`mockd health`, and `mockd mcp`
 /// steering a daemon through its control API).
@@ -72,7 +78,7 @@ enum HTTPProbe {
     {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = PlatformSocket.streamType
         hints.ai_flags = AI_NUMERICSERV
         var results: UnsafeMutablePointer<addrinfo>?
         let lookup = getaddrinfo(host, String(port), &hints, &results)
@@ -84,16 +90,14 @@ enum HTTPProbe {
         var candidate = results
         while let address = candidate {
             candidate = address.pointee.ai_next
-            let socket = Glibc.socket(
-                address.pointee.ai_family,
-                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
-                0
-            )
+            let socket = PlatformSocket.nonBlockingStream(family: address.pointee.ai_family)
             guard socket >= 0 else {
                 lastError = errno
                 continue
             }
-            if Glibc.connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return socket }
+            if PlatformSocket.connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
+                return socket
+            }
             var code = errno
             if code == EINPROGRESS {
                 guard try wait(for: Int16(POLLOUT), on: socket, deadline: deadline) else {
@@ -118,7 +122,7 @@ enum HTTPProbe {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes {
-                Glibc.send(socket, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                PlatformSocket.send(socket, $0.baseAddress! + offset, bytes.count - offset)
             }
             if written > 0 {
                 offset += written

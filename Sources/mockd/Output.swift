@@ -1,6 +1,6 @@
 import Foundation
 import MockdCore
-import Synchronization
+import MockdPlatform
 
 /// Unbuffered writes to stdout and stderr, one call per line.
 enum Output {

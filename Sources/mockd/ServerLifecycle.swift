@@ -1,8 +1,8 @@
 import Foundation
 import MockdCore
 import MockdOpenAPI
+import MockdPlatform
 import MockdServer
-import Synchronization
 
 /// A running server for `serve` and `record`: start, wait for a signal, stop within the shutdown timeout.
 enum ServerLifecycle {

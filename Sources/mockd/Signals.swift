@@ -1,5 +1,10 @@
 import Dispatch
+
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Blocks until one of the given signals arrives; installed before the server starts.
 final class SignalWaiter: @unchecked Sendable {

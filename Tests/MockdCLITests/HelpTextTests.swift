@@ -145,9 +145,10 @@ struct HelpTextTests {
         the daemon in this process with the serving options of `mockd --config` (on --port 0 unless given; the
         daemon's lines go to stderr, stdout carries MCP only), or steers a running daemon with --attach.
 
-        Tools: list_scenarios, use_scenario, list_stubs, add_stub, replace_stub, remove_stub, reset, read_journal,
-        explain_miss, verify, list_sessions (on the daemon, per session), import_har, lint_set, validate_scenario
-        (on files). Errors are tool results with mockd's one-line message. When stdin closes, mockd stops.
+        Tools: list_scenarios, use_scenario, list_stubs, add_stub, replace_stub, remove_stub, replace_group,
+        add_group, remove_group, reset, read_journal, explain_miss, verify, list_sessions (on the daemon, per
+        session), import_har, lint_set, validate_scenario (on files). Errors are tool results with mockd's
+        one-line message. When stdin closes, mockd stops.
 
         USAGE: mockd mcp (--config <name> | --set <name>) [serve options]
                mockd mcp --attach <url> [--control-token <t>]

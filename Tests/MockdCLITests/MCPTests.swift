@@ -64,6 +64,13 @@ struct MCPTests {
                     out["verify"] = await call("verify", {**t, "path": "/v1/me", "count": 1})
                     out["verify_fails"] = await call("verify", {**t, "path": "/v1/me", "count": 5})
                     out["list_sessions"] = await call("list_sessions", {})
+                    g = {**t, "name": "orders"}
+                    out["replace_group"] = await call("replace_group", {**g, "stubs": [{"match": {"path": "/v1/orders"}, "status": 200}, {"id": "o1", "match": {"path": "/v1/orders/1"}, "status": 200}]})
+                    out["add_group"] = await call("add_group", {**g, "stubs": [{"match": {"path": "/v1/orders/2"}, "status": 410}]})
+                    out["bad_group"] = await call("replace_group", {**g, "stubs": [{"match": {"path": "/x"}, "status": 99}]})
+                    out["stubs_with_group"] = await call("list_stubs", t)
+                    out["remove_group"] = await call("remove_group", g)
+                    out["remove_group_again"] = await call("remove_group", g)
                     out["remove_stub"] = await call("remove_stub", {**t, "id": "me"})
                     out["reset"] = await call("reset", t)
                     out["import_har"] = await call("import_har", {"file": har, "set": "agent", "root": root})
@@ -113,11 +120,20 @@ struct MCPTests {
         #expect(out["server"] as? String == "mockd")
         #expect(
             out["tools"] as? [String] == [
-                "add_stub", "diff", "explain_miss", "import_har", "lint_set", "list_scenarios", "list_sessions",
-                "list_stubs",
-                "read_journal", "remove_stub", "replace_stub", "reset", "use_scenario", "validate_scenario", "verify",
+                "add_group", "add_stub", "diff", "explain_miss", "import_har", "lint_set", "list_scenarios",
+                "list_sessions", "list_stubs", "read_journal", "remove_group", "remove_stub", "replace_group",
+                "replace_stub", "reset", "use_scenario", "validate_scenario", "verify",
             ]
         )
+        #expect((tool("replace_group").value as? [String: Any])?["stubs"] as? [String] == ["orders.1", "o1"])
+        #expect((tool("add_group").value as? [String: Any])?["stubs"] as? [String] == ["orders.2"])
+        #expect(tool("bad_group").isError)
+        #expect((tool("bad_group").value as? String)?.hasPrefix("400: stubs[0]") == true, "\(out["bad_group"] ?? "")")
+        let grouped = (tool("stubs_with_group").value as? [String: Any])?["stubs"] as? [[String: Any]] ?? []
+        #expect(grouped.map { $0["id"] as? String } == ["me", "orders.1", "o1", "orders.2"])
+        #expect(grouped.map { $0["group"] as? String } == [nil, "orders", "orders", "orders"])
+        #expect((tool("remove_group").value as? [String: Any])?["removed"] as? Int == 3)
+        #expect(tool("remove_group_again").value as? String == "404: session 't1' has no group 'orders'")
         #expect(out["schemasAreObjects"] as? Bool == true)
         #expect((tool("list_scenarios").value as? [String: Any])?["active"] as? String == "s")
         #expect((tool("use_scenario").value as? [String: Any])?["name"] as? String == "s")

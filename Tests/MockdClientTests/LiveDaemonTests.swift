@@ -236,7 +236,8 @@ struct LiveDaemonTests {
             #expect(
                 atLeast
                     == .verificationFailed(
-                        message: "expected at least 1 POST /v1/me, journal has 0",
+                        message:
+                            "expected at least 1 POST /v1/me, journal has 0; closest: GET /v1/me (method: expected POST, got GET)",
                         expected: 1,
                         actual: 0
                     )

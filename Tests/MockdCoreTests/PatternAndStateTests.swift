@@ -1,6 +1,6 @@
 import Foundation
+import MockdPlatform
 import MockdTestSupport
-import Synchronization
 import Testing
 
 @testable import MockdCore

@@ -1,7 +1,7 @@
 import Foundation
 import MockdFormat
+import MockdPlatform
 import MockdTestSupport
-import Synchronization
 import Testing
 
 @testable import MockdCore

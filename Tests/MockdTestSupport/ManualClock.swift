@@ -1,4 +1,4 @@
-import Synchronization
+import MockdPlatform
 
 /// A monotonic clock in ms that only moves when a test moves it: hand `read` to whatever takes a clock
 /// (`MockEngine`, `SessionRegistry`), so time-based behaviour is tested without sleeping.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MockdPlatform
 
 /// `/__mockd/resources`: the session's stateful resources as they are now.
 extension ControlAPI {

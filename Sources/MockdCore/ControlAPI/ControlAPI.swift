@@ -38,6 +38,11 @@ struct ControlAPI {
         Route(method: "DELETE", path: "stubs") { api, call in api.removeStubs(call) },
         Route(method: "GET", path: "stubs/*") { api, call in api.getStub(call) },
         Route(method: "DELETE", path: "stubs/*") { api, call in api.removeStub(call) },
+        Route(method: "GET", path: "groups") { api, call in api.listGroups(call) },
+        Route(method: "PUT", path: "groups/*") { api, call in api.putGroup(call, replacing: true) },
+        Route(method: "POST", path: "groups/*") { api, call in api.putGroup(call, replacing: false) },
+        Route(method: "DELETE", path: "groups/*") { api, call in api.removeGroup(call) },
+        Route(method: "DELETE", path: "session") { api, call in api.dropSession(call) },
         Route(method: "POST", path: "reset") { api, call in api.reset(call) },
         Route(method: "GET", path: "clock") { api, call in api.readClock(call) },
         Route(method: "POST", path: "clock") { api, call in api.moveClock(call) },
@@ -104,7 +109,7 @@ struct ControlAPI {
         // in a test never evicts a live session (--max-sessions).
         let changes =
             ["PUT", "POST", "DELETE"].contains(request.method)
-            && !["verify", "release", "ws/send", "ws/close", "reload"].contains(path)
+            && !["verify", "release", "ws/send", "ws/close", "reload", "session"].contains(path)
         let session: Session
         if changes {
             session = engine.sessions.session(sessionID) { engine.catalog.startup }
@@ -215,7 +220,11 @@ struct ControlAPI {
 
     private func listStubs(_ call: Call) -> MockResponse {
         let stubs = call.session.runtimeStubs.map { stub -> [String: Any] in
-            ["id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition)]
+            var item: [String: Any] = [
+                "id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition),
+            ]
+            if let group = stub.group { item["group"] = group }
+            return item
         }
         return ControlAPI.json(200, ["session": call.session.id, "stubs": stubs])
     }
@@ -235,13 +244,34 @@ struct ControlAPI {
     }
 
     private func addStub(_ call: Call) -> MockResponse {
-        let data = call.request.body
+        switch compileStub(call.request.body, file: "stub") {
+        case .failure(let problem):
+            return ControlAPI.error(400, "invalid_stub", problem.message)
+        case .success(let member):
+            let id = call.session.addRuntimeStub(
+                member.override,
+                definition: member.definition,
+                requestedID: member.requestedID
+            )
+            return ControlAPI.json(201, ["id": id, "session": call.session.id])
+        }
+    }
+
+    /// Why a posted stub was refused: every problem, one per line, each starting with `file`.
+    struct StubProblem: Error {
+        let message: String
+    }
+
+    /// One runtime stub (`POST /__mockd/stubs`, an element of a group) decoded, checked and compiled; `file`
+    /// (`stub`, `stubs[2]`) starts each line of the problems.
+    func compileStub(_ data: Data, file: String) -> Result<Session.GroupMember, StubProblem> {
         // JSON is UTF-8 (RFC 8259 §8.1): said so, with the offset, before a decoder reports a misleading path.
         if let offset = ControlAPI.firstInvalidUTF8Offset(data) {
-            return ControlAPI.error(
-                400,
-                "invalid_stub",
-                "stub: the body is not valid UTF-8 (byte \(offset)); send the stub as JSON in UTF-8 (RFC 8259 §8.1)"
+            return .failure(
+                StubProblem(
+                    message:
+                        "\(file): the body is not valid UTF-8 (byte \(offset)); send the stub as JSON in UTF-8 (RFC 8259 §8.1)"
+                )
             )
         }
         let definition: JSONValue
@@ -250,11 +280,15 @@ struct ControlAPI {
             definition = try JSONDecoder().decode(JSONValue.self, from: data)
             entry = try JSONDecoder().decode(ScenarioFile.OverrideEntry.self, from: data)
         } catch let error as DecodingError {
-            return ControlAPI.error(400, "invalid_stub", ConfigError.decoding(error, file: "stub").description)
+            return .failure(StubProblem(message: ConfigError.decoding(error, file: file).description))
         } catch {
-            return ControlAPI.error(400, "invalid_stub", "the body must be a JSON stub in the scenario override format")
+            return .failure(
+                StubProblem(
+                    message: "\(file == "stub" ? "the body" : file) must be a JSON stub in the scenario override format"
+                )
+            )
         }
-        var problems = KnownFields.check(data, shape: KnownFields.overrideShape, file: "stub")
+        var problems = KnownFields.check(data, shape: KnownFields.overrideShape, file: file)
         // Compiled under a provisional id; the session picks the id and places the stub in one locked step, so
         // parallel adds never share an id or lose a stub.
         var named = entry
@@ -262,19 +296,17 @@ struct ControlAPI {
         let root = engine.catalog.root ?? MockdRoot(url: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         let override = RecipeCompiler(root: root).compileOverride(
             named,
-            file: "stub",
+            file: file,
             path: "",
             position: 0,
             problems: &problems
         )
         guard let override, problems.isEmpty else {
-            let message = problems.map { $0.description.replacingOccurrences(of: "stub: .", with: "stub: ") }.joined(
-                separator: "\n"
-            )
-            return ControlAPI.error(400, "invalid_stub", message)
+            let message = problems.map { $0.description.replacingOccurrences(of: "\(file): .", with: "\(file): ") }
+                .joined(separator: "\n")
+            return .failure(StubProblem(message: message))
         }
-        let id = call.session.addRuntimeStub(override, definition: definition, requestedID: entry.id)
-        return ControlAPI.json(201, ["id": id, "session": call.session.id])
+        return .success(Session.GroupMember(override: override, definition: definition, requestedID: entry.id))
     }
 
     /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil` when `data` is UTF-8.
@@ -450,7 +482,14 @@ struct ControlAPI {
         if ok { return ControlAPI.json(200, ["ok": true, "count": matching.count]) }
         let wanted = expected.map { "exactly \($0)" } ?? "at least \(atLeast!)"
         let dropped = call.session.journal.snapshot().dropped
-        let note = dropped > 0 ? " (\(dropped) older entries were dropped by --journal-limit)" : ""
+        var note = dropped > 0 ? " (\(dropped) older entries were dropped by --journal-limit)" : ""
+        let unanswered = matching.filter { !$0.matched && $0.fault == nil }.count
+        if unanswered > 0 { note += "; \(unanswered) of them no stub answered (GET /__mockd/unmatched says why)" }
+        // The near misses of the request key: journaled requests that differ in method, host or path.
+        let nearest = VerifyExplanation.candidates(in: entries, method: method, host: host, path: normalized) {
+            RequestKey.normalizePath(HTTPRequest(method: $0.method, target: $0.target).path)
+        }
+        if !nearest.isEmpty { note += "; closest: " + nearest.map(\.summary).joined(separator: ", ") }
         return ControlAPI.json(
             409,
             [
@@ -458,6 +497,7 @@ struct ControlAPI {
                 "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
                 "expected": expected ?? atLeast!, "actual": matching.count,
                 "requests": matching.map(journalItem),
+                "nearest": nearest.map(\.jsonObject),
                 "journalCount": entries.count,
             ]
         )

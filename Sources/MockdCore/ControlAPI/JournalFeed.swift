@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import MockdPlatform
 
 /// One session's journal as a live Server-Sent Events feed (`GET /__mockd/journal/stream`), read by the dashboard.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// How the engine answers a request in a session: from the thread's cached scenario when a stub answers exactly as
 /// loaded (most requests), else by planning an override, a stub's sequence step or the miss.
@@ -60,9 +60,17 @@ extension MockEngine {
             runtime.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
             ?? scenario.overrides.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
         if let override = matchedOverride {
+            // A runtime stub that only edits (a `bodyPatch`, headers…) edits what the next runtime stub below it
+            // that matches and gives a whole response would send — a test patching its own stub — else the
+            // mock set's stub.
+            let underlying = MockEngine.underlyingRuntimeStub(below: override, in: runtime) {
+                fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0)
+            }
             // An override that only edits a stub's response, with no stub to edit, answers nothing: it must not
             // count against a limit, move a state machine or use up a step either.
-            if base == nil, !override.steps.contains(where: { $0.replacesResponse || $0.standsAlone }) {
+            if base == nil, underlying == nil,
+                !override.steps.contains(where: { $0.replacesResponse || $0.standsAlone })
+            {
                 return unmatched(
                     request,
                     scenario: scenario,
@@ -83,6 +91,7 @@ extension MockEngine {
                 state: state,
                 runtime: runtime,
                 baseOrdinal: base?.ordinal,
+                underlying: underlying,
                 host: host ?? MockEngine.requestHost(request, key: key, in: scenario.index)
             )
         }
@@ -184,6 +193,7 @@ extension MockEngine {
         state: SessionState,
         runtime: [Override],
         baseOrdinal: Int?,
+        underlying: Override? = nil,
         host: String?
     ) -> Answer {
         let call = state.overrideCursors.take(override.serial)
@@ -198,9 +208,15 @@ extension MockEngine {
         }
         let recipe = override.steps[step].withDefaults(scenario.defaults)
         // A step with its own body is a whole response: the stub's sequence does not advance under it.
-        let base =
-            recipe.replacesResponse
-            ? nil : baseOrdinal.flatMap { stubStep(scenario.index.stubs[$0], ordinal: $0, state: state).response }
+        let base: MockResponse?
+        if recipe.replacesResponse {
+            base = nil
+        } else if let underlying, let below = MockEngine.step(of: underlying, state: state, defaults: scenario.defaults)
+        {
+            base = below
+        } else {
+            base = baseOrdinal.flatMap { stubStep(scenario.index.stubs[$0], ordinal: $0, state: state).response }
+        }
         if base == nil && !recipe.standsAlone {
             return unmatched(
                 request,
@@ -232,6 +248,30 @@ extension MockEngine {
             host: host,
             state: state
         )
+    }
+
+    /// The runtime stub after `override` in matching order that `admits` and gives a whole response in one of its
+    /// steps; `nil` when `override` is not a runtime stub or only edits nothing below it.
+    /// - Complexity: O(runtime stubs), only for a runtime stub that edits.
+    static func underlyingRuntimeStub(
+        below override: Override,
+        in runtime: [Override],
+        admits: (Override) -> Bool
+    ) -> Override? {
+        guard !override.steps.contains(where: \.replacesResponse),
+            let index = runtime.firstIndex(where: { $0 === override })
+        else { return nil }
+        return runtime[(index + 1)...].first { $0.steps.contains(where: \.replacesResponse) && admits($0) }
+    }
+
+    /// The response `override` gives at its next step (its cursor moves: it answered this call too), when that
+    /// step is a whole response.
+    static func step(of override: Override, state: SessionState, defaults: ResponseRecipe?) -> MockResponse? {
+        let call = state.overrideCursors.take(override.serial)
+        guard let index = override.afterLast.step(forCall: call, count: override.steps.count),
+            override.steps[index].replacesResponse
+        else { return nil }
+        return try? override.steps[index].withDefaults(defaults).apply(to: nil)
     }
 
     /// A stub's answer: its next sequence step, with the scenario defaults' header and status edits.

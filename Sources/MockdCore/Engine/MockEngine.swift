@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import MockdPlatform
 
 /// The front door of the core: turns a request into a planned response, as data.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MockdPlatform
 
 /// Where log lines go; `StderrLogSink` in the daemon, `InMemoryLogSink` in tests.
 public protocol LogSink: Sendable {

@@ -1,4 +1,4 @@
-import Synchronization
+import MockdPlatform
 
 /// How many times each stub or override has answered in one session.
 ///

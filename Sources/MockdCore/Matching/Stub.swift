@@ -1,6 +1,6 @@
 public import Foundation
 public import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// A request matcher and the sequence of responses it answers with.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 extension BodyFileReader {
     /// Whether `relativePath` names a regular file smaller than `FileBody.threshold` that this process may read,

@@ -1,6 +1,6 @@
 import Foundation
 public import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// Reads a mock set folder (`index.json` + body files) into `Stub`s.
 public struct MockSetLoader: Sendable {

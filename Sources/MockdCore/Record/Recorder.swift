@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import MockdPlatform
 
 /// Collects proxied exchanges and turns them into a HAR file and a mock set (`mockd record`, and
 /// `--record-misses` in capture-on-miss mode).

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import MockdPlatform
 
 /// The exchanges of a recording on disk as they complete, so that a crash (`kill -9`, a power cut after the
 /// last sync) loses at most the exchange in flight instead of everything since the last flush.

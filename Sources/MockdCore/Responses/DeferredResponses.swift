@@ -1,6 +1,6 @@
 import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// A stub's responses whose body files are read when the stub first answers, not when the set loads: a start with
 /// 100,000 imported stubs (one small body file each) then opens no body file, and an idle daemon holds no body it
@@ -58,7 +58,12 @@ final class DeferredResponses: Sendable {
     let firstPending: PendingBody?
     /// The same for the later steps; empty (no storage) for the one-response stubs most sets are made of.
     let laterPending: [PendingBody?]
-    private let completed = AtomicLazyReference<Completed>()
+    #if os(Linux)
+        private let completed = AtomicLazyReference<Completed>()
+    #else
+        // Synchronization's lazy reference needs macOS 15; the daemon runs from macOS 13 (MockdPlatform).
+        private let completed = Mutex<Completed?>(nil)
+    #endif
 
     /// - Parameter pending: One per step: the body file to read, or `nil` for a step that needed none.
     init(context: Context, pending: [PendingBody?]) {
@@ -71,7 +76,7 @@ final class DeferredResponses: Sendable {
     /// - Parameter placeholders: The stub's responses as loaded (every step, the first one first).
     @inline(__always)
     func responses(_ placeholders: @autoclosure () -> [MockResponse]) -> Completed {
-        if let done = completed.load() { return done }
+        if let done = loadCompleted() { return done }
         return complete(placeholders())
     }
 
@@ -101,8 +106,22 @@ final class DeferredResponses: Sendable {
         }
         let result = Completed(first: responses[0], later: Array(responses.dropFirst()))
         // A failed read is not kept: the next request tries the file again.
-        return failed ? result : completed.storeIfNil(result)
+        return failed ? result : storeCompleted(result)
     }
+
+    #if os(Linux)
+        @inline(__always) private func loadCompleted() -> Completed? { completed.load() }
+        private func storeCompleted(_ result: Completed) -> Completed { completed.storeIfNil(result) }
+    #else
+        @inline(__always) private func loadCompleted() -> Completed? { completed.withLock { $0 } }
+        private func storeCompleted(_ result: Completed) -> Completed {
+            completed.withLock { stored in
+                if let stored { return stored }
+                stored = result
+                return result
+            }
+        }
+    #endif
 
     /// `placeholder` with the body of `body` and everything that depends on it, as `StubBuilder` does for a body
     /// read at load.

@@ -1,4 +1,4 @@
-import Synchronization
+import MockdPlatform
 
 /// How the server releases a native response it stored in a slot: a C function (no context), so that it fits one
 /// word next to the pointer. libmicrohttpd's `MHD_destroy_response` behind a capture-free closure.

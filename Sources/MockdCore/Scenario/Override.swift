@@ -1,5 +1,5 @@
 public import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// A scenario override: a request pattern with a priority and the response steps it gives.
 ///

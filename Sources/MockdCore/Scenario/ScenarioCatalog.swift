@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MockdPlatform
 
 /// The scenarios a session can switch to: every `configs/*.json` under the root, loaded on first use and
 /// cached until `reload`.

@@ -1,6 +1,6 @@
 public import Foundation
 public import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// One request as the session saw it: what came in, what answered, what went out.
 public struct JournalEntry: Sendable {

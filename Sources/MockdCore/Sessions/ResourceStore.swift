@@ -1,6 +1,6 @@
 import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// A session's copies of the scenario's stateful resources: each collection is seeded on first use and changes
 /// only through its REST answers; a reset (a new `SessionState`) brings the seed back.

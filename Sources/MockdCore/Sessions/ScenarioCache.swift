@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MockdPlatform
 
 /// Each thread's last-read scenario of one session, so that a request answered by a stub as loaded takes no
 /// lock and changes no reference count another thread also changes.

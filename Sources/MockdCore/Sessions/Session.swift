@@ -1,6 +1,6 @@
 import Foundation
 import MockdFormat
-import Synchronization
+import MockdPlatform
 
 /// One test's isolated view of the daemon: its active scenario, runtime stubs, sequence cursors,
 /// rate-limit windows and journal. Requests pick a session with `X-Mockd-Session`, the `mockd_session`
@@ -10,6 +10,8 @@ public final class Session: Sendable {
     struct RuntimeStub: Sendable {
         let override: Override
         let definition: JSONValue
+        /// The stub group it was added with (`PUT /__mockd/groups/NAME`), `nil` for a stub added on its own.
+        var group: String? = nil
     }
 
     struct Core: Sendable {
@@ -81,7 +83,7 @@ public final class Session: Sendable {
     }
 
     /// Changes the scenario or the runtime stubs, and the generation with them.
-    private func change<R>(_ body: (inout Core) -> R) -> R {
+    func change<R>(_ body: (inout Core) -> R) -> R {
         core.withLock { core in
             defer { generation.store(Session.nextGeneration(), ordering: .releasing) }
             return body(&core)

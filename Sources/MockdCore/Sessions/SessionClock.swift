@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MockdPlatform
 
 /// A session's virtual clock: real time plus an offset that a test moves with `POST /__mockd/clock`.
 ///

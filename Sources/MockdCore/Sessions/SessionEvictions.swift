@@ -1,4 +1,4 @@
-import Synchronization
+import MockdPlatform
 
 /// A session removed because `--max-sessions` was reached: what a later request for it is told.
 public struct SessionEviction: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import MockdPlatform
 
 /// The sessions of the daemon: the default one plus those created on first use.
 ///
@@ -104,6 +104,12 @@ final class SessionRegistry: Sendable {
     /// Every session, the default one first.
     var all: [Session] {
         [defaultSession] + sessions.withLock { $0.values.sorted { $0.id < $1.id } }
+    }
+
+    /// Forgets the session `id` (not the default one, and not remembered as evicted).
+    func remove(_ id: String) {
+        guard id != SessionRegistry.defaultID else { return }
+        _ = sessions.withLock { $0.removeValue(forKey: id) }
     }
 
     /// Removes every session but the default one.

@@ -1,4 +1,4 @@
-import Synchronization
+import MockdPlatform
 
 /// Everything a session changes while it is served: sequence cursors of stubs (by ordinal in the scenario's
 /// index) and overrides (by serial), and rate-limit windows. `reset()` puts it back to the scenario's start.

@@ -1,4 +1,4 @@
-import Synchronization
+import MockdPlatform
 
 /// A session's switches, set through `POST /__mockd/switches` without a scenario file: a latency scale, overrides
 /// turned off by id, and the seed of the generator that draws `chance` rules.

@@ -1,7 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #elseif canImport(Darwin)
 import Darwin
 #endif

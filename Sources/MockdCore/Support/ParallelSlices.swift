@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MockdPlatform
 
 /// Splits `0..<count` into contiguous slices, one per core (at most four), runs `body` on each at once, and returns
 /// the results in slice order. Used where start-up work over a large index divides cleanly (decoding, building).

@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdPlatform
 import MockdServer
 
 /// `mockd --config NAME` / `mockd --set NAME` (also `mockd serve …`): serve a scenario, or one mock set, until

@@ -105,6 +105,26 @@ struct MCPTools {
                 )
             },
             Tool(
+                name: "replace_group",
+                description:
+                    "Replace the session's stub group NAME by these stubs in one atomic step (the group is created when new): a request sees the old stubs or all of the new ones, never a mix. Each stub is in the add_stub format; one bad stub refuses the call and changes nothing.",
+                properties: groupProperties,
+                required: ["name", "stubs"]
+            ) { tools, arguments in try tools.group("PUT", arguments) },
+            Tool(
+                name: "add_group",
+                description:
+                    "Add stubs to the session's stub group NAME in one atomic step (a stub whose id exists replaces it).",
+                properties: groupProperties,
+                required: ["name", "stubs"]
+            ) { tools, arguments in try tools.group("POST", arguments) },
+            Tool(
+                name: "remove_group",
+                description: "Remove every stub of the session's stub group NAME in one step.",
+                properties: ["name": groupProperties["name"]!, "session": session],
+                required: ["name"]
+            ) { tools, arguments in try tools.group("DELETE", arguments) },
+            Tool(
                 name: "reset",
                 description: "Reset the session: sequences, state machines, rate limits and the journal start over.",
                 properties: ["session": session],
@@ -224,6 +244,32 @@ struct MCPTools {
                 )
             },
         ]
+    }
+
+    private static var groupProperties: [String: Any] {
+        [
+            "name": [
+                "type": "string", "description": "The group's name: 1–128 letters, digits, '-', '.', '_' or '~'.",
+            ],
+            "stubs": [
+                "type": "array", "items": ["type": "object"],
+                "description": "The stubs, each in the add_stub format; those without an id are named NAME.1, NAME.2…",
+            ],
+            "session": session,
+        ]
+    }
+
+    /// `/__mockd/groups/NAME` with `method`, the stubs as the body (none for `DELETE`).
+    private func group(_ method: String, _ arguments: [String: Any]) throws -> Outcome {
+        var segment = CharacterSet.urlPathAllowed
+        segment.remove("/")
+        let name = arguments["name"] as! String
+        return try control(
+            method,
+            "groups/" + (name.addingPercentEncoding(withAllowedCharacters: segment) ?? name),
+            arguments,
+            body: method == "DELETE" ? nil : ["stubs": arguments["stubs"]!]
+        )
     }
 
     /// `tools/list`'s tools: name, description and input schema (JSON Schema 2020-12).

@@ -1,0 +1,110 @@
+public import Foundation
+
+/// An open WebSocket of the session, as `GET /__mockd/ws` lists it.
+public struct WebSocketConnection: Decodable, Sendable, Equatable {
+    /// The daemon's id of the connection.
+    public let id: Int
+    public let session: String
+    /// The path the app opened (`/v1/chat`).
+    public let path: String
+    /// When it opened: RFC 3339 UTC with milliseconds.
+    public let openedAt: String
+    /// Frames the app sent (data frames), and frames mockd sent.
+    public let framesIn: Int
+    public let framesOut: Int
+}
+
+extension MockdClient {
+    // MARK: WebSockets and held requests
+
+    /// This session's open WebSockets, oldest first (`GET /__mockd/ws`).
+    public func webSockets() async throws -> [WebSocketConnection] {
+        struct Answer: Decodable { let connections: [WebSocketConnection] }
+        return try await decode(Answer.self, from: send("GET", "ws")).connections
+    }
+
+    /// Sends a text frame to every open WebSocket of this session (only those on `path` when given).
+    /// - Returns: How many connections it was delivered to (0 when none is open: wait with `waitForWebSocket`).
+    @discardableResult
+    public func push(text: String, path: String? = nil) async throws -> Int {
+        try await push(["text": .string(text)], path: path)
+    }
+
+    /// Sends `value` encoded as JSON, in one text frame, to this session's open WebSockets (on `path` when given).
+    /// - Returns: How many connections it was delivered to.
+    /// - Throws: What `encoder` throws, or the daemon's error.
+    @discardableResult
+    public func push(
+        json value: some Encodable,
+        path: String? = nil,
+        encoder: JSONEncoder = MockdClient.defaultEncoder
+    ) async throws -> Int {
+        try await push(["json": try JSONValue(encoding: value, encoder: encoder)], path: path)
+    }
+
+    /// Sends a binary frame to this session's open WebSockets. - Returns: How many connections it reached.
+    @discardableResult
+    public func push(binary data: Data, path: String? = nil) async throws -> Int {
+        try await push(["binary": .string(data.base64EncodedString())], path: path)
+    }
+
+    /// Closes this session's open WebSockets (on `path` when given) with a close frame.
+    /// - Parameters:
+    ///   - code: 1000–4999 but 1004–1006 and 1015 (RFC 6455 §7.4), 1000 by default.
+    ///   - reason: The close reason, UTF-8, at most 123 bytes.
+    /// - Returns: How many connections were closed.
+    /// - Throws: `.server(400, "bad_request", …)` for a code that cannot be sent.
+    @discardableResult
+    public func closeWebSockets(code: Int = 1000, reason: String = "", path: String? = nil) async throws -> Int {
+        struct Answer: Decodable { let closed: Int }
+        var fields: [String: JSONValue] = ["code": .int(code), "reason": .string(reason)]
+        if let path { fields["path"] = .string(path) }
+        return try await decode(Answer.self, from: send("POST", "ws/close", body: JSONEncoder().encode(fields))).closed
+    }
+
+    /// Answers this session's held requests (`hold` steps: long polls) now, those for `path` only when given.
+    /// - Returns: How many were released.
+    @discardableResult
+    public func release(path: String? = nil) async throws -> Int {
+        struct Answer: Decodable { let released: Int }
+        var fields: [String: JSONValue] = [:]
+        if let path { fields["path"] = .string(path) }
+        return try await decode(Answer.self, from: send("POST", "release", body: JSONEncoder().encode(fields)))
+            .released
+    }
+
+    /// Waits until this session has an open WebSocket on `path` (any path when `nil`) that satisfies `condition`
+    /// (by default: any), polling the daemon every 20 ms.
+    ///
+    /// `waitForWebSocket { $0.framesIn >= 1 }` waits for the first frame the app sent.
+    /// - Parameter timeout: Seconds to wait at most (5 by default).
+    /// - Returns: The first connection that satisfies `condition`.
+    /// - Throws: `MockdClientError.timedOut` naming what it waited for.
+    @discardableResult
+    public func waitForWebSocket(
+        path: String? = nil,
+        timeout: TimeInterval = 5,
+        where condition: @Sendable (WebSocketConnection) -> Bool = { _ in true }
+    ) async throws -> WebSocketConnection {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let found = try await webSockets().first(where: { (path == nil || $0.path == path) && condition($0) }) {
+                return found
+            }
+            guard Date() < deadline else {
+                throw MockdClientError.timedOut(
+                    "no open WebSocket\(path.map { " on \($0)" } ?? "") of session \(session) met the condition within \(timeout) s"
+                )
+            }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
+    private func push(_ fields: [String: JSONValue], path: String?) async throws -> Int {
+        struct Answer: Decodable { let delivered: Int }
+        var fields = fields
+        if let path { fields["path"] = .string(path) }
+        return try await decode(Answer.self, from: send("POST", "ws/send", body: JSONEncoder().encode(fields)))
+            .delivered
+    }
+}
