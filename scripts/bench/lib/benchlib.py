@@ -305,20 +305,31 @@ class Bench:
 
     def imported_set(self, entries):
         """Root and set name of the set `mockd import-har` writes from the small-profile HAR of `entries` entries,
-        cached by the HAR and the mockd binary."""
+        cached by the HAR and the mockd binary. The import that builds it is measured (wall, CPU, peak RSS from
+        wait4) and the figures kept beside the set (import.json), for the import row."""
         har = self.har(entries)
         key = hashlib.sha256((os.path.basename(har) + self.mockd_hash()).encode()).hexdigest()[:16]
         root = os.path.join(self.cache, "sets", "imported-%d-%s" % (entries, key))
         name = "imp%d" % entries
-        if not os.path.exists(os.path.join(root, "mocks", name, "index.json")):
+        if not os.path.exists(os.path.join(root, "import.json")):
             shutil.rmtree(root, ignore_errors=True)
             os.makedirs(root)
             log("importing %s (%s entries) with mockd import-har" % (os.path.basename(har), commas(entries)))
-            start = time.monotonic()
-            subprocess.run([self.mockd, "import-har", har, "--set", name, "--root", root],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-            log("imported in %.1f s" % (time.monotonic() - start))
+            stats = measure_import(self.mockd, har, root, name, self.work)
+            stats.update(har=os.path.basename(har), har_bytes=os.path.getsize(har), entries_asked=entries,
+                         date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                         load=" ".join(open("/proc/loadavg").read().split()[:3]), mockd=self.mockd_hash())
+            with open(os.path.join(root, "import.json"), "w") as f:
+                json.dump(stats, f, indent=1)
+            self.imported_now = getattr(self, "imported_now", set()) | {entries}
+            log("imported in %.1f s (%.1f s CPU), peak RSS %.1f MiB" % (stats["wall"], stats["cpu"], stats["peak"] / 2**20))
         return root, name
+
+    def import_stats(self, entries):
+        root, _ = self.imported_set(entries)
+        stats = json.load(open(os.path.join(root, "import.json")))
+        stats["this_run"] = entries in getattr(self, "imported_now", set())
+        return stats
 
     def synthetic_set(self, n):
         """The old benchmark's set: GET /bench/K, one shared 1 KB body file, a compact index (continuity rows)."""
@@ -344,6 +355,30 @@ class Bench:
         bodies = os.path.join(root, "mocks", name, "bodies")
         files = sorted(os.listdir(bodies))
         return os.path.join(bodies, files[0])
+
+
+def measure_import(mockd, har, root, name, work):
+    """`mockd import-har HAR --set NAME --root ROOT`, reaped with wait4: wall, CPU (user + system), peak RSS
+    (ru_maxrss), the report's entry and stub counts, and the set's size on disk."""
+    out_path, err_path = os.path.join(work, "import-%s.stdout" % name), os.path.join(work, "import-%s.stderr" % name)
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        begin = time.monotonic()
+        proc = subprocess.Popen([mockd, "import-har", har, "--set", name, "--root", root],
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - begin
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("mockd import-har %s failed: %s" % (har, open(err_path, errors="replace").read()[-500:]))
+    report = open(out_path).read()
+    entries = int(re.search(r"entries read:\s+(\d+)", report).group(1))
+    stubs = int(re.search(r"stubs written:\s+(\d+)", report).group(1))
+    files, size = 0, 0
+    for folder, _, names in os.walk(os.path.join(root, "mocks", name)):
+        for n in names:
+            files += 1
+            size += os.path.getsize(os.path.join(folder, n))
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime, "system": usage.ru_stime,
+            "peak": usage.ru_maxrss * 1024, "entries": entries, "stubs": stubs, "files": files, "set_bytes": size}
 
 
 def parse_wrk(out):
