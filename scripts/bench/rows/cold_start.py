@@ -11,7 +11,7 @@ from benchlib import ACCEPT, commas, free_port, http_get, log, median
 TITLE = "Cold start"
 
 
-def one_start(bench, root, name, path, prefix=()):
+def one_start(bench, root, name, path, prefix=(), limit=60):
     """ms from before the spawn to the first 200 on GET path (a tight loop of connect attempts)."""
     port = free_port()
     argv = list(prefix) + [bench.mockd, "--set", name, "--root", root, "--port", str(port), "--quiet"]
@@ -19,7 +19,7 @@ def one_start(bench, root, name, path, prefix=()):
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ok = False
     try:
-        while time.perf_counter() - start < 60 and proc.poll() is None:
+        while time.perf_counter() - start < limit and proc.poll() is None:
             status, _ = http_get(port, path, {"Accept": ACCEPT}, timeout=5)
             if status == 200:
                 ok = True
@@ -41,14 +41,14 @@ def one_start(bench, root, name, path, prefix=()):
             proc.kill()
             proc.wait()
     if not ok:
-        raise RuntimeError("mockd --set %s did not answer 200 on %s within 60 s" % (name, path))
+        raise RuntimeError("mockd --set %s did not answer 200 on %s within %d s" % (name, path, limit))
     return elapsed
 
 
 def strace_counts(bench, root, name, path):
     """`strace -c -f` of one start up to the first 200: calls per syscall."""
     out = os.path.join(bench.work, "strace-%s.txt" % name)
-    one_start(bench, root, name, path, prefix=["strace", "-c", "-f", "-o", out])
+    one_start(bench, root, name, path, prefix=["strace", "-c", "-f", "-o", out], limit=300)
     counts, errors = {}, {}
     for line in open(out):
         parts = line.split()

@@ -28,7 +28,7 @@ http {
     uwsgi_temp_path %s/tmp/uwsgi; scgi_temp_path %s/tmp/scgi;
     server { listen 127.0.0.1:%d; location / { default_type application/json; return 200 '%s'; } }
 }
-""" % ((bench.cpus,) + (folder,) * 8 + (port, ONE_KB.decode())))
+""" % ((bench.cpus,) + (folder,) * 7 + (port, ONE_KB.decode())))
     return bench.start("nginx", [exe, "-c", os.path.join(folder, "nginx.conf"), "-p", folder, "-e",
                                  os.path.join(folder, "error.log"), "-g", "daemon off;"], port=port, stderr="file")
 
