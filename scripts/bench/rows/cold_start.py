@@ -1,4 +1,5 @@
 """Cold start: process start -> first 200 on a real request, on imported sets (and the old synthetic one)."""
+import copy
 import os
 import re
 import shutil
@@ -64,16 +65,23 @@ def run(bench):
     runs = 3 if bench.quick else 7
     big = bench.big
     sizes = [10, 10000] + ([] if bench.quick else [100000])
-    cases = [("imported", n, bench.imported_set(n)) for n in sizes]
-    cases.append(("synthetic", 10000, bench.synthetic_set(10000)))
+    cases = [("imported", n, bench.imported_set(n), bench) for n in sizes]
+    cases.append(("synthetic", 10000, bench.synthetic_set(10000), bench))
+    compare = os.environ.get("MOCKD_COMPARE")
+    if compare:
+        # A second binary (e.g. the "before"), started in the same rounds on the sets it imports itself, so that
+        # both are measured in the same minutes of a shared host.
+        other = copy.copy(bench)
+        other.mockd, other._mockd_hash = os.path.abspath(compare), None
+        cases += [("imported, MOCKD_COMPARE", n, other.imported_set(n), other) for n in sizes]
     results = {}
     for rnd in range(runs):      # interleaved: a slow minute hits every size alike
-        for kind, n, (root, name) in cases:
-            ms = one_start(bench, root, name, "/bench/%d" % (n - 1))
+        for kind, n, (root, name), b in cases:
+            ms = one_start(b, root, name, "/bench/%d" % (n - 1))
             results.setdefault((kind, n), []).append(ms)
             time.sleep(0.2)
     rows, data = [], {}
-    for kind, n, (root, name) in cases:
+    for kind, n, (root, name), _ in cases:
         times = results[(kind, n)]
         index = os.path.getsize(os.path.join(root, "mocks", name, "index.json"))
         bodies = len(os.listdir(os.path.join(root, "mocks", name, "bodies")))
@@ -111,6 +119,7 @@ def run(bench):
              "0.5 ms from Python; %d starts per set, the sets interleaved. *imported*: the set `mockd import-har` writes "
              "from `make-har --profile small` (one body file per stub, pretty-printed index, an `Accept` constraint "
              "per stub); *synthetic*: the old benchmark's set (one shared 1 KB body file, a compact index), kept for "
-             "continuity." % runs)
+             "continuity. With `MOCKD_COMPARE=path/to/other/mockd`, that binary is started in the same rounds on the sets it "
+             "imports itself (rows \"imported, MOCKD_COMPARE\"): before and after measured in the same minutes." % runs)
     return {"title": TITLE, "intro": intro, "rows": rows, "targets": targets, "notes": notes, "data": data,
             "columns": ["set", "stubs", "index.json", "body files", "median ms", "min ms", "max ms", "runs ms"]}
