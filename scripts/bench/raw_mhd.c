@@ -5,7 +5,9 @@
  * configuration mockd uses (MHD_ALLOW_SUSPEND_RESUME, MHD_USE_TURBO, MHD_ALLOW_UPGRADE, strict parsing,
  * the identity unescape callback, a request-completed callback, the same connection limit, timeout and
  * memory), so the difference to mockd is mockd's own work per request.
- * Usage: raw_mhd [--minimal] [PORT]   (0 or absent = pick a free port)
+ * Usage: raw_mhd [--minimal] [--threads N] [--body-file FILE] [PORT]   (0 or absent = pick a free port)
+ *   --threads N:      thread pool size (default: one per core; the pinned benchmark uses 1)
+ *   --body-file FILE: answer FILE's bytes (at most 1 MiB) instead of the built-in 1 KB JSON document
  *   --minimal: only MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL and the thread pool (libmicrohttpd's
  *              fastest configuration, shown for reference; suspend/resume costs a lock per event loop turn)
  * Prints "listening on http://127.0.0.1:PORT" once bound, runs until SIGINT/SIGTERM.
@@ -32,8 +34,11 @@ typedef enum MHD_Result MHD_RESULT_T;
 #endif
 
 #define BODY_SIZE 1024
+#define BODY_FILE_MAX (1024 * 1024)
 
 static char body[BODY_SIZE];
+static char *file_body;
+static size_t file_body_size;
 static struct MHD_Response *response;
 static volatile sig_atomic_t stop_requested;
 static int first_call_marker;
@@ -84,29 +89,58 @@ static void build_body(void) {
     memcpy(body + BODY_SIZE - tl, tail, tl);
 }
 
+static int usage(const char *argv0) {
+    fprintf(stderr, "usage: %s [--minimal] [--threads N] [--body-file FILE] [PORT]\n", argv0);
+    return 2;
+}
+
+static int read_body_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        perror(path);
+        return -1;
+    }
+    file_body = malloc(BODY_FILE_MAX);
+    if (file_body == NULL) {
+        fclose(f);
+        return -1;
+    }
+    file_body_size = fread(file_body, 1, BODY_FILE_MAX, f);
+    fclose(f);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     unsigned int port = 0;
     int minimal = 0;
-    int arg = 1;
-    if (arg < argc && strcmp(argv[arg], "--minimal") == 0) {
-        minimal = 1;
-        arg++;
-    }
-    if (arg < argc) {
+    long threads = 0;
+    int have_port = 0;
+    for (int arg = 1; arg < argc; arg++) {
         char *end = NULL;
-        long p = strtol(argv[arg], &end, 10);
-        if (end == argv[arg] || *end != '\0' || p < 0 || p > 65535 || arg + 1 < argc) {
-            fprintf(stderr, "usage: %s [--minimal] [PORT]\n", argv[0]);
-            return 2;
+        if (strcmp(argv[arg], "--minimal") == 0) {
+            minimal = 1;
+        } else if (strcmp(argv[arg], "--threads") == 0 && arg + 1 < argc) {
+            threads = strtol(argv[++arg], &end, 10);
+            if (end == argv[arg] || *end != '\0' || threads < 1 || threads > 1024) return usage(argv[0]);
+        } else if (strcmp(argv[arg], "--body-file") == 0 && arg + 1 < argc) {
+            if (read_body_file(argv[++arg]) != 0) return 1;
+        } else {
+            long p = strtol(argv[arg], &end, 10);
+            if (have_port || end == argv[arg] || *end != '\0' || p < 0 || p > 65535) return usage(argv[0]);
+            port = (unsigned int)p;
+            have_port = 1;
         }
-        port = (unsigned int)p;
     }
 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1) ncpu = 1;
+    if (threads > 0) ncpu = threads;
 
     build_body();
-    response = MHD_create_response_from_buffer(BODY_SIZE, body, MHD_RESPMEM_PERSISTENT);
+    if (file_body != NULL)
+        response = MHD_create_response_from_buffer(file_body_size, file_body, MHD_RESPMEM_PERSISTENT);
+    else
+        response = MHD_create_response_from_buffer(BODY_SIZE, body, MHD_RESPMEM_PERSISTENT);
     if (response == NULL) {
         fprintf(stderr, "raw_mhd: cannot create response\n");
         return 1;
