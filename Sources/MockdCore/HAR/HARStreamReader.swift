@@ -1,11 +1,9 @@
 public import Foundation
 
 #if canImport(Glibc)
-#if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-#endif
 #endif
 
 /// `log.version` and `log.creator` of a HAR read by `HARStreamReader`, and how many entries it listed.

@@ -59,10 +59,10 @@ final class DeferredResponses: Sendable {
     /// The same for the later steps; empty (no storage) for the one-response stubs most sets are made of.
     let laterPending: [PendingBody?]
     #if os(Linux)
-        private let completed = AtomicLazyReference<Completed>()
+    private let completed = AtomicLazyReference<Completed>()
     #else
-        // Synchronization's lazy reference needs macOS 15; the daemon runs from macOS 13 (MockdPlatform).
-        private let completed = Mutex<Completed?>(nil)
+    // Synchronization's lazy reference needs macOS 15; the daemon runs from macOS 13 (MockdPlatform).
+    private let completed = Mutex<Completed?>(nil)
     #endif
 
     /// - Parameter pending: One per step: the body file to read, or `nil` for a step that needed none.
@@ -110,17 +110,17 @@ final class DeferredResponses: Sendable {
     }
 
     #if os(Linux)
-        @inline(__always) private func loadCompleted() -> Completed? { completed.load() }
-        private func storeCompleted(_ result: Completed) -> Completed { completed.storeIfNil(result) }
+    @inline(__always) private func loadCompleted() -> Completed? { completed.load() }
+    private func storeCompleted(_ result: Completed) -> Completed { completed.storeIfNil(result) }
     #else
-        @inline(__always) private func loadCompleted() -> Completed? { completed.withLock { $0 } }
-        private func storeCompleted(_ result: Completed) -> Completed {
-            completed.withLock { stored in
-                if let stored { return stored }
-                stored = result
-                return result
-            }
+    @inline(__always) private func loadCompleted() -> Completed? { completed.withLock { $0 } }
+    private func storeCompleted(_ result: Completed) -> Completed {
+        completed.withLock { stored in
+            if let stored { return stored }
+            stored = result
+            return result
         }
+    }
     #endif
 
     /// `placeholder` with the body of `body` and everything that depends on it, as `StubBuilder` does for a body
