@@ -107,3 +107,18 @@ struct RequestKeyTests {
         #expect(first == second)
     }
 }
+
+/// The canonical-query shortcut gives what the full normalisation gives.
+struct CanonicalQueryShortcutTests {
+    static let queries = [
+        "a", "a=1", "a=1&b=2", "b=2&a=1", "a=1&a=0", "a=", "=1", "a&&b", "&a", "a&", "a=1=2", "a+b=1", "a%20b=1",
+        "page=5", "limit=20&page=2", "A=1&a=2", "a=1&A=2", "x~y=1.2-3_4", "a=%7E", "é=1", "a=b&a", "a&a=b", "q=a b",
+    ]
+
+    @Test(arguments: queries) func shortcutAgreesWithTheFullForm(_ query: String) {
+        let pairs = RequestKey.queryPairs(query)
+        let full = pairs.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }.joined(separator: "&")
+        #expect(RequestKey.normalizeQuery(query) == full)
+        if RequestKey.isCanonical(query.utf8) { #expect(full == query) }
+    }
+}
