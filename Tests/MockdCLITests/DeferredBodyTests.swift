@@ -69,6 +69,29 @@ struct DeferredBodyTests {
         #expect(after.map(\.text) == [#"{"v":"c3"}"#, #"{"v":"b3"}"#])
     }
 
+    @Test func aFolderSwappedForALinkAfterStartDoesNotLeadOutOfTheSet() throws {
+        let set = try Self.set()
+        let daemon = try set.start()
+        defer { daemon.stop() }
+        let outside = set.root.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try Data("SECRET".utf8).write(to: outside.appendingPathComponent("a.json"))
+        try Data(repeating: 0x20, count: 2 << 20).write(to: set.folder.appendingPathComponent("bodies/b.json"))
+        let bodies = set.folder.appendingPathComponent("bodies")
+        try FileManager.default.moveItem(at: bodies, to: set.folder.appendingPathComponent("bodies-old"))
+        try FileManager.default.createSymbolicLink(at: bodies, withDestinationURL: outside)
+        let linked = try Curl.send(CurlRequest(url: daemon.baseURL + "/a"))
+        #expect(linked.status == 500)
+        #expect(!linked.text.contains("SECRET"))
+        #expect(linked.text.contains("cannot read body file 'bodies/a.json' of stub 'a'"), "\(linked.text)")
+        // A body file grown past 1 MiB before its first answer is not read into memory: it needs a reload.
+        try FileManager.default.removeItem(at: bodies)
+        try FileManager.default.moveItem(at: set.folder.appendingPathComponent("bodies-old"), to: bodies)
+        let grown = try Curl.send(CurlRequest(url: daemon.baseURL + "/b"))
+        #expect(grown.status == 500)
+        #expect(grown.text.contains("(now 2097152 bytes, not a small regular file)"), "\(grown.text)")
+    }
+
     @Test func aMissingSmallBodyFileIsStillAnErrorAtStart() throws {
         let set = try Self.set()
         try FileManager.default.removeItem(at: set.folder.appendingPathComponent("bodies/c.json"))

@@ -109,11 +109,28 @@ struct BodyFileReadError: Error, CustomStringConvertible {
 extension BodyFileReader {
     /// The whole file `relativePath` under the open folder `directory`, with `openat`, `fstat` and `read`.
     fileprivate static func readAll(_ relativePath: String, in directory: Int32) throws -> Data {
-        let file = openat(directory, relativePath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard file >= 0 else { throw BodyFileReadError(description: String(cString: strerror(errno))) }
+        func failure() -> BodyFileReadError { BodyFileReadError(description: String(cString: strerror(errno))) }
+        // Every component opened without following a symbolic link: a folder of the set swapped for a link after
+        // the load must not lead out of it (the load checked the folders as they were then).
+        var components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
+        guard let name = components.popLast() else { throw BodyFileReadError(description: "empty path") }
+        var parent = directory
+        defer { if parent != directory { close(parent) } }
+        for component in components {
+            let next = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { throw failure() }
+            if parent != directory { close(parent) }
+            parent = next
+        }
+        let file = openat(parent, String(name), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard file >= 0 else { throw failure() }
         defer { close(file) }
         var info = stat()
-        guard fstat(file, &info) == 0 else { throw BodyFileReadError(description: String(cString: strerror(errno))) }
+        guard fstat(file, &info) == 0 else { throw failure() }
+        guard info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) < FileBody.threshold else {
+            // Small and regular at load; a large file is served from disk, which needs a reload to set up.
+            throw BodyFileReadError(description: "now \(info.st_size) bytes, not a small regular file")
+        }
         var data = Data(count: Int(info.st_size))
         var filled = 0
         while filled < data.count {
