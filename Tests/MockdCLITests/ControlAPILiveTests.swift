@@ -160,6 +160,13 @@ struct ControlAPILiveTests {
             CurlRequest(url: daemon.baseURL + "/__mockd/health", headers: [("Authorization", "Bearer s3cret")])
         )
         #expect(allowed.status == 200)
+        // The scheme in any case (RFC 9110 §11.1); a token that differs anywhere, or has more, is refused.
+        let answers = try Curl.batch(
+            ["bearer s3cret", "BEARER  s3cret", "Bearer s3creT", "Bearer s3cret2", "Bearers3cret", "Basic s3cret"].map {
+                CurlRequest(url: daemon.baseURL + "/__mockd/health", headers: [("Authorization", $0)])
+            }
+        )
+        #expect(answers.map(\.status) == [200, 200, 401, 401, 401, 401])
         // App traffic never needs the token.
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
     }

@@ -83,7 +83,7 @@ struct ControlAPI {
         // The dashboard's page, script and style hold no data: a browser loads them without the token, which the
         // page then sends on every call (see `Dashboard`).
         if let asset = Dashboard.asset(request) { return asset }
-        if let token = engine.options.controlToken, request.headers["authorization"] != "Bearer \(token)" {
+        if let token = engine.options.controlToken, !ControlAPI.carriesToken(token, request.headers["authorization"]) {
             return ControlAPI.error(
                 401,
                 "unauthorized",
@@ -157,6 +157,18 @@ struct ControlAPI {
 
     // MARK: - Routes
 
+    /// Whether `authorization` is `Bearer <token>`: the scheme in any case (RFC 9110 §11.1), the token compared in
+    /// time that does not depend on where it differs.
+    static func carriesToken(_ token: String, _ authorization: String?) -> Bool {
+        guard let authorization, let space = authorization.firstIndex(of: " "),
+            authorization[..<space].lowercased() == "bearer"
+        else { return false }
+        let sent = Array(authorization[authorization.index(after: space)...].trimmingWhitespace.utf8)
+        let expected = Array(token.utf8)
+        guard sent.count == expected.count else { return false }
+        return zip(sent, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
     private func health(_ call: Call) -> MockResponse {
         let uptime = Double(DispatchTime.now().uptimeNanoseconds - engine.startedAt) / 1_000_000_000
         var answer: [String: Any] = [
@@ -165,7 +177,10 @@ struct ControlAPI {
             "sessionsEvicted": engine.sessions.evictions.count,
         ]
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
-        if let status = engine.serverStatus { answer["inFlight"] = max(0, status.requestsInFlight - 1) }
+        // Open live journals (a dashboard tab) are requests in flight for the server, not for a test waiting on it.
+        if let status = engine.serverStatus {
+            answer["inFlight"] = max(0, status.requestsInFlight - 1 - JournalFeed.openCount)
+        }
         answer["logLinesDropped"] = StderrLogSink.droppedLines
         // Open live journals (`JournalFeed`): a closed dashboard tab shows here as one fewer.
         answer["liveJournals"] = JournalFeed.openCount
