@@ -92,6 +92,22 @@ struct LargeBodyTests {
         #expect(try daemon.health()["status"] as? String == "ok")
     }
 
+    @Test func aBinaryBodyHoldingBracesIsStillServedFromTheFile() throws {
+        // `{{` among NUL bytes is data, not a placeholder: the file is not read into memory.
+        var binary = Self.big
+        binary.replaceSubrange(1000..<1004, with: [0x7B, 0x7B, 0x00, 0x7D])
+        let set = try Self.set(bodies: ["bodies/big.bin": binary])
+        let daemon = try set.start()
+        defer { daemon.stop() }
+        let whole = try Curl.send(CurlRequest(url: daemon.baseURL + "/big.bin"))
+        #expect(whole.body == binary)
+        // Only a body served from its file notices that the file changed size after the load.
+        try Data(binary.prefix(10)).write(to: set.folder.appendingPathComponent("bodies/big.bin"))
+        let changed = try Curl.send(CurlRequest(url: daemon.baseURL + "/big.bin"))
+        #expect(changed.status == 500)
+        #expect(changed.text.contains(#""error":"body_file_unavailable""#), "\(changed.text)")
+    }
+
     @Test func placeholdersAndBodyPatchOnLargeBodiesStillWork() throws {
         let padding = String(repeating: "x", count: 1 << 20)
         let templated = Data(#"{"path":"{{request.path}}","pad":"\#(padding)"}"#.utf8)

@@ -6,8 +6,8 @@ extension BodyFileReader {
     /// and size only, nothing read) for one of `FileBody.threshold` bytes or more, served from disk.
     ///
     /// A large file that may render placeholders (`templated` not `false`) is scanned for `{{` in 1 MiB chunks
-    /// (bounded memory, nothing kept); if it holds one it is read into memory as a small one is, since placeholders
-    /// are rendered from the bytes on every answer. A `bodyPatch` on a body served from disk reads the file when
+    /// (bounded memory, nothing kept); if it is text (no NUL byte) holding one it is read into memory as a small one
+    /// is, since placeholders are rendered from the bytes on every answer. A `bodyPatch` on a body served from disk reads the file when
     /// the override answers (see `ResponseRecipe.apply(to:)`).
     /// - Throws: `ConfigError` `.invalidValue` for a path outside the set folder, `.fileNotFound`, `.unreadable`
     ///   (no read permission, a directory), checked with `stat` and `access` without reading the bytes.
@@ -42,19 +42,22 @@ extension BodyFileReader {
         return (Data(), nil, FileBody(path: resolved, size: Int(info.st_size)))
     }
 
-    /// Whether the file contains `{{` (or cannot be scanned: then the reading path reports why), read in 1 MiB
-    /// chunks.
+    /// Whether the file is text containing `{{` (or cannot be scanned: then the reading path reports why), read in
+    /// 1 MiB chunks. A file with a NUL byte is binary (a video, an archive): `{{` in it is two bytes of data, not a
+    /// placeholder, and 64 MiB of random bytes hold about a thousand of them.
     private func mayHoldPlaceholders(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return true }
         defer { try? handle.close() }
         var previousEndedWithBrace = false
+        var sawBraces = false
         while true {
             let read: Data?
             do { read = try handle.read(upToCount: 1 << 20) } catch { return true }
             // `nil` or no bytes: the end of the file.
-            guard let chunk = read, !chunk.isEmpty else { return false }
-            if previousEndedWithBrace, chunk.first == 0x7B { return true }
-            if ByteSearch.contains([0x7B, 0x7B], in: chunk) { return true }
+            guard let chunk = read, !chunk.isEmpty else { return sawBraces }
+            if chunk.contains(0) { return false }
+            if previousEndedWithBrace, chunk.first == 0x7B { sawBraces = true }
+            if !sawBraces, ByteSearch.contains([0x7B, 0x7B], in: chunk) { sawBraces = true }
             previousEndedWithBrace = chunk.last == 0x7B
         }
     }
