@@ -197,12 +197,25 @@ enum Timestamp {
         var time = spec.tv_sec
         var parts = tm()
         gmtime_r(&time, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        // Written as bytes: the interpolated form was a tenth of the instructions of a logged request.
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int, _ width: Int, at offset: Int) {
+            var rest = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + "\(pad(Int32(spec.tv_nsec / 1_000_000), 3))Z"
+        put(Int(parts.tm_year) + 1900, 4, at: 0)
+        put(Int(parts.tm_mon) + 1, 2, at: 5)
+        put(Int(parts.tm_mday), 2, at: 8)
+        put(Int(parts.tm_hour), 2, at: 11)
+        put(Int(parts.tm_min), 2, at: 14)
+        put(Int(parts.tm_sec), 2, at: 17)
+        put(Int(spec.tv_nsec / 1_000_000), 3, at: 20)
+        (bytes[4], bytes[7], bytes[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+        (bytes[13], bytes[16], bytes[19], bytes[23]) =
+            (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+@testable import MockdCore
+@testable import MockdServer
+
+/// The log line's number and time formats, written without Foundation's formatter, give the same text.
+struct LogLineFormatTests {
+    @Test(arguments: [0, 0.004, 0.005, 0.015, 0.125, 1, 1.999, 2.005, 12.3456, 999.995, 1234.5, 86_400_000.25])
+    func twoDecimalsMatchesPrintf(_ value: Double) {
+        #expect(ConnectionBridge.twoDecimals(value) == String(format: "%.2f", value))
+    }
+
+    @Test func timestampIsRFC3339WithMilliseconds() throws {
+        let before = Date()
+        let text = Timestamp.iso8601Now()
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let parsed = try #require(formatter.date(from: text), "\(text)")
+        #expect(text.count == 24 && text.hasSuffix("Z"))
+        #expect(parsed.timeIntervalSince(before) > -0.002 && parsed.timeIntervalSince(before) < 5)
+    }
+}
