@@ -90,14 +90,7 @@ extension BodyFileReader {
     /// - Throws: `BodyFileReadError` with the system's reason when it cannot be read any more (deleted, its
     ///   permissions changed, the set folder replaced or removed since the load).
     func readChecked(_ relativePath: String) throws -> (data: Data, template: Template?) {
-        if let cached = cache.withLock({ $0[relativePath] }) { return cached }
-        let data = try Self.readAll(relativePath, in: directory)
-        let parsed = (data, Template.parse(data))
-        return cache.withLock { cache in
-            if let stored = cache[relativePath] { return stored }
-            cache[relativePath] = parsed
-            return parsed
-        }
+        try parsedOnce(relativePath) { try Self.readAll(relativePath, in: directory) }
     }
 }
 

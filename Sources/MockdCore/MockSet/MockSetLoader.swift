@@ -458,8 +458,14 @@ final class BodyFileReader: Sendable {
         indexName: String,
         jsonPath: @autoclosure () -> String
     ) throws -> (data: Data, template: Template?) {
+        try parsedOnce(relativePath) { try readUncached(relativePath, indexName: indexName, jsonPath: jsonPath()) }
+    }
+
+    /// The bytes of `relativePath` and their placeholders from the cache, or from `read` (then kept): each file is
+    /// read and parsed once, and stubs sharing it share its bytes.
+    func parsedOnce(_ relativePath: String, read: () throws -> Data) rethrows -> (data: Data, template: Template?) {
         if let cached = cache.withLock({ $0[relativePath] }) { return cached }
-        let data = try readUncached(relativePath, indexName: indexName, jsonPath: jsonPath())
+        let data = try read()
         let parsed = (data, Template.parse(data))
         // Two threads may read a file at once; the first copy stored is the one every stub shares.
         return cache.withLock { cache in
