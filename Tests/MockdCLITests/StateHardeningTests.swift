@@ -122,4 +122,41 @@ struct ParallelControlRouteTests {
         let object = try JSONSerialization.jsonObject(with: clock.body) as? [String: Any]
         #expect(object?["offsetMs"] as? Int == 60_000)
     }
+
+    @Test func journalEntriesAnswersSessionsAndSessionDropsAnswerWhileRequestsRace() throws {
+        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        func get(_ path: String, session: String) -> CurlRequest {
+            CurlRequest(url: daemon.baseURL + path, headers: [("X-Mockd-Session", session)])
+        }
+        func drop(session: String) -> CurlRequest {
+            CurlRequest(
+                method: "DELETE",
+                url: daemon.baseURL + "/__mockd/session",
+                headers: [("X-Mockd-Session", session)]
+            )
+        }
+        let first = try Curl.send(get("/v1/me", session: "watched"))
+        #expect(first.status == 200)
+        let entry = try Curl.send(get("/__mockd/journal/entries/1", session: "watched"))
+        let object = try JSONSerialization.jsonObject(with: entry.body) as? [String: Any]
+        let stub = try #require(object?["stub"] as? String)
+        // App traffic in the watched session and in sessions being dropped, against the read routes, all at once.
+        var requests: [CurlRequest] = []
+        requests += (0..<40).map { _ in get("/v1/me", session: "watched") }
+        requests += (0..<20).map { _ in get("/__mockd/journal/entries/1", session: "watched") }
+        requests += (0..<20).map { _ in get("/__mockd/scenario/answers/\(stub)", session: "watched") }
+        requests += (0..<20).map { _ in get("/__mockd/sessions", session: "watched") }
+        for index in 0..<20 {
+            requests.append(get("/v1/me", session: "gone-\(index)"))
+            requests.append(drop(session: "gone-\(index)"))
+        }
+        let answers = try Curl.parallel(requests)
+        let statuses: [Int] = answers.map { $0.status }
+        #expect(statuses == Array(repeating: 200, count: requests.count))
+        // Every request of the watched session is in its journal, once.
+        let journal = try Curl.send(get("/__mockd/journal", session: "watched"))
+        let count = (try JSONSerialization.jsonObject(with: journal.body) as? [String: Any])?["count"] as? Int
+        #expect(count == 41)
+    }
 }
