@@ -1,4 +1,6 @@
 import Dispatch
+import Foundation
+import MockdPlatform
 
 #if canImport(Glibc)
 import Glibc
@@ -6,40 +8,64 @@ import Glibc
 import Darwin
 #endif
 
-/// Blocks until one of the given signals arrives; installed before the server starts.
+/// Waits for SIGINT or SIGTERM with `sigwait` on a thread of its own.
+///
+/// Why not a dispatch source: a source starts watching only some time after `resume()` returns, on another
+/// thread, and a signal sent in between was ignored (its disposition is `SIG_IGN` then). A test runner that sent
+/// SIGTERM right after the daemon's first answer, on a busy machine, left the daemon running on. Here the signals are
+/// blocked (`blockInThisThread`) before the command starts any thread, so a signal sent at any moment stays
+/// pending until this takes it.
 final class SignalWaiter: @unchecked Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private var sources: [any DispatchSourceSignal] = []
-    private var received: Int32 = 0
-    private var receivedCount = 0
-    private let queue = DispatchQueue(label: "mockd.signals")
+    private let state = Mutex((received: Int32(0), count: 0))
 
+    /// Blocks `signals` in the calling thread and every thread it creates afterwards. Call it first thing in a
+    /// serving command, before anything starts a thread: a thread started earlier does not block them, and the
+    /// kernel may hand the signal to it instead (with the default action, ending the process without its clean
+    /// stop). A signal that arrives while the set loads waits until the server runs, then stops it cleanly.
+    static func blockInThisThread(_ signals: [Int32]) {
+        var set = signalSet(signals)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// - Precondition: `blockInThisThread(signals)` ran before any thread of this process was started.
     init(signals: [Int32]) {
         signal(SIGPIPE, SIG_IGN)
-        for number in signals {
-            // The default action would kill the process before the dispatch source sees the signal.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [unowned self] in
-                self.receivedCount += 1
-                if self.receivedCount == 1 {
-                    self.received = number
-                    self.semaphore.signal()
+        Self.blockInThisThread(signals)
+        let set = Self.signalSet(signals)
+        let thread = Thread { [self] in
+            // Named for the kernel too (`/proc/…/comm`): a thread inside `sigwait` shows the signals unblocked.
+            ThreadName.setCurrent("mockd-signals")
+            var waitedFor = set
+            while true {
+                var number: Int32 = 0
+                guard sigwait(&waitedFor, &number) == 0 else { continue }
+                let first = state.withLock { state -> Bool in
+                    state.count += 1
+                    if state.count == 1 { state.received = number }
+                    return state.count == 1
                 }
+                if first { semaphore.signal() }
             }
-            source.resume()
-            sources.append(source)
         }
+        thread.start()
     }
 
     /// The signal that ended the wait.
     func wait() -> Int32 {
         semaphore.wait()
-        return queue.sync { received }
+        return state.withLock { $0.received }
     }
 
     /// How many of the signals have arrived so far.
-    var count: Int { queue.sync { receivedCount } }
+    var count: Int { state.withLock { $0.count } }
+
+    private static func signalSet(_ signals: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in signals { sigaddset(&set, number) }
+        return set
+    }
 }
 
 /// Runs `action` on a private queue each time `signal` arrives, until cancelled.

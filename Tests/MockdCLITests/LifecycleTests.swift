@@ -275,6 +275,58 @@ struct TimingGracefulShutdownTests {
     }
 }
 
+/// SIGINT and SIGTERM are never lost: blocked in every thread from the start and taken with `sigwait`, so one sent
+/// at any moment stops the daemon cleanly (a dispatch source, watching only some time after it was set up, once let
+/// a SIGTERM sent right after the first answer go by, and the daemon ran on).
+struct SignalDeliveryTests {
+    /// Bits of `SigBlk` in `/proc/PID/task/TID/status`: signal N is bit N-1.
+    private static let stopSignalBits: UInt64 = (1 << (UInt64(SIGINT) - 1)) | (1 << (UInt64(SIGTERM) - 1))
+
+    @Test func everyThreadBlocksTheStopSignals() throws {
+        #if os(Linux)
+        let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"])
+        defer { daemon.stop() }
+        // Worker threads, the log writer and the loader's pool all exist once a request was answered and logged.
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)
+        try daemon.waitForStandardError(containing: "GET /v1/conversations 200")
+        let tasks = "/proc/\(daemon.process.processIdentifier)/task"
+        let threads = try FileManager.default.contentsOfDirectory(atPath: tasks)
+        #expect(threads.count >= 4)
+        var waiters = 0
+        for thread in threads {
+            let status = try String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8)
+            // The thread inside `sigwait` has the signals it waits for unblocked while it waits.
+            if status.hasPrefix("Name:\tmockd-signals\n") {
+                waiters += 1
+                continue
+            }
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") })
+            let mask = try #require(
+                UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            )
+            let name = status.split(separator: "\n").first.map(String.init) ?? thread
+            #expect(mask & Self.stopSignalBits == Self.stopSignalBits, "\(name) does not block SIGINT and SIGTERM")
+        }
+        #expect(waiters == 1)
+        #else
+        print("SKIPPED everyThreadBlocksTheStopSignals: reads thread signal masks from /proc (Linux only)")
+        #endif
+    }
+
+    @Test func sigtermRightAfterTheFirstAnswerStops() throws {
+        for _ in 0..<8 {
+            let daemon = try RunningDaemon([
+                "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet",
+            ])
+            #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)
+            daemon.send(signal: SIGTERM)
+            let stopped = try #require(daemon.waitForExit(timeout: 10), "SIGTERM right after the first answer was lost")
+            #expect(stopped.status == 0)
+            #expect(stopped.stderr.hasSuffix("mockd: SIGTERM received, stopping\n"))
+        }
+    }
+}
+
 /// Start-up failures: one line naming the option or variable, exit 1.
 struct StartupErrorTests {
     @Test func privilegedPortIsPermissionDenied() throws {

@@ -134,6 +134,8 @@ struct Serve: MockdCommand, Equatable {
     }
 
     func run() -> ExitCode {
+        // Before the load starts any thread, so that no SIGINT or SIGTERM can be lost (see `SignalWaiter`).
+        SignalWaiter.blockInThisThread([SIGINT, SIGTERM])
         let root = MockdRoot.resolve(option: server.root)
         if let problem = ServerLifecycle.rootProblem(root, option: server.root) {
             Output.error("mockd: \(problem)")
