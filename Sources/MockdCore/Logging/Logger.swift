@@ -82,6 +82,10 @@ final class StderrLogBuffer: Sendable {
         var writerStarted = false
     }
 
+    /// How long the writer waits after a write before taking the next batch (µs): the first line after a quiet
+    /// spell goes out at once, later ones at most this much later.
+    static let batchingNapMicroseconds: UInt32 = 2_000
+
     let capacity: Int
     private let state = Mutex(State())
     /// Held while bytes are written, so the writer thread and `flush()` never interleave.
@@ -142,13 +146,19 @@ final class StderrLogBuffer: Sendable {
     }
 
     private func run() {
+        ThreadName.setCurrent("mockd-log")
         while true {
             let bytes = writing.withLock { _ -> Int in
                 let bytes = take()
                 writeOut(bytes)
                 return bytes.count
             }
-            if bytes > 0 { continue }
+            if bytes > 0 {
+                // Lines that arrive during the nap go out in one write, and no worker pays a wake-up for them:
+                // under load a per-line wake and write cost as much CPU as answering the request.
+                usleep(Self.batchingNapMicroseconds)
+                continue
+            }
             let idle = state.withLock { state -> Bool in
                 guard state.pending.isEmpty, state.dropped == 0 else { return false }
                 state.writerWaiting = true

@@ -25,7 +25,7 @@ public final class Stub: NativeResponseSlot {
     private let loadedIsStatic: Bool
 
     /// The fields a plain stub leaves empty.
-    private final class Extras: Sendable {
+    fileprivate final class Extras: Sendable {
         let headerConstraints: [HeaderConstraint]
         let body: Data?
         let bodyContentType: String?
@@ -83,7 +83,8 @@ public final class Stub: NativeResponseSlot {
         bodyContentType: String?,
         responses: [MockResponse],
         afterLast: ExhaustionPolicy,
-        deferred: DeferredResponses?
+        deferred: DeferredResponses?,
+        sharing extrasCache: ConstraintExtrasCache? = nil
     ) {
         precondition(!responses.isEmpty, "a stub needs at least one response")
         self.deferred = deferred
@@ -95,8 +96,11 @@ public final class Stub: NativeResponseSlot {
         // Sorted already when the loader shares one list among many stubs: kept as is, not copied.
         let isSorted = zip(headerConstraints, headerConstraints.dropFirst()).allSatisfy { $0.name <= $1.name }
         let constraints = isSorted ? headerConstraints : headerConstraints.sorted { $0.name < $1.name }
-        if constraints.isEmpty, body == nil, bodyContentType == nil, responses.count == 1, afterLast == .repeatLast {
+        let onlyConstraints = body == nil && bodyContentType == nil && responses.count == 1 && afterLast == .repeatLast
+        if constraints.isEmpty, onlyConstraints {
             self.extras = nil
+        } else if onlyConstraints, let extrasCache {
+            self.extras = extrasCache.extras(for: constraints)
         } else {
             self.extras = Extras(
                 headerConstraints: constraints,
@@ -190,4 +194,27 @@ public final class Stub: NativeResponseSlot {
     }
 
     var identity: Identity { Identity(key: key, headerConstraints: headerConstraints, body: body) }
+}
+
+/// Hands out one `Stub.Extras` per list of header constraints, for stubs that differ from a plain stub only by
+/// their constraints: an imported set's stubs mostly carry the same `Accept: application/json`, and one such box
+/// per stub was 10 MiB of a 100,000-stub set's idle memory. Used by one loading thread; the boxes it hands out
+/// are immutable and shared freely.
+final class ConstraintExtrasCache {
+    private var byConstraints: [[HeaderConstraint]: Stub.Extras] = [:]
+
+    init() {}
+
+    fileprivate func extras(for constraints: [HeaderConstraint]) -> Stub.Extras {
+        if let shared = byConstraints[constraints] { return shared }
+        let created = Stub.Extras(
+            headerConstraints: constraints,
+            body: nil,
+            bodyContentType: nil,
+            laterResponses: [],
+            afterLast: .repeatLast
+        )
+        byConstraints[constraints] = created
+        return created
+    }
 }

@@ -196,6 +196,7 @@ private struct StubBuilder: Sendable {
         // worked out once (the negotiation's parsing was a fifth of a 10,000-stub start).
         var internedConstraints: [[HeaderConstraint]: [HeaderConstraint]] = [:]
         var offeredTypes: [String: String?] = [:]
+        let sharedExtras = ConstraintExtrasCache()
         var stubs: [Stub] = []
         stubs.reserveCapacity(range.count)
         for index in range {
@@ -415,7 +416,8 @@ private struct StubBuilder: Sendable {
                     responses: responses,
                     afterLast: entry.afterLast ?? .repeatLast,
                     deferred: pendingBodies.contains { $0 != nil }
-                        ? DeferredResponses(context: deferred!, pending: pendingBodies) : nil
+                        ? DeferredResponses(context: deferred!, pending: pendingBodies) : nil,
+                    sharing: sharedExtras
                 )
             )
         }
