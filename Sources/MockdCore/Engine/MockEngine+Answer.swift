@@ -176,9 +176,9 @@ extension MockEngine {
     /// no-op, taken directly. A plain response is the stub itself (see `EngineOutcome.StubExchange`).
     /// - Returns: `nil` for a stub with a sequence.
     private static func asLoaded(_ stub: Stub) -> Answer? {
-        guard stub.isStatic else { return nil }
-        if stub.firstResponse.isPlain { return .stub(stub) }
-        var plan = PlannedResponse(response: stub.firstResponse, fault: stub.firstResponse.fault)
+        guard let first = stub.staticFirstResponse else { return nil }
+        if first.isPlain { return .stub(stub) }
+        var plan = PlannedResponse(response: first, fault: first.fault)
         plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
         plan.host = stub.key.host.isEmpty ? nil : stub.key.host
         return .planned(plan, nearMisses: [])
@@ -382,7 +382,7 @@ extension MockEngine {
         state: SessionState,
         advancing: Bool = true
     ) -> (response: MockResponse?, call: Int, slot: (any NativeResponseSlot)?) {
-        if stub.isStatic { return (stub.firstResponse, 0, stub) }
+        if let first = stub.staticFirstResponse { return (first, 0, stub) }
         let call = advancing ? state.stubCursors.take(ordinal) : state.stubCursors.peek(ordinal)
         guard let step = stub.afterLast.step(forCall: call, count: stub.responseCount) else { return (nil, call, nil) }
         return (stub.response(step), call, stub.nativeSlot(step))

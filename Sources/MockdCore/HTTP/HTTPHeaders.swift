@@ -276,6 +276,27 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
+    /// The values of the fields called `name` joined with `,` (RFC 9110 §5.3), or `nil` when there is none: what
+    /// `values(named:).joined(separator: ",")` gives, without the array (asked for `Accept` on every request).
+    public func joinedValues(named name: String) -> String? {
+        switch storage {
+        case .fields(let fields):
+            var joined: String?
+            for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) {
+                if joined == nil { joined = fields[index].value } else { joined! += "," + fields[index].value }
+            }
+            return joined
+        case .packed(let bytes):
+            var joined: String?
+            HTTPHeaders.walk(bytes, named: name) { value in
+                let text = String(decoding: value, as: UTF8.self)
+                if joined == nil { joined = text } else { joined! += "," + text }
+                return true
+            }
+            return joined
+        }
+    }
+
     /// Every value of the fields called `name`, in order.
     public func values(named name: String) -> [String] {
         switch storage {

@@ -26,6 +26,14 @@ extension Substring {
 }
 
 extension String {
-    /// See `Substring.trimmingWhitespace`.
-    var trimmingWhitespace: String { self[...].trimmingWhitespace }
+    /// See `Substring.trimmingWhitespace`; the string itself, not a copy, when neither end is blank.
+    var trimmingWhitespace: String {
+        let bytes = utf8
+        if let first = bytes.first, let last = bytes.last, first < 0x80, last < 0x80, first != 0x20, first != 0x09,
+            last != 0x20, last != 0x09
+        {
+            return self
+        }
+        return self[...].trimmingWhitespace
+    }
 }

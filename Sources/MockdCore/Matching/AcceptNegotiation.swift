@@ -12,18 +12,18 @@ enum AcceptNegotiation {
     /// lower-cased `type/subtype`).
     static func accepts(_ accept: String?, mediaType: String) -> Bool {
         guard let accept else { return true }
-        let slash = mediaType.firstIndex(of: "/") ?? mediaType.endIndex
-        let type = mediaType[..<slash]
-        let wildcardSubtype = "\(type)/*"
         // One media range without parameters (`application/json`, curl's `*/*`), what most clients send: compared
-        // without splitting (the general path below was a fifth of a request's instructions).
+        // on the bytes, without splitting or building `type/*` (this was a third of a matched request's own
+        // instructions when done on characters).
         if !accept.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") }) {
             let only = accept.trimmingWhitespace
             if only.isEmpty { return true }
-            return only.caseInsensitiveEquals(mediaType) || only.caseInsensitiveEquals(wildcardSubtype)
-                || only == "*/*" || only == "*"
+            return only.caseInsensitiveEquals(mediaType) || only == "*/*" || only == "*"
+                || isWildcardSubtype(only, of: mediaType)
         }
         guard !accept.trimmingWhitespace.isEmpty else { return true }
+        let type = mediaType.utf8.firstIndex(of: UInt8(ascii: "/")).map { mediaType[..<$0] } ?? mediaType[...]
+        let wildcardSubtype = "\(type)/*"
         var best: (specificity: Int, q: Double)?
         for range in accept.split(separator: ",") {
             let parts = range.split(separator: ";")
@@ -49,6 +49,21 @@ enum AcceptNegotiation {
             if best == nil || specificity > best!.specificity { best = (specificity, q) }
         }
         return (best?.q ?? 0) > 0
+    }
+
+    /// Whether `range` is `type/*` for the type of `mediaType` (`application/*` for `application/json`), in any case.
+    private static func isWildcardSubtype(_ range: String, of mediaType: String) -> Bool {
+        let range = range.utf8
+        guard range.count >= 3, range.last == UInt8(ascii: "*") else { return false }
+        let typeLength = range.count - 2
+        let media = mediaType.utf8
+        guard media.count > typeLength,
+            range[range.index(range.startIndex, offsetBy: typeLength)] == UInt8(ascii: "/"),
+            media[media.index(media.startIndex, offsetBy: typeLength)] == UInt8(ascii: "/")
+        else { return false }
+        return zip(range.prefix(typeLength), media.prefix(typeLength)).allSatisfy {
+            asciiLowercase($0) == asciiLowercase($1)
+        }
     }
 
     /// The media type a stub offers for negotiation: its response's `Content-Type`, else the recorded `Accept`

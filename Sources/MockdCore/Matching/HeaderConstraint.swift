@@ -23,11 +23,7 @@ public struct HeaderConstraint: Sendable, Equatable, Hashable {
     /// Whether `headers` satisfies the constraint.
     public func isSatisfied(by headers: HTTPHeaders) -> Bool {
         if let offeredType {
-            let values = headers.values(named: "accept")
-            return AcceptNegotiation.accepts(
-                values.isEmpty ? nil : values.joined(separator: ","),
-                mediaType: offeredType
-            )
+            return AcceptNegotiation.accepts(headers.joinedValues(named: "accept"), mediaType: offeredType)
         }
         guard let actual = headers[name] else { return false }
         return HeaderConstraint.normalize(value: actual, forHeader: name) == value

@@ -133,6 +133,14 @@ public final class Stub: NativeResponseSlot {
         )
     }
 
+    /// The first response when the stub is static (see `isStatic`), else `nil`: both asked on every request, for one
+    /// look at the completed responses of a deferred stub.
+    var staticFirstResponse: MockResponse? {
+        guard let deferred else { return loadedIsStatic ? loadedFirst : nil }
+        let first = deferred.responses(self.loadedResponses).first
+        return Stub.isStatic(first: first, count: responseCount, afterLast: afterLast) ? first : nil
+    }
+
     /// The responses as loaded (placeholders for deferred bodies).
     private var loadedResponses: [MockResponse] { [loadedFirst] + (extras?.laterResponses ?? []) }
 

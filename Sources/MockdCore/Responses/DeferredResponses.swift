@@ -59,7 +59,10 @@ final class DeferredResponses: Sendable {
     /// The same for the later steps; empty (no storage) for the one-response stubs most sets are made of.
     let laterPending: [PendingBody?]
     #if os(Linux)
-    private let completed = AtomicLazyReference<Completed>()
+    /// The address of the completed responses, retained (an `Unmanaged<Completed>`), set once; 0 before. Not
+    /// `AtomicLazyReference`: its unspecialised `load()` looked up generic metadata on every request, a sixth of a
+    /// matched request's own instructions.
+    private let completed = Atomic<UInt>(0)
     #else
     // Synchronization's lazy reference needs macOS 15; the daemon runs from macOS 13 (MockdPlatform).
     private let completed = Mutex<Completed?>(nil)
@@ -110,8 +113,33 @@ final class DeferredResponses: Sendable {
     }
 
     #if os(Linux)
-    @inline(__always) private func loadCompleted() -> Completed? { completed.load() }
-    private func storeCompleted(_ result: Completed) -> Completed { completed.storeIfNil(result) }
+    @inline(__always) private func loadCompleted() -> Completed? {
+        Self.completed(at: completed.load(ordering: .acquiring))
+    }
+
+    private func storeCompleted(_ result: Completed) -> Completed {
+        let retained = UInt(bitPattern: Unmanaged.passRetained(result).toOpaque())
+        let (stored, earlier) = completed.compareExchange(
+            expected: 0,
+            desired: retained,
+            ordering: .acquiringAndReleasing
+        )
+        if stored { return result }
+        // Another thread completed it first: every caller shares that one.
+        Unmanaged<Completed>.fromOpaque(UnsafeRawPointer(bitPattern: retained)!).release()
+        return Self.completed(at: earlier)!
+    }
+
+    @inline(__always) private static func completed(at address: UInt) -> Completed? {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
+        return Unmanaged<Completed>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    deinit {
+        if let pointer = UnsafeRawPointer(bitPattern: completed.load(ordering: .acquiring)) {
+            Unmanaged<Completed>.fromOpaque(pointer).release()
+        }
+    }
     #else
     @inline(__always) private func loadCompleted() -> Completed? { completed.withLock { $0 } }
     private func storeCompleted(_ result: Completed) -> Completed {
