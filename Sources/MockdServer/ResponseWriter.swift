@@ -38,7 +38,7 @@ enum ResponseWriter {
     static func queueShared(stub: Stub, on connection: OpaquePointer, logger: Logger) -> MHD_Result {
         // Read directly once built: passing the stub as `any NativeResponseSlot` retained it.
         if let cached = stub.load() {
-            return MHD_queue_response(connection, UInt32(stub.firstResponse.status), OpaquePointer(cached))
+            return MHD_queue_response(connection, UInt32(stub.loadedStatus), OpaquePointer(cached))
         }
         return queueShared(
             status: stub.firstResponse.status,

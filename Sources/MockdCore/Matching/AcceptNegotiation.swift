@@ -15,7 +15,11 @@ enum AcceptNegotiation {
         // One media range without parameters (`application/json`, curl's `*/*`), what most clients send: compared
         // on the bytes, without splitting or building `type/*` (this was a third of a matched request's own
         // instructions when done on characters).
-        if !accept.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") }) {
+        let isOneRange =
+            accept.utf8.withContiguousStorageIfAvailable { bytes in
+                !bytes.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") }
+            } ?? !accept.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") }
+        if isOneRange {
             let only = accept.trimmingWhitespace
             if only.isEmpty { return true }
             return only.caseInsensitiveEquals(mediaType) || only == "*/*" || only == "*"

@@ -173,6 +173,11 @@ public final class Stub: NativeResponseSlot {
     /// The native-response slot of step `step`, for a step served unchanged.
     func nativeSlot(_ step: Int) -> any NativeResponseSlot { step == 0 ? self : extras!.laterSlots[step - 1] }
 
+    /// The first response's status as loaded: the status of the native response once one is stored (it is built
+    /// only from a completed first response, whose status a deferred body never changes), without looking at the
+    /// completed responses.
+    public var loadedStatus: Int { loadedFirst.status }
+
     public func load() -> UnsafeMutableRawPointer? { firstNative.load() }
 
     public func store(_ pointer: UnsafeMutableRawPointer, release: NativeResponseRelease) -> UnsafeMutableRawPointer {

@@ -10,9 +10,9 @@ import MockdPlatform
 /// placeholder response per step; the placeholders are completed here in the order the eager loader uses (body,
 /// its `{{placeholders}}`, the step's `templated` mode, recorded origins' URLs), so a deferred stub answers with the
 /// same bytes an eagerly loaded one would. The body file's existence, type and permissions were checked at load
-/// (`BodyFileReader.checkSmallFile`), without reading it.
+/// (`BodyFileReader.isSmallReadableFile`), without reading it.
 ///
-/// The completed responses are published once (`AtomicLazyReference`); two threads completing at once both read the
+/// The completed responses are published once (a compare-and-exchange of one address); two threads completing at once both read the
 /// file and the first result is kept. A file that cannot be read any more (deleted, its permissions changed since
 /// the start) answers 500 naming the file and the stub, and is tried again on the next request; a reload
 /// (SIGHUP, `POST /__mockd/reload`) reports it as a load error.
