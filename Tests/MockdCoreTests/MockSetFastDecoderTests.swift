@@ -45,6 +45,27 @@ struct MockSetFastDecoderTests {
         #expect(fast == (try slow(text)))
     }
 
+    /// Header lists repeated from the stub before are taken as the same array only when their text is the same:
+    /// a longer list starting with the same lines, another order, an escape or other spacing decode afresh.
+    @Test func repeatedHeaderListsDecodeAsJSONDecoderDoes() throws {
+        let lists = [
+            #"["Accept: application/json"]"#, #"["Accept: application/json"]"#,
+            #"["Accept: application/json", "X-Mode: a"]"#, #"["Accept: application/json"]"#,
+            #"["Accept: application/json" ]"#, #"["Accept: application\/json"]"#, "[]", "[]",
+            #"["X-Mode: a", "Accept: application/json"]"#,
+        ]
+        let stubs = lists.enumerated().map { index, list in
+            #"{"id": "s\#(index)", "request": {"method": "GET", "path": "/p/\#(index)", "headers": \#(list)}, "#
+                + #""responses": [{"status": 200, "headers": \#(list)}, {"headers": \#(list)}]}"#
+        }
+        let text = #"{"version": 1, "stubs": ["# + stubs.joined(separator: ",\n") + "]}"
+        let fast = try #require(MockSetFastDecoder.decode(Data(text.utf8)))
+        #expect(fast == (try slow(text)))
+        #expect(fast.stubs[2].request.headers == ["Accept: application/json", "X-Mode: a"])
+        #expect(fast.stubs[8].responses[1].headers == ["X-Mode: a", "Accept: application/json"])
+        #expect(fast.stubs[5].request.headers == ["Accept: application/json"])
+    }
+
     @Test func arraysAreCutAtTopLevelCommasOnly() throws {
         // Quotes after an even number of backslashes close a string; after an odd number they are part of it.
         let elements = [#""a\\""#, #""b\\\"c,]""#, #"{"x": "]", "y": [1, ","]}"#, #"[{}, [], "\\"]"#, #""\\\\""#, "12"]

@@ -57,6 +57,16 @@ enum MockSetFastDecoder {
         /// The whole file, for cutting out sub-values decoded with `JSONDecoder`.
         let data: Data
         var position = 0
+        /// The last request and response header lists decoded, with where their text was: the next stub's list is
+        /// most often the same text, and is then the same array (no strings made; the builder's comparison of
+        /// consecutive lists becomes one identity check).
+        var lastRequestHeaders: RepeatedValue?
+        var lastResponseHeaders: RepeatedValue?
+
+        struct RepeatedValue {
+            let text: Range<Int>
+            let value: [String]
+        }
 
         init(bytes: UnsafeBufferPointer<UInt8>, data: Data) {
             self.bytes = bytes
@@ -211,7 +221,8 @@ enum MockSetFastDecoder {
                 case "method": return parser.optional(&method) { $0.string() }
                 case "path": return parser.optional(&path) { $0.string() }
                 case "query": return parser.optional(&query) { $0.string() }
-                case "headers": return parser.optional(&headers) { $0.stringArray() }
+                case "headers":
+                    return parser.optional(&headers) { $0.stringArray(repeating: \.lastRequestHeaders) }
                 case "body": return parser.optional(&body) { $0.requestBody() }
                 default: return false
                 }
@@ -246,7 +257,8 @@ enum MockSetFastDecoder {
             let ok = object { parser, key in
                 switch key {
                 case "status": return parser.optional(&step.status) { $0.integer() }
-                case "headers": return parser.optional(&step.headers) { $0.stringArray() }
+                case "headers":
+                    return parser.optional(&step.headers) { $0.stringArray(repeating: \.lastResponseHeaders) }
                 case "bodyFile": return parser.optional(&step.bodyFile) { $0.string() }
                 case "body": return parser.optional(&step.body) { $0.string() }
                 case "json": return parser.optional(&step.json) { $0.decoded(JSONValue.self, shape: .any) }
@@ -373,6 +385,22 @@ enum MockSetFastDecoder {
 
         mutating func stringArray() -> [String]? {
             array { $0.string() }
+        }
+
+        /// `stringArray()`, or the array kept at `kept` when the text here is the same bytes as its text (a complete
+        /// array's text parses the same wherever it appears); keeps what it decodes there.
+        mutating func stringArray(repeating kept: WritableKeyPath<Parser, RepeatedValue?>) -> [String]? {
+            skipWhitespace()
+            let start = position
+            if let last = self[keyPath: kept], start + last.text.count <= bytes.count,
+                memcmp(bytes.baseAddress! + start, bytes.baseAddress! + last.text.lowerBound, last.text.count) == 0
+            {
+                position = start + last.text.count
+                return last.value
+            }
+            guard let value = stringArray() else { return nil }
+            self[keyPath: kept] = RepeatedValue(text: start..<position, value: value)
+            return value
         }
 
         mutating func literal(_ word: StaticString) -> Bool {
