@@ -38,4 +38,18 @@ enum ByteSearch {
     static func contains(_ pattern: [UInt8], in data: Data) -> Bool {
         firstOffset(of: pattern, in: data) != nil
     }
+
+    /// Whether `pattern` occurs in `buffer` (`memchr` for its first byte, then a compare).
+    static func contains(_ pattern: [UInt8], in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = buffer.baseAddress, !pattern.isEmpty, buffer.count >= pattern.count else { return false }
+        var position = 0
+        let last = buffer.count - pattern.count
+        while position <= last {
+            guard let hit = memchr(base + position, Int32(pattern[0]), last - position + 1) else { return false }
+            let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if (1..<pattern.count).allSatisfy({ base[index + $0] == pattern[$0] }) { return true }
+            position = index + 1
+        }
+        return false
+    }
 }
