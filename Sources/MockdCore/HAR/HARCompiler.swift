@@ -7,7 +7,8 @@ import MockdFormat
 ///
 /// Hygiene is on unless `options.keepSecrets`: secrets and personal data become placeholders (see
 /// `Redactor`), with the matching rules written to the set's `normalize`; unstable headers (`Date`, trace
-/// ids…) are never stored. Memory: the compiler keeps each kept entry's response body until `finish()`.
+/// ids…) are never stored. Memory: the compiler keeps each kept entry's response body until `finish()`, which hands
+/// them on in the set it builds.
 public struct HARCompiler {
     let options: HARImportOptions
     let harDirectory: URL?
@@ -340,10 +341,15 @@ public struct HARCompiler {
     }
 
     /// The mock set to write and the report. The set may be empty; the caller decides whether that is an error.
-    public func finish() -> (MockSetBuild, ImportReport) {
+    ///
+    /// Ends the compilation: the recorded entries are let go as the set is built (so that they are not held
+    /// beside it while it is written), and the compiler is left without them.
+    public mutating func finish() -> (MockSetBuild, ImportReport) {
         var report = report
         let keepHosts = report.keptHosts.count > 1 && !options.flattenHosts
         var groups = ordered
+        ordered = []
+        self.groups = [:]
         for group in groups where group.entries.count > 1 {
             // Entries are one sequence when their canonical bodies agree: the first entry of each body is the one
             // later entries are compared with.
@@ -366,6 +372,7 @@ public struct HARCompiler {
                 )
             }
         }
+        sentQueries = [:]
         if !keepHosts {
             groups = HARCompiler.mergingHosts(groups, report: &report, warn: report.keptHosts.count > 1)
             report.flattened = report.keptHosts.count > 1
@@ -420,7 +427,10 @@ public struct HARCompiler {
         var stubs: [MockSetFile.StubEntry] = []
         var files: [String: Data] = [:]
         var conditional = false
-        for group in groups {
+        for position in groups.indices {
+            let group = groups[position]
+            // Only this iteration holds the group's entries now: they go with it, their bodies kept in `files`.
+            groups[position].entries = []
             for var variant in group.variants() {
                 // A 304 answers a conditional request; with a full response recorded too, serve 304 only to
                 // conditional requests (the set answers them from the full response's validators).
