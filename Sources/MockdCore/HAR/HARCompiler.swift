@@ -32,6 +32,9 @@ public struct HARCompiler {
     /// Entries whose body the HAR did not capture.
     private var missingBodies: [Int] = []
     private var webSocketsWithoutFrames = 0
+    /// Header lines and constraints recur on most entries: each distinct list is kept once, shared by its stubs.
+    private var sharedHeaderLines = ValueInterner<[String]>()
+    private var sharedConstraints = ValueInterner<[HeaderConstraint]>()
     private var sawCacheBuster = false
 
     /// - Parameters:
@@ -281,7 +284,7 @@ public struct HARCompiler {
         }
         var recorded = RecordedResponse(
             status: response.status,
-            headers: headers,
+            headers: sharedHeaderLines.shared(headers),
             body: decoded.bytes,
             mimeType: mimeType,
             time: entry.time
@@ -324,7 +327,9 @@ public struct HARCompiler {
         if let position = groups[groupKey] {
             ordered[position].entries.append((body, recorded, entry))
         } else {
-            groups[groupKey] = ordered.count
+            let constraints = sharedConstraints.shared(constraints)
+            let lines = sharedHeaderLines.shared(lines)
+            groups[GroupKey(key: key, constraints: constraints)] = ordered.count
             ordered.append(
                 Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)])
             )
@@ -424,8 +429,11 @@ public struct HARCompiler {
         report.redactions = redactor.log
 
         var namer = FileNamer()
+        // At least one stub and usually one body file per group: reserved once, not doubled (and copied) as they grow.
         var stubs: [MockSetFile.StubEntry] = []
+        stubs.reserveCapacity(groups.count)
         var files: [String: Data] = [:]
+        files.reserveCapacity(groups.count)
         var conditional = false
         for position in groups.indices {
             let group = groups[position]
