@@ -232,7 +232,7 @@ public struct HARCompiler {
             }
         }
         let bodyBraces = ByteSearch.contains([0x7B, 0x7B], in: decoded.bytes)
-        let headerBraces = response.headers.contains { $0.value.contains("{{") }
+        let headerBraces = response.headers.contains { $0.value.containsASCII("{{") }
         var redact = !options.keepSecrets
         // A recorded `{{email}}` (a client-side template) would be indistinguishable from a redaction.
         if redact, bodyBraces || headerBraces,

@@ -15,11 +15,11 @@ public enum SecretPatterns {
     public static func placeholder(forField name: String) -> String? {
         let folded = fold(name)
         if folded.isEmpty { return nil }
-        if folded.contains("password") || ["passwd", "pwd", "pass", "passcode", "pin"].contains(folded) {
+        if folded.containsASCII("password") || ["passwd", "pwd", "pass", "passcode", "pin"].contains(folded) {
             return "password"
         }
-        if folded.contains("refreshtoken") { return "refreshToken" }
-        if folded.contains("accesstoken") { return "accessToken" }
+        if folded.containsASCII("refreshtoken") { return "refreshToken" }
+        if folded.containsASCII("accesstoken") { return "accessToken" }
         if folded.hasSuffix("token") || folded == "authorization" || folded == "auth" || folded == "bearer"
             || folded == "sessionid" || folded == "jsessionid" || folded == "phpsessid"
         {
