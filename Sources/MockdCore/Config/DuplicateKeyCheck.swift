@@ -10,16 +10,42 @@ public enum DuplicateKeyCheck {
     /// The JSON path of the first repeated member (`overrides[0].match.path`) and its name, or `nil`.
     /// - Complexity: O(n) in the byte count; nesting depth costs memory, not recursion.
     public static func firstDuplicate(in data: Data) -> (path: String, name: String)? {
+        /// A member name as it is written: where, and whether it holds an escape.
+        struct RawName {
+            let bytes: Range<Int>
+            let escaped: Bool
+        }
         struct Frame {
             let isObject: Bool
+            /// The names so far while they are few and plain ASCII, compared byte for byte (plain ASCII names are
+            /// equal exactly when their bytes are); `nil` once the frame has switched to `names`.
+            var plainNames: [Range<Int>]? = []
+            /// The decoded names, compared as strings, once a name has an escape or other than ASCII (or many).
             var names: Set<String> = []
-            var currentName: String?
+            var currentName: RawName?
             var index = 0
             var expectsName: Bool
         }
+        /// Names per object compared byte for byte before a set takes over (most objects have a handful).
+        let plainLimit = 16
         var stack: [Frame] = []
         return data.withUnsafeBytes { raw -> (String, String)? in
             let bytes = raw.bindMemory(to: UInt8.self)
+            func decoded(_ name: RawName) -> String {
+                let rawName = UnsafeBufferPointer(rebasing: bytes[name.bytes])
+                return name.escaped ? decodeEscaped(Data(rawName)) : String(decoding: rawName, as: UTF8.self)
+            }
+            func path(_ frames: ArraySlice<Frame>) -> PathText {
+                var text = ""
+                for frame in frames {
+                    if frame.isObject {
+                        text = PathText(text).member(frame.currentName.map(decoded) ?? "")
+                    } else {
+                        text += "[\(frame.index)]"
+                    }
+                }
+                return PathText(text)
+            }
             var position = 0
             while position < bytes.count {
                 let byte = bytes[position]
@@ -28,6 +54,7 @@ public enum DuplicateKeyCheck {
                     let start = position + 1
                     var end = start
                     var escaped = false
+                    var ascii = true
                     while end < bytes.count {
                         if bytes[end] == UInt8(ascii: "\\") {
                             escaped = true
@@ -35,15 +62,34 @@ public enum DuplicateKeyCheck {
                             continue
                         }
                         if bytes[end] == UInt8(ascii: "\"") { break }
+                        if bytes[end] >= 0x80 { ascii = false }
                         end += 1
                     }
                     if let last = stack.indices.last, stack[last].isObject, stack[last].expectsName {
-                        let rawName = UnsafeBufferPointer(rebasing: bytes[start..<min(end, bytes.count)])
-                        let name =
-                            escaped ? decodeEscaped(Data(rawName)) : String(decoding: rawName, as: UTF8.self)
-                        // Changed in place: a copy of the frame would copy its set of names for every member.
-                        guard stack[last].names.insert(name).inserted else {
-                            return (path(stack.dropLast()).member(name), name)
+                        let name = RawName(bytes: start..<min(end, bytes.count), escaped: escaped)
+                        // Changed in place: a copy of the frame would copy its names for every member.
+                        if !escaped, ascii, let plain = stack[last].plainNames, plain.count < plainLimit {
+                            let length = name.bytes.count
+                            let repeated = plain.contains { earlier in
+                                earlier.count == length
+                                    && (length == 0
+                                        || memcmp(
+                                            bytes.baseAddress! + earlier.lowerBound,
+                                            bytes.baseAddress! + name.bytes.lowerBound,
+                                            length
+                                        ) == 0)
+                            }
+                            if repeated { return (path(stack.dropLast()).member(decoded(name)), decoded(name)) }
+                            stack[last].plainNames!.append(name.bytes)
+                        } else {
+                            if let plain = stack[last].plainNames {
+                                stack[last].names = Set(plain.map { decoded(RawName(bytes: $0, escaped: false)) })
+                                stack[last].plainNames = nil
+                            }
+                            let text = decoded(name)
+                            guard stack[last].names.insert(text).inserted else {
+                                return (path(stack.dropLast()).member(text), text)
+                            }
                         }
                         stack[last].currentName = name
                         stack[last].expectsName = false
@@ -66,18 +112,6 @@ public enum DuplicateKeyCheck {
                 position += 1
             }
             return nil
-        }
-
-        func path(_ frames: ArraySlice<Frame>) -> PathText {
-            var text = ""
-            for frame in frames {
-                if frame.isObject {
-                    text = PathText(text).member(frame.currentName ?? "")
-                } else {
-                    text += "[\(frame.index)]"
-                }
-            }
-            return PathText(text)
         }
     }
 

@@ -7,7 +7,8 @@ import MockdFormat
 ///
 /// Hygiene is on unless `options.keepSecrets`: secrets and personal data become placeholders (see
 /// `Redactor`), with the matching rules written to the set's `normalize`; unstable headers (`Date`, trace
-/// ids…) are never stored. Memory: the compiler keeps each kept entry's response body until `finish()`.
+/// ids…) are never stored. Memory: the compiler keeps each kept entry's response body until `finish()`, which hands
+/// them on in the set it builds.
 public struct HARCompiler {
     let options: HARImportOptions
     let harDirectory: URL?
@@ -31,6 +32,9 @@ public struct HARCompiler {
     /// Entries whose body the HAR did not capture.
     private var missingBodies: [Int] = []
     private var webSocketsWithoutFrames = 0
+    /// Header lines and constraints recur on most entries: each distinct list is kept once, shared by its stubs.
+    private var sharedHeaderLines = ValueInterner<[String]>()
+    private var sharedConstraints = ValueInterner<[HeaderConstraint]>()
     private var sawCacheBuster = false
 
     /// - Parameters:
@@ -228,7 +232,7 @@ public struct HARCompiler {
             }
         }
         let bodyBraces = ByteSearch.contains([0x7B, 0x7B], in: decoded.bytes)
-        let headerBraces = response.headers.contains { $0.value.contains("{{") }
+        let headerBraces = response.headers.contains { $0.value.containsASCII("{{") }
         var redact = !options.keepSecrets
         // A recorded `{{email}}` (a client-side template) would be indistinguishable from a redaction.
         if redact, bodyBraces || headerBraces,
@@ -280,7 +284,7 @@ public struct HARCompiler {
         }
         var recorded = RecordedResponse(
             status: response.status,
-            headers: headers,
+            headers: sharedHeaderLines.shared(headers),
             body: decoded.bytes,
             mimeType: mimeType,
             time: entry.time
@@ -323,7 +327,9 @@ public struct HARCompiler {
         if let position = groups[groupKey] {
             ordered[position].entries.append((body, recorded, entry))
         } else {
-            groups[groupKey] = ordered.count
+            let constraints = sharedConstraints.shared(constraints)
+            let lines = sharedHeaderLines.shared(lines)
+            groups[GroupKey(key: key, constraints: constraints)] = ordered.count
             ordered.append(
                 Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)])
             )
@@ -340,10 +346,15 @@ public struct HARCompiler {
     }
 
     /// The mock set to write and the report. The set may be empty; the caller decides whether that is an error.
-    public func finish() -> (MockSetBuild, ImportReport) {
+    ///
+    /// Ends the compilation: the recorded entries are let go as the set is built (so that they are not held
+    /// beside it while it is written), and the compiler is left without them.
+    public mutating func finish() -> (MockSetBuild, ImportReport) {
         var report = report
         let keepHosts = report.keptHosts.count > 1 && !options.flattenHosts
         var groups = ordered
+        ordered = []
+        self.groups = [:]
         for group in groups where group.entries.count > 1 {
             // Entries are one sequence when their canonical bodies agree: the first entry of each body is the one
             // later entries are compared with.
@@ -366,6 +377,7 @@ public struct HARCompiler {
                 )
             }
         }
+        sentQueries = [:]
         if !keepHosts {
             groups = HARCompiler.mergingHosts(groups, report: &report, warn: report.keptHosts.count > 1)
             report.flattened = report.keptHosts.count > 1
@@ -417,10 +429,16 @@ public struct HARCompiler {
         report.redactions = redactor.log
 
         var namer = FileNamer()
+        // At least one stub and usually one body file per group: reserved once, not doubled (and copied) as they grow.
         var stubs: [MockSetFile.StubEntry] = []
+        stubs.reserveCapacity(groups.count)
         var files: [String: Data] = [:]
+        files.reserveCapacity(groups.count)
         var conditional = false
-        for group in groups {
+        for position in groups.indices {
+            let group = groups[position]
+            // Only this iteration holds the group's entries now: they go with it, their bodies kept in `files`.
+            groups[position].entries = []
             for var variant in group.variants() {
                 // A 304 answers a conditional request; with a full response recorded too, serve 304 only to
                 // conditional requests (the set answers them from the full response's validators).

@@ -1,7 +1,8 @@
 public import Foundation
 import MockdFormat
 
-/// A HAR file compiled into the mock set `mocks/<set>/`: streamed (`HARStreamReader`) → `HARCompiler` → merged
+/// A HAR file compiled into the mock set `mocks/<set>/`: streamed (`HARStreamReader`, on a thread of its own:
+/// `HARReadAhead`) → `HARCompiler` → merged
 /// into the existing set when asked (`MockSetMerger`) → written atomically (`MockSetWriter`).
 ///
 /// What `mockd import-har` and every flush of `mockd record` do. Nothing is written before the whole file has
@@ -81,7 +82,8 @@ public enum HARImportPipeline {
         progress: ((Progress) -> Void)? = nil
     ) throws -> Result {
         var compiler = HARCompiler(options: options, harDirectory: url.deletingLastPathComponent())
-        let log = try HARStreamReader().read(
+        let log = try HARReadAhead.read(
+            HARStreamReader(),
             contentsOf: url,
             displayName: displayName,
             progress: progress.map { report in { report(.reading($0)) } }

@@ -15,11 +15,11 @@ public enum SecretPatterns {
     public static func placeholder(forField name: String) -> String? {
         let folded = fold(name)
         if folded.isEmpty { return nil }
-        if folded.contains("password") || ["passwd", "pwd", "pass", "passcode", "pin"].contains(folded) {
+        if folded.containsASCII("password") || ["passwd", "pwd", "pass", "passcode", "pin"].contains(folded) {
             return "password"
         }
-        if folded.contains("refreshtoken") { return "refreshToken" }
-        if folded.contains("accesstoken") { return "accessToken" }
+        if folded.containsASCII("refreshtoken") { return "refreshToken" }
+        if folded.containsASCII("accesstoken") { return "accessToken" }
         if folded.hasSuffix("token") || folded == "authorization" || folded == "auth" || folded == "bearer"
             || folded == "sessionid" || folded == "jsessionid" || folded == "phpsessid"
         {
@@ -71,7 +71,17 @@ public enum SecretPatterns {
 
     /// `accessToken`, `access_token`, `Access-Token` → `accesstoken`.
     static func fold(_ name: String) -> String {
-        String(
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII (nearly every name): lower-cased and filtered byte by byte, as below but without Unicode tables.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(name.utf8.count)
+            for byte in name.utf8
+            where byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-") && byte != UInt8(ascii: ".") {
+                bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(
             String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." })
         )
     }
@@ -81,8 +91,8 @@ public enum SecretPatterns {
         /// Shown in reports and lint output, e.g. `JWT`.
         public let what: String
         public let placeholder: String
-        /// Bytes every match contains, checked with `memchr` before the regular expression runs.
-        let prefilter: [UInt8]
+        /// Every match contains one of these byte strings, checked with `memchr` before the regular expression runs.
+        let prefilters: [[UInt8]]
         let regex: NSRegularExpression
         /// The capture group to replace (0: the whole match).
         let group: Int
@@ -100,9 +110,14 @@ public enum SecretPatterns {
         shape("bearer token", "token", "earer ", #"\b[Bb]earer\s+([A-Za-z0-9._~+/-]{12,}=*)"#, group: 1),
         shape("AWS access key id", "apiKey", "AKIA", #"\bAKIA[0-9A-Z]{16}\b"#),
         shape("Google API key", "apiKey", "AIza", #"\bAIza[0-9A-Za-z_-]{35}\b"#),
-        shape("GitHub token", "token", "_", #"\bgh[pousr]_[A-Za-z0-9]{36,}\b"#),
+        shape("GitHub token", "token", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], #"\bgh[pousr]_[A-Za-z0-9]{36,}\b"#),
         shape("Slack token", "token", "xox", #"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"#),
-        shape("Stripe key", "apiKey", "k_", #"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"#),
+        shape(
+            "Stripe key",
+            "apiKey",
+            ["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
+            #"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"#
+        ),
         shape(
             "e-mail address",
             "email",
@@ -118,11 +133,21 @@ public enum SecretPatterns {
         _ pattern: String,
         group: Int = 0
     ) -> ValueShape {
+        shape(what, placeholder, [prefilter], pattern, group: group)
+    }
+
+    private static func shape(
+        _ what: String,
+        _ placeholder: String,
+        _ prefilters: [String],
+        _ pattern: String,
+        group: Int = 0
+    ) -> ValueShape {
         // The patterns are constants; a failure here is a programming error caught by the first test run.
         ValueShape(
             what: what,
             placeholder: placeholder,
-            prefilter: Array(prefilter.utf8),
+            prefilters: prefilters.map { Array($0.utf8) },
             regex: try! NSRegularExpression(pattern: pattern),
             group: group
         )
@@ -148,11 +173,14 @@ public enum SecretPatterns {
 
     /// Every value-shaped secret in `text`, without overlaps, in text order.
     public static func findings(in text: String) -> [Finding] {
-        let bytes = Data(text.utf8)
+        var utf8 = text
+        let candidates = utf8.withUTF8 { bytes in
+            shapes.filter { shape in shape.prefilters.contains { ByteSearch.contains($0, in: bytes) } }
+        }
         var found: [Finding] = []
         let whole = NSRange(text.startIndex..., in: text)
         let nsText = text as NSString
-        for shape in shapes where ByteSearch.contains(shape.prefilter, in: bytes) {
+        for shape in candidates {
             for match in shape.regex.matches(in: text, range: whole) {
                 let range = match.range(at: shape.group)
                 guard range.location != NSNotFound, range.length > 0 else { continue }
@@ -185,9 +213,18 @@ public enum SecretPatterns {
     /// Whether a JSON string value or form value is a phone number: E.164 (`+15555550100`) anywhere, or
     /// 7–15 digits with common separators under a phone-like name.
     public static func isPhoneNumber(_ value: String, fieldName: String?) -> Bool {
-        let digits = value.unicodeScalars.filter { CharacterSet.decimalDigits.contains($0) }.count
-        let allowed = CharacterSet(charactersIn: "+0123456789 ().-/")
-        guard value.unicodeScalars.allSatisfy({ allowed.contains($0) }), (7...15).contains(digits) else { return false }
+        // Only ASCII bytes are allowed, so counting ASCII digits counts every decimal digit.
+        var digits = 0
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            case UInt8(ascii: "+"), UInt8(ascii: " "), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "."),
+                UInt8(ascii: "-"), UInt8(ascii: "/"):
+                break
+            default: return false
+            }
+        }
+        guard (7...15).contains(digits) else { return false }
         if isFictionalPhoneNumber(value) { return false }
         if let fieldName, phoneFieldNames.contains(fold(fieldName)) { return true }
         return value.hasPrefix("+") && !value.contains(" ") && digits >= 8 && value.dropFirst().allSatisfy(\.isNumber)

@@ -45,13 +45,17 @@ enum MockSetIndexWriter {
     /// string never holds a raw line feed, so every one ends a line.
     private static func appendIndented(_ json: Data, to buffer: inout Data) {
         let indent: [UInt8] = [0x20, 0x20, 0x20, 0x20]
-        buffer.append(contentsOf: indent)
-        var lineStart = json.startIndex
-        for index in json.indices where json[index] == 0x0A {
-            buffer.append(json[lineStart...index])
-            lineStart = index + 1
-            if lineStart < json.endIndex, json[lineStart] != 0x0A { buffer.append(contentsOf: indent) }
+        // Over raw bytes: indexing `Data` byte by byte cost as much as encoding the stub.
+        json.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            buffer.append(contentsOf: indent)
+            var lineStart = 0
+            while let newline = bytes[lineStart...].firstIndex(of: 0x0A) {
+                buffer.append(UnsafeBufferPointer(rebasing: bytes[lineStart...newline]))
+                lineStart = newline + 1
+                if lineStart < bytes.count, bytes[lineStart] != 0x0A { buffer.append(contentsOf: indent) }
+            }
+            buffer.append(UnsafeBufferPointer(rebasing: bytes[lineStart...]))
         }
-        buffer.append(json[lineStart...])
     }
 }

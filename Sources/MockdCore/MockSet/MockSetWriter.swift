@@ -38,17 +38,15 @@ public struct MockSetWriter: Sendable {
         let retired = root.mocksURL.appendingPathComponent(".\(name).replaced-\(unique)", isDirectory: true)
         do {
             try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
-            try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
-            // A set's body files sit in a few folders: each is made once, not once per file.
-            var madeFolders: Set<String> = []
-            for (path, data) in build.files.sorted(by: { $0.key < $1.key }) {
-                let url = staging.appendingPathComponent(path, isDirectory: false)
-                let folder = url.deletingLastPathComponent()
-                if madeFolders.insert(folder.path).inserted {
-                    try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
-                }
-                try SetFileWrite.write(data, to: url)
+            // Encoding the index is CPU work and writing many body files mostly system time: on two threads at
+            // once. The index's error, as the first thing written, is the one reported when both fail.
+            let bodies = BackgroundWork { try Self.writeBodies(build.files, into: staging) }
+            let indexOutcome = Result {
+                try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
             }
+            let bodiesOutcome = bodies.wait()
+            try indexOutcome.get()
+            try bodiesOutcome.get()
             SetFileWrite.flush(folder: staging)
             CrashPoint.reached("staged")
             if fileManager.fileExists(atPath: destination.path) {
@@ -74,6 +72,20 @@ public struct MockSetWriter: Sendable {
                 message: "could not write the mock set (\(oneLine(error.localizedDescription))); nothing was changed",
                 cause: error
             )
+        }
+    }
+
+    /// Writes each `bodies/…` file under `staging`, in path order.
+    private static func writeBodies(_ files: [String: Data], into staging: URL) throws {
+        // A set's body files sit in a few folders: each is made once, not once per file.
+        var madeFolders: Set<String> = []
+        for (path, data) in files.sorted(by: { $0.key < $1.key }) {
+            let url = staging.appendingPathComponent(path, isDirectory: false)
+            let folder = url.deletingLastPathComponent()
+            if madeFolders.insert(folder.path).inserted {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+            try SetFileWrite.write(data, to: url)
         }
     }
 }

@@ -38,4 +38,36 @@ enum ByteSearch {
     static func contains(_ pattern: [UInt8], in data: Data) -> Bool {
         firstOffset(of: pattern, in: data) != nil
     }
+
+    /// Whether `pattern` occurs in `buffer` (`memchr` for its first byte, then a compare).
+    static func contains(_ pattern: [UInt8], in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        pattern.withUnsafeBufferPointer { contains($0, in: buffer) }
+    }
+
+    /// Whether `pattern` occurs in `buffer` (`memchr` for its first byte, then a compare).
+    static func contains(_ pattern: UnsafeBufferPointer<UInt8>, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = buffer.baseAddress, !pattern.isEmpty, buffer.count >= pattern.count else { return false }
+        var position = 0
+        let last = buffer.count - pattern.count
+        while position <= last {
+            guard let hit = memchr(base + position, Int32(pattern[0]), last - position + 1) else { return false }
+            let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if (1..<pattern.count).allSatisfy({ base[index + $0] == pattern[$0] }) { return true }
+            position = index + 1
+        }
+        return false
+    }
+}
+
+extension String {
+    /// `contains(needle)` exactly as Foundation answers it, for an ASCII `needle`, asked of Foundation only when the
+    /// needle's bytes occur: an ASCII text matches only where its bytes are, so their absence (the common case) is
+    /// a quick no, without Foundation's string search (which cost more than the rest of the check).
+    func containsASCII(_ needle: String) -> Bool {
+        var text = self
+        let present = text.withUTF8 { bytes in
+            needle.utf8.withContiguousStorageIfAvailable { ByteSearch.contains($0, in: bytes) } ?? true
+        }
+        return present && contains(needle)
+    }
 }
