@@ -123,18 +123,8 @@ public final class Stub: NativeResponseSlot {
         return deferred.responses(self.loadedResponses).first
     }
 
-    /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`).
-    var isStatic: Bool {
-        guard let deferred else { return loadedIsStatic }
-        return Stub.isStatic(
-            first: deferred.responses(self.loadedResponses).first,
-            count: responseCount,
-            afterLast: afterLast
-        )
-    }
-
-    /// The first response when the stub is static (see `isStatic`), else `nil`: both asked on every request, for one
-    /// look at the completed responses of a deferred stub.
+    /// The first response when the answer never depends on how often the stub was hit (no sequence, no
+    /// `{{counter}}`), else `nil`. Asked on every request: one look at a deferred stub's completed responses.
     var staticFirstResponse: MockResponse? {
         guard let deferred else { return loadedIsStatic ? loadedFirst : nil }
         let first = deferred.responses(self.loadedResponses).first
