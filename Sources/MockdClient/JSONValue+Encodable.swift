@@ -36,8 +36,17 @@ extension StubDefinition {
     /// try await mockd.addStub(try .json(method: "GET", path: "/v1/orders", body: [Order(id: 1, status: "open")]))
     /// ```
     /// - Parameters:
+    ///   - id: The stub's id; the daemon assigns `runtime-N` when `nil`.
+    ///   - priority: Higher wins; the daemon's default is 0.
+    ///   - method: The request method; any method when `nil`.
+    ///   - path: The path, exact or a template (`/v1/orders/{id}`).
+    ///   - query: Decoded query parameters that must be present with these values, or operators.
+    ///   - requestHeaders: Request headers that must be present (names case-insensitive), values as for `query`.
     ///   - status: The status to send (the mock set's, or 200, when `nil`).
+    ///   - headers: Response headers to set; a `nil` value removes that header.
+    ///   - body: The body, any `Encodable`, sent as the JSON `encoder` writes.
     ///   - encoder: How to encode `body` (`MockdClient.defaultEncoder` by default).
+    ///   - latencyMs: Milliseconds before the answer.
     ///   - host: The recorded host the request must be for, in sets recorded from several hosts.
     /// - Throws: What `encoder` throws for `body`.
     public static func json(

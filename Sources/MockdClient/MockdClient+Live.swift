@@ -52,6 +52,7 @@ extension MockdClient {
     /// - Parameters:
     ///   - code: 1000–4999 but 1004–1006 and 1015 (RFC 6455 §7.4), 1000 by default.
     ///   - reason: The close reason, UTF-8, at most 123 bytes.
+    ///   - path: Only the connections on this path; all of the session's when `nil`.
     /// - Returns: How many connections were closed.
     /// - Throws: `.server(400, "bad_request", …)` for a code that cannot be sent.
     @discardableResult
@@ -77,7 +78,10 @@ extension MockdClient {
     /// (by default: any), polling the daemon every 20 ms.
     ///
     /// `waitForWebSocket { $0.framesIn >= 1 }` waits for the first frame the app sent.
-    /// - Parameter timeout: Seconds to wait at most (5 by default).
+    /// - Parameters:
+    ///   - path: Only connections on this path; any path when `nil`.
+    ///   - timeout: Seconds to wait at most (5 by default).
+    ///   - condition: What the connection must satisfy (any open connection by default).
     /// - Returns: The first connection that satisfies `condition`.
     /// - Throws: `MockdClientError.timedOut` naming what it waited for.
     @discardableResult

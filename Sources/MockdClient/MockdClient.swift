@@ -44,6 +44,7 @@ public struct MockdClient: Sendable {
     ///   - baseURL: where the daemon listens (`listening on …`).
     ///   - session: 1–128 letters, digits, `-`, `.`, `_` or `~`; a fresh `ui-<uuid>` by default.
     ///   - controlToken: the daemon's `--control-token`, if it has one.
+    ///   - urlSession: the session the control calls go through (`URLSession.shared` by default).
     public init(
         baseURL: URL,
         session: String = "ui-\(UUID().uuidString.lowercased())",

@@ -47,6 +47,7 @@ public struct StubDefinition: Encodable, Sendable, Equatable {
     /// - Parameters:
     ///   - id: The stub's id; the daemon assigns `runtime-N` when `nil`.
     ///   - priority: Higher wins; the daemon's default is 0.
+    ///   - match: Which requests the stub answers.
     ///   - response: The single step used when `responses` is `nil`.
     ///   - responses: An explicit sequence of steps, one per call.
     ///   - afterLast: What follows the last step of `responses` (default `repeatLast`).
@@ -79,15 +80,24 @@ public struct StubDefinition: Encodable, Sendable, Equatable {
     /// A stub matching `method` and `path` (exact or a template, `/v1/orders/{id}`), answering with the given
     /// step fields.
     /// - Parameters:
+    ///   - id: The stub's id; the daemon assigns `runtime-N` when `nil`.
+    ///   - priority: Higher wins; the daemon's default is 0.
+    ///   - method: The request method; any method when `nil`.
+    ///   - path: The path, exact or a template (`/v1/orders/{id}`); any path when `nil`.
     ///   - query: Decoded query parameters that must be present with these values, or operators
     ///     (`["q": .init(matches: "^a.*")]`); others may be present too.
     ///   - requestHeaders: Request headers that must be present (names case-insensitive), values as for `query`.
     ///   - requestBody: What the request body must be or contain.
+    ///   - status: The status to send (the mock set's, or 200, when `nil`).
     ///   - headers: Response headers to set; a `nil` value removes that header.
     ///   - body: The whole body: a string is sent as text, anything else as compact JSON.
     ///   - bodyPatch: An RFC 7386 merge patch on the JSON body the mock set (or another runtime stub) would give,
     ///     to change one field without copying the file.
     ///   - latencyMs: Milliseconds before the answer.
+    ///   - fault: A fault at the socket instead of an answer (`connectionReset`, `emptyResponse`…).
+    ///   - serverUnavailable: A 503 with `Retry-After`.
+    ///   - responses: An explicit sequence of steps, one per call, instead of the fields above.
+    ///   - afterLast: What follows the last step of `responses` (default `repeatLast`).
     ///   - host: The recorded host the request must be for (`api.example.com`), in sets recorded from several hosts.
     public init(
         id: String? = nil,

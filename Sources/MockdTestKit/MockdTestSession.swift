@@ -46,6 +46,7 @@ public struct MockdTestSession: Sendable {
     ///   - baseURL: The daemon; `MOCKD_BASE_URL`, else `http://127.0.0.1:8080`, when `nil`.
     ///   - scenario: The scenario to use; `MOCKD_SCENARIO`, else the daemon's startup scenario, when `nil`.
     ///   - environment: Where the `MOCKD_…` values are read (the process environment by default).
+    ///   - urlSession: The session the control calls go through (`URLSession.shared` by default).
     /// - Throws: `MockdClientError` when the daemon refuses the scenario (404 `unknown_scenario`), `URLError` when it
     ///   is not reachable, `MockdTestKitError.badBaseURL` for a `MOCKD_BASE_URL` that is not a URL.
     public static func start(
@@ -99,7 +100,9 @@ public struct MockdTestSession: Sendable {
 
     /// Saves the journal as a HAR file and drops the session on the daemon. Call it once, when the test ends.
     ///
-    /// - Parameter directory: Where the file goes; `MOCKD_JOURNAL_DIR`, else `<temporary directory>/mockd-journals`.
+    /// - Parameters:
+    ///   - directory: Where the file goes; `MOCKD_JOURNAL_DIR`, else `<temporary directory>/mockd-journals`.
+    ///   - environment: Where `MOCKD_JOURNAL_DIR` is read (the process environment by default).
     /// - Returns: The HAR's bytes and the file written (`<session>.har`).
     /// - Throws: What reading the journal or writing the file throws; the session is dropped in any case when the
     ///   daemon is reachable.
@@ -158,7 +161,10 @@ public enum MockdTestKitError: Error, Sendable, Equatable, CustomStringConvertib
 /// ```
 /// - Parameters:
 ///   - testName: `#function` by default.
-///   - baseURL, scenario: as for `MockdTestSession.start`.
+///   - baseURL: The daemon, as for `MockdTestSession.start`: `MOCKD_BASE_URL`, else `http://127.0.0.1:8080`.
+///   - scenario: The scenario, as for `MockdTestSession.start`: `MOCKD_SCENARIO`, else the daemon's own.
+///   - body: The test, given the started session.
+/// - Returns: What `body` returns.
 public func withMockdSession<T>(
     _ testName: String = #function,
     baseURL: URL? = nil,
