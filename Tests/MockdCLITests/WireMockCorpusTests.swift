@@ -49,7 +49,7 @@ struct WireMockCorpusTests {
         (
             "wiremock__proxy-sample.json", 1, 0, 0, 1,
             [
-                "response.proxyBaseUrl: mockd has no proxy; mapping skipped",
+                "response.proxyBaseUrl: proxy stubs are not imported (mockd --on-miss proxy --upstream URL proxies what no stub answers); mapping skipped",
                 #"priority: "LOW" is not a whole-number priority (WireMock priorities are integers, 1 highest, default 5; WireMock rejects this mapping too); mapping skipped"#,
             ]
         ),

@@ -170,7 +170,7 @@ struct WireMockImportCLITests {
                   overrides written: 0 (configs/wm.json: patterns, states, priorities, delays, faults)
                   mappings skipped:  1
                   unmapped:          1
-                    \(file): response.proxyBaseUrl: mockd has no proxy; mapping skipped
+                    \(file): response.proxyBaseUrl: proxy stubs are not imported (mockd --on-miss proxy --upstream URL proxies what no stub answers); mapping skipped
                 mockd: \(file): none of the 1 mappings can be served by mockd; nothing was written
 
                 """

@@ -161,7 +161,7 @@ struct WireMockImportTests {
                 "\(file): mappings[5].request.bodyPatterns[0].ignoreArrayOrder: ignoreArrayOrder has no mockd equivalent (mockd compares arrays in order); mapping skipped",
                 "\(file): mappings[6].request.bodyPatterns[0].ignoreExtraElements: ignoreExtraElements with arrays has no mockd equivalent (mockd's json subset compares arrays element by element); mapping skipped",
                 "\(file): mappings[7].request.bodyPatterns[0].caseInsensitive: a case-insensitive body comparison has no mockd equivalent; mapping skipped",
-                "\(file): mappings[8].response.proxyBaseUrl: mockd has no proxy; mapping skipped",
+                "\(file): mappings[8].response.proxyBaseUrl: proxy stubs are not imported (mockd --on-miss proxy --upstream URL proxies what no stub answers); mapping skipped",
                 #"\#(file): mappings[9].priority: "LOW" is not a whole-number priority (WireMock priorities are integers, 1 highest, default 5; WireMock rejects this mapping too); mapping skipped"#,
                 "\(file): mappings[10].request.urlPatern: unknown WireMock request field (it could narrow the match); mapping skipped",
                 "\(file): mappings[11].request.headers.X.caseInsensitive: caseInsensitive with contains has no mockd equivalent; mapping skipped",

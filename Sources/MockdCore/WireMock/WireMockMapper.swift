@@ -511,7 +511,12 @@ struct WireMockMapper {
         }
         if let proxy = node["proxyBaseUrl"] {
             _ = try proxy.string()
-            skips.append((proxy, "mockd has no proxy; mapping skipped"))
+            skips.append(
+                (
+                    proxy,
+                    "proxy stubs are not imported (mockd --on-miss proxy --upstream URL proxies what no stub answers); mapping skipped"
+                )
+            )
         }
         var untranslated: [(WireMockNode, String)] = []
         func translated(_ text: String, _ at: WireMockNode) -> String {
