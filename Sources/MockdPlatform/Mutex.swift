@@ -8,6 +8,6 @@
 /// `Synchronization.Mutex` below macOS 15: `LockedMutex`.
 public typealias Mutex<Value> = LockedMutex<Value>
 /// `Synchronization.Atomic` below macOS 15: `LockedAtomic` (a lock per value; the daemon's atomics are counters and
-/// flags off the hot path of a plain stub, see the README's "On a Mac").
+/// flags off the hot path of a plain stub, see CONTRIBUTING.md, "Platforms").
 public typealias Atomic<Value: Sendable> = LockedAtomic<Value>
 #endif

@@ -3,7 +3,7 @@ public import Foundation
 
 /// A `mockd` process started by the tests themselves, on a free loopback port, for test suites that run where a
 /// process can be started (macOS, Linux: unit and integration tests, a CI job). A UI test on a simulator talks to a
-/// daemon started beside the simulators instead (`mockd serve`, see the README's "On a Mac").
+/// daemon started beside the simulators instead (`mockd serve`, see docs/06-ci-and-containers.md).
 ///
 /// ```swift
 /// let daemon = try await MockdDaemon.start(binary: URL(fileURLWithPath: "/usr/local/bin/mockd"),

@@ -132,7 +132,7 @@ struct ControlAPI {
             return ControlAPI.error(
                 404,
                 "not_found",
-                "no control route \(request.method) /__mockd/\(path); see the README for the routes"
+                "no control route \(request.method) /__mockd/\(path); docs/03-steering-from-tests.md lists the routes"
             )
         }
         var response = ControlAPI.error(
