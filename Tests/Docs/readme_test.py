@@ -10,7 +10,8 @@
    project folder (a new temporary directory, with `~` a fresh home whose Downloads/shop.har is Tests/Docs/shop.har,
    a Proxyman export), or at the repository's root where the block says `<!-- readme-test: cwd=repo -->` (a
    clone's commands), or in a folder of the project (`cwd=ShopUITests/mockd`, continuing a `cd` of the block before).
-   `mockd` on PATH is the release build (.build/release/mockd). A command that serves (`mockd --config …`,
+   `mockd` on PATH is the release build (.build/release/mockd); what a block exports, later blocks see, as in
+   the reader's terminal. A command that serves (`mockd --config …`,
    `mockd record …`, `scripts/run`) runs until it prints `listening on` and then in the background until the next
    serve or the end, as it would in another terminal; it must start, or the block fails.
    Commands that cannot run on this machine are pinned to what covers them instead, and each is checked:
@@ -18,7 +19,10 @@
    exists and scripts/container-smoke checks the image's runtime), `xcodebuild` and `xcrun` (macOS; the example
    package Examples/ShopUITests runs the kit against the real daemon), `scripts/test` (this runs inside it).
    Each pinned line is still parsed (bash -n).
-3. Swift blocks: every ```swift block of README.md is type-checked against the built MockdClient, MockdTestKit and
+3. Options: every `mockd …` command the documentation shows (README.md, CONTRIBUTING.md, docs/*.md; code blocks
+   and inline code) names a subcommand that exists and options that subcommand's --help lists, so a renamed or
+   removed option cannot linger in an article.
+4. Swift blocks: every ```swift block of README.md is type-checked against the built MockdClient, MockdTestKit and
    MockdAppRedirect modules, with small stand-ins for what only exists on Apple platforms (XCUIApplication,
    SwiftUI's App).
 
@@ -163,6 +167,73 @@ def check_links():
         ok("README size (%d bytes)" % size)
 
 
+# MARK: - options named in the documentation
+
+
+def help_flags(mockd, command):
+    arguments = [mockd] + ([command] if command else []) + ["--help"]
+    result = subprocess.run(arguments, capture_output=True, text=True)
+    return set(re.findall(r"--[a-z][a-z0-9-]*", result.stdout + result.stderr)), result.stdout
+
+
+def documented_mockd_commands(text):
+    """Every `mockd …` command line in code blocks and inline code spans of a markdown text."""
+    commands = []
+    for language, code, _, _ in fenced_blocks(text):
+        if language in ("sh", "bash", "shell", "console", "yaml", "dockerfile", ""):
+            for line in logical_lines(code):
+                for part in re.split(r"&&|\|\||;|\$\(|`", line):
+                    commands.append(part)
+    for span in re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S)):
+        commands.append(span)
+    found = []
+    for command in commands:
+        command = command.split("#")[0].strip()
+        command = re.sub(r"^(\s*-\s*run:\s*|\s*-\s*)", "", command)
+        command = re.sub(r"^([A-Z_]+=\S+\s+)+", "", command)
+        if re.match(r"^mockd(\s|$)", command):
+            found.append(command)
+    return found
+
+
+def check_documented_options():
+    mockd = os.path.join(ROOT, ".build", "debug", "mockd")
+    if not os.access(mockd, os.X_OK):
+        mockd = os.path.join(ROOT, ".build", "release", "mockd")
+    if not os.access(mockd, os.X_OK):
+        fail("documented options", "no built mockd (swift build first)")
+        return
+    serve_flags, top_help = help_flags(mockd, None)
+    commands_section = top_help.split("COMMANDS:")[-1].split("OPTIONS:")[0]
+    subcommands = set(re.findall(r"^  ([a-z][a-z-]+)\s", commands_section, flags=re.M)) | {"serve"}
+    cache = {None: serve_flags}
+    documents = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "CONTRIBUTING.md")]
+    documents += sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    for document in documents:
+        name = "mockd options in " + os.path.relpath(document, ROOT)
+        problems = []
+        commands = documented_mockd_commands(open(document, encoding="utf-8").read())
+        for command in commands:
+            words = command.split()
+            subcommand = None
+            if len(words) > 1 and not words[1].startswith("-") and not words[1].startswith("<"):
+                if words[1] in subcommands:
+                    subcommand = None if words[1] == "serve" else words[1]
+                elif re.match(r"^[a-z][a-z-]+$", words[1]) and words[1] not in ("mocks",):
+                    problems.append("`%s`: no subcommand '%s'" % (command, words[1]))
+                    continue
+            if subcommand not in cache:
+                cache[subcommand] = help_flags(mockd, subcommand)[0]
+            allowed = cache[subcommand] | (serve_flags if subcommand in ("record", "mcp") else set())
+            for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", command):
+                if flag not in allowed:
+                    problems.append("`%s`: %s is not an option of mockd %s" % (command, flag, subcommand or "(serve)"))
+        if problems:
+            fail(name, "; ".join(dict.fromkeys(problems)))
+        else:
+            ok("%s (%d commands)" % (name, len(commands)))
+
+
 # MARK: - shell blocks
 
 
@@ -205,6 +276,8 @@ mockd() {
   esac
 }
 __pinned() { echo "readme-test: pinned: $*"; }
+# What the reader exported in an earlier block (their terminal keeps it).
+if [ -f "$__state/env" ]; then source "$__state/env"; fi
 %(pinned_functions)s
 """
 
@@ -343,6 +416,7 @@ def run_shell_blocks(keep):
                     notes.append(note)
                 script.append(rewritten)
             script.append("wait")  # a serve started with & has printed `listening on`, or failed
+            script.append('export -p | grep -v -E "^declare -x (OLDPWD|PWD|SHLVL|_)=" > "%s/env"' % state)
             log_path = os.path.join(state, "block-%d.log" % line_number)
             started = time.time()
             with open(log_path, "w") as log:
@@ -451,7 +525,7 @@ def check_swift_blocks():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only-links", action="store_true", help="check the links only")
+    parser.add_argument("--only-links", action="store_true", help="check the links and options only")
     parser.add_argument("--keep", action="store_true", help="keep the temporary project folder")
     parser.add_argument("--in-namespace", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -465,6 +539,7 @@ def main():
     if arguments.in_namespace:
         bring_loopback_up()
     check_links()
+    check_documented_options()
     if not arguments.only_links:
         check_swift_blocks()
         run_shell_blocks(arguments.keep)
