@@ -124,10 +124,14 @@ def strip_code(text):
     return re.sub(r"`[^`\n]*`", "", text)
 
 
-def check_links():
+def documentation():
+    """The documentation's markdown files: README.md, CONTRIBUTING.md and docs/*.md."""
     documents = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "CONTRIBUTING.md")]
-    documents += sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
-    for document in documents:
+    return documents + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+
+
+def check_links():
+    for document in documentation():
         name = "links in " + os.path.relpath(document, ROOT)
         problems = []
         text = strip_code(open(document, encoding="utf-8").read())
@@ -207,9 +211,7 @@ def check_documented_options():
     commands_section = top_help.split("COMMANDS:")[-1].split("OPTIONS:")[0]
     subcommands = set(re.findall(r"^  ([a-z][a-z-]+)\s", commands_section, flags=re.M)) | {"serve"}
     cache = {None: serve_flags}
-    documents = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "CONTRIBUTING.md")]
-    documents += sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
-    for document in documents:
+    for document in documentation():
         name = "mockd options in " + os.path.relpath(document, ROOT)
         problems = []
         commands = documented_mockd_commands(open(document, encoding="utf-8").read())
