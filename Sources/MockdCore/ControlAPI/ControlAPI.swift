@@ -60,7 +60,7 @@ struct ControlAPI {
                 200,
                 [
                     "session": CoverageReport.session(call.session),
-                    "overall": CoverageReport.overall(api.engine.sessions.all),
+                    "overall": CoverageReport.overall(api.engine),
                 ]
             )
         },

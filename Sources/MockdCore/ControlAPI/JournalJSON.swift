@@ -18,6 +18,7 @@ enum JournalJSON {
             "status": entry.status.map { $0 as Any } ?? NSNull(),
             "durationMs": (entry.durationMs * 1000).rounded() / 1000,
         ]
+        if !entry.edited.isEmpty { item["edited"] = entry.edited }
         if let fault = entry.fault { item["fault"] = fault.rawValue }
         if !entry.body.isEmpty {
             if let text = String(data: entry.body, encoding: .utf8) {

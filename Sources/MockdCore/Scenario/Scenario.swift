@@ -1,5 +1,6 @@
 import Foundation
 import MockdFormat
+import MockdPlatform
 
 /// A loaded scenario: mock sets layered into one `StubIndex`, plus overrides and defaults.
 ///
@@ -24,6 +25,11 @@ public final class Scenario: Sendable {
     let overridesNameHosts: Bool
     /// Stateful REST collections (`resources[]`), tried after the overrides and before the mock sets.
     let resources: [Resource]
+    /// Whether this scenario is a mock set served alone (`mockd --set NAME`, `Scenario.single`): its name is the set's.
+    public let isSingleSet: Bool
+    /// Which of `index.stubs` (by ordinal) ever answered, directly or edited by an override, in any session: coverage
+    /// over the daemon's life (`CoverageReport`). The overrides keep their own flag (`Override.wasUsed`).
+    let stubUsage: AtomicFlags
 
     public convenience init(
         name: String,
@@ -53,10 +59,13 @@ public final class Scenario: Sendable {
         defaults: ResponseRecipe?,
         conditionalRequests: Bool,
         cors: Bool = false,
-        resources: [Resource] = []
+        resources: [Resource] = [],
+        isSingleSet: Bool = false
     ) {
         self.cors = cors
         self.resources = resources
+        self.isSingleSet = isSingleSet
+        self.stubUsage = AtomicFlags(count: index.stubs.count)
         self.name = name
         self.description = description
         self.sets = sets
@@ -196,7 +205,8 @@ public final class Scenario: Sendable {
             overrides: [],
             defaults: nil,
             conditionalRequests: loaded.conditionalRequests,
-            cors: loaded.cors
+            cors: loaded.cors,
+            isSingleSet: true
         )
     }
 }
@@ -552,6 +562,7 @@ struct RecipeCompiler {
             } else {
                 recipe.body = try? JSONValueEncoding.data(body)
                 recipe.bodyContentType = "application/json; charset=utf-8"
+                recipe.bodyIsJSONValue = true
             }
         }
         if let bodyFile = entry.bodyFile {

@@ -32,6 +32,9 @@ public struct JournalEntry: Sendable {
     public let nearMisses: [NearMiss]
     /// Whether the upstream answered (capture-on-miss, `mockd record`) rather than a stub.
     public var proxied = false
+    /// What `stubID`'s answer edited, nearest first (`PlannedResponse.edited`): a scenario override under a runtime
+    /// stub, the mock set's stub, a resource. Empty when the answer is `stubID`'s own.
+    public var edited: [String] = []
 
     public var matched: Bool { stubID != nil }
 }
@@ -80,7 +83,8 @@ public final class RequestJournal: Sendable {
                     durationMs: durationMs,
                     response: plan.response,
                     nearMisses: exchange.nearMisses,
-                    proxied: exchange.proxied
+                    proxied: exchange.proxied,
+                    edited: plan.edited
                 )
             }
         }
@@ -139,7 +143,8 @@ public final class RequestJournal: Sendable {
         response: MockResponse,
         nearMisses: [NearMiss],
         proxied: Bool = false,
-        host: String? = nil
+        host: String? = nil,
+        edited: [String] = []
     ) {
         // The replaced record is released here, after the lock.
         _ = state.withLock { state in
@@ -163,7 +168,8 @@ public final class RequestJournal: Sendable {
                             durationMs: durationMs,
                             response: response,
                             nearMisses: nearMisses,
-                            proxied: proxied
+                            proxied: proxied,
+                            edited: edited
                         )
                     )
                 )
@@ -200,7 +206,8 @@ public final class RequestJournal: Sendable {
                 response: response,
                 nearMisses: exchange.nearMisses,
                 proxied: exchange.proxied,
-                host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host }
+                host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host },
+                edited: plan.edited
             )
             return
         }
