@@ -186,4 +186,52 @@ struct ComposingFeaturesTests {
             #expect(echo["orders"] as? Int == 3)
         }
     }
+
+    /// Priority ties: among equal priorities the override listed later answers (the rule, written down), and
+    /// `validate` (and one line at start) says which overrides that keeps from answering. One that answers only a share
+    /// of calls (`chance`) or in some states keeps nothing from answering.
+    @Test func equalPrioritiesGoToTheLaterOverrideAndValidateWarnsAboutWhatItShadows() throws {
+        let scenario = #"""
+            {"sets": ["chat"], "overrides": [
+              {"id": "me-down", "match": {"method": "GET", "path": "/v1/me"}, "status": 503},
+              {"id": "catch-all", "match": {"pathPattern": "/v1/.*"}, "status": 500},
+              {"id": "send-slow", "match": {"method": "POST", "path": "/v1/conversations/{id}/messages"}, "latency": 1},
+              {"id": "important", "priority": 1, "match": {"method": "GET", "path": "/v1/conversations"}, "status": 418},
+              {"id": "avatar", "priority": 1, "match": {"method": "GET", "path": "/v1/users/u_olga/avatar.png"}, "status": 410},
+              {"id": "sometimes", "priority": 1, "chance": 0.5, "match": {"path": "/v1/users/{id}/avatar.png"}, "status": 404}
+            ]}
+            """#
+        let root = try Paths.makeRoot(scenario: scenario)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let validated = try ProcessRunner.mockd(["validate", "--config", "s", "--root", root.path])
+        #expect(validated.status == 0)
+        #expect(validated.stdout == "ok: configs/s.json: sets chat; 8 stubs, 6 overrides\n")
+        #expect(
+            validated.stderr.split(separator: "\n") == [
+                "warning: configs/s.json: overrides[0] ('me-down'): can never answer: overrides[1] ('catch-all'), listed later with the same priority (0), matches every request it matches and wins the tie; give 'me-down' a higher priority or list it after",
+                "warning: configs/s.json: overrides[1] ('catch-all'): overrides[2] ('send-slow'), listed later with the same priority (0), also matches some of its requests (such as POST /v1/conversations/1/messages) and answers them: the later of equal priorities wins; give one a higher priority if that is not meant",
+            ]
+        )
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0"])
+        let base = daemon.baseURL
+        let answers = try Curl.batch([
+            CurlRequest(url: base + "/v1/me"),
+            CurlRequest(
+                method: "POST",
+                url: base + "/v1/conversations/c_1001/messages",
+                headers: Self.json,
+                body: Data(#"{"text": "hi"}"#.utf8)
+            ),
+            CurlRequest(url: base + "/v1/conversations"),
+            CurlRequest(url: base + "/v1/conversations/c_1001/messages?limit=20"),
+        ])
+        #expect(answers.map(\.status) == [500, 201, 418, 500])
+        let stopped = daemon.stop()
+        #expect(
+            stopped.stderr.contains(
+                "mockd: warning: 2 overrides can never answer or lose requests to a later one of the same priority; mockd validate --config s lists them\n"
+            ),
+            "\(stopped.stderr)"
+        )
+    }
 }

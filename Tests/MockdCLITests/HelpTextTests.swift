@@ -288,6 +288,9 @@ struct HelpTextTests {
         OVERVIEW: Check a scenario (or one mock set) and every file it names, reporting every problem.
 
         Each problem is one line, `file: JSON path: message`; the exit code is 1 when there is any.
+        Overrides that can never answer (another one tried first matches every request they match) or
+        that a later override of the same priority takes requests from are warnings (`warning: …` on
+        stderr, exit 0): among equal priorities the override listed later wins.
 
         USAGE: mockd validate --config <name> [--root <dir>]
                mockd validate --set <name> [--root <dir>]

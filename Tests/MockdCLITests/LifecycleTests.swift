@@ -570,8 +570,9 @@ struct HealthCommandTests {
         let result = try Lifecycle.mockd(["health", "--port", "\(daemon.port)"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
+        // A set served alone is named as a set, not as a scenario.
         let expected =
-            "ok: http://127.0.0.1:\(daemon.port)/__mockd/health answered 200 (scenario 'chat', version 0.1.0, up "
+            "ok: http://127.0.0.1:\(daemon.port)/__mockd/health answered 200 (set 'chat', version 0.1.0, up "
         #expect(result.stdout.hasPrefix(expected) && result.stdout.hasSuffix(" s)\n"), "\(result.stdout)")
         // The port and a wildcard bind address from the environment: 0.0.0.0 is probed as 127.0.0.1.
         let fromEnvironment = try Lifecycle.mockd(

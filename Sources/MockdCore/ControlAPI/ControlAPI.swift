@@ -176,6 +176,8 @@ struct ControlAPI {
             "scenario": engine.catalog.startup.name, "sessions": engine.sessions.all.count,
             "sessionsEvicted": engine.sessions.evictions.count,
         ]
+        // A mock set served alone (`--set NAME`): named as what it is; `scenario` keeps the same name for old readers.
+        if engine.catalog.startup.isSingleSet { answer["set"] = engine.catalog.startup.name }
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
         // Open live journals (a dashboard tab) are requests in flight for the server, not for a test waiting on it.
         if let status = engine.serverStatus {

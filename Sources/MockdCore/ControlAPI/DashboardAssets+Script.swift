@@ -177,7 +177,8 @@ extension DashboardAssets {
         async function refreshHealth() {
           try {
             const health = await apiJSON("health");
-            $("daemon").textContent = "version " + health.version + " · scenario " + health.scenario;
+            $("daemon").textContent = "version " + health.version + (health.set ? " · set " + health.set :
+              " · scenario " + health.scenario);
           } catch (error) {
             // Shown by the token form or the offline badge.
           }

@@ -25,6 +25,8 @@ public final class Scenario: Sendable {
     let overridesNameHosts: Bool
     /// Stateful REST collections (`resources[]`), tried after the overrides and before the mock sets.
     let resources: [Resource]
+    /// The file and index in its `overrides` of each override, by `position`, for messages.
+    let overrideSources: [(file: String, index: Int)]
     /// Whether this scenario is a mock set served alone (`mockd --set NAME`, `Scenario.single`): its name is the set's.
     public let isSingleSet: Bool
     /// Which of `index.stubs` (by ordinal) ever answered, directly or edited by an override, in any session: coverage
@@ -60,8 +62,10 @@ public final class Scenario: Sendable {
         conditionalRequests: Bool,
         cors: Bool = false,
         resources: [Resource] = [],
-        isSingleSet: Bool = false
+        isSingleSet: Bool = false,
+        overrideSources: [(file: String, index: Int)] = []
     ) {
+        self.overrideSources = overrideSources
         self.cors = cors
         self.resources = resources
         self.isSingleSet = isSingleSet
@@ -190,8 +194,16 @@ public final class Scenario: Sendable {
             defaults: defaults,
             conditionalRequests: resolved.conditionalRequests ?? setsAnswerConditionals,
             cors: cors,
-            resources: resources
+            resources: resources,
+            overrideSources: resolved.overrides.map { ($0.display, $0.index) }
         )
+    }
+
+    /// The overrides that others keep from answering (`OverrideShadows`): one line each, `file: overrides[N] ('id'):
+    /// …`; empty when every override can answer all it matches.
+    /// - Complexity: O(n²) in the overrides.
+    public func shadowWarnings() -> [String] {
+        OverrideShadows.warnings(overrides, sources: overrideSources)
     }
 
     /// A scenario serving one mock set, for `mockd --set NAME`.

@@ -169,11 +169,24 @@ struct Serve: MockdCommand, Equatable {
             )
         }
         let stubCount = scenario.index.stubs.count
+        let stubs = "\(stubCount) stub\(stubCount == 1 ? "" : "s")"
         var banner =
-            "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubCount) stub\(stubCount == 1 ? "" : "s")"
+            scenario.isSingleSet
+            ? "mockd: set '\(scenario.name)', \(stubs)"
+            : "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubs)"
         if onMissProxy, let origin = server.upstream.origin {
             banner += "; unmatched requests go to \(origin)"
             if let recorder { banner += ", recorded into mocks/\(recorder.set)/ (HAR: \(recorder.harDisplay))" }
+        }
+        // Overrides kept from answering by others (`mockd validate` lists them); skipped for very large scenarios,
+        // where the pairwise check would hold the start up.
+        if let config, scenario.overrides.count <= 1000 {
+            let shadowed = scenario.shadowWarnings().count
+            if shadowed > 0 {
+                Output.error(
+                    "mockd: warning: \(shadowed) override\(shadowed == 1 ? "" : "s") can never answer or lose\(shadowed == 1 ? "s" : "") requests to a later one of the same priority; mockd validate --config \(config) lists them"
+                )
+            }
         }
         return ServerLifecycle.run(
             server,
