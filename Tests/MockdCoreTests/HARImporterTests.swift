@@ -137,7 +137,7 @@ struct HARImporterTests {
             ]
         )
         let rendered = report.rendered(source: "t.har", destination: "mocks/t/")
-        #expect(rendered.contains("    failed request (status 0: no answer from the server): entry 1"))
+        #expect(rendered.contains("    failed request (status 0: no answer from the server): entry 2"))
         #expect(rendered.contains("  entries read:   6"))
     }
 
