@@ -240,4 +240,21 @@ extension OpenAPIContract: RequestContract {
         let query = mark.map { String(target[target.index(after: $0)...]) } ?? ""
         return check(method: method, path: path, query: query, headers: headers, body: body).map(\.description)
     }
+
+    /// `RequestContract`: the answer checked by `check(answerTo:status:contentType:body:)` against the operation the
+    /// request is; without its body, only the status and media type.
+    public func answerViolations(
+        method: String,
+        target: String,
+        status: Int,
+        headers: [(name: String, value: String)],
+        body: Data?
+    ) -> [String] {
+        let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+        guard let (operation, _) = operation(method: method, path: path) else { return [] }
+        let contentType = headers.first { $0.name.lowercased() == "content-type" }?.value
+        return check(answerTo: operation, status: status, contentType: contentType, body: body ?? Data())
+            .filter { body != nil || ($0.part != "response body") }
+            .map(\.description)
+    }
 }

@@ -32,6 +32,8 @@ public struct JournalEntry: Sendable {
     public let nearMisses: [NearMiss]
     /// Whether the upstream answered (capture-on-miss, `mockd record`) rather than a stub.
     public var proxied = false
+    /// Whether `response.body` was kept cut (a body made for the request over `RequestJournal.bodyLimit`).
+    public var responseBodyCut = false
     /// What `stubID`'s answer edited, nearest first (`PlannedResponse.edited`): a scenario override under a runtime
     /// stub, the mock set's stub, a resource. Empty when the answer is `stubID`'s own.
     public var edited: [String] = []
@@ -144,7 +146,8 @@ public final class RequestJournal: Sendable {
         nearMisses: [NearMiss],
         proxied: Bool = false,
         host: String? = nil,
-        edited: [String] = []
+        edited: [String] = [],
+        responseBodyCut: Bool = false
     ) {
         // The replaced record is released here, after the lock.
         _ = state.withLock { state in
@@ -169,6 +172,7 @@ public final class RequestJournal: Sendable {
                             response: response,
                             nearMisses: nearMisses,
                             proxied: proxied,
+                            responseBodyCut: responseBodyCut,
                             edited: edited
                         )
                     )
@@ -193,9 +197,8 @@ public final class RequestJournal: Sendable {
         guard fits else {
             let plan = exchange.plan
             var response = plan.response
-            if plan.nativeSlot == nil, response.body.count > RequestJournal.bodyLimit {
-                response.body = Data(response.body.prefix(RequestJournal.bodyLimit))
-            }
+            let cut = plan.nativeSlot == nil && response.body.count > RequestJournal.bodyLimit
+            if cut { response.body = Data(response.body.prefix(RequestJournal.bodyLimit)) }
             append(
                 time: exchange.arrival,
                 request: exchange.request,
@@ -207,7 +210,8 @@ public final class RequestJournal: Sendable {
                 nearMisses: exchange.nearMisses,
                 proxied: exchange.proxied,
                 host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host },
-                edited: plan.edited
+                edited: plan.edited,
+                responseBodyCut: cut
             )
             return
         }

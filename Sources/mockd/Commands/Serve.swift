@@ -53,8 +53,9 @@ struct Serve: MockdCommand, Equatable {
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
-          --openapi <spec>        Check every request against this OpenAPI document: contractViolations in the journal,
-                                  GET /__mockd/contract, verify with "contract": true. (default: none)
+          --openapi <spec>        Check every request and the answer it got against this OpenAPI document:
+                                  contractViolations in the journal, GET /__mockd/contract, verify with
+                                  "contract": true. (default: none)
           --max-header-bytes <b>  Memory per connection for the request line and headers, in bytes; bigger
                                   requests get 431 (414 for a long URL). Raise it for query strings over
                                   ~450 parameters, at some cost per new connection. (default: 32768)
