@@ -433,7 +433,9 @@ struct ControlAPI {
 
     private func journalHAR(_ call: Call) -> MockResponse {
         let (entries, _) = filteredJournal(call)
-        var response = ControlAPI.json(200, JournalJSON.har(entries))
+        // Exported through import's hygiene unless the caller asks for the values as sent.
+        let keep = call.query("keepSecrets") == "true"
+        var response = ControlAPI.json(200, JournalJSON.har(entries, redacting: !keep))
         response.headers.add(
             name: "Content-Disposition",
             value: "attachment; filename=\"mockd-\(call.session.id).har\""
