@@ -796,7 +796,7 @@ async def main():
     args = parser.parse_args()
     chromium = find_chromium()
     if not chromium:
-        print("browser-tests: SKIPPED: Chromium is not installed (apt-get install chromium, or set MOCKD_CHROMIUM)")
+        print("SKIPPED [chromium] dashboard_test.py: Chromium is not installed (apt-get install chromium, or set MOCKD_CHROMIUM)")
         return 0
     if not os.access(args.mockd, os.X_OK):
         print("browser-tests: %s is not built (swift build)" % args.mockd)

@@ -40,7 +40,7 @@ struct CoverageTests {
         #expect(overrides["unused"] as? [String] == ["never"])
         #expect(session["complete"] as? Bool == true)
         let overall = try #require((object["overall"] as? [String: Any])?["scenarios"] as? [[String: Any]])
-        #expect(overall.count == 1)
+        try #require(overall.count == 1)
         #expect(overall[0]["sessions"] as? [String] == ["default", "t1", "t2"])
         #expect((overall[0]["stubs"] as? [String: Any])?["used"] as? Int == 2)
 

@@ -309,7 +309,7 @@ struct SignalDeliveryTests {
         }
         #expect(waiters == 1)
         #else
-        print("SKIPPED everyThreadBlocksTheStopSignals: reads thread signal masks from /proc (Linux only)")
+        Skip.environment(test: "everyThreadBlocksTheStopSignals", "reads thread signal masks from /proc (Linux only)")
         #endif
     }
 
@@ -334,8 +334,9 @@ struct StartupErrorTests {
             (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
         guard unprivilegedStart > 80 else {
-            print(
-                "SKIPPED privilegedPortIsPermissionDenied: ip_unprivileged_port_start is \(unprivilegedStart), anyone may bind port 80"
+            Skip.environment(
+                test: "privilegedPortIsPermissionDenied",
+                "ip_unprivileged_port_start is \(unprivilegedStart), anyone may bind port 80"
             )
             return
         }

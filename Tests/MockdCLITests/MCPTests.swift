@@ -16,7 +16,11 @@ struct MCPTests {
             let check = try? ProcessRunner.run(URL(fileURLWithPath: path), ["-c", "import mcp"])
             if check?.status == 0 { return URL(fileURLWithPath: path) }
         }
-        print("MCPTests: skipped: the Python MCP SDK is not installed (scripts/install-deps makes .build/test-venv)")
+        Skip.missing(
+            .mcp,
+            test: "MCPTests",
+            "the Python MCP SDK is not installed (scripts/install-deps makes .build/test-venv)"
+        )
         return nil
     }
 

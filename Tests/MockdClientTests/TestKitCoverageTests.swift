@@ -74,7 +74,7 @@ struct TestKitCoverageTests {
         let written = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: summary)) as? [String: Any])
         let overall = try #require(written["overall"] as? [String: Any])
         let scenarios = try #require(overall["scenarios"] as? [[String: Any]])
-        #expect(scenarios.map { $0["scenario"] as? String } == ["chat_happy_path", "chat_send_fails"])
+        try #require(scenarios.map { $0["scenario"] as? String } == ["chat_happy_path", "chat_send_fails"])
         func unusedStubs(_ report: [String: Any]) -> [String] {
             ((report["stubs"] as? [String: Any])?["unused"] as? [[String: String]] ?? []).map { $0["id"] ?? "" }
         }
