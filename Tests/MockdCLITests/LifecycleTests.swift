@@ -567,7 +567,11 @@ struct EnvironmentTests {
 struct HealthCommandTests {
     @Test func healthyDaemonExits0WithOneLine() throws {
         let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
+        defer {
+            // A set served alone is logged as a set, not as a scenario.
+            let stopped = daemon.stop()
+            #expect(stopped.stderr.hasPrefix("mockd: set 'chat', 8 stubs; Ctrl-C to stop\n"), "\(stopped.stderr)")
+        }
         let result = try Lifecycle.mockd(["health", "--port", "\(daemon.port)"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
