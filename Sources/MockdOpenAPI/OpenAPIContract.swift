@@ -186,7 +186,8 @@ public struct OpenAPIContract: Sendable {
         guard let value = try? JSONValue(parsing: body) else {
             return [ContractViolation(part: part, message: "not valid JSON")]
         }
-        return schema.validate(value).compactMap { violation in
+        // In JSON path order: the validator walks an object's members in a hash order that changes from run to run.
+        return schema.validate(value).compactMap { violation -> ContractViolation? in
             if Self.isPlaceholder(at: violation.instancePath, in: value) { return nil }
             return ContractViolation(
                 part: part,
@@ -194,6 +195,7 @@ public struct OpenAPIContract: Sendable {
                 message: violation.message
             )
         }
+        .sorted { ($0.path, $0.message) < ($1.path, $1.message) }
     }
 
     /// Whether the value at the JSON Pointer `pointer` is a string holding a mockd placeholder.

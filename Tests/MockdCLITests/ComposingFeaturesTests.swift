@@ -9,14 +9,6 @@ struct ComposingFeaturesTests {
     static let orders =
         #""resources": [{"name": "orders", "path": "/v1/orders", "seed": {"stub": "GET_v1_orders", "items": "/orders"}}]"#
 
-    static func serve(_ scenario: String, _ body: (RunningDaemon) throws -> Void) throws {
-        let root = try Paths.makeRoot(scenario: scenario)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
-        try body(daemon)
-    }
-
     static func object(_ response: CurlResponse) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
     }
@@ -29,7 +21,7 @@ struct ComposingFeaturesTests {
     static let json = [("Content-Type", "application/json")]
 
     @Test func anOverrideSequenceOverAResourceAnswers503ThenTheResourcesAnswer() throws {
-        try Self.serve(
+        try RunningDaemon.serving(
             #"""
             {"sets": ["shop"], \#(Self.orders),
              "overrides": [
@@ -70,7 +62,7 @@ struct ComposingFeaturesTests {
     }
 
     @Test func aKeyedRateLimitWrapsAResource() throws {
-        try Self.serve(
+        try RunningDaemon.serving(
             #"""
             {"sets": ["shop"],
              "resources": [{"name": "accounts", "path": "/v1/accounts", "seed": []}],
@@ -103,7 +95,7 @@ struct ComposingFeaturesTests {
     }
 
     @Test func aRuntimeBodyPatchGoesOnTopOfTheScenariosPatch() throws {
-        try Self.serve(
+        try RunningDaemon.serving(
             #"""
             {"sets": ["chat"], "overrides": [
               {"id": "me-pro", "match": {"method": "GET", "path": "/v1/me"}, "bodyPatch": {"plan": "pro", "unreadTotal": 5},
@@ -141,7 +133,7 @@ struct ComposingFeaturesTests {
     }
 
     @Test func aPlaceholderThatIsAWholeJSONValueRendersWithItsType() throws {
-        try Self.serve(
+        try RunningDaemon.serving(
             #"""
             {"sets": ["chat", "shop"], \#(Self.orders), "overrides": [
               {"id": "me-orders", "match": {"method": "GET", "path": "/v1/me"},

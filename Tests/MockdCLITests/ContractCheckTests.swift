@@ -76,14 +76,21 @@ struct ContractCheckTests {
         ]
     }
 
-    @Test func flagsTheBrokenBodyTheUndocumentedStatusTheBadRequestAndTheUnknownOperation() throws {
+    /// A fresh root with `shop.yaml` (the document above) and the set `shop` imported from `entries`; removed by the
+    /// caller.
+    static func importedShop() throws -> (root: URL, spec: URL) {
         let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
         let spec = root.appendingPathComponent("shop.yaml")
         try Data(Self.spec.utf8).write(to: spec)
         let har = root.appendingPathComponent("shop.har")
         try HAR.write(Self.entries, to: har)
         #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "shop", "--root", root.path]).status == 0)
+        return (root, spec)
+    }
+
+    @Test func flagsTheBrokenBodyTheUndocumentedStatusTheBadRequestAndTheUnknownOperation() throws {
+        let (root, spec) = try Self.importedShop()
+        defer { try? FileManager.default.removeItem(at: root) }
         let result = try ProcessRunner.mockd(["check", "--openapi", spec.path, "mocks/shop", "--root", root.path])
         #expect(result.status == 1)
         #expect(
@@ -121,13 +128,8 @@ struct ContractCheckTests {
     /// A scenario is checked as served: the sets of the scenarios it includes, and what an override that edits makes of
     /// each stub it matches (before, neither: a scenario including the set above had no finding at all).
     @Test func aScenarioIsCheckedWithItsIncludedSetsAndWhatItsPatchesMake() throws {
-        let root = Paths.makeTemporaryDirectory()
+        let (root, spec) = try Self.importedShop()
         defer { try? FileManager.default.removeItem(at: root) }
-        let spec = root.appendingPathComponent("shop.yaml")
-        try Data(Self.spec.utf8).write(to: spec)
-        let har = root.appendingPathComponent("shop.har")
-        try HAR.write(Self.entries, to: har)
-        #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "shop", "--root", root.path]).status == 0)
         let configs = root.appendingPathComponent("configs")
         try FileManager.default.createDirectory(at: configs, withIntermediateDirectories: true)
         try Data(#"{"sets": ["shop"]}"#.utf8).write(to: configs.appendingPathComponent("base.json"))

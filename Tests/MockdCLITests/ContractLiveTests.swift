@@ -7,17 +7,11 @@ import Testing
 @Suite(.serialized)
 struct ContractLiveTests {
     @Test func aMalformedBodyIsMarkedInTheJournalAndFailsVerify() throws {
-        let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let spec = root.appendingPathComponent("shop.yaml")
-        try Data(ContractCheckTests.spec.utf8).write(to: spec)
-        #expect(
-            try ProcessRunner.mockd(["import-openapi", spec.path, "--set", "shop", "--root", root.path]).status == 0
-        )
-        let daemon = try RunningDaemon([
-            "--config", "shop", "--root", root.path, "--port", "0", "--quiet", "--openapi", spec.path,
-        ])
-        defer { daemon.stop() }
+        let (root, daemon) = try Self.servingTheDocument()
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
         let json = [("Content-Type", "application/json")]
         let good = try Curl.send(
             CurlRequest(
@@ -96,17 +90,11 @@ struct ContractLiveTests {
     /// The answers are checked too, whoever gave them: a runtime stub or a stub group answering a body the document
     /// forbids, or an undocumented status, is marked in the journal, listed and fails verify.
     @Test func answersOfRuntimeStubsAndGroupsAreCheckedAgainstTheDocument() throws {
-        let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let spec = root.appendingPathComponent("shop.yaml")
-        try Data(ContractCheckTests.spec.utf8).write(to: spec)
-        #expect(
-            try ProcessRunner.mockd(["import-openapi", spec.path, "--set", "shop", "--root", root.path]).status == 0
-        )
-        let daemon = try RunningDaemon([
-            "--config", "shop", "--root", root.path, "--port", "0", "--quiet", "--openapi", spec.path,
-        ])
-        defer { daemon.stop() }
+        let (root, daemon) = try Self.servingTheDocument()
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
         let base = daemon.baseURL
         let setUp = try Curl.batch([
             CurlRequest(
@@ -171,6 +159,21 @@ struct ContractLiveTests {
         let entry = try #require((journal["entries"] as? [[String: Any]])?.first)
         #expect(entry["contractViolations"] == nil)
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/contract")).status == 404)
+    }
+
+    /// A daemon serving the scenario `import-openapi` makes of `ContractCheckTests.spec`, with `--openapi` on it, in a
+    /// fresh root; stopped and removed by the caller.
+    static func servingTheDocument() throws -> (root: URL, daemon: RunningDaemon) {
+        let root = Paths.makeTemporaryDirectory()
+        let spec = root.appendingPathComponent("shop.yaml")
+        try Data(ContractCheckTests.spec.utf8).write(to: spec)
+        #expect(
+            try ProcessRunner.mockd(["import-openapi", spec.path, "--set", "shop", "--root", root.path]).status == 0
+        )
+        let daemon = try RunningDaemon([
+            "--config", "shop", "--root", root.path, "--port", "0", "--quiet", "--openapi", spec.path,
+        ])
+        return (root, daemon)
     }
 
     static func object(_ response: CurlResponse) throws -> [String: Any] {

@@ -6,21 +6,13 @@ import Testing
 /// any of these passed the whole suite). Each against the real daemon with a real client.
 @Suite(.serialized)
 struct PinnedBehaviourTests {
-    static func serve(_ scenario: String, _ body: (RunningDaemon) throws -> Void) throws {
-        let root = try Paths.makeRoot(scenario: scenario)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
-        try body(daemon)
-    }
-
     static func object(_ response: CurlResponse) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
     }
 
     /// A scripted `close` without a code closes with 1000 (normal closure, RFC 6455 §7.4.1), with the reason given.
     @Test func aCloseStepWithoutACodeClosesWith1000() throws {
-        try Self.serve(
+        try RunningDaemon.serving(
             #"""
             {"sets": ["chat"], "overrides": [
               {"match": {"path": "/v1/bye"}, "websocket": {"steps": [{"send": "bye"}, {"close": {}}]}},
@@ -53,7 +45,7 @@ struct PinnedBehaviourTests {
 
     /// `verify` with `atLeast: N` holds at exactly N (and at more), and fails below.
     @Test func verifyAtLeastHoldsAtExactlyN() throws {
-        try Self.serve(#"{"sets": ["chat"]}"#) { daemon in
+        try RunningDaemon.serving(#"{"sets": ["chat"]}"#) { daemon in
             let base = daemon.baseURL
             func verify(_ body: String) throws -> CurlResponse {
                 try Curl.send(CurlRequest(method: "POST", url: base + "/__mockd/verify", body: Data(body.utf8)))
@@ -74,7 +66,7 @@ struct PinnedBehaviourTests {
     /// The `mockd_session` cookie routes a request to its session (for WKWebView and image loaders that cannot set a
     /// header), among other cookies and in a second `Cookie` field; the header wins over it.
     @Test func theSessionCookieRoutesRequestsToTheirSession() throws {
-        try Self.serve(#"{"sets": ["chat"]}"#) { daemon in
+        try RunningDaemon.serving(#"{"sets": ["chat"]}"#) { daemon in
             let base = daemon.baseURL
             let stub = CurlRequest(
                 method: "POST",
@@ -199,7 +191,7 @@ struct PinnedBehaviourTests {
     /// `{{counter}}` is how many times that override answered in the session, from 1: each override and each session
     /// count on their own, and a reset starts over.
     @Test func theCounterCountsPerOverrideAndSessionFromOne() throws {
-        try Self.serve(
+        try RunningDaemon.serving(
             #"""
             {"sets": ["chat"], "overrides": [
               {"match": {"path": "/v1/poll"}, "status": 200, "body": "poll {{counter}}", "templated": true},
