@@ -190,8 +190,16 @@ public struct MockdClient: Sendable {
     }
 
     /// This session's journal as a HAR 1.2 document (JSON bytes), for attaching to a failed test.
-    public func journalHAR() async throws -> Data {
-        try await send("GET", "journal.har")
+    ///
+    /// - Parameter keepSecrets: `false` (the default): passwords, tokens, cookies, e-mail addresses and the like the
+    ///   app sent or received are replaced by placeholders, as `mockd import-har` does; `true` keeps every value as
+    ///   sent (`?keepSecrets=true`).
+    public func journalHAR(keepSecrets: Bool = false) async throws -> Data {
+        try await send(
+            "GET",
+            "journal.har",
+            query: keepSecrets ? [URLQueryItem(name: "keepSecrets", value: "true")] : []
+        )
     }
 
     // MARK: Plumbing

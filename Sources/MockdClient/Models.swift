@@ -8,8 +8,11 @@ public struct Health: Decodable, Sendable, Equatable {
     public let version: String
     /// Seconds since the daemon started.
     public let uptimeSeconds: Double
-    /// The scenario the daemon was started with (new sessions begin with it).
+    /// The scenario the daemon was started with (new sessions begin with it); for a mock set served alone
+    /// (`mockd --set NAME`), the set's name, as `set` says.
     public let scenario: String
+    /// The mock set the daemon serves alone (`mockd --set NAME`); `nil` when it serves a scenario.
+    public let set: String?
     /// How many sessions exist (the default one included).
     public let sessions: Int
     /// Requests being answered now besides the health check itself (waiting on latency, a hold or the upstream
@@ -80,6 +83,10 @@ public struct JournalEntry: Decodable, Sendable, Equatable {
     public let proxied: Bool?
     /// The id of the stub or override that answered; `nil` when unmatched.
     public let stub: String?
+    /// What that answer edited, nearest first, when it only edited (a pass-through `{}`, a `bodyPatch`, a latency): a
+    /// scenario override under a runtime stub, then the mock set's stub (`GET_v1_me`) or resource (`resource:orders`).
+    /// `nil` when the answer was the stub's own, or from an older mockd.
+    public let edited: [String]?
     /// The status sent; `nil` when a fault meant none was sent.
     public let status: Int?
     /// The fault injected (`connectionReset`, …), if any.

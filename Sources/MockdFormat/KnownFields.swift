@@ -160,7 +160,12 @@ public enum KnownFields {
                                     "request": .object(
                                         fields(
                                             of: MockSetFile.RequestEntry.CodingKeys.self,
-                                            ["body": .object(fields(of: MockSetFile.BodyEntry.CodingKeys.self))]
+                                            [
+                                                "body": .object(fields(of: MockSetFile.BodyEntry.CodingKeys.self)),
+                                                "recordedBody": .object(
+                                                    fields(of: MockSetFile.BodyEntry.CodingKeys.self)
+                                                ),
+                                            ]
                                         )
                                     ),
                                     "responses": .array(

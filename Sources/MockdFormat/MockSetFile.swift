@@ -90,7 +90,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// What a request must look like.
     public struct RequestEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case host, method, path, query, headers, body }
+        enum CodingKeys: String, CodingKey, CaseIterable { case host, method, path, query, headers, body, recordedBody }
 
         /// The recorded upstream host (`host[:port]`) in sets that keep several hosts apart; absent: any host.
         public var host: String?
@@ -103,6 +103,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var headers: [String]?
         /// When present, the body is part of the key.
         public var body: BodyEntry?
+        /// The body the recording sent when it is not part of the key (`body` absent): never matched, only sent again
+        /// by `mockd refresh` (as `import-har` redacted it). Absent when the request had no body.
+        public var recordedBody: BodyEntry?
 
         public init(
             method: String,
@@ -110,7 +113,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             query: String? = nil,
             headers: [String]? = nil,
             body: BodyEntry? = nil,
-            host: String? = nil
+            host: String? = nil,
+            recordedBody: BodyEntry? = nil
         ) {
             self.host = host
             self.method = method
@@ -118,6 +122,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             self.query = query
             self.headers = headers
             self.body = body
+            self.recordedBody = recordedBody
         }
     }
 

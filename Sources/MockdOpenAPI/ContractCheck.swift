@@ -2,8 +2,8 @@ import Foundation
 public import MockdCore
 public import MockdFormat
 
-/// `mockd check --openapi`: every stored answer and recorded request of a mock set (or a scenario's overrides)
-/// against an OpenAPI document, as findings `file: location: message`.
+/// `mockd check --openapi`: every stored answer and recorded request of a mock set, and every answer a scenario's
+/// overrides can give, against an OpenAPI document, as findings `file: location: message`.
 public enum ContractCheck {
     /// One finding: where in which file, and what.
     public struct Finding: Sendable, Hashable, CustomStringConvertible {
@@ -97,62 +97,52 @@ public enum ContractCheck {
         return findings
     }
 
-    /// Checks the overrides of a scenario that answer with their own status or body (`match.method` and `match.path`
-    /// naming a documented operation; templates as written in the document count as that operation).
-    public static func check(_ scenario: ScenarioFile, display: String, against contract: OpenAPIContract) -> [Finding]
-    {
+    /// Checks every answer a scenario's overrides can give (`Scenario.overrideAnswers()`): the steps that answer on
+    /// their own (their `match.method` and `match.path` naming a documented operation, a template as written in the
+    /// document counting as that operation), and the steps that edit (a `bodyPatch`, a status) as applied to each stub
+    /// of the scenario's sets, included ones too, that they can match. The sets' own answers are checked with
+    /// `check(_:display:against:)`.
+    public static func check(_ scenario: Scenario, against contract: OpenAPIContract) -> [Finding] {
         var findings: [Finding] = []
-        for (index, override) in (scenario.overrides ?? []).enumerated() {
-            guard let method = override.match.method, let path = override.match.path else { continue }
-            let steps = override.responses ?? [override.step]
-            guard steps.contains(where: { $0.status != nil || $0.body != nil }) else { continue }
+        var undocumented = Set<String>()
+        for answer in scenario.overrideAnswers() {
             let operation =
-                contract.document.operations.first { $0.method == method.uppercased() && $0.servedPath == path }
-                ?? contract.operation(method: method, path: path)?.operation
-            guard let operation else {
-                findings.append(
-                    Finding(
-                        file: display,
-                        location: "overrides[\(index)]",
-                        violation: ContractViolation(
-                            part: "operation",
-                            message: "\(method) \(path) is not in the document"
-                        ),
-                        context: ""
-                    )
-                )
-                continue
-            }
-            for (step, entry) in steps.enumerated() {
-                guard let status = entry.status ?? (entry.body != nil ? 200 : nil) else { continue }
-                var body = Data()
-                switch entry.body {
-                case .string(let text)?: body = Data(text.utf8)
-                case let value?: body = (try? JSONEncoder().encode(value)) ?? Data()
-                case nil: break
+                contract.document.operations.first {
+                    $0.method == answer.method.uppercased() && $0.servedPath == answer.path
                 }
-                let contentType =
-                    entry.headers?.first { $0.key.lowercased() == "content-type" }?.value
-                    ?? (entry.body.map {
-                        if case .string = $0 { return "text/plain" } else { return "application/json" }
-                    })
-                for violation in contract.check(
-                    answerTo: operation,
-                    status: status,
-                    contentType: contentType ?? nil,
-                    body: body
-                ) {
-                    let location =
-                        override.responses == nil ? "overrides[\(index)]" : "overrides[\(index)].responses[\(step)]"
+                ?? contract.operation(method: answer.method, path: answer.path)?.operation
+            guard let operation else {
+                // Once per override step, not once per stub it edits.
+                let step = answer.location.components(separatedBy: " over ")[0]
+                if undocumented.insert("\(answer.file) \(step) \(answer.method) \(answer.path)").inserted {
                     findings.append(
                         Finding(
-                            file: display,
-                            location: location,
-                            violation: violation,
-                            context: "\(operation.name), \(status)"
+                            file: answer.file,
+                            location: answer.location,
+                            violation: ContractViolation(
+                                part: "operation",
+                                message: "\(answer.method) \(answer.path) is not in the document"
+                            ),
+                            context: ""
                         )
                     )
                 }
+                continue
+            }
+            for violation in contract.check(
+                answerTo: operation,
+                status: answer.status,
+                contentType: answer.headers["content-type"],
+                body: answer.body
+            ) {
+                findings.append(
+                    Finding(
+                        file: answer.file,
+                        location: answer.location,
+                        violation: violation,
+                        context: "\(operation.name), \(answer.status)"
+                    )
+                )
             }
         }
         return findings

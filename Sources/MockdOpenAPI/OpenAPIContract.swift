@@ -186,7 +186,8 @@ public struct OpenAPIContract: Sendable {
         guard let value = try? JSONValue(parsing: body) else {
             return [ContractViolation(part: part, message: "not valid JSON")]
         }
-        return schema.validate(value).compactMap { violation in
+        // In JSON path order: the validator walks an object's members in a hash order that changes from run to run.
+        return schema.validate(value).compactMap { violation -> ContractViolation? in
             if Self.isPlaceholder(at: violation.instancePath, in: value) { return nil }
             return ContractViolation(
                 part: part,
@@ -194,6 +195,7 @@ public struct OpenAPIContract: Sendable {
                 message: violation.message
             )
         }
+        .sorted { ($0.path, $0.message) < ($1.path, $1.message) }
     }
 
     /// Whether the value at the JSON Pointer `pointer` is a string holding a mockd placeholder.
@@ -239,5 +241,22 @@ extension OpenAPIContract: RequestContract {
         let path = mark.map { String(target[..<$0]) } ?? target
         let query = mark.map { String(target[target.index(after: $0)...]) } ?? ""
         return check(method: method, path: path, query: query, headers: headers, body: body).map(\.description)
+    }
+
+    /// `RequestContract`: the answer checked by `check(answerTo:status:contentType:body:)` against the operation the
+    /// request is; without its body, only the status and media type.
+    public func answerViolations(
+        method: String,
+        target: String,
+        status: Int,
+        headers: [(name: String, value: String)],
+        body: Data?
+    ) -> [String] {
+        let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+        guard let (operation, _) = operation(method: method, path: path) else { return [] }
+        let contentType = headers.first { $0.name.lowercased() == "content-type" }?.value
+        return check(answerTo: operation, status: status, contentType: contentType, body: body ?? Data())
+            .filter { body != nil || ($0.part != "response body") }
+            .map(\.description)
     }
 }

@@ -34,6 +34,8 @@ public struct MockdTestSession: Sendable {
     public static let controlTokenEnvironmentKey = "MOCKD_CONTROL_TOKEN"
     /// Environment key of the journal folder: `MOCKD_JOURNAL_DIR`.
     public static let journalDirectoryEnvironmentKey = "MOCKD_JOURNAL_DIR"
+    /// Environment key that keeps secrets in saved journals: `MOCKD_JOURNAL_KEEP_SECRETS=1` (see `finish`).
+    public static let journalKeepsSecretsEnvironmentKey = "MOCKD_JOURNAL_KEEP_SECRETS"
 
     /// Starts a session for the test `testName`.
     ///
@@ -100,19 +102,29 @@ public struct MockdTestSession: Sendable {
 
     /// Saves the journal as a HAR file and drops the session on the daemon. Call it once, when the test ends.
     ///
+    /// The HAR goes through the same hygiene as `mockd import-har` (the journal holds the real password and tokens the
+    /// app sent, and the file is attached to test results): they become placeholders, unless `keepSecrets` (or
+    /// `MOCKD_JOURNAL_KEEP_SECRETS=1` in the environment) asks for the values as sent.
+    ///
     /// - Parameters:
     ///   - directory: Where the file goes; `MOCKD_JOURNAL_DIR`, else `<temporary directory>/mockd-journals`.
-    ///   - environment: Where `MOCKD_JOURNAL_DIR` is read (the process environment by default).
+    ///   - keepSecrets: `true` keeps the values as sent; `nil` reads `MOCKD_JOURNAL_KEEP_SECRETS` from `environment`.
+    ///   - environment: Where `MOCKD_JOURNAL_DIR` and `MOCKD_JOURNAL_KEEP_SECRETS` are read (the process environment
+    ///     by default).
     /// - Returns: The HAR's bytes and the file written (`<session>.har`).
     /// - Throws: What reading the journal or writing the file throws; the session is dropped in any case when the
     ///   daemon is reachable.
     @discardableResult
     public func finish(
         directory: URL? = nil,
+        keepSecrets: Bool? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> (har: Data, file: URL) {
         do {
-            let har = try await client.journalHAR()
+            let keep =
+                keepSecrets
+                ?? (environment[Self.journalKeepsSecretsEnvironmentKey].map { $0 == "1" || $0 == "true" } ?? false)
+            let har = try await client.journalHAR(keepSecrets: keep)
             let folder =
                 directory
                 ?? environment[Self.journalDirectoryEnvironmentKey].map { URL(fileURLWithPath: $0, isDirectory: true) }

@@ -115,7 +115,9 @@ enum ServerLifecycle {
                     let fresh = try loader()
                     engine.reload(fresh)
                     Output.error(
-                        "mockd: SIGHUP: reloaded scenario '\(fresh.name)', \(fresh.index.stubs.count) stubs, \(fresh.overrides.count) overrides"
+                        fresh.isSingleSet
+                            ? "mockd: SIGHUP: reloaded set '\(fresh.name)', \(fresh.index.stubs.count) stubs"
+                            : "mockd: SIGHUP: reloaded scenario '\(fresh.name)', \(fresh.index.stubs.count) stubs, \(fresh.overrides.count) overrides"
                     )
                 } catch {
                     Output.error("mockd: SIGHUP: reload failed, still serving the previous version:")

@@ -374,6 +374,21 @@ async def main_checks(run, browser, mockd, shots):
 
         await run.check("sessions list shows the exact sessions", sessions_list)
 
+        async def opened_fresh():
+            # No ?session=: the page follows the session with the newest request (beta), live, without a click.
+            selected = await page.wait(
+                "(() => { const r = document.querySelector('#sessions tr.selected');"
+                " return r ? r.dataset.session : null; })()", "a session selected")
+            equal(selected, "beta", "the session selected when the page opens")
+            equal(await page.text("#session-title"), "Session beta", "the session shown")
+            await page.wait("document.getElementById('live').textContent === 'live'", "the live badge")
+            shown = await page.wait(
+                "(() => { const r = %s; return r.length === 1 ? r[0] : null; })()" % rows("#journal tbody tr"),
+                "beta's journal row")
+            equal(shown[3], "/v1/conversations", "beta's request in the journal")
+
+        await run.check("opened fresh, the page follows the active session live", opened_fresh)
+
         async def live_journal():
             await page.click('#sessions tr[data-session="alpha"]')
             first = await page.wait(
@@ -628,7 +643,8 @@ async def main_checks(run, browser, mockd, shots):
 
         async def latency_and_fault():
             for stub in ({"id": "slow", "match": {"path": "/v1/slow"}, "status": 200, "latency": 300},
-                         {"id": "broken", "match": {"path": "/v1/broken"}, "fault": "connectionReset"}):
+                         {"id": "broken", "match": {"path": "/v1/broken"}, "fault": "connectionReset"},
+                         {"id": "unread-0", "match": {"path": "/v1/me"}, "bodyPatch": {"unreadTotal": 0}}):
                 equal(daemon.control("POST", "stubs", session="delta", body=stub)[0], 201, "runtime stub")
             equal(daemon.request("GET", "/v1/slow", session="delta")[0], 200, "the slow answer")
             try:
@@ -636,13 +652,19 @@ async def main_checks(run, browser, mockd, shots):
                 raise CheckFailed("the broken stub answered")
             except (ConnectionError, http.client.HTTPException):
                 pass
+            equal(daemon.request("GET", "/v1/me", session="delta")[0], 200, "the patched answer")
             await page.click('#sessions tr[data-session="delta"]')
             shown = await page.wait(
-                "(() => { const r = %s; return r.length === 2 ? r : null; })()" % rows("#journal tbody tr"),
-                "delta's two rows",
+                "(() => { const r = %s; return r.length === 3 ? r : null; })()" % rows("#journal tbody tr"),
+                "delta's three rows",
             )
-            equal([shown[0][2:6], shown[1][2:6]], [["GET", "/v1/slow", "200", "slow"],
-                                                   ["GET", "/v1/broken", "—", "broken"]], "the rows")
+            equal([shown[0][2:6], shown[1][2:6], shown[2][2:6]], [["GET", "/v1/slow", "200", "slow"],
+                                                                  ["GET", "/v1/broken", "—", "broken"],
+                                                                  ["GET", "/v1/me", "200", "unread-0 › GET_v1_me"]],
+                  "the rows (a patched stub names the runtime stub and the stub it edited)")
+            links = await page.evaluate("Array.from(document.querySelectorAll('#journal tr[data-seq=\"3\"] a.stub-link'),"
+                                        " (a) => a.dataset.stub)")
+            equal(links, ["unread-0", "GET_v1_me"], "both are links")
             expect(float(shown[0][6].split()[0]) >= 300, "the simulated latency %r (≥ 300 ms)" % shown[0][6])
             equal([shown[0][7], shown[1][7]], ["", "connectionReset"], "faults")
             await page.click('#journal tr[data-seq="2"]')
@@ -774,7 +796,7 @@ async def main():
     args = parser.parse_args()
     chromium = find_chromium()
     if not chromium:
-        print("browser-tests: SKIPPED: Chromium is not installed (apt-get install chromium, or set MOCKD_CHROMIUM)")
+        print("SKIPPED [chromium] dashboard_test.py: Chromium is not installed (apt-get install chromium, or set MOCKD_CHROMIUM)")
         return 0
     if not os.access(args.mockd, os.X_OK):
         print("browser-tests: %s is not built (swift build)" % args.mockd)

@@ -122,10 +122,10 @@ struct ImportCommandTests {
             #expect(
                 result.stdout == """
                     imported \(file.path) into mocks/api/
-                      entries read:   3
+                      entries read:   3 (numbered from 1 below: entry 1 is log.entries[0])
                       stubs written:  1 (2 responses, 1 sequence)
                       skipped:        1
-                        failed request (status 0: no answer from the server): entry 2
+                        failed request (status 0: no answer from the server): entry 3
                       redacted:       nothing
 
                     """

@@ -202,7 +202,10 @@ struct HTTPSTests {
         guard getuid() == 0, FileManager.default.fileExists(atPath: "/usr/bin/unshare"),
             FileManager.default.fileExists(atPath: systemBundle)
         else {
-            print("SKIPPED urlSessionWithTheCA: needs root, unshare and \(systemBundle) to mount a CA bundle privately")
+            Skip.environment(
+                test: "urlSessionWithTheCA",
+                "needs root, unshare and \(systemBundle) to mount a CA bundle privately"
+            )
             return
         }
         let certs = try Self.makeCertificates()

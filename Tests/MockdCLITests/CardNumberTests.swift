@@ -48,7 +48,7 @@ struct CardNumberTests {
         try #require(imported.status == 0, "\(imported.stderr)")
         #expect(
             imported.stdout.contains(
-                "    response body: card number in field card → masked but the last four digits ×1 (entry 0)"
+                "    response body: card number in field card → masked but the last four digits ×1 (entry 1)"
             ),
             "\(imported.stdout)"
         )

@@ -76,14 +76,21 @@ struct ContractCheckTests {
         ]
     }
 
-    @Test func flagsTheBrokenBodyTheUndocumentedStatusTheBadRequestAndTheUnknownOperation() throws {
+    /// A fresh root with `shop.yaml` (the document above) and the set `shop` imported from `entries`; removed by the
+    /// caller.
+    static func importedShop() throws -> (root: URL, spec: URL) {
         let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
         let spec = root.appendingPathComponent("shop.yaml")
         try Data(Self.spec.utf8).write(to: spec)
         let har = root.appendingPathComponent("shop.har")
         try HAR.write(Self.entries, to: har)
         #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "shop", "--root", root.path]).status == 0)
+        return (root, spec)
+    }
+
+    @Test func flagsTheBrokenBodyTheUndocumentedStatusTheBadRequestAndTheUnknownOperation() throws {
+        let (root, spec) = try Self.importedShop()
+        defer { try? FileManager.default.removeItem(at: root) }
         let result = try ProcessRunner.mockd(["check", "--openapi", spec.path, "mocks/shop", "--root", root.path])
         #expect(result.status == 1)
         #expect(
@@ -116,5 +123,51 @@ struct ContractCheckTests {
         #expect(unreadable.status == 2)
         #expect(unreadable.stderr.hasPrefix("mockd: \(broken.path): line 3, column 1: "))
         #expect(unreadable.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// A scenario is checked as served: the sets of the scenarios it includes, and what an override that edits makes of
+    /// each stub it matches (before, neither: a scenario including the set above had no finding at all).
+    @Test func aScenarioIsCheckedWithItsIncludedSetsAndWhatItsPatchesMake() throws {
+        let (root, spec) = try Self.importedShop()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let configs = root.appendingPathComponent("configs")
+        try FileManager.default.createDirectory(at: configs, withIntermediateDirectories: true)
+        try Data(#"{"sets": ["shop"]}"#.utf8).write(to: configs.appendingPathComponent("base.json"))
+        try Data(
+            #"""
+            {"include": ["base"], "overrides": [
+              {"id": "rename", "match": {"method": "GET", "path": "/v1/users/{id}"}, "bodyPatch": {"name": 7}},
+              {"id": "gone", "match": {"method": "GET", "path": "/v1/users/{id}"}, "responses": [{"status": 410}, {}]},
+              {"id": "ok-order", "match": {"method": "POST", "path": "/v1/orders"}, "status": 201}
+            ]}
+            """#.utf8
+        ).write(to: configs.appendingPathComponent("edits.json"))
+        let result = try ProcessRunner.mockd([
+            "check", "--openapi", spec.path, "configs/edits.json", "--root", root.path,
+        ])
+        #expect(result.status == 1)
+        #expect(
+            result.stdout == """
+                configs/edits.json: overrides[0] over stub GET_v1_users_1: response body: $.name: expected string, got integer (getUser, 200)
+                configs/edits.json: overrides[0] over stub GET_v1_users_1042: response body: $.id: expected integer, got string (getUser, 200)
+                configs/edits.json: overrides[0] over stub GET_v1_users_1042: response body: $.name: expected string, got integer (getUser, 200)
+                configs/edits.json: overrides[0] over stub GET_v1_users_7: status: 418 is not documented (documented: 200, 404) (getUser, 418)
+                configs/edits.json: overrides[1].responses[0] over stub GET_v1_users_1: status: 410 is not documented (documented: 200, 404) (getUser, 410)
+                configs/edits.json: overrides[1].responses[0] over stub GET_v1_users_1042: status: 410 is not documented (documented: 200, 404) (getUser, 410)
+                configs/edits.json: overrides[1].responses[0] over stub GET_v1_users_7: status: 410 is not documented (documented: 200, 404) (getUser, 410)
+                configs/edits.json: overrides[1].responses[1] over stub GET_v1_users_1042: response body: $.id: expected integer, got string (getUser, 200)
+                configs/edits.json: overrides[1].responses[1] over stub GET_v1_users_7: status: 418 is not documented (documented: 200, 404) (getUser, 418)
+                mocks/shop/index.json: stubs[1].responses[0]: response body: $.id: expected integer, got string (getUser, 200)
+                mocks/shop/index.json: stubs[2].responses[0]: status: 418 is not documented (documented: 200, 404) (getUser, 418)
+                mocks/shop/index.json: stubs[3].request: request body: $: the required member "sku" is missing (createOrder)
+                mocks/shop/index.json: stubs[3].request: request body: $.quantity: 0 is less than the minimum 1 (createOrder)
+                mocks/shop/index.json: stubs[5]: operation: DELETE /v1/cart is not in the document
+
+                """
+        )
+        #expect(
+            result.stderr
+                == "mockd check: configs/edits.json, mocks/shop against \(spec.path) (2 operations): 14 findings\n"
+        )
     }
 }

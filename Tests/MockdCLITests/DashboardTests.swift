@@ -69,7 +69,7 @@ struct DashboardTests {
         _ = try Curl.send(CurlRequest(url: base + "/v1/nothing-here", headers: [("X-Mockd-Session", "live")]))
         try waitUntil(timeout: 10, "the new entry") { stream.standardOutput.contains("id: 2\n") }
         let rows = stream.standardOutput.components(separatedBy: "\n").filter { $0.hasPrefix("data: {\"bodySize") }
-        #expect(rows.count == 2)
+        try #require(rows.count == 2)
         let second = try #require(
             try JSONSerialization.jsonObject(with: Data(rows[1].dropFirst("data: ".count).utf8)) as? [String: Any]
         )

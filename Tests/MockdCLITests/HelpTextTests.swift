@@ -96,8 +96,9 @@ struct HelpTextTests {
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
-          --openapi <spec>        Check every request against this OpenAPI document: contractViolations in the journal,
-                                  GET /__mockd/contract, verify with "contract": true. (default: none)
+          --openapi <spec>        Check every request and the answer it got against this OpenAPI document:
+                                  contractViolations in the journal, GET /__mockd/contract, verify with
+                                  "contract": true. (default: none)
           --max-header-bytes <b>  Memory per connection for the request line and headers, in bytes; bigger
                                   requests get 431 (414 for a long URL). Raise it for query strings over
                                   ~450 parameters, at some cost per new connection. (default: 32768)
@@ -288,6 +289,9 @@ struct HelpTextTests {
         OVERVIEW: Check a scenario (or one mock set) and every file it names, reporting every problem.
 
         Each problem is one line, `file: JSON path: message`; the exit code is 1 when there is any.
+        Overrides that can never answer (another one tried first matches every request they match) or
+        that a later override of the same priority takes requests from are warnings (`warning: …` on
+        stderr, exit 0): among equal priorities the override listed later wins.
 
         USAGE: mockd validate --config <name> [--root <dir>]
                mockd validate --set <name> [--root <dir>]
@@ -373,8 +377,10 @@ struct HelpTextTests {
         OVERVIEW: Check mock sets and scenarios against an OpenAPI 3.0 or 3.1 document (JSON or YAML): every
         stored answer against the response schema of its operation, status and media type; every recorded
         request against the operation's path and query parameters (and headers the set records) and its
-        request body. Undocumented operations, statuses and media types are reported. Placeholders
-        ({{email}}) are accepted wherever they stand.
+        request body. For a scenario, every answer it can give: the sets it serves (included scenarios'
+        too), its overrides' own answers, and what each override that edits (bodyPatch, status) makes of
+        every stub it matches. Undocumented operations, statuses and media types are reported.
+        Placeholders ({{email}}) are accepted wherever they stand.
 
         One line per finding, `file: location: message`; exit 1 when there is any, 0 when everything honours
         the document, 2 when the document or a set cannot be read — fit for a CI step.

@@ -54,7 +54,7 @@ struct HostileFileTests {
                 #"{"log":{"entries":[{"request":{"method":"GET","method":"POST","url":"https://a.test/x"},"response":{"status":200}}]}}"#
                     .utf8
             ),
-            #"log.entries[0].request.method: "method" appears twice in this object; JSON parsers disagree on which one counts"#
+            #"log.entries[0].request.method: "method" appears twice in this object (entry 1); JSON parsers disagree on which one counts"#
         ),
         (
             "wrong-types.har",

@@ -88,11 +88,11 @@ struct ImportHygieneTests {
                 )
             )
             #expect(report.contains("  redacted:       6 values (--keep-secrets keeps them)"))
-            #expect(report.contains("    request query: parameter api_key → {{apiKey}} ×1 (entry 1)"))
-            #expect(report.contains("    request body: field password → {{password}} ×1 (entry 0)"))
-            #expect(report.contains("    response header Set-Cookie value → {{cookie}} ×1 (entry 0)"))
-            #expect(report.contains("    response body: e-mail address in field email → {{email}} ×1 (entry 0)"))
-            #expect(report.contains("    response body: field access_token → {{accessToken}} ×1 (entry 0)"))
+            #expect(report.contains("    request query: parameter api_key → {{apiKey}} ×1 (entry 2)"))
+            #expect(report.contains("    request body: field password → {{password}} ×1 (entry 1)"))
+            #expect(report.contains("    response header Set-Cookie value → {{cookie}} ×1 (entry 1)"))
+            #expect(report.contains("    response body: e-mail address in field email → {{email}} ×1 (entry 1)"))
+            #expect(report.contains("    response body: field access_token → {{accessToken}} ×1 (entry 1)"))
             #expect(
                 report.contains(
                     "  unstable headers not stored: date ×1, x-request-id ×1 (--keep-header NAME keeps one)"
@@ -162,16 +162,19 @@ struct ImportHygieneTests {
                     "mocks/raw/index.json: stubs[1].request.query (api_key): value of api_key (apiKey)",
                     "mocks/raw/bodies/POST_v1_auth_sign-in.json: $.access_token: value of access_token (accessToken)",
                     "mocks/raw/bodies/POST_v1_auth_sign-in.json: $.user.email: e-mail address",
+                    // The sign-in body as sent, kept for `mockd refresh` (with --keep-secrets, as recorded).
+                    "mocks/raw/bodies/POST_v1_auth_sign-in.request.json: $.email: e-mail address",
+                    "mocks/raw/bodies/POST_v1_auth_sign-in.request.json: $.password: value of password (password)",
                 ]
             )
             #expect(
                 lint.stderr
-                    == "mockd lint: mocks/raw: 4 findings; replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)\n"
+                    == "mockd lint: mocks/raw: 6 findings; replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)\n"
             )
             // A relative folder is looked up under --root when it is not under the current directory.
             let relative = try ProcessRunner.mockd(["lint", "mocks/raw", "--root", root.path])
             #expect(relative.status == 1)
-            #expect(relative.stdout.split(separator: "\n").count == 4)
+            #expect(relative.stdout.split(separator: "\n").count == 6)
             let missing = try ProcessRunner.mockd(["lint", root.appendingPathComponent("mocks/nope").path])
             #expect(missing.status == 1)
             #expect(
@@ -225,7 +228,7 @@ struct ImportHygieneTests {
                 to: har
             )
             let skipped = try ProcessRunner.mockd(["import-har", har.path, "--set", "skip", "--root", root.path])
-            #expect(skipped.stdout.contains("    failed request (status 0: no answer from the server): entry 0"))
+            #expect(skipped.stdout.contains("    failed request (status 0: no answer from the server): entry 1"))
             let kept = try ProcessRunner.mockd([
                 "import-har", har.path, "--set", "keep", "--root", root.path, "--failed", "keep",
             ])

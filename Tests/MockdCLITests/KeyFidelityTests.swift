@@ -78,7 +78,7 @@ struct KeyFidelityTests {
         #expect(imported.stdout.contains("  stubs written:  8 (10 responses, 2 sequences)"), "\(imported.stdout)")
         #expect(
             imported.stdout.contains(
-                "  sequences of requests that differed (only in what the key leaves out):\n    entry 3 answers as a later step of entry 2's GET /v1/feed although its query (_=1764633600002 vs _=1764633600001) differed; the set's normalize rules leave that out\n    entry 9 answers as a later step of entry 8's POST /v1/messages although its body (in fields the rules leave out) differed; the set's normalize rules leave that out\n"
+                "  sequences of requests that differed (only in what the key leaves out):\n    entry 4 answers as a later step of entry 3's GET /v1/feed although its query (_=1764633600002 vs _=1764633600001) differed; the set's normalize rules leave that out\n    entry 10 answers as a later step of entry 9's POST /v1/messages although its body (in fields the rules leave out) differed; the set's normalize rules leave that out\n"
             ),
             "\(imported.stdout)"
         )

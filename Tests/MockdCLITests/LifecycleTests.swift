@@ -309,7 +309,7 @@ struct SignalDeliveryTests {
         }
         #expect(waiters == 1)
         #else
-        print("SKIPPED everyThreadBlocksTheStopSignals: reads thread signal masks from /proc (Linux only)")
+        Skip.environment(test: "everyThreadBlocksTheStopSignals", "reads thread signal masks from /proc (Linux only)")
         #endif
     }
 
@@ -334,8 +334,9 @@ struct StartupErrorTests {
             (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
         guard unprivilegedStart > 80 else {
-            print(
-                "SKIPPED privilegedPortIsPermissionDenied: ip_unprivileged_port_start is \(unprivilegedStart), anyone may bind port 80"
+            Skip.environment(
+                test: "privilegedPortIsPermissionDenied",
+                "ip_unprivileged_port_start is \(unprivilegedStart), anyone may bind port 80"
             )
             return
         }
@@ -566,12 +567,17 @@ struct EnvironmentTests {
 struct HealthCommandTests {
     @Test func healthyDaemonExits0WithOneLine() throws {
         let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
+        defer {
+            // A set served alone is logged as a set, not as a scenario.
+            let stopped = daemon.stop()
+            #expect(stopped.stderr.hasPrefix("mockd: set 'chat', 8 stubs; Ctrl-C to stop\n"), "\(stopped.stderr)")
+        }
         let result = try Lifecycle.mockd(["health", "--port", "\(daemon.port)"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
+        // A set served alone is named as a set, not as a scenario.
         let expected =
-            "ok: http://127.0.0.1:\(daemon.port)/__mockd/health answered 200 (scenario 'chat', version 0.1.0, up "
+            "ok: http://127.0.0.1:\(daemon.port)/__mockd/health answered 200 (set 'chat', version 0.1.0, up "
         #expect(result.stdout.hasPrefix(expected) && result.stdout.hasSuffix(" s)\n"), "\(result.stdout)")
         // The port and a wildcard bind address from the environment: 0.0.0.0 is probed as 127.0.0.1.
         let fromEnvironment = try Lifecycle.mockd(

@@ -16,7 +16,11 @@ struct MCPTests {
             let check = try? ProcessRunner.run(URL(fileURLWithPath: path), ["-c", "import mcp"])
             if check?.status == 0 { return URL(fileURLWithPath: path) }
         }
-        print("MCPTests: skipped: the Python MCP SDK is not installed (scripts/install-deps makes .build/test-venv)")
+        Skip.missing(
+            .mcp,
+            test: "MCPTests",
+            "the Python MCP SDK is not installed (scripts/install-deps makes .build/test-venv)"
+        )
         return nil
     }
 
@@ -199,5 +203,40 @@ struct MCPTests {
         let out = try run(python, base: "-", root: root, har: root)
         #expect(out["protocolVersion"] as? String == "2025-11-25")
         #expect(((out["list_scenarios"] as? [String: Any])?["value"] as? [String: Any])?["active"] as? String == "s")
+    }
+
+    /// When the agent closes stdin, `mockd mcp` stops the daemon it runs cleanly and exits 0 (it used to die by its
+    /// own SIGTERM, status 143). No SDK needed: a client that closes at once, and one that sends a request and closes,
+    /// each starting mockd as an agent does (no signal blocked: a test runner's blocked signals would hide the bug).
+    @Test func closingStdinStopsCleanlyWithExit0() throws {
+        let root = try Paths.makeRoot(scenario: #"{"sets": ["chat"]}"#)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let client = """
+            import json, signal, subprocess, sys
+            def agent():
+                signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\\n"
+            out = []
+            for sent in [b"", ping.encode()]:
+                done = subprocess.run(sys.argv[1:], input=sent, capture_output=True, timeout=30, preexec_fn=agent)
+                out.append({"status": done.returncode, "stdout": done.stdout.decode(), "stderr": done.stderr.decode()})
+            print(json.dumps(out))
+            """
+        let run = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", client, Paths.mockdBinary.path, "mcp", "--config", "s", "--root", root.path, "--quiet"]
+        )
+        let results = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        try #require(results.count == 2, "\(run.stderr)")
+        for result in results {
+            #expect(result["status"] as? Int == 0, "\(result["stderr"] ?? "")")
+            #expect((result["stderr"] as? String)?.hasSuffix("mockd: SIGTERM received, stopping\n") == true)
+        }
+        #expect(results[0]["stdout"] as? String == "")
+        let answer = try #require(
+            try JSONSerialization.jsonObject(with: Data((results[1]["stdout"] as? String ?? "").utf8)) as? [String: Any]
+        )
+        #expect(answer["id"] as? Int == 1)
+        #expect((answer["result"] as? [String: Any])?.isEmpty == true)
     }
 }

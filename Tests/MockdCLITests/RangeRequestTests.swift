@@ -159,7 +159,11 @@ struct RangeRequestTests {
     /// so they are served as recorded, with or without `Range`.
     @Test func aRecordedStatusEchoWithoutContentRangeIsServedAsRecorded() throws {
         guard let corpus = Paths.corpus else {
-            print("SKIPPED RangeRequestTests.aRecordedStatusEcho…: HAR corpus not found (../shared/corpus)")
+            Skip.missing(
+                .corpus,
+                test: "RangeRequestTests.aRecordedStatusEcho…",
+                "HAR corpus not found (../shared/corpus)"
+            )
             return
         }
         let har = corpus.appendingPathComponent("har/har-to-openapi__request-generator-all-status-and-method.har")

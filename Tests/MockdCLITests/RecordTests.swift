@@ -372,7 +372,7 @@ struct RecordTests {
         #expect(unreachable.stop().status == 0)
         let downReport = unreachable.standardOutput
         #expect(downReport.contains("skipped:        1"))
-        #expect(downReport.contains(", status 0): entry 0"))
+        #expect(downReport.contains(", status 0): entry 1"))
         #expect(downReport.contains("(nothing written: no exchange can be replayed)"))
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/down").path))
         let failedEntry =
@@ -404,7 +404,7 @@ struct RecordTests {
         let slowReport = slow.standardOutput
         #expect(slowReport.contains("entries read:   2"))
         #expect(slowReport.contains("stubs written:  1 (1 responses, 0 sequences)"))
-        #expect(slowReport.contains(", status 0): entry 1"))
+        #expect(slowReport.contains(", status 0): entry 2"))
         let entries =
             (Recording.json(try Data(contentsOf: slowHAR))["log"] as? [String: Any])?["entries"] as? [[String: Any]]
             ?? []

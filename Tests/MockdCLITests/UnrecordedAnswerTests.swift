@@ -68,18 +68,18 @@ struct UnrecordedAnswerTests {
             let report = result.stdout
             #expect(
                 report.contains(
-                    "    failed request (net::ERR_ABORTED) although a status was recorded: the answer never completed: entry 1"
+                    "    failed request (net::ERR_ABORTED) although a status was recorded: the answer never completed: entry 2"
                 ),
                 "\(report)"
             )
             #expect(
                 report.contains(
-                    "    CONNECT tunnel (a proxy's TLS tunnel to api.test, not an HTTP exchange; what went through it is recorded as entries of its own when the proxy decrypted it): entry 7"
+                    "    CONNECT tunnel (a proxy's TLS tunnel to api.test, not an HTTP exchange; what went through it is recorded as entries of its own when the proxy decrypted it): entry 8"
                 )
             )
             #expect(
                 report.contains(
-                    "    no response object (the request got no answer before the HAR was saved: aborted, blocked or still pending): entry 8"
+                    "    no response object (the request got no answer before the HAR was saved: aborted, blocked or still pending): entry 9"
                 )
             )
             #expect(
@@ -89,7 +89,7 @@ struct UnrecordedAnswerTests {
             )
             #expect(
                 report.contains(
-                    "  warning: 1 response has a recorded size but no captured body (entry 0); answered as a miss that says so (--missing-bodies empty serves them empty)"
+                    "  warning: 1 response has a recorded size but no captured body (entry 1); answered as a miss that says so (--missing-bodies empty serves them empty)"
                 )
             )
         }
@@ -115,7 +115,7 @@ struct UnrecordedAnswerTests {
             #expect(responses.map(\.status) == [404, 404, 404, 304, 404, 200, 200, 200, 200, 200])
             #expect(
                 responses[0].text.contains(
-                    #""message" : "stub 'GET_v1_avatar' has no answer the recording can justify: body not recorded: HAR entry 0 says 5120 bytes but holds no text (re-record, or import with --missing-bodies empty to serve it empty)""#
+                    #""message" : "stub 'GET_v1_avatar' has no answer the recording can justify: body not recorded: HAR entry 1 says 5120 bytes but holds no text (re-record, or import with --missing-bodies empty to serve it empty)""#
                 ),
                 "\(responses[0].text)"
             )
@@ -137,7 +137,7 @@ struct UnrecordedAnswerTests {
 
     @Test func missingBodiesEmptyServesThemEmpty() throws {
         try imported(["--missing-bodies", "empty"]) { root, result in
-            #expect(result.stdout.contains("(entry 0); served empty"))
+            #expect(result.stdout.contains("(entry 1); served empty"))
             let daemon = try RunningDaemon(["--set", "app", "--root", root.path, "--port", "0", "--quiet"])
             defer { daemon.stop() }
             let response = try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/avatar"))

@@ -147,7 +147,7 @@ struct StubGroupTests {
             }
             #expect(complete > 0)
             let final = try await harness.client.groups()
-            #expect(final.count == 1 && final[0].stubs.count == 3)
+            try #require(final.count == 1 && final[0].stubs.count == 3)
             let tag = String(final[0].stubs[0].split(separator: "-")[0])
             #expect(try harness.app("/v1/c").text == tag)
         }

@@ -147,7 +147,7 @@ struct ControlAPITests {
         ])
         let unmatched = try client.control("GET", "unmatched", session: "v").json
         let requests = try #require(unmatched["requests"] as? [[String: Any]])
-        #expect(requests.count == 1)
+        try #require(requests.count == 1)
         #expect(requests[0]["target"] as? String == "/v1/conversations/c_1001/messages?limit=50")
         let nearest = try #require((requests[0]["nearMisses"] as? [[String: Any]])?.first)
         #expect(nearest["stub"] as? String == "GET_v1_conversations_c_1001_messages__limit-20")

@@ -14,7 +14,11 @@ struct ProducerQuirkTests {
         options: HARImportOptions = HARImportOptions()
     ) throws -> (HARArchive, MockSetBuild, ImportReport)? {
         guard let folder = Paths.corpus else {
-            print("SKIPPED ProducerQuirkTests \(name): corpus not found (../shared/corpus or $MOCKD_CORPUS)")
+            Skip.missing(
+                .corpus,
+                test: "ProducerQuirkTests \(name)",
+                "corpus not found (../shared/corpus or $MOCKD_CORPUS)"
+            )
             return nil
         }
         let url = folder.appendingPathComponent("har/\(name)")

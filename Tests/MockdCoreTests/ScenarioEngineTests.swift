@@ -245,7 +245,7 @@ struct ScenarioEngineTests {
         #expect(first["q"] as? String == "a b!")
         #expect(first["h"] as? String == "iPhone")
         #expect(first["name"] as? String == "Zoë")
-        #expect(first["n"] as? String == "1")
+        #expect(first["n"] as? Int == 1)
         #expect(first["token"] as? String == "mockd-token-0000000000000000")
         #expect(first["email"] as? String == "user@example.com")
         #expect(first["unknown"] as? String == "{{nope}}")
@@ -261,7 +261,7 @@ struct ScenarioEngineTests {
             ) != nil
         )
         #expect(engine.respond(to: request).headers["X-Request-Path"] == "/echo/7")
-        #expect(Self.json(engine.respond(to: request))["n"] as? String == "3")
+        #expect(Self.json(engine.respond(to: request))["n"] as? Int == 3)
     }
 
     @Test func dateFormatsAreExact() {

@@ -24,7 +24,7 @@ struct JSONSchemaTestSuiteTests {
     @Test(arguments: [("draft4", SchemaDialect.draft4), ("draft2020-12", SchemaDialect.draft2020_12)])
     func passesTheRequiredTests(folder: String, dialect: SchemaDialect) throws {
         guard let suite = Self.suite else {
-            print("SKIPPED JSONSchemaTestSuiteTests: ../shared/jsonschema-test-suite not found")
+            Skip.missing(.jsonschema, test: "JSONSchemaTestSuiteTests", "../shared/jsonschema-test-suite not found")
             return
         }
         let remotes = suite.appendingPathComponent("remotes")

@@ -120,8 +120,9 @@ struct TimingScenarioBehaviourTests {
                 )
             )
         }
-        #expect(try echo().text == #"{"id":"42","n":"1","path":"/items/7"}"#)
-        #expect(try echo().text == #"{"id":"42","n":"2","path":"/items/7"}"#)
+        // Whole-value placeholders keep their JSON type: the request's number, the counter as a number.
+        #expect(try echo().text == #"{"id":42,"n":1,"path":"/items/7"}"#)
+        #expect(try echo().text == #"{"id":42,"n":2,"path":"/items/7"}"#)
         let miss = try Curl.send(CurlRequest(url: harness.baseURL + "/items/7?q=zzz"))
         #expect(miss.status == 404)
         #expect(miss.text.contains(#""priority" : 0"#))

@@ -26,7 +26,7 @@ public enum Paths {
     /// The corpus HAR files, sorted by name; prints a visible skip message and returns `[]` when absent.
     public static func corpusHARFiles(for test: String) -> [URL] {
         guard let corpus else {
-            print("SKIPPED \(test): HAR corpus not found (set MOCKD_CORPUS or place it at ../shared/corpus)")
+            Skip.missing(.corpus, test: test, "HAR corpus not found (set MOCKD_CORPUS or place it at ../shared/corpus)")
             return []
         }
         let folder = corpus.appendingPathComponent("har")
@@ -39,7 +39,11 @@ public enum Paths {
         guard let folder = corpus?.appendingPathComponent("wiremock"),
             FileManager.default.fileExists(atPath: folder.path)
         else {
-            print("SKIPPED \(test): WireMock corpus not found (set MOCKD_CORPUS or place it at ../shared/corpus)")
+            Skip.missing(
+                .corpus,
+                test: test,
+                "WireMock corpus not found (set MOCKD_CORPUS or place it at ../shared/corpus)"
+            )
             return nil
         }
         return folder

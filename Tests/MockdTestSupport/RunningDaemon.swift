@@ -33,6 +33,16 @@ public final class RunningDaemon: @unchecked Sendable {
         port = Int(baseURL.split(separator: ":").last ?? "") ?? 0
     }
 
+    /// Runs `body` with a daemon serving `scenario` (`configs/s.json` in a fresh root holding the bundled mock sets,
+    /// `Paths.makeRoot`), then stops it and removes the root.
+    public static func serving(_ scenario: String, _ body: (RunningDaemon) throws -> Void) throws {
+        let root = try Paths.makeRoot(scenario: scenario)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        try body(daemon)
+    }
+
     /// Sends SIGTERM and waits for exit; returns the exit status and everything written to stderr.
     @discardableResult
     public func stop() -> (status: Int32, stderr: String) {

@@ -12,19 +12,45 @@ extension ControlAPI {
         return item
     }
 
-    /// The entry's violations; `nil` without a contract. A body the journal kept cut is not checked.
+    /// The entry's violations, the request's then the answer's; `nil` without a contract. A body the journal kept cut
+    /// is not checked.
+    ///
+    /// The answer is checked when a stub, override, runtime stub, resource or the upstream gave it (not mockd's own
+    /// miss), as a status with a body: not a fault, a WebSocket handshake or an event stream.
     func contractViolations(of entry: JournalEntry) -> [String]? {
         guard let contract = engine.options.contract else { return nil }
         let cut = entry.bodySize > entry.body.count
-        return contract.violations(
+        var lines = contract.violations(
             method: entry.method,
             target: entry.target,
             headers: entry.headers.map { ($0.name, $0.value) },
             body: cut ? Data() : entry.body
         )
+        let response = entry.response
+        if entry.matched || entry.proxied, let status = entry.status, status != 101, response.eventStream == nil,
+            response.webSocket == nil, response.liveFeed == nil
+        {
+            lines += contract.answerViolations(
+                method: entry.method,
+                target: entry.target,
+                status: status,
+                headers: response.headers.map { ($0.name, $0.value) },
+                body: ControlAPI.sentBody(of: entry)
+            )
+        }
+        return lines
     }
 
-    /// `GET /__mockd/contract`: the session's requests that break the contract.
+    /// The body the answer sent, for the contract check: `nil` when the journal kept it cut, or when it is served from
+    /// a file of more than 4 MiB (a video, an archive: not a JSON body a contract describes).
+    private static func sentBody(of entry: JournalEntry) -> Data? {
+        if entry.responseBodyCut { return nil }
+        guard let file = entry.response.fileBody else { return entry.response.body }
+        guard file.count <= 4 * 1024 * 1024 else { return nil }
+        return try? file.bytes()
+    }
+
+    /// `GET /__mockd/contract`: the session's exchanges that break the contract (the request, or the answer it got).
     ///
     /// `{"session", "checked": N, "violating": M, "requests": [{"sequence", "method", "target", "violations": […]}]}`;
     /// 404 `no_contract` when the daemon was started without `--openapi`.

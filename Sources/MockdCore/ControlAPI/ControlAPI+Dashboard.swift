@@ -119,7 +119,7 @@ extension ControlAPI {
         return ControlAPI.error(
             404,
             "unknown_answer",
-            "nothing in session '\(call.session.id)' (scenario '\(scenario.name)') answers as '\(id)'"
+            "nothing in session '\(call.session.id)' (\(scenario.isSingleSet ? "set" : "scenario") '\(scenario.name)') answers as '\(id)'"
         )
     }
 }

@@ -60,7 +60,7 @@ struct ControlAPI {
                 200,
                 [
                     "session": CoverageReport.session(call.session),
-                    "overall": CoverageReport.overall(api.engine.sessions.all),
+                    "overall": CoverageReport.overall(api.engine),
                 ]
             )
         },
@@ -176,6 +176,8 @@ struct ControlAPI {
             "scenario": engine.catalog.startup.name, "sessions": engine.sessions.all.count,
             "sessionsEvicted": engine.sessions.evictions.count,
         ]
+        // A mock set served alone (`--set NAME`): named as what it is; `scenario` keeps the same name for old readers.
+        if engine.catalog.startup.isSingleSet { answer["set"] = engine.catalog.startup.name }
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
         // Open live journals (a dashboard tab) are requests in flight for the server, not for a test waiting on it.
         if let status = engine.serverStatus {
@@ -431,7 +433,9 @@ struct ControlAPI {
 
     private func journalHAR(_ call: Call) -> MockResponse {
         let (entries, _) = filteredJournal(call)
-        var response = ControlAPI.json(200, JournalJSON.har(entries))
+        // Exported through import's hygiene unless the caller asks for the values as sent.
+        let keep = call.query("keepSecrets") == "true"
+        var response = ControlAPI.json(200, JournalJSON.har(entries, redacting: !keep))
         response.headers.add(
             name: "Content-Disposition",
             value: "attachment; filename=\"mockd-\(call.session.id).har\""

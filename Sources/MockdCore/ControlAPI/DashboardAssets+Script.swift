@@ -155,15 +155,30 @@ extension DashboardAssets {
           }
           if (!state.session && answer.sessions.length > 0) {
             const wanted = new URLSearchParams(location.search).get("session");
-            const known = answer.sessions.find((session) => session.id === wanted);
-            if (known) openSession(known.id);
+            if (wanted) {
+              const known = answer.sessions.find((session) => session.id === wanted);
+              if (known) openSession(known.id);
+            } else {
+              // Opened fresh: the session with the newest request, else the default one, followed live at once.
+              openSession(activeSession(answer.sessions).id);
+            }
           }
+        }
+
+        // The session that saw the newest request (lastActivity), else the default session, else the first.
+        function activeSession(sessions) {
+          let newest = null;
+          for (const session of sessions) {
+            if (session.lastActivity && (!newest || session.lastActivity > newest.lastActivity)) newest = session;
+          }
+          return newest || sessions.find((session) => session.id === "default") || sessions[0];
         }
 
         async function refreshHealth() {
           try {
             const health = await apiJSON("health");
-            $("daemon").textContent = "version " + health.version + " · scenario " + health.scenario;
+            $("daemon").textContent = "version " + health.version + (health.set ? " · set " + health.set :
+              " · scenario " + health.scenario);
           } catch (error) {
             // Shown by the token form or the offline badge.
           }
@@ -362,25 +377,35 @@ extension DashboardAssets {
         // The stub filter (a link clicked) and the words typed in the filter box: every word must appear in the row's
         // method, target, status, stub or fault.
         function matchesFilter(row) {
-          if (state.filter && row.stub !== state.filter) return false;
+          if (state.filter && !answeredBy(row, state.filter)) return false;
           const words = $("search").value.toLowerCase().split(/\s+/).filter((word) => word);
           if (words.length === 0) return true;
-          const text = [row.method, row.target, row.status ?? "", row.stub || "no match", row.fault || ""].join(" ")
-            .toLowerCase();
+          const text = [row.method, row.target, row.status ?? "", row.stub || "no match", (row.edited || []).join(" "),
+            row.fault || ""].join(" ").toLowerCase();
           return words.every((word) => text.includes(word));
         }
 
+        // Whether `id` answered the row, itself or as what an override edited (a stub served through a patch).
+        function answeredBy(row, id) {
+          return row.stub === id || (row.edited || []).includes(id);
+        }
+
+        function stubLink(id) {
+          const link = el("a", { href: "#stub=" + encodeURIComponent(id), class: "stub-link", "data-stub": id }, id);
+          link.addEventListener("click", (event) => {
+            event.preventDefault();
+            event.stopPropagation();
+            showStub(id);
+          });
+          return link;
+        }
+
         function journalRow(row) {
+          // The override and what it edited, nearest first: "patch-me › GET_v1_me".
           const answered = row.stub
-            ? el("a", { href: "#stub=" + encodeURIComponent(row.stub), class: "stub-link", "data-stub": row.stub }, row.stub)
+            ? [stubLink(row.stub)].concat((row.edited || []).flatMap((id) => [el("span", { class: "muted" }, " › "),
+              stubLink(id)]))
             : el("span", { class: "muted" }, row.proxied ? "upstream" : "no match");
-          if (row.stub) {
-            answered.addEventListener("click", (event) => {
-              event.preventDefault();
-              event.stopPropagation();
-              showStub(row.stub);
-            });
-          }
           const status = row.fault ? "—" : row.status === null ? "" : String(row.status);
           const preview = row.preview || "";
           const target = isFrame(row)
@@ -412,7 +437,7 @@ extension DashboardAssets {
           const detail = clear($("detail"));
           detail.hidden = false;
           detail.append(el("h3", {}, "Stub " + id));
-          const used = state.rows.filter((row) => row.stub === id).length;
+          const used = state.rows.filter((row) => answeredBy(row, id)).length;
           detail.append(el("p", {}, "Answered " + used + " request" + (used === 1 ? "" : "s") + " of this session."));
           let answer;
           try {
@@ -473,7 +498,8 @@ extension DashboardAssets {
           if (state.selected !== sequence) return;
           detail.append(el("h3", { id: "detail-title" }, "#" + entry.sequence + " " + entry.method + " " + entry.target));
           const facts = [
-            "answered by " + (entry.stub || (entry.proxied ? "the upstream" : "nothing (a miss)")),
+            "answered by " + (entry.stub || (entry.proxied ? "the upstream" : "nothing (a miss)")) +
+              (entry.edited ? ", editing " + entry.edited.join(" › ") : ""),
             entry.durationMs.toFixed(1) + " ms",
           ];
           if (entry.fault) facts.push("fault " + entry.fault);
@@ -649,11 +675,17 @@ extension DashboardAssets {
           }
         }
 
+        // Over the daemon's life: per scenario (whatever became of its sessions), then per mock set.
         function renderOverall(overall) {
           const box = clear($("overall"));
           for (const report of overall.scenarios) {
             box.append(el("div", { class: "overall-scenario", "data-scenario": report.scenario },
               el("h3", {}, report.scenario + " (sessions " + report.sessions.join(", ") + ")"), coverageParts(report)));
+          }
+          for (const set of overall.sets || []) {
+            box.append(el("div", { class: "overall-set", "data-set": set.set },
+              unusedList("Set " + set.set + ": stubs never used (" + set.used + " of " + set.total + " used)", set.unused,
+                (id) => id)));
           }
         }
 

@@ -18,6 +18,7 @@ enum JournalJSON {
             "status": entry.status.map { $0 as Any } ?? NSNull(),
             "durationMs": (entry.durationMs * 1000).rounded() / 1000,
         ]
+        if !entry.edited.isEmpty { item["edited"] = entry.edited }
         if let fault = entry.fault { item["fault"] = fault.rawValue }
         if !entry.body.isEmpty {
             if let text = String(data: entry.body, encoding: .utf8) {
@@ -86,25 +87,54 @@ enum JournalJSON {
     }
 
     /// The journal as a HAR 1.2 log: what the app actually sent and received, openable in browser dev tools.
-    static func har(_ entries: [JournalEntry]) -> [String: Any] {
-        [
-            "log": [
-                "version": "1.2",
-                "creator": ["name": "mockd", "version": MockdVersion.current],
-                "pages": [],
-                "entries": entries.map(harEntry),
-            ] as [String: Any]
+    ///
+    /// With `redacting` (the default of `GET /__mockd/journal.har`), it goes through the same hygiene as
+    /// `import-har` (`Redactor`): credentials in the query, `Authorization`, `Cookie`, `Set-Cookie` and API-key
+    /// headers, credential fields of JSON and form bodies, and tokens, keys, e-mail addresses and phone numbers
+    /// anywhere in text become placeholders (`{{token}}`, `{{password}}`, `{{email}}`…); the log's `comment` says how
+    /// many values were replaced. A journal holds what the app really sent (a test account's password, live tokens),
+    /// and the HAR is attached to test results and shared. Binary bodies are left as they are.
+    static func har(_ entries: [JournalEntry], redacting: Bool = true) -> [String: Any] {
+        var redactor: Redactor? = redacting ? Redactor() : nil
+        let harEntries = entries.enumerated().map { index, entry in harEntry(entry, index: index, &redactor) }
+        var log: [String: Any] = [
+            "version": "1.2",
+            "creator": ["name": "mockd", "version": MockdVersion.current],
+            "pages": [],
+            "entries": harEntries,
         ]
+        if let redactor {
+            let total = redactor.log.total
+            log["comment"] =
+                "mockd journal; \(total) secret or personal value\(total == 1 ? "" : "s") replaced by placeholders (?keepSecrets=true keeps them)"
+        }
+        return ["log": log]
     }
 
-    private static func harEntry(_ entry: JournalEntry) -> [String: Any] {
+    private static func harEntry(_ entry: JournalEntry, index: Int, _ redactor: inout Redactor?) -> [String: Any] {
         let host = entry.headers["host"] ?? "mockd"
-        let request = HTTPRequest(method: entry.method, target: entry.target)
+        var target = entry.target
+        if redactor != nil, let mark = target.firstIndex(of: "?") {
+            let query = String(target[target.index(after: mark)...])
+            target = String(target[...mark]) + redactor!.redactQuery(query, entry: index)
+        }
+        let headers = entry.headers.map { field -> [String: String] in
+            [
+                "name": field.name,
+                "value": redactor?.redactHeader(
+                    name: field.name,
+                    value: field.value,
+                    entry: index,
+                    location: "request header"
+                ) ?? field.value,
+            ]
+        }
+        let request = HTTPRequest(method: entry.method, target: target)
         var harRequest: [String: Any] = [
             "method": entry.method,
-            "url": "http://\(host)\(entry.target)",
+            "url": "http://\(host)\(target)",
             "httpVersion": "HTTP/1.1",
-            "headers": entry.headers.map { ["name": $0.name, "value": $0.value] },
+            "headers": headers,
             "queryString": URLEncoding.decodedQuery(request.query).map { ["name": $0.name, "value": $0.value] },
             "cookies": [],
             "headersSize": -1,
@@ -112,7 +142,15 @@ enum JournalJSON {
         ]
         if !entry.body.isEmpty {
             if let text = String(data: entry.body, encoding: .utf8) {
-                harRequest["postData"] = ["mimeType": entry.headers["content-type"] ?? "", "text": text]
+                var sent = text
+                if redactor != nil {
+                    let contentType = entry.headers["content-type"]
+                    sent =
+                        redactor!.redactRequestBody(entry.body, contentType: contentType, entry: index)
+                        .map { String(decoding: $0, as: UTF8.self) }
+                        ?? redactor!.redactShapes(text, entry: index, location: "request body")
+                }
+                harRequest["postData"] = ["mimeType": entry.headers["content-type"] ?? "", "text": sent]
             } else {
                 // Not UTF-8: Base64 with the custom `_encoding` field `mockd import-har` reads back.
                 harRequest["postData"] = [
@@ -125,7 +163,12 @@ enum JournalJSON {
         var content: [String: Any] = ["size": response.body.count, "mimeType": response.headers["content-type"] ?? ""]
         if !response.body.isEmpty {
             if let text = String(data: response.body, encoding: .utf8) {
-                content["text"] = text
+                content["text"] =
+                    redactor?.redactResponseBody(
+                        response.body,
+                        mimeType: response.headers["content-type"],
+                        entry: index
+                    ).map { String(decoding: $0, as: UTF8.self) } ?? text
             } else {
                 content["text"] = response.body.base64EncodedString()
                 content["encoding"] = "base64"
@@ -140,7 +183,13 @@ enum JournalJSON {
                 "status": status,
                 "statusText": entry.fault.map { "fault: \($0.rawValue)" } ?? HTTPStatus.reasonPhrase(status),
                 "httpVersion": "HTTP/1.1",
-                "headers": response.headers.map { ["name": $0.name, "value": $0.value] },
+                "headers": response.headers.map { field -> [String: String] in
+                    [
+                        "name": field.name,
+                        "value": redactor?.redactHeader(name: field.name, value: field.value, entry: index)
+                            ?? field.value,
+                    ]
+                },
                 "cookies": [],
                 "content": content,
                 "redirectURL": response.headers["location"] ?? "",

@@ -32,6 +32,7 @@ extension MockEngine {
         }
         let base = MockEngine.baseMatch(request, in: scenario, reusing: cached)
         if let base, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) {
+            scenario.stubUsage.set(base.ordinal)
             return answer
         }
         // The state of this scenario; if the session switched scenarios meanwhile, the request is answered afresh
@@ -60,17 +61,20 @@ extension MockEngine {
             runtime.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
             ?? scenario.overrides.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
         if let override = matchedOverride {
-            // A runtime stub that only edits (a `bodyPatch`, headers…) edits what the next runtime stub below it
-            // that matches and gives a whole response would send — a test patching its own stub — else the
-            // mock set's stub.
-            let underlying = MockEngine.underlyingRuntimeStub(below: override, in: runtime) {
-                fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0)
-            }
-            // An override that only edits a stub's response, with no stub to edit, answers nothing: it must not
-            // count against a limit, move a state machine or use up a step either.
-            if base == nil, underlying == nil,
-                !override.steps.contains(where: { $0.replacesResponse || $0.standsAlone })
-            {
+            // What the override edits when its step only edits: see `editTarget`. Found without changing anything, so
+            // an override that edits nothing answers nothing: it must not count against a limit, move a state
+            // machine or use up a step either.
+            let target = editTarget(
+                below: override,
+                request,
+                scenario: scenario,
+                state: state,
+                runtime: runtime,
+                baseOrdinal: base?.ordinal,
+                fits: fits,
+                now: now
+            )
+            if target == nil, !override.steps.contains(where: { $0.replacesResponse || $0.standsAlone }) {
                 return unmatched(
                     request,
                     scenario: scenario,
@@ -81,7 +85,10 @@ extension MockEngine {
                 )
             }
             // A request refused by a limit never moves the state machine or the sequence.
-            if let refusal = refusal(by: override, request, state: state) { return refusal }
+            if let refusal = refusal(by: override, request, state: state) {
+                override.markUsed()
+                return refusal
+            }
             // Another request moved the machine out of the required state since `allows`: answer afresh.
             guard state.enter(override, nowMs: now) else { return answer(request, in: session) }
             return planOverride(
@@ -90,9 +97,9 @@ extension MockEngine {
                 scenario: scenario,
                 state: state,
                 runtime: runtime,
-                baseOrdinal: base?.ordinal,
-                underlying: underlying,
-                host: host ?? MockEngine.requestHost(request, key: key, in: scenario.index)
+                target: target,
+                host: host ?? MockEngine.requestHost(request, key: key, in: scenario.index),
+                now: now
             )
         }
         if !scenario.resources.isEmpty,
@@ -142,7 +149,10 @@ extension MockEngine {
     private func answerFromThreadCache(_ request: HTTPRequest, in session: Session) -> CachedMatch? {
         ScenarioCache.withScenarioServingAsLoaded(of: session) { scenario -> CachedMatch in
             guard let base = MockEngine.baseMatch(request, in: scenario) else { return .unmatched }
-            if let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) { return .answer(answer) }
+            if let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) {
+                scenario.stubUsage.set(base.ordinal)
+                return .answer(answer)
+            }
             return .matched(ObjectIdentifier(scenario), key: base.key, ordinal: base.ordinal)
         }
     }
@@ -184,17 +194,51 @@ extension MockEngine {
         return .planned(plan, nearMisses: [])
     }
 
-    /// An override's answer (once `refusal(by:_:state:)` let it through): its sequence step (with the scenario defaults), applied to the stub's
-    /// response unless the step is a whole response of its own.
+    /// What an override edits when its step only edits (a pass-through `{}`, a `bodyPatch`, headers, a status, a
+    /// latency): for a runtime stub, the next runtime stub below it that gives a whole response, else the scenario
+    /// override that would answer without runtime stubs (so a test's patch goes on top of the scenario's); then the
+    /// stateful resource that answers the path; then the mock set's stub. `nil` when there is nothing to edit.
+    ///
+    /// Found without changing anything: no cursor moves and no `chance` rule draws (`EditTarget.take` does that once
+    /// the override answers).
+    private func editTarget(
+        below override: Override,
+        _ request: HTTPRequest,
+        scenario: Scenario,
+        state: SessionState,
+        runtime: [Override],
+        baseOrdinal: Int?,
+        fits: (Override) -> Bool,
+        now: () -> Double
+    ) -> EditTarget? {
+        if let position = runtime.firstIndex(where: { $0 === override }) {
+            if let below = runtime[(position + 1)...].first(where: {
+                $0.steps.contains(where: \.replacesResponse) && fits($0) && state.allows($0, nowMs: now)
+                    && state.switches.isOn($0)
+            }) {
+                return .runtimeStub(below)
+            }
+            if let inner = scenario.overrides.first(where: {
+                fits($0) && state.allows($0, nowMs: now) && state.switches.isOn($0)
+            }) {
+                return .scenarioOverride(inner)
+            }
+        }
+        if MockEngine.addressesResource(request, in: scenario) { return .resource }
+        return baseOrdinal.map(EditTarget.stub)
+    }
+
+    /// An override's answer (once `refusal(by:_:state:)` let it through): its sequence step (with the scenario
+    /// defaults), applied to what it edits (`editTarget`) unless the step is a whole response of its own.
     private func planOverride(
         _ override: Override,
         _ request: HTTPRequest,
         scenario: Scenario,
         state: SessionState,
         runtime: [Override],
-        baseOrdinal: Int?,
-        underlying: Override? = nil,
-        host: String?
+        target: EditTarget?,
+        host: String?,
+        now: () -> Double
     ) -> Answer {
         let call = state.overrideCursors.take(override.serial)
         guard let step = override.afterLast.step(forCall: call, count: override.steps.count) else {
@@ -206,18 +250,22 @@ extension MockEngine {
                     "override '\(override.id)' answered all \(override.steps.count) responses of its sequence (afterLast: notFound)"
             )
         }
-        let recipe = override.steps[step].withDefaults(scenario.defaults)
-        // A step with its own body is a whole response: the stub's sequence does not advance under it.
-        let base: MockResponse?
-        if recipe.replacesResponse {
-            base = nil
-        } else if let underlying, let below = MockEngine.step(of: underlying, state: state, defaults: scenario.defaults)
+        override.markUsed()
+        var recipe = override.steps[step].withDefaults(scenario.defaults)
+        // A step with its own body is a whole response: what is below does not answer (a stub's sequence does not
+        // advance, a resource does not change). A step that refuses (an error status, a fault) never reaches a
+        // resource, whose answer would change the session's items.
+        var edited: Edited?
+        if !recipe.replacesResponse, let target,
+            !(target.isResource && (recipe.fault != nil || (recipe.status ?? 0) >= 400))
         {
-            base = below
-        } else {
-            base = baseOrdinal.flatMap { stubStep(scenario.index.stubs[$0], ordinal: $0, state: state).response }
+            switch take(target, request, scenario: scenario, state: state, now: now) {
+            case .refused(let refusal): return refusal
+            case .edited(let below): edited = below
+            case .nothing: break
+            }
         }
-        if base == nil && !recipe.standsAlone {
+        if edited == nil && !recipe.standsAlone {
             return unmatched(
                 request,
                 scenario: scenario,
@@ -227,9 +275,10 @@ extension MockEngine {
                 overridesToo: false
             )
         }
+        if let behaviour = edited?.recipe { recipe = recipe.behaving(like: behaviour) }
         var response: MockResponse
         do {
-            response = try recipe.apply(to: base)
+            response = try recipe.apply(to: edited?.response)
         } catch {
             response = .jsonError(
                 status: 500,
@@ -246,22 +295,104 @@ extension MockEngine {
             call: call,
             slot: nil,
             host: host,
-            state: state
+            state: state,
+            edited: edited?.ids ?? []
         )
     }
 
-    /// The runtime stub after `override` in matching order that `admits` and gives a whole response in one of its
-    /// steps; `nil` when `override` is not a runtime stub or only edits nothing below it.
-    /// - Complexity: O(runtime stubs), only for a runtime stub that edits.
-    static func underlyingRuntimeStub(
-        below override: Override,
-        in runtime: [Override],
-        admits: (Override) -> Bool
-    ) -> Override? {
-        guard !override.steps.contains(where: \.replacesResponse),
-            let index = runtime.firstIndex(where: { $0 === override })
-        else { return nil }
-        return runtime[(index + 1)...].first { $0.steps.contains(where: \.replacesResponse) && admits($0) }
+    /// What an editing override works on (`editTarget`).
+    enum EditTarget {
+        /// A runtime stub below it that gives a whole response.
+        case runtimeStub(Override)
+        /// The scenario override that answers when no runtime stub does.
+        case scenarioOverride(Override)
+        /// The stateful resource that answers the path.
+        case resource
+        /// The mock set's stub (its ordinal in the scenario's index).
+        case stub(Int)
+
+        var isResource: Bool {
+            if case .resource = self { return true }
+            return false
+        }
+    }
+
+    /// The response an editing override starts from, unrendered, with the ids of the answers it came through
+    /// (nearest first) and, for an override below, its recipe (whose latency, throttle, fault and hold apply unless
+    /// the editing step sets its own).
+    struct Edited {
+        var response: MockResponse
+        var ids: [String]
+        var recipe: ResponseRecipe?
+    }
+
+    enum Taken {
+        case edited(Edited)
+        /// The override below refused the request (a rate limit): that refusal is the answer.
+        case refused(Answer)
+        /// Nothing below answers after all (an exhausted sequence).
+        case nothing
+    }
+
+    /// Takes `target`'s answer for this call: its cursor moves, a scenario override's limit and state machine count
+    /// it, a resource changes, and each is marked used (coverage).
+    private func take(
+        _ target: EditTarget,
+        _ request: HTTPRequest,
+        scenario: Scenario,
+        state: SessionState,
+        now: () -> Double
+    ) -> Taken {
+        switch target {
+        case .runtimeStub(let below):
+            guard let response = MockEngine.step(of: below, state: state, defaults: scenario.defaults) else {
+                return .nothing
+            }
+            below.markUsed()
+            return .edited(Edited(response: response, ids: [below.id], recipe: nil))
+        case .scenarioOverride(let inner):
+            guard state.switches.admits(inner) else {
+                // Its `chance` draw says no: what answers without it.
+                guard let below = MockEngine.belowOverrides(request, in: scenario) else { return .nothing }
+                return take(below, request, scenario: scenario, state: state, now: now)
+            }
+            if let refusal = refusal(by: inner, request, state: state) {
+                inner.markUsed()
+                return .refused(refusal)
+            }
+            _ = state.enter(inner, nowMs: now)
+            let call = state.overrideCursors.take(inner.serial)
+            guard let step = inner.afterLast.step(forCall: call, count: inner.steps.count) else { return .nothing }
+            inner.markUsed()
+            let recipe = inner.steps[step].withDefaults(scenario.defaults)
+            var below: Edited?
+            if !recipe.replacesResponse, let target = MockEngine.belowOverrides(request, in: scenario),
+                !(target.isResource && (recipe.fault != nil || (recipe.status ?? 0) >= 400)),
+                case .edited(let taken) = take(target, request, scenario: scenario, state: state, now: now)
+            {
+                below = taken
+            }
+            guard below != nil || recipe.standsAlone, let response = try? recipe.apply(to: below?.response) else {
+                return .nothing
+            }
+            return .edited(Edited(response: response, ids: [inner.id] + (below?.ids ?? []), recipe: recipe))
+        case .resource:
+            guard let response = MockEngine.resourceAnswer(request, scenario: scenario, store: state.resources) else {
+                return .nothing
+            }
+            return .edited(Edited(response: response, ids: [response.stubID ?? "resource"], recipe: nil))
+        case .stub(let ordinal):
+            let stub = scenario.index.stubs[ordinal]
+            guard let response = stubStep(stub, ordinal: ordinal, state: state).response else { return .nothing }
+            scenario.stubUsage.set(ordinal)
+            return .edited(Edited(response: response, ids: [stub.id], recipe: nil))
+        }
+    }
+
+    /// What answers `request` below the overrides: the stateful resource of its path, else the mock set's stub.
+    private static func belowOverrides(_ request: HTTPRequest, in scenario: Scenario) -> EditTarget? {
+        if addressesResource(request, in: scenario) { return .resource }
+        return baseMatch(request, in: scenario).map { EditTarget.stub($0.ordinal) }
     }
 
     /// The response `override` gives at its next step (its cursor moves: it answered this call too), when that
@@ -310,6 +441,7 @@ extension MockEngine {
                 reason: "stub '\(stub.id)' has no answer the recording can justify: \(unjustified.reason)"
             )
         }
+        scenario.stubUsage.set(ordinal)
         // Stays set only while the response is the stub's step exactly as loaded.
         var slot = response.template == nil ? taken.slot : nil
         let defaults = scenario.defaults
@@ -345,7 +477,8 @@ extension MockEngine {
         call: Int,
         slot: (any NativeResponseSlot)?,
         host: String?,
-        state: SessionState
+        state: SessionState,
+        edited: [String] = []
     ) -> Answer {
         var response = response
         var slot = slot
@@ -371,6 +504,7 @@ extension MockEngine {
         plan.nativeSlot = response.eventStream == nil && plan.fault == nil ? slot : nil
         plan.holdMs = recipe?.holdMs
         plan.host = host
+        plan.edited = edited
         return .planned(plan, nearMisses: [])
     }
 

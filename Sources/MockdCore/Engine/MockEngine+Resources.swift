@@ -11,6 +11,7 @@ extension MockEngine {
     /// or creates, PATCH is an RFC 7386 merge, DELETE answers 204; 404 for an unknown id), `METHOD PATH/{id}/ACTION`
     /// the declared actions; another method gets 405 with `Allow` (RFC 9110 §15.5.6).
     static func resourceAnswer(_ request: HTTPRequest, scenario: Scenario, store: ResourceStore) -> MockResponse? {
+        guard addressesResource(request, in: scenario) else { return nil }
         var path = String(request.path)
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         for resource in scenario.resources {
@@ -33,6 +34,20 @@ extension MockEngine {
             }
         }
         return nil
+    }
+
+    /// Whether one of the scenario's resources answers `request`'s path (its collection, an item, or a declared
+    /// action of an item), without answering it: `resourceAnswer` would give a response.
+    static func addressesResource(_ request: HTTPRequest, in scenario: Scenario) -> Bool {
+        guard !scenario.resources.isEmpty else { return false }
+        var path = Substring(request.path)
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return scenario.resources.contains { resource in
+            if path == resource.path { return true }
+            guard path.hasPrefix(resource.path + "/") else { return false }
+            let rest = path.dropFirst(resource.path.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+            return rest.count == 1 || (rest.count == 2 && resource.actions.contains { $0.path == rest[1] })
+        }
     }
 
     private static func collectionAnswer(
@@ -240,18 +255,19 @@ extension MockEngine {
 }
 
 extension MockEngine {
-    /// `{{resources.NAME.count}}` or `{{resources.NAME.ID[.FIELD…]}}` (given without `resources.`): the value as
-    /// text (JSON for objects and arrays); `nil` (left as written) for an unknown resource, `""` for an unknown item.
-    static func resourcePlaceholder(_ name: String, scenario: Scenario, store: ResourceStore) -> String? {
+    /// `{{resources.NAME.count}}` or `{{resources.NAME.ID[.FIELD…]}}` (given without `resources.`): the value as a
+    /// Foundation JSON value (the count as a number); `nil` (left as written) for an unknown resource, `""` for an
+    /// unknown item or field.
+    static func resourcePlaceholder(_ name: String, scenario: Scenario, store: ResourceStore) -> Any? {
         let parts = name.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, let resource = scenario.resources.first(where: { $0.name == parts[0] }) else {
             return nil
         }
         let items = store.items(of: resource)
-        if parts.count == 2 && parts[1] == "count" { return String(items.count) }
+        if parts.count == 2 && parts[1] == "count" { return items.count }
         guard let item = items.first(where: { resource.id(of: $0) == String(parts[1]) }) else { return "" }
         let foundation = ControlAPI.foundationValue(item)
         let value: Any? = parts.count == 3 ? TemplateContext.lookup(foundation, path: String(parts[2])) : foundation
-        return value.map(TemplateContext.text) ?? ""
+        return value ?? ""
     }
 }

@@ -14,6 +14,8 @@ public final class MockEngine: Sendable {
     let clock: @Sendable () -> Double
     /// Loads the startup scenario afresh from disk, for `POST /__mockd/reload` (as SIGHUP does).
     let loader: (@Sendable () throws -> Scenario)?
+    /// The use of scenarios replaced by a reload (coverage over the daemon's life; see `CoverageReport`).
+    let coverage = CoverageLedger()
     /// Open WebSockets, provided by the server bridge once it runs.
     private let hub = Mutex<(any WebSocketHub)?>(nil)
 
@@ -48,11 +50,13 @@ public final class MockEngine: Sendable {
     /// the new startup one when its own no longer loads; sequences start over, runtime stubs and journals
     /// are kept.
     public func reload(_ scenario: Scenario) {
-        catalog.reload(startup: scenario)
+        let replaced = catalog.reload(startup: scenario)
         for session in sessions.all {
             let name = session.scenario.name
             session.reload((try? catalog.scenario(named: name)) ?? scenario)
         }
+        // What the replaced copies served stays counted (coverage over the daemon's life).
+        coverage.retire(replaced)
     }
 
     /// Puts the default session's state back to the start: sequences, rate-limit windows, state machines, WebSocket

@@ -14,8 +14,10 @@ public struct HARArchive: Sendable {
 
 /// One `log.entries[i]`: a request and, when the exchange completed, its response.
 public struct HAREntry: Sendable {
-    /// Position in `log.entries`, used in reports.
+    /// Position in `log.entries`, from 0 (as in a JSON path).
     public var index: Int
+    /// The entry's number in reports and messages, from 1, as HAR viewers list entries: `index + 1`.
+    public var number: Int { index + 1 }
     public var request: HARRequest
     /// `nil` when the entry has no `response` object.
     public var response: HARResponse?

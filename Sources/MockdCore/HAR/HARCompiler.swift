@@ -168,7 +168,7 @@ public struct HARCompiler {
             else { continue }
             if !options.keepSecrets, SecretPatterns.placeholder(forHeader: name) != nil || name == "cookie" {
                 report.warnings.append(
-                    "entry \(entry.index): request header \(HARImporter.canonicalHeaderName(name)) holds a secret; not used for matching (--keep-secrets to keep it)"
+                    "entry \(entry.number): request header \(HARImporter.canonicalHeaderName(name)) holds a secret; not used for matching (--keep-secrets to keep it)"
                 )
                 continue
             }
@@ -228,7 +228,7 @@ public struct HARCompiler {
             missingBodies.append(entry.index)
             if options.missingBodies == .miss {
                 bodyNotRecorded =
-                    "body not recorded: HAR entry \(entry.index) says \(recordedLength) bytes but holds no text (re-record, or import with --missing-bodies empty to serve it empty)"
+                    "body not recorded: HAR entry \(entry.number) says \(recordedLength) bytes but holds no text (re-record, or import with --missing-bodies empty to serve it empty)"
             }
         }
         let bodyBraces = ByteSearch.contains([0x7B, 0x7B], in: decoded.bytes)
@@ -240,7 +240,7 @@ public struct HARCompiler {
                 || response.headers.contains(where: { Template.parse(Data($0.value.utf8))?.usesFakeValues == true })
         {
             report.warnings.append(
-                "entry \(entry.index): the response already contains placeholder-like {{…}} text; not redacted, check it with mockd lint"
+                "entry \(entry.number): the response already contains placeholder-like {{…}} text; not redacted, check it with mockd lint"
             )
             redact = false
         }
@@ -373,7 +373,7 @@ public struct HARCompiler {
                 if later.body.bytes != first.bytes { differed.append("its body (in fields the rules leave out)") }
                 guard !differed.isEmpty else { continue }
                 report.sequenceNotes.append(
-                    "entry \(later.entry) answers as a later step of entry \(first.entry)'s \(group.key.method) \(group.key.path) although \(differed.joined(separator: " and ")) differed; the set's normalize rules leave that out"
+                    "entry \(later.entry + 1) answers as a later step of entry \(first.entry + 1)'s \(group.key.method) \(group.key.path) although \(differed.joined(separator: " and ")) differed; the set's normalize rules leave that out"
                 )
             }
         }
@@ -464,13 +464,20 @@ public struct HARCompiler {
                     headers: group.constraintLines.isEmpty ? nil : group.constraintLines,
                     host: keepHosts ? group.key.host : nil
                 )
-                if let body = variant.requestBody {
+                if let body = variant.requestBody ?? variant.sentBody {
                     let path = namer.uniqueFile("\(id).request", mimeType: body.contentType, body: body.bytes)
                     files[path] = body.bytes
-                    requestEntry.body = MockSetFile.BodyEntry(
+                    let entry = MockSetFile.BodyEntry(
                         file: path,
                         contentType: MediaType.essence(of: body.contentType).nilIfEmpty
                     )
+                    // Part of the key when the group's requests differed by body; otherwise kept as what was sent,
+                    // for `mockd refresh` to send again.
+                    if variant.requestBody != nil {
+                        requestEntry.body = entry
+                    } else {
+                        requestEntry.recordedBody = entry
+                    }
                 }
                 var responses: [MockSetFile.ResponseEntry] = []
                 for (step, recorded) in variant.responses.enumerated() {
@@ -634,8 +641,11 @@ private struct Group {
     }
 
     struct Variant {
+        /// The body that tells this variant apart (part of the key), or `nil` when every entry sent the same.
         let requestBody: RecordedRequestBody?
         var responses: [RecordedResponse]
+        /// For a variant without `requestBody`: the body its first entry sent, when it sent one (`recordedBody`).
+        var sentBody: RecordedRequestBody? = nil
     }
 
     /// One variant when every entry carried the same body; one per distinct body otherwise, so that
@@ -651,7 +661,14 @@ private struct Group {
             byBody[body.canonical]!.responses.append(response)
         }
         if order.count == 1 {
-            return [Variant(requestBody: nil, responses: byBody[order[0]]!.responses)]
+            let sent = byBody[order[0]]!.requestBody
+            return [
+                Variant(
+                    requestBody: nil,
+                    responses: byBody[order[0]]!.responses,
+                    sentBody: sent.flatMap { $0.bytes.isEmpty ? nil : $0 }
+                )
+            ]
         }
         return order.map { byBody[$0]! }
     }

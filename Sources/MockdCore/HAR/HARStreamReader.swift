@@ -543,7 +543,7 @@ final class HARStreamScanner {
                     jsonPath: "log.entries[\(index)]"
                         + (inner.hasPrefix("[") || inner.hasPrefix(".") || inner.isEmpty ? inner : "." + inner),
                     message:
-                        "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts"
+                        "\"\(duplicate.name)\" appears twice in this object (entry \(index + 1)); JSON parsers disagree on which one counts"
                 )
             }
             try onEntry(HARReader.readEntry(JSONNode(value, path: "log.entries[\(index)]"), index: index))

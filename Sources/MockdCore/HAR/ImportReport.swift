@@ -45,9 +45,10 @@ public struct ImportReport: Sendable, Equatable {
     /// Whether hosts were left out of keys although several were kept.
     public var flattened = false
 
-    /// `entry 3` / `entries 1, 4, 9, … (20 in all)`.
+    /// `entry 3` / `entries 1, 4, 9, … (20 in all)`, numbered from 1 as HAR viewers list them (`entries` are indexes
+    /// in `log.entries`, from 0).
     static func entryList(_ entries: [Int]) -> String {
-        let shown = entries.prefix(8).map(String.init).joined(separator: ", ")
+        let shown = entries.prefix(8).map { String($0 + 1) }.joined(separator: ", ")
         return (entries.count == 1 ? "entry " : "entries ") + shown
             + (entries.count > 8 ? ", … (\(entries.count) in all)" : "")
     }
@@ -55,7 +56,11 @@ public struct ImportReport: Sendable, Equatable {
     /// The report as printed at the end of `mockd import-har`; skipped entries are grouped by reason.
     public func rendered(source: String, destination: String) -> String {
         var lines = ["imported \(source) into \(destination)"]
-        lines.append("  entries read:   \(entriesRead)")
+        // HAR viewers (browsers' network panels, HAR Viewer, Charles) list entries from 1; so does this report.
+        lines.append(
+            "  entries read:   \(entriesRead)"
+                + (entriesRead > 0 ? " (numbered from 1 below: entry 1 is log.entries[0])" : "")
+        )
         lines.append(
             "  stubs written:  \(stubsWritten) (\(responsesWritten) responses, \(sequences) sequence\(sequences == 1 ? "" : "s"))"
         )
@@ -76,7 +81,7 @@ public struct ImportReport: Sendable, Equatable {
         }
         for reason in order {
             let indexes = byReason[reason]!
-            let shown = indexes.prefix(12).map(String.init).joined(separator: ", ")
+            let shown = indexes.prefix(12).map { String($0 + 1) }.joined(separator: ", ")
             let more = indexes.count > 12 ? ", … (\(indexes.count) in all)" : ""
             lines.append("    \(reason): entr\(indexes.count == 1 ? "y" : "ies") \(shown)\(more)")
         }

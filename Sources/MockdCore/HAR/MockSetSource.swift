@@ -41,6 +41,9 @@ public enum MockSetSource {
         for (stubIndex, stub) in file.stubs.enumerated() {
             var named: [(path: String, jsonPath: String)] = []
             if let path = stub.request.body?.file { named.append((path, "stubs[\(stubIndex)].request.body.file")) }
+            if let path = stub.request.recordedBody?.file {
+                named.append((path, "stubs[\(stubIndex)].request.recordedBody.file"))
+            }
             for (step, response) in stub.responses.enumerated() {
                 if let path = response.bodyFile {
                     named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile"))

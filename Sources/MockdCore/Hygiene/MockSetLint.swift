@@ -3,8 +3,11 @@ public import Foundation
 /// `mockd lint`: what in a mock set still looks like a secret or personal data.
 ///
 /// Reads the index (header lines, queries, inline bodies) and every UTF-8 file in the set folder (JSON
-/// bodies by JSON path, other text by line and column). Binary files are skipped. The same evidence as
-/// the importer's hygiene (`SecretPatterns`): credential names with real values, value shapes anywhere.
+/// bodies by JSON path, other text by line and column). Of binary files, the text images and documents carry as
+/// metadata (`BinaryMetadata`: PNG text chunks, JPEG EXIF, XMP and comments, PDF Info strings and XMP, compressed or
+/// not), by field. The same evidence as the importer's hygiene (`SecretPatterns`): credential names with real values,
+/// value shapes anywhere; in metadata also confidentiality markers ("NDA", "Confidential", "Internal use only"…),
+/// which in a document's own metadata say it was never meant to be shared.
 public enum MockSetLint {
     /// One finding: `file: location: what`.
     public struct Finding: Sendable, Equatable, CustomStringConvertible {
@@ -45,10 +48,18 @@ public enum MockSetLint {
             }
         }
         for relative in paths.sorted() {
-            guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(relative).path),
-                let text = String(data: bytes, encoding: .utf8)
-            else { continue }
+            guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(relative).path) else {
+                continue
+            }
             let name = "\(display)/\(relative)"
+            // Images and documents by their metadata's fields, whether or not their bytes happen to be UTF-8 (a PDF
+            // written in ASCII is); other binary files are skipped.
+            guard BinaryMetadata.format(of: bytes) == nil, let text = String(data: bytes, encoding: .utf8) else {
+                for metadata in BinaryMetadata.texts(in: bytes) {
+                    scanMetadata(metadata, file: name, into: &findings)
+                }
+                continue
+            }
             if let json = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]),
                 bytes.first.map({ $0 == 0x7B || $0 == 0x5B }) == true
             {
@@ -191,6 +202,38 @@ public enum MockSetLint {
         } else if let string = value as? String {
             scanValue(string, key: key, location: path, file: file, into: &findings)
         }
+    }
+
+    /// One piece of a binary file's metadata: its secrets and personal data as any value under its field's name,
+    /// and a confidentiality marker.
+    private static func scanMetadata(_ metadata: BinaryMetadata.Text, file: String, into findings: inout [Finding]) {
+        let before = findings.count
+        scanValue(metadata.text, key: metadata.field, location: metadata.location, file: file, into: &findings)
+        if let marker = confidentialityMarker(in: metadata.text) {
+            findings.append(
+                Finding(file: file, location: metadata.location, what: "confidentiality marker '\(marker)'")
+            )
+        }
+        // Several findings of one kind in one field are one line.
+        var seen = Set<String>()
+        let added = findings[before...].filter { seen.insert($0.description).inserted }
+        findings.removeSubrange(before...)
+        findings += added
+    }
+
+    /// The words a document's metadata uses to say it must not be shared: `NDA` (as a word, in capitals), and in any
+    /// case `confidential`, `internal use only`, `internal only`, `do not distribute`, `do not share`, `proprietary`,
+    /// `under embargo`, `not for distribution`.
+    static func confidentialityMarker(in text: String) -> String? {
+        if text.range(of: #"(?<![A-Za-z])NDA(?![A-Za-z])"#, options: .regularExpression) != nil { return "NDA" }
+        let phrases = [
+            "confidential", "internal use only", "internal only", "do not distribute", "do not share", "proprietary",
+            "under embargo", "not for distribution",
+        ]
+        for phrase in phrases {
+            if let range = text.range(of: phrase, options: .caseInsensitive) { return String(text[range]) }
+        }
+        return nil
     }
 
     private static func scanText(_ text: String, file: String, into findings: inout [Finding]) {

@@ -11,7 +11,7 @@ public struct RequestPattern: Sendable {
     /// The path as written (for near-miss output).
     public let pathText: String?
     /// Normalised segments; `nil` entries are `{name}` wildcards.
-    private let pathSegments: [String?]?
+    let pathSegments: [String?]?
     /// A regex the whole normalised path must match (`match.pathPattern`).
     public let pathRegex: FullMatchRegex?
     /// Exact path and query (`match.url`), both normalised as request keys are (query order does not matter).

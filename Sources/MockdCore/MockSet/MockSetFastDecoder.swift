@@ -215,6 +215,7 @@ enum MockSetFastDecoder {
             var query: String?
             var headers: [String]?
             var body: MockSetFile.BodyEntry?
+            var recordedBody: MockSetFile.BodyEntry?
             let ok = object { parser, key in
                 switch key {
                 case "host": return parser.optional(&host) { $0.string() }
@@ -224,6 +225,7 @@ enum MockSetFastDecoder {
                 case "headers":
                     return parser.optional(&headers) { $0.stringArray(repeating: \.lastRequestHeaders) }
                 case "body": return parser.optional(&body) { $0.requestBody() }
+                case "recordedBody": return parser.optional(&recordedBody) { $0.requestBody() }
                 default: return false
                 }
             }
@@ -234,7 +236,8 @@ enum MockSetFastDecoder {
                 query: query,
                 headers: headers,
                 body: body,
-                host: host
+                host: host,
+                recordedBody: recordedBody
             )
         }
 

@@ -257,6 +257,10 @@ private struct StubBuilder: Sendable {
                 bodyContentType = contentType ?? (isJSON ? "application/json" : nil)
                 canonicalBody = BodyCanonicalizer.canonicalize(raw, contentType: bodyContentType)
             }
+            // Never matched; `mockd validate` (bodies read now) checks that its file is there for `mockd refresh`.
+            if deferred == nil, let file = request.recordedBody?.file {
+                _ = try bodyReader.read(file, indexName: indexName, jsonPath: "\(path).request.recordedBody.file")
+            }
 
             guard !entry.responses.isEmpty else { throw fail("responses", "needs at least one response") }
             var responses: [MockResponse] = []

@@ -54,6 +54,9 @@ public struct MockSetMerger {
         for (stubIndex, stub) in file.stubs.enumerated() {
             var named: [(path: String, jsonPath: String)] = []
             if let path = stub.request.body?.file { named.append((path, "stubs[\(stubIndex)].request.body.file")) }
+            if let path = stub.request.recordedBody?.file {
+                named.append((path, "stubs[\(stubIndex)].request.recordedBody.file"))
+            }
             for (step, response) in stub.responses.enumerated() {
                 if let path = response.bodyFile {
                     named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile"))
@@ -124,6 +127,8 @@ public struct MockSetMerger {
             }
             let requestFile = move(stub.request.body?.file)
             stub.request.body?.file = requestFile
+            let recordedFile = move(stub.request.recordedBody?.file)
+            stub.request.recordedBody?.file = recordedFile
             for index in stub.responses.indices {
                 stub.responses[index].bodyFile = move(stub.responses[index].bodyFile)
             }
@@ -190,7 +195,11 @@ public struct MockSetMerger {
     }
 
     private static func bodyFiles(of stub: MockSetFile.StubEntry) -> Set<String> {
-        Set(([stub.request.body?.file] + stub.responses.map(\.bodyFile)).compactMap { $0 })
+        Set(
+            ([stub.request.body?.file, stub.request.recordedBody?.file] + stub.responses.map(\.bodyFile)).compactMap {
+                $0
+            }
+        )
     }
 
     /// What makes two stubs the same request matcher.

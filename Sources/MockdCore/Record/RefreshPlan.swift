@@ -4,9 +4,10 @@ import MockdFormat
 /// `mockd refresh`: which stubs of a set can be asked again, and how (method, target, recorded headers, body).
 ///
 /// A stub is replayed when the set was recorded (it names `origins`) and its request holds no placeholder
-/// (`{{accessToken}}` in a query or body cannot be sent as recorded). Anything else — a set without origins
-/// (hand-written, WireMock), a stub for another host, a WebSocket or a placeholder — is listed with the reason,
-/// never guessed.
+/// (`{{accessToken}}` in a query or body cannot be sent as recorded), with the body it was recorded with: the key's
+/// `body`, else `recordedBody` (what was sent when the body is not part of the key, the usual case of one POST per
+/// endpoint). Anything else — a set without origins (hand-written, WireMock), a WebSocket or event stream, a
+/// placeholder, a body the set does not hold — is listed with the reason, never guessed.
 public struct RefreshPlan: Sendable {
     /// One request to send again.
     public struct Replay: Sendable {
@@ -43,7 +44,7 @@ public struct RefreshPlan: Sendable {
                 continue
             }
             var body = Data()
-            if let entry = request.body {
+            if let entry = request.body ?? request.recordedBody {
                 if let json = entry.json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -51,8 +52,19 @@ public struct RefreshPlan: Sendable {
                 } else if let text = entry.text {
                     body = Data(text.utf8)
                 } else if let file = entry.file {
-                    body = build.files[file] ?? Data()
+                    guard let data = build.files[file] else {
+                        skipped.append("\(name): its recorded body file \(file) cannot be read; not sent without it")
+                        continue
+                    }
+                    body = data
                 }
+            } else if Self.carriesBody(request) {
+                // A set imported before recorded bodies were kept: the request had a body (its Content-Type says so),
+                // which the set does not hold. Sent without it, the upstream's error would read as an API change.
+                skipped.append(
+                    "\(name): the set does not hold the body this request was recorded with (imported before mockd kept recorded bodies); import the HAR again to refresh it"
+                )
+                continue
             }
             let target = request.path + (request.query.map { "?" + $0 } ?? "")
             if target.contains("{{") || String(decoding: body, as: UTF8.self).contains("{{") {
@@ -77,6 +89,14 @@ public struct RefreshPlan: Sendable {
                     previousStatus: stub.responses.first?.status ?? 200
                 )
             )
+        }
+    }
+
+    /// Whether the recorded request had a body by its matched `Content-Type` header (a body's type) or its method
+    /// (`POST`, `PUT`, `PATCH` with a `Content-Type`).
+    private static func carriesBody(_ request: MockSetFile.RequestEntry) -> Bool {
+        (request.headers ?? []).contains { line in
+            line.lowercased().hasPrefix("content-type:")
         }
     }
 

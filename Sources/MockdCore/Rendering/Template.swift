@@ -13,20 +13,30 @@ import MockdFormat
 /// - `{{request.method}}`, `{{request.path}}`, `{{request.body}}`, `{{request.query.NAME}}` (decoded),
 ///   `{{request.header.NAME}}`, `{{request.json.PATH}}` (dot path with `[i]`, e.g. `items[0].id`)
 /// - fixed fake values for redacted secrets and personal data: see `FakeValues`.
+///
+/// In JSON written as a value (an override's or runtime stub's `body`, and whatever a `bodyPatch` produced), a string
+/// that is exactly one placeholder takes the placeholder's JSON type: `"{{resources.orders.count}}"` renders `3`,
+/// `"{{request.json.tags}}"` the request's array, `"{{counter}}"` a number (see `TemplateContext.jsonValue(for:)`).
 public struct Template: Sendable {
     enum Segment: Sendable {
         case literal(Data)
         /// A placeholder name and the exact bytes it was written as (sent back unchanged when unknown).
         case placeholder(String, raw: Data)
+        /// A JSON string that is exactly one placeholder (`raw` with its quotes): rendered as a JSON value.
+        case jsonValue(String, raw: Data)
     }
 
     let segments: [Segment]
+    /// Whether quoted whole-value placeholders were read as `.jsonValue` (kept when the response is re-parsed).
+    let jsonValues: Bool
 
     /// Parses `data`; `nil` when it holds no placeholder, so plain bodies cost nothing at serve time.
     ///
     /// A placeholder is `{{name}}` where the name (spaces around it allowed) is letters, digits and `._-[]`;
     /// anything else between braces stays text. Bodies that are not UTF-8 (images, fonts) are never templates.
-    public static func parse(_ data: Data) -> Template? {
+    /// - Parameter jsonValues: `data` is JSON written as a value: a string that is exactly one placeholder
+    ///   (`"{{counter}}"`) renders as the placeholder's JSON value rather than as text inside the quotes.
+    public static func parse(_ data: Data, jsonValues: Bool = false) -> Template? {
         let open: [UInt8] = [0x7B, 0x7B]
         let close: [UInt8] = [0x7D, 0x7D]
         guard ByteSearch.contains(open, in: data), String(data: data, encoding: .utf8) != nil else { return nil }
@@ -41,16 +51,32 @@ public struct Template: Sendable {
                 searchFrom = start + 2
                 continue
             }
+            let quote = UInt8(ascii: "\"")
+            let wholeString =
+                jsonValues && start > literalStart && bytes[start - 1] == quote
+                && (start < 2 || bytes[start - 2] != UInt8(ascii: "\\")) && end + 2 < bytes.count
+                && bytes[end + 2] == quote
+            if wholeString {
+                if start - 1 > literalStart { segments.append(.literal(bytes[literalStart..<(start - 1)])) }
+                segments.append(.jsonValue(name, raw: bytes[(start - 1)..<(end + 3)]))
+                literalStart = end + 3
+                searchFrom = end + 3
+                continue
+            }
             if start > literalStart { segments.append(.literal(bytes[literalStart..<start])) }
             segments.append(.placeholder(name, raw: bytes[start..<(end + 2)]))
             literalStart = end + 2
             searchFrom = end + 2
         }
-        guard segments.contains(where: { if case .placeholder = $0 { return true } else { return false } }) else {
+        guard
+            segments.contains(where: {
+                if case .literal = $0 { return false } else { return true }
+            })
+        else {
             return nil
         }
         if literalStart < bytes.count { segments.append(.literal(bytes[literalStart...])) }
-        return Template(segments: segments)
+        return Template(segments: segments, jsonValues: jsonValues)
     }
 
     /// The text with every known placeholder replaced.
@@ -65,6 +91,8 @@ public struct Template: Sendable {
                 } else {
                     output.append(raw)
                 }
+            case .jsonValue(let name, let raw):
+                output.append(context.jsonValue(for: name) ?? raw)
             }
         }
         return output
@@ -79,6 +107,8 @@ public struct Template: Sendable {
             case .literal(let data): output.append(data)
             case .placeholder(let name, let raw):
                 output.append(contentsOf: FakeValues.value(for: name).map { Data($0.utf8) } ?? raw)
+            case .jsonValue(let name, let raw):
+                output.append(contentsOf: FakeValues.value(for: name).map { TemplateContext.jsonString($0) } ?? raw)
             }
         }
         return output
@@ -87,7 +117,10 @@ public struct Template: Sendable {
     /// Whether some placeholder names a fake value (`{{token}}`, `{{email}}`…).
     public var usesFakeValues: Bool {
         segments.contains {
-            if case .placeholder(let name, _) = $0 { FakeValues.value(for: name) != nil } else { false }
+            switch $0 {
+            case .literal: false
+            case .placeholder(let name, _), .jsonValue(let name, _): FakeValues.value(for: name) != nil
+            }
         }
     }
 
@@ -114,8 +147,9 @@ public final class TemplateContext {
     /// The seconds of a rate limit's `Retry-After`, for `{{retryAfter}}` in its answer body.
     var retryAfter: Int?
     /// Reads `{{resources.NAME.count}}` and `{{resources.NAME.ID.FIELD…}}` (the part after `resources.`) from the
-    /// session's stateful resources; `nil` outside a scenario with resources.
-    var resourceValue: ((String) -> String?)?
+    /// session's stateful resources, as a Foundation JSON value (`nil` for an unknown resource, `""` for an unknown
+    /// item); `nil` outside a scenario with resources.
+    var resourceValue: ((String) -> Any?)?
     private lazy var json: Any? = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
     private lazy var query = URLEncoding.decodedQuery(request.query)
 
@@ -141,7 +175,7 @@ public final class TemplateContext {
         }
         if let fake = FakeValues.value(for: name) { return fake }
         if name.hasPrefix("resources."), let resourceValue {
-            return resourceValue(String(name.dropFirst("resources.".count)))
+            return resourceValue(String(name.dropFirst("resources.".count))).map(TemplateContext.text)
         }
         if name.hasPrefix("request.query.") {
             let key = String(name.dropFirst("request.query.".count))
@@ -156,6 +190,39 @@ public final class TemplateContext {
             ) ?? ""
         }
         return nil
+    }
+
+    /// A placeholder that is a whole JSON string (`"{{name}}"`) as the JSON value it stands for: a number for
+    /// `counter`, `now.epoch`, `now.epochMs`, `retryAfter` and a resource's `count`; the value itself (number, string,
+    /// boolean, object, array, null) for `request.json.PATH` and a resource item or field (`""` when absent); the text
+    /// as a JSON string for every other placeholder. `nil` for an unknown placeholder (left as written).
+    func jsonValue(for name: String) -> Data? {
+        switch name {
+        case "counter", "now.epoch", "now.epochMs", "retryAfter": return value(for: name).map { Data($0.utf8) }
+        default: break
+        }
+        if name.hasPrefix("request.json.") {
+            let found = TemplateContext.lookup(json, path: String(name.dropFirst("request.json.".count)))
+            return TemplateContext.json(found ?? "")
+        }
+        if name.hasPrefix("resources."), let resourceValue {
+            return resourceValue(String(name.dropFirst("resources.".count))).map(TemplateContext.json)
+        }
+        return value(for: name).map(TemplateContext.jsonString)
+    }
+
+    /// `value` (a Foundation JSON value) as JSON text.
+    static func json(_ value: Any) -> Data {
+        (try? JSONSerialization.data(
+            withJSONObject: value,
+            options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]
+        ))
+            ?? Data("null".utf8)
+    }
+
+    /// `text` as a JSON string, quotes and escapes included (RFC 8259 §7).
+    static func jsonString(_ text: String) -> Data {
+        json(text)
     }
 
     /// Follows `a.b[0].c` through parsed JSON.

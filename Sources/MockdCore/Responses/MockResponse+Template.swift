@@ -4,10 +4,12 @@ import MockdFormat
 /// A response's `{{placeholders}}`: parsed when its body or headers change, rendered per request.
 extension MockResponse {
     /// Replaces the body and re-parses its placeholders.
-    mutating func replaceBody(_ newBody: Data) {
+    /// - Parameter jsonValues: The new body is JSON written as a value (an override's `body`, a `bodyPatch`'s
+    ///   result): a string that is exactly one placeholder renders as its JSON value (`Template.parse`).
+    mutating func replaceBody(_ newBody: Data, jsonValues: Bool = false) {
         body = newBody
         if fileBody != nil { fileBody = nil }
-        template = ResponseTemplate(body: body, headers: headers, origins: template?.origins)
+        template = ResponseTemplate(body: body, headers: headers, origins: template?.origins, jsonValues: jsonValues)
     }
 
     /// Marks the response as literal: `{{…}}` in it is sent as is (recorded bodies). Recorded origins' URLs are
@@ -49,7 +51,12 @@ extension MockResponse {
 
     /// Re-checks headers for placeholders after an edit.
     mutating func headersChanged() {
-        template = ResponseTemplate(body: body, headers: headers, origins: template?.origins)
+        template = ResponseTemplate(
+            body: body,
+            headers: headers,
+            origins: template?.origins,
+            jsonValues: template?.body?.jsonValues ?? false
+        )
     }
 
     /// The response with every placeholder rendered; itself when it has none.

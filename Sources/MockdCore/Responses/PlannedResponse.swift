@@ -15,6 +15,10 @@ public struct PlannedResponse: Sendable {
     /// The recorded host the answer is for (`HostName.normalized`): the one the request named, or the host of the stub
     /// or override that answered; `nil` in a set that keeps no hosts. Kept in the journal (`host`) for `verify`.
     public var host: String?
+    /// The answers an override's edit went through, nearest first: a scenario override under a runtime stub that
+    /// only edits, then the mock set's stub or the resource (`resource:NAME`) whose answer it edited. Empty when the
+    /// answer is `response.stubID`'s own. Kept in the journal (`edited`), counted by coverage.
+    public var edited: [String] = []
     /// Set when `response` is a stub's response exactly as loaded: the bridge may reuse a native response
     /// kept in this slot.
     public var nativeSlot: (any NativeResponseSlot)?

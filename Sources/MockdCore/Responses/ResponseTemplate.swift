@@ -14,8 +14,9 @@ struct ResponseTemplate: Sendable {
     }
 
     /// `nil` when neither the body nor any header value contains `{{` and there are no `origins`.
-    init?(body: Data, headers: HTTPHeaders, origins: OriginRewrite? = nil) {
-        self.body = Template.parse(body)
+    /// - Parameter jsonValues: The body is JSON written as a value (`Template.parse(_:jsonValues:)`).
+    init?(body: Data, headers: HTTPHeaders, origins: OriginRewrite? = nil, jsonValues: Bool = false) {
+        self.body = Template.parse(body, jsonValues: jsonValues)
         self.hasHeaderPlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
         self.origins = origins
         if self.body == nil && !hasHeaderPlaceholders && origins == nil { return nil }

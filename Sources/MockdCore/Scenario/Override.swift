@@ -22,6 +22,17 @@ public final class Override: Sendable {
     public let state: StateRule?
     /// The share of matching calls (0…1) it answers, drawn from the session's seeded generator; `nil` = all.
     let chance: Double?
+    /// Whether it ever answered (or was edited by a runtime stub above it), for coverage over the daemon's life.
+    private let used = Atomic<Bool>(false)
+
+    /// Marks the override used (coverage); only a read once it is.
+    @inline(__always)
+    func markUsed() {
+        if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
+    }
+
+    /// Whether it ever answered a request (`markUsed`).
+    var wasUsed: Bool { used.load(ordering: .relaxed) }
 
     init(
         id: String,

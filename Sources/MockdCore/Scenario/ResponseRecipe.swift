@@ -11,6 +11,9 @@ struct ResponseRecipe: Sendable {
     var body: Data?
     /// Content type to send with `body` when it replaces the stub's body.
     var bodyContentType: String?
+    /// `body` is JSON written as a value in the scenario or stub (not text, not a file): a string in it that is exactly
+    /// one placeholder renders as the placeholder's JSON value (`Template.parse(_:jsonValues:)`).
+    var bodyIsJSONValue = false
     var bodyPatch: JSONValue?
     var latency: LatencyModel?
     var throttle: Int?
@@ -52,6 +55,17 @@ struct ResponseRecipe: Sendable {
         return merged
     }
 
+    /// This step with the delivery of `below` (the recipe of the override whose answer it edits) where it sets none
+    /// of its own: latency, throttle, fault and hold. Its edits were applied to the response already.
+    func behaving(like below: ResponseRecipe) -> ResponseRecipe {
+        var merged = self
+        merged.latency = latency ?? below.latency
+        merged.throttle = throttle ?? below.throttle
+        merged.fault = fault ?? below.fault
+        merged.holdMs = holdMs ?? below.holdMs
+        return merged
+    }
+
     /// The response this step gives over `base`.
     /// - Throws: `RecipeError` when `bodyPatch` meets a body that is not JSON.
     func apply(to base: MockResponse?) throws(RecipeError) -> MockResponse {
@@ -84,7 +98,7 @@ struct ResponseRecipe: Sendable {
         }
         if let status { response.status = status }
         if let body {
-            response.replaceBody(body)
+            response.replaceBody(body, jsonValues: bodyIsJSONValue)
             if let bodyContentType {
                 response.headers.remove(name: "Content-Type")
                 response.headers.add(name: "Content-Type", value: bodyContentType)
@@ -108,7 +122,7 @@ struct ResponseRecipe: Sendable {
                 ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
             var patched = (try? encoder.encode(MergePatch.apply(bodyPatch, to: json))) ?? response.body
             if pretty { patched.append(0x0A) }
-            response.replaceBody(patched)
+            response.replaceBody(patched, jsonValues: true)
         }
         for edit in headerEdits {
             response.headers.remove(name: edit.name)

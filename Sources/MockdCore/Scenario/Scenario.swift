@@ -1,5 +1,6 @@
 import Foundation
 import MockdFormat
+import MockdPlatform
 
 /// A loaded scenario: mock sets layered into one `StubIndex`, plus overrides and defaults.
 ///
@@ -24,6 +25,13 @@ public final class Scenario: Sendable {
     let overridesNameHosts: Bool
     /// Stateful REST collections (`resources[]`), tried after the overrides and before the mock sets.
     let resources: [Resource]
+    /// The file and index in its `overrides` of each override, by `position`, for messages.
+    let overrideSources: [(file: String, index: Int)]
+    /// Whether this scenario is a mock set served alone (`mockd --set NAME`, `Scenario.single`): its name is the set's.
+    public let isSingleSet: Bool
+    /// Which of `index.stubs` (by ordinal) ever answered, directly or edited by an override, in any session: coverage
+    /// over the daemon's life (`CoverageReport`). The overrides keep their own flag (`Override.wasUsed`).
+    let stubUsage: AtomicFlags
 
     public convenience init(
         name: String,
@@ -53,10 +61,15 @@ public final class Scenario: Sendable {
         defaults: ResponseRecipe?,
         conditionalRequests: Bool,
         cors: Bool = false,
-        resources: [Resource] = []
+        resources: [Resource] = [],
+        isSingleSet: Bool = false,
+        overrideSources: [(file: String, index: Int)] = []
     ) {
+        self.overrideSources = overrideSources
         self.cors = cors
         self.resources = resources
+        self.isSingleSet = isSingleSet
+        self.stubUsage = AtomicFlags(count: index.stubs.count)
         self.name = name
         self.description = description
         self.sets = sets
@@ -181,8 +194,16 @@ public final class Scenario: Sendable {
             defaults: defaults,
             conditionalRequests: resolved.conditionalRequests ?? setsAnswerConditionals,
             cors: cors,
-            resources: resources
+            resources: resources,
+            overrideSources: resolved.overrides.map { ($0.display, $0.index) }
         )
+    }
+
+    /// The overrides that others keep from answering (`OverrideShadows`): one line each, `file: overrides[N] ('id'):
+    /// …`; empty when every override can answer all it matches.
+    /// - Complexity: O(n²) in the overrides.
+    public func shadowWarnings() -> [String] {
+        OverrideShadows.warnings(overrides, sources: overrideSources)
     }
 
     /// A scenario serving one mock set, for `mockd --set NAME`.
@@ -196,7 +217,8 @@ public final class Scenario: Sendable {
             overrides: [],
             defaults: nil,
             conditionalRequests: loaded.conditionalRequests,
-            cors: loaded.cors
+            cors: loaded.cors,
+            isSingleSet: true
         )
     }
 }
@@ -552,6 +574,7 @@ struct RecipeCompiler {
             } else {
                 recipe.body = try? JSONValueEncoding.data(body)
                 recipe.bodyContentType = "application/json; charset=utf-8"
+                recipe.bodyIsJSONValue = true
             }
         }
         if let bodyFile = entry.bodyFile {

@@ -49,9 +49,23 @@ final class ScenarioCatalog: Sendable {
         }
     }
 
+    /// Every scenario loaded now: the startup one, then the others in name order.
+    var loaded: [Scenario] {
+        [startup] + cache.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
     /// Replaces the startup scenario and forgets cached ones (SIGHUP).
-    func reload(startup scenario: Scenario) {
-        initial.withLock { $0 = scenario }
-        cache.withLock { $0.removeAll() }
+    /// - Returns: The scenarios it let go (the previous startup one and the cached ones).
+    @discardableResult
+    func reload(startup scenario: Scenario) -> [Scenario] {
+        let previous = initial.withLock { previous in
+            defer { previous = scenario }
+            return previous
+        }
+        let cached = cache.withLock { cache in
+            defer { cache.removeAll() }
+            return Array(cache.values)
+        }
+        return [previous] + cached
     }
 }

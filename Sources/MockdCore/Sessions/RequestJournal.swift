@@ -32,6 +32,11 @@ public struct JournalEntry: Sendable {
     public let nearMisses: [NearMiss]
     /// Whether the upstream answered (capture-on-miss, `mockd record`) rather than a stub.
     public var proxied = false
+    /// Whether `response.body` was kept cut (a body made for the request over `RequestJournal.bodyLimit`).
+    public var responseBodyCut = false
+    /// What `stubID`'s answer edited, nearest first (`PlannedResponse.edited`): a scenario override under a runtime
+    /// stub, the mock set's stub, a resource. Empty when the answer is `stubID`'s own.
+    public var edited: [String] = []
 
     public var matched: Bool { stubID != nil }
 }
@@ -80,7 +85,8 @@ public final class RequestJournal: Sendable {
                     durationMs: durationMs,
                     response: plan.response,
                     nearMisses: exchange.nearMisses,
-                    proxied: exchange.proxied
+                    proxied: exchange.proxied,
+                    edited: plan.edited
                 )
             }
         }
@@ -139,7 +145,9 @@ public final class RequestJournal: Sendable {
         response: MockResponse,
         nearMisses: [NearMiss],
         proxied: Bool = false,
-        host: String? = nil
+        host: String? = nil,
+        edited: [String] = [],
+        responseBodyCut: Bool = false
     ) {
         // The replaced record is released here, after the lock.
         _ = state.withLock { state in
@@ -163,7 +171,9 @@ public final class RequestJournal: Sendable {
                             durationMs: durationMs,
                             response: response,
                             nearMisses: nearMisses,
-                            proxied: proxied
+                            proxied: proxied,
+                            responseBodyCut: responseBodyCut,
+                            edited: edited
                         )
                     )
                 )
@@ -187,9 +197,8 @@ public final class RequestJournal: Sendable {
         guard fits else {
             let plan = exchange.plan
             var response = plan.response
-            if plan.nativeSlot == nil, response.body.count > RequestJournal.bodyLimit {
-                response.body = Data(response.body.prefix(RequestJournal.bodyLimit))
-            }
+            let cut = plan.nativeSlot == nil && response.body.count > RequestJournal.bodyLimit
+            if cut { response.body = Data(response.body.prefix(RequestJournal.bodyLimit)) }
             append(
                 time: exchange.arrival,
                 request: exchange.request,
@@ -200,7 +209,9 @@ public final class RequestJournal: Sendable {
                 response: response,
                 nearMisses: exchange.nearMisses,
                 proxied: exchange.proxied,
-                host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host }
+                host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host },
+                edited: plan.edited,
+                responseBodyCut: cut
             )
             return
         }

@@ -58,6 +58,11 @@ final class SessionSwitches: Sendable {
         }
     }
 
+    /// Whether `override` is on (`rules`), without drawing for a `chance` rule: whether it could take a call.
+    func isOn(_ override: Override) -> Bool {
+        !(anyDisabled.load(ordering: .relaxed) && disabled.withLock({ $0.contains(override.id) }))
+    }
+
     /// Whether `override` takes this call: it is on, and a `chance` rule's draw falls within its share (each call a
     /// chance rule would answer takes one draw).
     func admits(_ override: Override) -> Bool {

@@ -17,8 +17,10 @@ struct Check: MockdCommand, Equatable {
         OVERVIEW: Check mock sets and scenarios against an OpenAPI 3.0 or 3.1 document (JSON or YAML): every
         stored answer against the response schema of its operation, status and media type; every recorded
         request against the operation's path and query parameters (and headers the set records) and its
-        request body. Undocumented operations, statuses and media types are reported. Placeholders
-        ({{email}}) are accepted wherever they stand.
+        request body. For a scenario, every answer it can give: the sets it serves (included scenarios'
+        too), its overrides' own answers, and what each override that edits (bodyPatch, status) makes of
+        every stub it matches. Undocumented operations, statuses and media types are reported.
+        Placeholders ({{email}}) are accepted wherever they stand.
 
         One line per finding, `file: location: message`; exit 1 when there is any, 0 when everything honours
         the document, 2 when the document or a set cannot be read — fit for a CI step.
@@ -66,15 +68,11 @@ struct Check: MockdCommand, Equatable {
                     let url =
                         FileManager.default.fileExists(atPath: target)
                         ? URL(fileURLWithPath: target) : root.url.appendingPathComponent(target)
-                    let (scenario, _) = try ConfigFile.decode(
-                        ScenarioFile.self,
-                        at: url,
-                        display: target,
-                        missing: "'\(target)' not found"
-                    )
-                    findings += ContractCheck.check(scenario, display: target, against: contract)
+                    // The scenario as served: its includes, their sets and overrides, bodies read.
+                    let scenario = try Scenario.load(named: url.path, root: root, defersBodies: false)
+                    findings += ContractCheck.check(scenario, against: contract)
                     checked.append(target)
-                    for set in scenario.sets ?? [] {
+                    for set in scenario.sets {
                         let folder = root.setURL(set)
                         let display = root.display(folder)
                         findings += ContractCheck.check(

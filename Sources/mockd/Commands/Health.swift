@@ -98,7 +98,11 @@ struct Health: MockdCommand, Equatable {
     private static func summary(_ body: Data) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return "" }
         var parts: [String] = []
-        if let scenario = object["scenario"] as? String { parts.append("scenario '\(scenario)'") }
+        if let set = object["set"] as? String {
+            parts.append("set '\(set)'")
+        } else if let scenario = object["scenario"] as? String {
+            parts.append("scenario '\(scenario)'")
+        }
         if let version = object["version"] as? String { parts.append("version \(version)") }
         if let uptime = object["uptimeSeconds"] as? Double { parts.append("up \(String(format: "%.1f", uptime)) s") }
         return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"

@@ -84,6 +84,10 @@ struct MCP: MockdCommand {
             return .success
         }
         // The daemon runs on its own thread; MCP is read on this one until stdin closes.
+        // Blocked here, before the daemon's thread starts, so that every thread blocks them and the daemon's signal
+        // thread takes the SIGTERM sent below when the agent closes stdin (unblocked here, the kernel handed it to
+        // this thread, whose default action ended the process with status 143 instead of a clean stop).
+        SignalWaiter.blockInThisThread([SIGINT, SIGTERM])
         Output.standardGoesToError.store(true, ordering: .relaxed)
         let urls = Mutex<[String]?>(nil)
         let ready = DispatchSemaphore(value: 0)

@@ -53,8 +53,9 @@ struct Serve: MockdCommand, Equatable {
           --max-sessions <n>      Test sessions kept besides the default one; least recently used go first. (default: 1000)
           --session-timeout <s>   Remove a session idle this many seconds. (default: 1800)
           --journal-limit <n>     Journal entries kept per session; older ones are dropped and counted. (default: 10000)
-          --openapi <spec>        Check every request against this OpenAPI document: contractViolations in the journal,
-                                  GET /__mockd/contract, verify with "contract": true. (default: none)
+          --openapi <spec>        Check every request and the answer it got against this OpenAPI document:
+                                  contractViolations in the journal, GET /__mockd/contract, verify with
+                                  "contract": true. (default: none)
           --max-header-bytes <b>  Memory per connection for the request line and headers, in bytes; bigger
                                   requests get 431 (414 for a long URL). Raise it for query strings over
                                   ~450 parameters, at some cost per new connection. (default: 32768)
@@ -169,11 +170,24 @@ struct Serve: MockdCommand, Equatable {
             )
         }
         let stubCount = scenario.index.stubs.count
+        let stubs = "\(stubCount) stub\(stubCount == 1 ? "" : "s")"
         var banner =
-            "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubCount) stub\(stubCount == 1 ? "" : "s")"
+            scenario.isSingleSet
+            ? "mockd: set '\(scenario.name)', \(stubs)"
+            : "mockd: scenario '\(scenario.name)' (sets: \(scenario.sets.joined(separator: ", "))), \(stubs)"
         if onMissProxy, let origin = server.upstream.origin {
             banner += "; unmatched requests go to \(origin)"
             if let recorder { banner += ", recorded into mocks/\(recorder.set)/ (HAR: \(recorder.harDisplay))" }
+        }
+        // Overrides kept from answering by others (`mockd validate` lists them); skipped for very large scenarios,
+        // where the pairwise check would hold the start up.
+        if let config, scenario.overrides.count <= 1000 {
+            let shadowed = scenario.shadowWarnings().count
+            if shadowed > 0 {
+                Output.error(
+                    "mockd: warning: \(shadowed) override\(shadowed == 1 ? "" : "s") can never answer or lose\(shadowed == 1 ? "s" : "") requests to a later one of the same priority; mockd validate --config \(config) lists them"
+                )
+            }
         }
         return ServerLifecycle.run(
             server,

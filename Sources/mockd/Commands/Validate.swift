@@ -15,6 +15,9 @@ struct Validate: MockdCommand, Equatable {
         OVERVIEW: Check a scenario (or one mock set) and every file it names, reporting every problem.
 
         Each problem is one line, `file: JSON path: message`; the exit code is 1 when there is any.
+        Overrides that can never answer (another one tried first matches every request they match) or
+        that a later override of the same priority takes requests from are warnings (`warning: …` on
+        stderr, exit 0): among equal priorities the override listed later wins.
 
         USAGE: mockd validate --config <name> [--root <dir>]
                mockd validate --set <name> [--root <dir>]
@@ -51,6 +54,8 @@ struct Validate: MockdCommand, Equatable {
                 Output.standard(
                     "ok: \(root.display(root.configURL(config))): sets \(scenario.sets.joined(separator: ", ")); \(scenario.index.stubs.count) stubs, \(scenario.overrides.count) overrides"
                 )
+                // Not errors: the scenario works as written, but some of what it says never happens.
+                for warning in scenario.shadowWarnings() { Output.error("warning: \(warning)") }
             } else if let set {
                 let stubs = try MockSetLoader(root: root, alwaysCheckUnknownFields: true, defersBodies: false).load(
                     set: set
