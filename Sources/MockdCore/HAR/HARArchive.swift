@@ -90,6 +90,8 @@ public struct HARResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var content: HARContent
+    /// `redirectURL`: the target of the `Location` header, as the producer read it; `nil` when absent or empty.
+    public var redirectURL: String? = nil
 }
 
 /// `response.content`.

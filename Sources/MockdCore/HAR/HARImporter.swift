@@ -84,7 +84,13 @@ public enum HARImporter {
     }
 }
 
-/// A recorded absolute URL split into the parts a request key needs.
+/// A recorded absolute URL split into the parts a request key needs, its path and query exactly as written.
+///
+/// Split by hand (RFC 3986 §3: `scheme ":" "//" authority path ["?" query] ["#" fragment]`), never re-encoded:
+/// `RequestKey` normalises both sides of a match alike, so a producer's spelling (`filter[name]=John%20Doe`, a raw
+/// `|`, a space or raw UTF-8 as Chrome and Firefox record them) keys like the request a client sends for it.
+/// Foundation's `URLComponents(string:)` percent-encodes such a URL as a whole on Linux, `%` included, which
+/// turned `%20` into `%2520` and made the recorded request miss its own stub.
 struct RecordedURL {
     let scheme: String
     let host: String
@@ -93,28 +99,55 @@ struct RecordedURL {
     let rawQuery: String
 
     init?(_ text: String) {
-        guard let components = URLComponents(string: text) ?? URLComponents(string: RecordedURL.escapingInvalid(text)),
-            let scheme = components.scheme?.asciiLowercased
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+        let scheme = trimmed[..<colon]
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+            scheme.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+            })
         else { return nil }
-        self.scheme = scheme
-        let host = (components.host ?? "").asciiLowercased
-        self.host = host
-        hostAndPort = HostName.normalized(components.port.map { "\(host):\($0)" } ?? host)
-        rawPath = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        rawQuery = components.percentEncodedQuery ?? ""
+        self.scheme = String(scheme).asciiLowercased
+        var rest = trimmed[trimmed.index(after: colon)...]
+        // A fragment is never sent.
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        var authority: Substring = ""
+        if rest.hasPrefix("//") {
+            rest = rest.dropFirst(2)
+            let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            authority = rest[..<end]
+            rest = rest[end...]
+        }
+        // Userinfo (`user:pass@`) is not part of the host.
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        let (host, port) = RecordedURL.splitAuthority(authority)
+        guard port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else { return nil }
+        self.host = String(host).asciiLowercased
+        hostAndPort = HostName.normalized(port.isEmpty ? self.host : "\(self.host):\(port)")
+        let query = rest.firstIndex(of: "?")
+        let path = query.map { rest[..<$0] } ?? rest
+        rawPath = path.isEmpty ? "/" : String(path)
+        rawQuery = query.map { String(rest[rest.index(after: $0)...]) } ?? ""
+    }
+
+    /// `host` and `port` of an authority (`api.example.com:8443`, `[::1]:8080`); the port is empty when absent.
+    private static func splitAuthority(_ authority: Substring) -> (host: Substring, port: Substring) {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            let afterClose = authority.index(after: close)
+            let port =
+                afterClose < authority.endIndex && authority[afterClose] == ":"
+                ? authority[authority.index(after: afterClose)...] : ""
+            return (authority[...close], port)
+        }
+        guard let colon = authority.lastIndex(of: ":") else { return (authority, "") }
+        return (authority[..<colon], authority[authority.index(after: colon)...])
     }
 
     /// `https://api.example.com` (RFC 6454; a WebSocket's `wss:` is the `https:` origin of its host), default port
     /// left out.
     var origin: String {
         (scheme == "wss" || scheme == "https" ? "https" : "http") + "://" + hostAndPort
-    }
-
-    /// Percent-encodes characters that URLComponents rejects (spaces, `|`, raw non-ASCII) but browsers record.
-    static func escapingInvalid(_ text: String) -> String {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.insert(charactersIn: "#%")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }
 

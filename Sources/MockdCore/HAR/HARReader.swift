@@ -32,7 +32,11 @@ public enum HARReader {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let root: Any
         do {
-            root = try JSONSerialization.jsonObject(with: bytes, options: [])
+            // Parsed with raw U+FEFFs escaped (`RawByteOrderMarks`); a syntax error is found in the bytes as written,
+            // so that its offsets are the file's.
+            root =
+                try (try? JSONSerialization.jsonObject(with: RawByteOrderMarks.escaped(bytes), options: []))
+                ?? JSONSerialization.jsonObject(with: bytes, options: [])
         } catch {
             throw HARImportError(.notJSON, file: fileName, message: notJSONMessage(bytes, error: error))
         }
@@ -121,7 +125,8 @@ public enum HARReader {
                     encoding: content["encoding"].string,
                     file: content["_file"].string,
                     size: content["size"].int
-                )
+                ),
+                redirectURL: responseNode["redirectURL"].string.flatMap { $0.isEmpty ? nil : $0 }
             )
         }
         let time = node["time"].double.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
@@ -144,7 +149,8 @@ public enum HARReader {
         }
         entry.startedDateTime = node["startedDateTime"].string.flatMap(parseDate)
         let failure =
-            (responseNode["_failureText"].string ?? responseNode["_error"].string ?? node["_failureText"].string)?
+            (responseNode["_failureText"].string ?? responseNode["_error"].string ?? node["_failureText"].string
+            ?? node["_error"].string)?
             .trimmingCharacters(in: .whitespacesAndNewlines)
         entry.failureText = failure?.isEmpty == false ? failure : nil
         entry.isPollyEntry = node["_id"].string != nil && node["_order"].value != nil

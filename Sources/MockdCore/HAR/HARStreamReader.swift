@@ -562,7 +562,10 @@ final class HARStreamScanner {
     private func parse(_ bytes: Data, openCount: Int, closeCount: Int) throws -> Any {
         let wrapped: Any
         do {
-            wrapped = try JSONSerialization.jsonObject(with: bytes, options: [])
+            // Raw U+FEFFs escaped (`RawByteOrderMarks`); an error is found in the bytes as written, for its offsets.
+            wrapped =
+                try (try? JSONSerialization.jsonObject(with: RawByteOrderMarks.escaped(bytes), options: []))
+                ?? JSONSerialization.jsonObject(with: bytes, options: [])
         } catch {
             let shift = valueStart - openCount
             let detail = Self.shiftingOffsets(in: JSONSyntaxLocation.parserDetail(error), by: shift)

@@ -117,7 +117,10 @@ public final class RecordingSpool: Sendable {
             else { continue }
             var entries: [(order: UInt64, entry: [String: Any])] = []
             for line in lines.dropFirst() {
-                guard var entry = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+                guard
+                    var entry = (try? JSONSerialization.jsonObject(with: RawByteOrderMarks.escaped(Data(line))))
+                        as? [String: Any]
+                else {
                     continue
                 }
                 let order =

@@ -119,8 +119,8 @@ enum JSONSpan {
         private mutating func string() -> String? {
             let start = position
             guard skipString() else { return nil }
-            return (try? JSONSerialization.jsonObject(with: Data(bytes[start..<position]), options: .fragmentsAllowed))
-                as? String
+            let literal = RawByteOrderMarks.escaped(Data(bytes[start..<position]))
+            return (try? JSONSerialization.jsonObject(with: literal, options: .fragmentsAllowed)) as? String
         }
 
         private mutating func skipString() -> Bool {
