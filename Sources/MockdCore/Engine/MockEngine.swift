@@ -99,6 +99,25 @@ public final class MockEngine: Sendable {
                 arrival: arrival,
                 nearMisses: []
             )
+        case .session(let reference)
+        where request.headers.mayContain(anyOf: RequestContentCoding.header)
+            && request.headers.contains("content-encoding"):
+            // A coded body is matched decoded; one that does not decode is a miss that says so.
+            if let refusal = RequestContentCoding.decode(&request) {
+                return EngineOutcome(
+                    plan: PlannedResponse(response: refusal),
+                    request: request,
+                    session: reference,
+                    arrival: arrival,
+                    nearMisses: []
+                )
+            }
+            return outcome(
+                deliveredAnswer(request, in: session(of: reference)),
+                request: request,
+                in: reference,
+                arrival: arrival
+            )
         case .session(.defaultSession):
             // Borrowed from the registry, which owns it for the engine's life: no reference count changes (see
             // `SessionReference`). The default session never expires, so it needs no clock read.
@@ -186,6 +205,14 @@ public final class MockEngine: Sendable {
                 arrival: arrival,
                 nearMisses: misses
             )
+        }
+    }
+
+    /// The session a routed request goes to.
+    private func session(of reference: EngineOutcome.SessionReference) -> Session {
+        switch reference {
+        case .none, .defaultSession: return sessions.defaultSession
+        case .named(let session): return session
         }
     }
 

@@ -2,6 +2,11 @@ import Foundation
 
 /// Proactive negotiation on `Accept` (RFC 9110 §12.5.1): whether a request accepts a stub's media type.
 ///
+/// Negotiation only widens matching: the `Accept` a stub's request was recorded with always matches it (a server
+/// may answer `Accept: application/vnd.github+json` with `application/json`, `text/html` with `text/plain`), and
+/// where several recorded variants accept a request, the one recorded with its very `Accept` wins, then the one
+/// whose type the request rates highest (`HeaderConstraint.preference(in:)`).
+///
 /// A recorded `Accept: application/json` must not make the stub miss curl's `Accept: */*` or an image loader's
 /// `Accept: image/webp,image/*;q=0.8`: the stub answers when the request's most specific media range that covers
 /// the stub's type (`type/subtype` before `type/*` before `*/*`) has a `q` above 0. No `Accept` accepts anything.
@@ -25,7 +30,14 @@ enum AcceptNegotiation {
             return only.caseInsensitiveEquals(mediaType) || only == "*/*" || only == "*"
                 || isWildcardSubtype(only, of: mediaType)
         }
-        guard !accept.trimmingWhitespace.isEmpty else { return true }
+        return quality(accept, mediaType: mediaType) > 0
+    }
+
+    /// The `q` (0–1) that `accept` gives `mediaType`: that of its most specific media range covering the type
+    /// (`type/subtype`, then `type/*`, then `*/*`), 0 when none does, 1 without an `Accept`. For choosing between
+    /// recorded variants of one request.
+    static func quality(_ accept: String?, mediaType: String) -> Double {
+        guard let accept, !accept.trimmingWhitespace.isEmpty else { return 1 }
         let type = mediaType.utf8.firstIndex(of: UInt8(ascii: "/")).map { mediaType[..<$0] } ?? mediaType[...]
         let wildcardSubtype = "\(type)/*"
         var best: (specificity: Int, q: Double)?
@@ -52,7 +64,7 @@ enum AcceptNegotiation {
             }
             if best == nil || specificity > best!.specificity { best = (specificity, q) }
         }
-        return (best?.q ?? 0) > 0
+        return best?.q ?? 0
     }
 
     /// Whether `range` is `type/*` for the type of `mediaType` (`application/*` for `application/json`), in any case.

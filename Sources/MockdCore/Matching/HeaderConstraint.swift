@@ -23,10 +23,20 @@ public struct HeaderConstraint: Sendable, Equatable, Hashable {
     /// Whether `headers` satisfies the constraint.
     public func isSatisfied(by headers: HTTPHeaders) -> Bool {
         if let offeredType {
-            return AcceptNegotiation.accepts(headers.joinedValues(named: "accept"), mediaType: offeredType)
+            let accept = headers.joinedValues(named: "accept")
+            // The recorded `Accept` is this stub's own request, whatever type the server answered it with.
+            return AcceptNegotiation.accepts(accept, mediaType: offeredType) || accept?.trimmingWhitespace == value
         }
         guard let actual = headers[name] else { return false }
         return HeaderConstraint.normalize(value: actual, forHeader: name) == value
+    }
+
+    /// How well an `Accept` constraint that `headers` satisfies fits them, for choosing between recorded variants:
+    /// 2 for the recorded `Accept` itself, else the `q` the request gives the offered type (RFC 9110 §12.5.1).
+    func preference(in headers: HTTPHeaders) -> Double {
+        let accept = headers.joinedValues(named: "accept")
+        guard let offeredType, accept?.trimmingWhitespace != value else { return 2 }
+        return AcceptNegotiation.quality(accept, mediaType: offeredType)
     }
 
     /// The value as compared for the header `name` (lower-cased).

@@ -189,6 +189,11 @@ public final class Stub: NativeResponseSlot {
         return extras.headerConstraints.allSatisfy { $0.isSatisfied(by: headers) }
     }
 
+    /// How well this stub's `Accept` constraint fits `headers` (`HeaderConstraint.preference(in:)`); -1 without one.
+    func acceptPreference(_ headers: HTTPHeaders) -> Double {
+        extras?.headerConstraints.first { $0.name == "accept" }?.preference(in: headers) ?? -1
+    }
+
     /// Identity for layering: a later set's stub with the same identity replaces an earlier one.
     struct Identity: Hashable {
         let key: RequestKey

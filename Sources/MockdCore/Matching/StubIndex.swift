@@ -12,6 +12,9 @@ public final class StubIndex: Sendable {
         var anyBody: [Int] = []
         /// Stubs keyed by canonical request body.
         var byBody: [Data: [Int]] = [:]
+        /// Whether a body holds U+FFFD: recorded as text by an exporter that lost bytes that were not UTF-8, so a
+        /// request is looked up by its body read as the same text too.
+        var hasLossyBodies = false
     }
 
     /// Every stub, by ordinal.
@@ -252,24 +255,40 @@ public final class StubIndex: Sendable {
         let route = groups[index]
         var best: Int?
         var bestSpecificity = -1
-        if !route.byBody.isEmpty {
-            let canonical = canonicalBody(of: request)
-            for ordinal in route.byBody[canonical] ?? [] where stubs[ordinal].acceptsHeaders(request.headers) {
-                let specificity = stubs[ordinal].specificity
-                if specificity > bestSpecificity || (specificity == bestSpecificity && ordinal < best!) {
-                    best = ordinal
-                    bestSpecificity = specificity
-                }
-            }
-        }
-        for ordinal in route.anyBody where stubs[ordinal].acceptsHeaders(request.headers) {
+        func consider(_ ordinal: Int) {
+            guard stubs[ordinal].acceptsHeaders(request.headers) else { return }
             let specificity = stubs[ordinal].specificity
-            if specificity > bestSpecificity || (specificity == bestSpecificity && ordinal < best!) {
+            if specificity > bestSpecificity || (specificity == bestSpecificity && prefers(ordinal, to: best!, request))
+            {
                 best = ordinal
                 bestSpecificity = specificity
             }
         }
+        if !route.byBody.isEmpty {
+            let canonical = canonicalBody(of: request)
+            if let exact = route.byBody[canonical] {
+                for ordinal in exact { consider(ordinal) }
+            } else if route.hasLossyBodies, String(data: request.body, encoding: .utf8) == nil {
+                // The body as a lossy exporter would have written it: each invalid UTF-8 sequence a U+FFFD.
+                let asText = Data(String(decoding: request.body, as: UTF8.self).utf8)
+                let lossy = BodyCanonicalizer.canonicalize(
+                    asText,
+                    contentType: request.headers["content-type"],
+                    normalizer: normalizer
+                )
+                for ordinal in route.byBody[lossy] ?? [] { consider(ordinal) }
+            }
+        }
+        for ordinal in route.anyBody { consider(ordinal) }
         return best
+    }
+
+    /// Between two equally specific stubs that both accept `request`: the one recorded with its very `Accept`, then
+    /// the one whose type it rates highest (`q`), then the one listed first.
+    private func prefers(_ ordinal: Int, to best: Int, _ request: HTTPRequest) -> Bool {
+        let preference = stubs[ordinal].acceptPreference(request.headers)
+        let bestPreference = stubs[best].acceptPreference(request.headers)
+        return preference != bestPreference ? preference > bestPreference : ordinal < best
     }
 
     /// The table value stored under `key`: a stub ordinal, or a group with `groupFlag` set.
@@ -289,6 +308,7 @@ extension StubIndex.Route {
     mutating func append(_ ordinal: Int, body: Data?) {
         if let body {
             byBody[body, default: []].append(ordinal)
+            if !hasLossyBodies, ByteSearch.contains([0xEF, 0xBF, 0xBD], in: body) { hasLossyBodies = true }
         } else {
             anyBody.append(ordinal)
         }
