@@ -54,7 +54,7 @@ struct HelpTextTests {
                mockd record --upstream <url> --set <name> [--har <file>] [--merge | --force] [same options]
                mockd refresh --upstream <url> --set <name> [--into <new-name>] [--header 'Name: value']...
                mockd import-har <file.har> --set <name> [--root <dir>] [--host <host>]... [--force]
-               mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
+               mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating] [--redact]
                mockd import-openapi <spec.yaml|spec.json> --set <name> [--seed <n>] [--force]
                mockd validate --config <name> [--root <dir>]
                mockd lint mocks/<name>
@@ -269,7 +269,7 @@ struct HelpTextTests {
         `file: JSON path: reason`. Nothing is written when a file is not JSON, has wrong types or an invalid regex.
         Serve the result with `mockd --config <name>`.
 
-        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
+        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating] [--redact]
 
         ARGUMENTS:
           <dir|file.json>         A mapping file (one mapping, or {"mappings": [...]}), a WireMock root folder
@@ -282,6 +282,9 @@ struct HelpTextTests {
           --global-templating     Render {{…}} in every response, as WireMock started with
                                   --global-response-templating does. (default: only mappings with the
                                   response-template transformer; others send {{…}} as written)
+          --redact                Replace secrets and personal data in responses with placeholders, as
+                                  import-har does. (default: mappings are fixtures, served as written, as
+                                  WireMock serves them; mockd lint reports what looks like a secret)
           -h, --help              Show help information.
         """
 

@@ -34,7 +34,7 @@ struct WireMockImportCLITests {
         )
         #expect(
             help.stdout.contains(
-                "USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]\n"
+                "USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating] [--redact]\n"
             )
         )
         #expect(
@@ -215,8 +215,8 @@ struct WireMockImportCLITests {
                   "overrides" : [
                     {
                       "addHeaders" : [
-                        "Set-Cookie: a={{cookie}}",
-                        "Set-Cookie: b={{cookie}}"
+                        "Set-Cookie: a=1",
+                        "Set-Cookie: b=2"
                       ],
                       "bodyFile" : "wm/bodies/all_1_.bin",
                       "headers" : {

@@ -172,6 +172,10 @@ struct WireMockImportTests {
         #expect(result.report.stubsWritten + result.report.overridesWritten == 0)
     }
 
+    /// The report line for a mapping whose `{{…}}` is sent as written.
+    static let literalNote =
+        #"{{…}} sent as written: the mapping has no "transformers": ["response-template"], as WireMock does by default; if the WireMock server ran with --global-response-templating, import with --global-templating to render them"#
+
     @Test func responsesBodiesDelaysAndFaults() throws {
         let (result, root) = try Self.build(
             [
@@ -208,8 +212,8 @@ struct WireMockImportTests {
                 #"{"id":"responses[1]","request":{"method":"GET","path":"/json"},"responses":[{"body":"{\"id\":1,\"tags\":[\"x\"]}","headers":["Content-Type: application/json"],"status":201}]}"#,
                 #"{"id":"responses[2]","request":{"method":"GET","path":"/b64"},"responses":[{"bodyFile":"bodies/responses_2_.png","headers":["Content-Type: image/png"],"status":200}]}"#,
                 #"{"id":"responses[3]","request":{"method":"GET","path":"/file"},"responses":[{"bodyFile":"bodies/__files/data/user.json","headers":["Content-Type: application/json"],"status":200,"templated":false}]}"#,
-                #"{"id":"responses[4]","request":{"method":"GET","path":"/missing"},"responses":[{"status":200}]}"#,
-                #"{"id":"responses[5]","request":{"method":"GET","path":"/escape"},"responses":[{"status":200}]}"#,
+                #"{"id":"responses[4]","request":{"method":"GET","path":"/missing"},"responses":[{"body":"nope.json not found","headers":["Content-Type: text/plain; charset=utf-8"],"status":500,"templated":false}]}"#,
+                #"{"id":"responses[5]","request":{"method":"GET","path":"/escape"},"responses":[{"body":"../outside.txt not found","headers":["Content-Type: text/plain; charset=utf-8"],"status":500,"templated":false}]}"#,
                 #"{"id":"responses[11]","request":{"method":"GET","path":"/status"},"responses":[{"status":418}]}"#,
             ]
         )
@@ -227,15 +231,17 @@ struct WireMockImportTests {
                 #"{"fault":"malformedChunk","id":"responses[9]","match":{"method":"GET","url":"/chunk"},"priority":-5,"status":200}"#,
                 #"{"fault":"malformedChunk","id":"responses[10]","match":{"method":"GET","url":"/random"},"priority":-5,"status":200}"#,
                 #"{"body":"0123456789","headers":{"Content-Type":null},"id":"responses[12]","latency":{"median":80,"sigma":0.4},"match":{"method":"GET","url":"/dribble"},"priority":-5,"status":200,"throttle":{"bytesPerSecond":10}}"#,
-                #"{"addHeaders":["Set-Cookie: x={{cookie}}","Set-Cookie: y={{cookie}}"],"body":"\"a string\"","headers":{"Content-Type":null},"id":"responses[13]","match":{"method":"GET","path":"/json-text","query":{"a":{"equalTo":"1"}}},"priority":-5,"status":200}"#,
+                #"{"addHeaders":["Set-Cookie: x=1","Set-Cookie: y=2"],"body":"\"a string\"","headers":{"Content-Type":null},"id":"responses[13]","match":{"method":"GET","path":"/json-text","query":{"a":{"equalTo":"1"}}},"priority":-5,"status":200}"#,
             ]
         )
         let file = "$ROOT/wiremock/mappings/responses.json"
         #expect(
             Self.items(result, root: root) == [
                 "\(file): mappings[0].response.headers.Connection: mockd never sends 'Connection' (hop-by-hop, or computed from the body it sends); dropped",
-                "\(file): mappings[4].response.bodyFileName: body file 'nope.json' not found in $ROOT/wiremock/__files/; the stub answers with an empty body",
-                "\(file): mappings[5].response.bodyFileName: body file '../outside.txt' is outside $ROOT/wiremock/__files/; the stub answers with an empty body",
+                "\(file): mappings[0].response: \(Self.literalNote)",
+                "\(file): mappings[3].response: \(Self.literalNote)",
+                "\(file): mappings[4].response.bodyFileName: body file 'nope.json' not found in $ROOT/wiremock/__files/; answers 500 'nope.json not found', as WireMock 3 does",
+                "\(file): mappings[5].response.bodyFileName: body file '../outside.txt' is outside $ROOT/wiremock/__files/; answers 500 '../outside.txt not found'",
                 "\(file): mappings[10].response.fault: RANDOM_DATA_THEN_CLOSE has no exact mockd equivalent; mapped to malformedChunk, the closest (a valid status line and headers, then an invalid chunk, then the connection closes)",
                 "\(file): mappings[11].response.statusMessage: mockd sends the standard reason phrase; ignored",
                 "\(file): mappings[12].response.chunkedDribbleDelay: mapped to throttle 10 bytes/s (the body over about 1000 ms, in 50 ms chunks rather than WireMock's chunk count)",
@@ -253,12 +259,11 @@ struct WireMockImportTests {
         #expect(String(decoding: file3.body, as: UTF8.self) == #"{"name": "{{request.path}}"}"#)
         let jsonText = engine.respond(to: HTTPRequest(method: "GET", target: "/json-text?a=1"))
         #expect(String(decoding: jsonText.body, as: UTF8.self) == #""a string""#)
-        // Hygiene as in import-har: cookie values become {{cookie}}, served as the fixed fake value.
-        #expect(
-            jsonText.headers.fields.map { "\($0.name): \($0.value)" } == [
-                "Set-Cookie: x=mockd-cookie-value", "Set-Cookie: y=mockd-cookie-value",
-            ]
-        )
+        // Mappings are fixtures, served as written (hygiene only with `redact`).
+        #expect(jsonText.headers.fields.map { "\($0.name): \($0.value)" } == ["Set-Cookie: x=1", "Set-Cookie: y=2"])
+        let missing = engine.respond(to: HTTPRequest(method: "GET", target: "/missing"))
+        #expect(missing.status == 500)
+        #expect(String(decoding: missing.body, as: UTF8.self) == "nope.json not found")
         let slow = engine.plan(HTTPRequest(method: "GET", target: "/slow"))
         #expect(slow.delayMs == 250)
         #expect(engine.plan(HTTPRequest(method: "GET", target: "/random")).fault == .malformedChunk)
@@ -287,7 +292,6 @@ struct WireMockImportTests {
         #expect(
             Self.items(result, root: root) == [
                 "\(file): mappings[1].response.transformers[1]: transformer 'my-extension' is not available in mockd; ignored",
-                "\(file): mappings[1].response.jsonBody: template {{request.url}} has no mockd equivalent; sent as written",
                 "\(file): mappings[1].response.jsonBody: template {{randomValue length=5 type='NUMERIC'}} has no mockd equivalent; sent as written",
                 "\(file): mappings[1].response.jsonBody: template {{now offset='1 days'}} has no mockd equivalent; sent as written",
                 "\(file): mappings[1].response.jsonBody: template {{{request.body}}} has no mockd equivalent; sent as written",

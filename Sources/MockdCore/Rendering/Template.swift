@@ -10,8 +10,10 @@ import MockdFormat
 /// - `{{counter}}` how many times this stub or override has answered in the session, 1-based
 /// - `{{resources.NAME.count}}` the items of a stateful resource, `{{resources.NAME.ID.FIELD}}` a field of one
 ///   (dot path with `[i]`; the whole item as JSON without a field)
-/// - `{{request.method}}`, `{{request.path}}`, `{{request.body}}`, `{{request.query.NAME}}` (decoded),
-///   `{{request.header.NAME}}`, `{{request.json.PATH}}` (dot path with `[i]`, e.g. `items[0].id`)
+/// - `{{request.method}}`, `{{request.path}}`, `{{request.url}}` (path and query as sent), `{{request.path[N]}}`
+///   (the Nth path segment, 0-based, decoded), `{{request.body}}`, `{{request.query.NAME}}` (decoded; `[N]` for the
+///   Nth value), `{{request.header.NAME}}`, `{{request.cookie.NAME}}`, `{{request.json.PATH}}` (dot path with `[i]`,
+///   e.g. `items[0].id`)
 /// - fixed fake values for redacted secrets and personal data: see `FakeValues`.
 ///
 /// In JSON written as a value (an override's or runtime stub's `body`, and whatever a `bodyPatch` produced), a string
@@ -170,6 +172,7 @@ public final class TemplateContext {
         case "retryAfter": return retryAfter.map(String.init)
         case "request.method": return request.method
         case "request.path": return String(request.path)
+        case "request.url": return request.target
         case "request.body": return String(decoding: request.body, as: UTF8.self)
         default: break
         }
@@ -177,12 +180,31 @@ public final class TemplateContext {
         if name.hasPrefix("resources."), let resourceValue {
             return resourceValue(String(name.dropFirst("resources.".count))).map(TemplateContext.text)
         }
+        if name.hasPrefix("request.path["), let (_, position) = TemplateContext.indexed(name) {
+            let segments = request.path.split(separator: "/")
+            guard segments.indices.contains(position) else { return "" }
+            return String(decoding: URLEncoding.decode(segments[position].utf8, plusIsSpace: false), as: UTF8.self)
+        }
         if name.hasPrefix("request.query.") {
             let key = String(name.dropFirst("request.query.".count))
+            if let (base, position) = TemplateContext.indexed(key) {
+                let values = query.filter { $0.name == base }
+                return values.indices.contains(position) ? values[position].value : ""
+            }
             return query.first { $0.name == key }?.value ?? ""
         }
         if name.hasPrefix("request.header.") {
             return request.headers[String(name.dropFirst("request.header.".count))] ?? ""
+        }
+        if name.hasPrefix("request.cookie.") {
+            let wanted = name.dropFirst("request.cookie.".count)
+            for header in request.headers.values(named: "cookie") {
+                for pair in header.split(separator: ";") {
+                    let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    if parts[0].trimmingWhitespace == wanted { return parts.count > 1 ? String(parts[1]) : "" }
+                }
+            }
+            return ""
         }
         if name.hasPrefix("request.json.") {
             return TemplateContext.lookup(json, path: String(name.dropFirst("request.json.".count))).map(
@@ -223,6 +245,14 @@ public final class TemplateContext {
     /// `text` as a JSON string, quotes and escapes included (RFC 8259 §7).
     static func jsonString(_ text: String) -> Data {
         json(text)
+    }
+
+    /// `NAME[N]` as its name and index; `nil` without a trailing index.
+    static func indexed(_ text: String) -> (name: String, index: Int)? {
+        guard text.hasSuffix("]"), let open = text.lastIndex(of: "["),
+            let index = Int(text[text.index(after: open)..<text.index(before: text.endIndex)]), index >= 0
+        else { return nil }
+        return (String(text[..<open]), index)
     }
 
     /// Follows `a.b[0].c` through parsed JSON.

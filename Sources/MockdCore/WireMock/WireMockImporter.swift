@@ -33,10 +33,14 @@ public enum WireMockImporter {
     /// - Complexity: O(mappings² ) for the precedence check between exact stubs and overrides (cheap per pair).
     ///   - globalTemplating: Render `{{…}}` in every mapping's response, as WireMock does when started with
     ///     `--global-response-templating`; by default only mappings with the `response-template` transformer.
+    ///   - redact: Replace secrets and personal data in responses with placeholders, as `import-har` does. Off by
+    ///     default: mappings are hand-written fixtures (fake phone numbers, test tokens), served as written, as
+    ///     WireMock serves them; `mockd lint` reports what looks like a secret either way.
     public static func build(
         _ source: WireMockSource,
         set: String,
-        globalTemplating: Bool = false
+        globalTemplating: Bool = false,
+        redact: Bool = false
     ) throws(WireMockImportError) -> WireMockImport {
         var mapper = WireMockMapper(source: source, globalTemplating: globalTemplating)
         var report = WireMockImportReport()
@@ -79,12 +83,12 @@ public enum WireMockImporter {
             }
         }
 
-        // Hygiene, as `import-har` does by default: secrets and personal data in responses become placeholders
-        // (rendered to fixed fake values when served), unstable headers are not kept. Responses sent literally
-        // (`{{…}}` without WireMock's response-template) are left alone, since placeholders would not render.
+        // With `redact`, hygiene as `import-har` does by default: secrets and personal data in responses become
+        // placeholders (rendered to fixed fake values when served), unstable headers are not kept. Responses sent
+        // literally (`{{…}}` without WireMock's response-template) are left alone, since placeholders would not render.
         var redactor = Redactor()
         let unstable = Set(UnstableHeaders.defaults)
-        for index in candidates.indices where !candidates[index].response.literal {
+        for index in candidates.indices where redact && !candidates[index].response.literal {
             var response = candidates[index].response
             let entry = candidates[index].order
             response.headers = response.headers.compactMap { header in

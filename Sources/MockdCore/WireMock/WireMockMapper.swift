@@ -553,6 +553,7 @@ struct WireMockMapper {
             )
         }
         var bodyBytes = 0
+        var missingFile: String?
         if let bodyNode = node["body"] {
             guard case .string(let text) = bodyNode.value else {
                 throw bodyNode.fail("expected a string, got \(bodyNode.typeName) (jsonBody takes JSON)")
@@ -585,12 +586,20 @@ struct WireMockMapper {
                 files[path] = translatedData(data, fileNode, templated: templated, &untranslated)
                 response.body = .file(path: path)
                 bodyBytes = data.count
+            } else {
+                missingFile = name
             }
         }
         for (at, expression) in untranslated {
             note(at, "template \(expression) has no mockd equivalent; sent as written")
         }
         response.literal = !templated && containsPlaceholder(response)
+        if response.literal {
+            note(
+                node,
+                "{{…}} sent as written: the mapping has no \"transformers\": [\"response-template\"], as WireMock does by default; if the WireMock server ran with --global-response-templating, import with --global-templating to render them"
+            )
+        }
         if let delayNode = node["fixedDelayMilliseconds"] {
             let delay = try delayNode.number()
             guard delay >= 0, delay.isFinite else { throw delayNode.fail("must be ≥ 0 ms") }
@@ -701,6 +710,13 @@ struct WireMockMapper {
                 note(node[key]!, "unknown WireMock response field; ignored")
             }
         }
+        if let missingFile {
+            // WireMock 3 fails the request when the file cannot be read: 500, naming the file. Never an empty 200.
+            response.status = 500
+            response.headers = [("Content-Type", "text/plain; charset=utf-8")]
+            response.body = .text("\(missingFile) not found")
+            response.literal = true
+        }
         return response
     }
 
@@ -749,13 +765,16 @@ struct WireMockMapper {
     /// Reads `__files/NAME`; `nil` (and a report item) when it is missing or outside `__files/`.
     private mutating func bodyFile(_ name: String, _ node: WireMockNode) -> (String, Data)? {
         if name.contains("{{") {
-            note(node, "a templated body file name has no mockd equivalent; the stub answers with an empty body")
+            note(
+                node,
+                "a templated body file name has no mockd equivalent; answers 500 '\(name) not found', as WireMock 3 does for a file it cannot read"
+            )
             return nil
         }
         guard let folder = source.bodiesFolder, let display = source.bodiesDisplay else {
             note(
                 node,
-                "body file '\(name)' not found (no __files/ folder beside the mappings); the stub answers with an empty body"
+                "body file '\(name)' not found (no __files/ folder beside the mappings); answers 500 '\(name) not found', as WireMock 3 does"
             )
             return nil
         }
@@ -763,11 +782,14 @@ struct WireMockMapper {
         let url = folder.appendingPathComponent(name).standardizedFileURL
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
         guard !name.hasPrefix("/"), resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
-            note(node, "body file '\(name)' is outside \(display); the stub answers with an empty body")
+            note(node, "body file '\(name)' is outside \(display); answers 500 '\(name) not found'")
             return nil
         }
         guard let data = try? Data(contentsOf: url) else {
-            note(node, "body file '\(name)' not found in \(display); the stub answers with an empty body")
+            note(
+                node,
+                "body file '\(name)' not found in \(display); answers 500 '\(name) not found', as WireMock 3 does"
+            )
             return nil
         }
         let folderPath = folder.standardizedFileURL.path

@@ -5,9 +5,11 @@ import MockdFormat
 /// placeholders where mockd has the same value, and lists the expressions it cannot translate.
 ///
 /// Translated:
-/// - `{{request.path}}`, `{{request.method}}`, `{{request.body}}` → the same mockd placeholders
-/// - `{{request.query.NAME}}`, `{{request.query.NAME.[0]}}` → `{{request.query.NAME}}` (first value)
+/// - `{{request.path}}`, `{{request.url}}`, `{{request.method}}`, `{{request.body}}` → the same mockd placeholders
+/// - `{{request.path.[N]}}`, `{{request.pathSegments.[N]}}` → `{{request.path[N]}}` (0-based segment)
+/// - `{{request.query.NAME}}`, `{{request.query.NAME.[N]}}` → `{{request.query.NAME}}` (first value), `…[N]`
 /// - `{{request.headers.NAME}}`, `{{request.headers.[NAME]}}`, `….[0]` → `{{request.header.NAME}}`
+/// - `{{request.cookies.NAME}}` → `{{request.cookie.NAME}}`
 /// - `{{jsonPath request.body '$.a.b[0]'}}` (a simple path) → `{{request.json.a.b[0]}}`
 /// - `{{now}}` → `{{now}}` (UTC, `2026-11-29T20:00:00Z`); `{{randomValue type='UUID'}}` → `{{uuid}}`
 ///
@@ -44,8 +46,7 @@ enum WireMockTemplate {
     /// The mockd placeholder name with the same value as the Handlebars expression, if there is one.
     static func mockdPlaceholder(for expression: String) -> String? {
         switch expression {
-        case "request.path", "request.method", "request.body", "now": return expression
-        case "request.url": return nil
+        case "request.path", "request.url", "request.method", "request.body", "now": return expression
         default: break
         }
         let words = expression.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -71,16 +72,35 @@ enum WireMockTemplate {
             return name
         }
         guard words.count == 1 else { return nil }
-        for (prefix, target) in [("request.query.", "request.query."), ("request.headers.", "request.header.")]
+        for prefix in ["request.path.", "request.pathSegments."] where expression.hasPrefix(prefix) {
+            guard let position = index(expression.dropFirst(prefix.count)) else { return nil }
+            return "request.path[\(position)]"
+        }
+        for (prefix, target) in [
+            ("request.query.", "request.query."), ("request.headers.", "request.header."),
+            ("request.cookies.", "request.cookie."),
+        ]
         where expression.hasPrefix(prefix) {
             var key = Substring(expression.dropFirst(prefix.count))
-            if key.hasSuffix(".[0]") { key = key.dropLast(4) }
+            var position = 0
+            if let dot = key.lastIndex(of: "."), let nth = index(key[key.index(after: dot)...]) {
+                position = nth
+                key = key[..<dot]
+            }
             if key.hasPrefix("[") && key.hasSuffix("]") { key = key.dropFirst().dropLast() }
             guard !key.isEmpty, PlaceholderName.isValid(String(key)), !key.contains("."), !key.contains("[") else {
                 return nil
             }
+            // Only a query parameter's later values have a mockd placeholder; a header's or cookie's first.
+            if position > 0 { return prefix == "request.query." ? "\(target)\(key)[\(position)]" : nil }
             return target + key
         }
         return nil
+    }
+
+    /// `N` of `[N]` (a Handlebars index segment).
+    private static func index(_ segment: Substring) -> Int? {
+        guard segment.hasPrefix("["), segment.hasSuffix("]"), segment.count > 2 else { return nil }
+        return Int(segment.dropFirst().dropLast()).flatMap { $0 >= 0 ? $0 : nil }
     }
 }

@@ -13,11 +13,13 @@ struct ImportWireMock: MockdCommand, Equatable {
     var force = false
     /// `--global-templating`: every response is a template (WireMock's `--global-response-templating`).
     var globalTemplating = false
+    /// `--redact`: secrets and personal data in responses become placeholders (off: served as written).
+    var redact = false
 
     static let name = "import-wiremock"
     static let abstract: String? = "Turn WireMock stub mappings into a mock set and a scenario"
     static let synopsis = [
-        "mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]"
+        "mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating] [--redact]"
     ]
     static let help = """
         OVERVIEW: Turn WireMock stub mappings into the mock set mocks/<name>/ and the scenario configs/<name>.json.
@@ -29,7 +31,7 @@ struct ImportWireMock: MockdCommand, Equatable {
         `file: JSON path: reason`. Nothing is written when a file is not JSON, has wrong types or an invalid regex.
         Serve the result with `mockd --config <name>`.
 
-        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating]
+        USAGE: mockd import-wiremock <dir|file.json> --set <name> [--root <dir>] [--force] [--global-templating] [--redact]
 
         ARGUMENTS:
           <dir|file.json>         A mapping file (one mapping, or {"mappings": [...]}), a WireMock root folder
@@ -42,6 +44,9 @@ struct ImportWireMock: MockdCommand, Equatable {
           --global-templating     Render {{…}} in every response, as WireMock started with
                                   --global-response-templating does. (default: only mappings with the
                                   response-template transformer; others send {{…}} as written)
+          --redact                Replace secrets and personal data in responses with placeholders, as
+                                  import-har does. (default: mappings are fixtures, served as written, as
+                                  WireMock serves them; mockd lint reports what looks like a secret)
           -h, --help              Show help information.
         """
 
@@ -51,6 +56,7 @@ struct ImportWireMock: MockdCommand, Equatable {
         var root: String?
         var force = false
         var globalTemplating = false
+        var redact = false
         var reader = ArgumentReader(arguments)
         while let argument = try reader.next() {
             switch argument {
@@ -58,6 +64,7 @@ struct ImportWireMock: MockdCommand, Equatable {
             case "--root": root = try reader.value(for: argument)
             case "--force": force = true
             case "--global-templating": globalTemplating = true
+            case "--redact": redact = true
             default:
                 if argument.hasPrefix("-") { throw UsageError.unknown(argument) }
                 guard source == nil else {
@@ -74,7 +81,14 @@ struct ImportWireMock: MockdCommand, Equatable {
         guard let set else {
             throw UsageError("import-wiremock needs --set <name> to name the mock set and scenario to write")
         }
-        return ImportWireMock(source: source, set: set, root: root, force: force, globalTemplating: globalTemplating)
+        return ImportWireMock(
+            source: source,
+            set: set,
+            root: root,
+            force: force,
+            globalTemplating: globalTemplating,
+            redact: redact
+        )
     }
 
     func run() -> ExitCode {
@@ -86,7 +100,12 @@ struct ImportWireMock: MockdCommand, Equatable {
         for line in MockSetRecovery.recover(root: root).lines { Output.error(line) }
         do {
             let located = try WireMockSource.locate(source)
-            let result = try WireMockImporter.build(located, set: set, globalTemplating: globalTemplating)
+            let result = try WireMockImporter.build(
+                located,
+                set: set,
+                globalTemplating: globalTemplating,
+                redact: redact
+            )
             guard result.report.stubsWritten + result.report.overridesWritten > 0 else {
                 Output.error(result.report.rendered(source: source, set: set, written: false))
                 throw WireMockImportError(

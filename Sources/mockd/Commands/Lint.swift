@@ -67,7 +67,7 @@ struct Lint: MockdCommand, Equatable {
                 return .success
             }
             Output.error(
-                "mockd lint: \(display): \(findings.count) finding\(findings.count == 1 ? "" : "s"); replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)"
+                "mockd lint: \(display): \(findings.count) finding\(findings.count == 1 ? "" : "s"); replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock with --redact)"
             )
             return .failure
         } catch {
