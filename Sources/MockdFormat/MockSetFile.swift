@@ -149,7 +149,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     public struct ResponseEntry: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault, miss
-            case conditionalOnly
+            case conditionalOnly, validators, rangeOnly
         }
 
         /// HTTP status, default 200.
@@ -177,9 +177,18 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         /// The recording cannot justify an answer here (e.g. `body not recorded: HAR entry 12 has a size of 5120
         /// bytes and no text`): a request this step would answer gets a 404 miss giving this reason instead.
         public var miss: String?
-        /// A resource recorded only as `304 Not Modified`: the step answers conditional requests (`If-None-Match`,
-        /// `If-Modified-Since`); any other request gets a miss with `miss` as the reason.
+        /// A recorded `304 Not Modified`: the step answers a conditional request (`If-None-Match`,
+        /// `If-Modified-Since`) whose validator is one of `validators`, the step's own `ETag`/`Last-Modified` or those
+        /// of the stub's whole representation; any other request gets that representation (the stub's nearest 2xx
+        /// step, an earlier one first), or without one a miss with `miss` as the reason.
         public var conditionalOnly: Bool?
+        /// With `conditionalOnly`: the recorded conditional request's `If-None-Match` / `If-Modified-Since` header
+        /// lines, for a 304 that carries no validator of its own.
+        public var validators: [String]?
+        /// A recorded `206 Partial Content` of part of a representation (its `Content-Range`): the step answers a
+        /// `GET` whose `Range` lies inside the recorded bytes; any other request gets the stub's whole
+        /// representation, or a miss with `miss` as the reason. Never a 206 to a request without `Range`.
+        public var rangeOnly: Bool?
 
         public init(
             status: Int? = nil,

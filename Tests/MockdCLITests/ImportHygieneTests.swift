@@ -169,7 +169,7 @@ struct ImportHygieneTests {
             )
             #expect(
                 lint.stderr
-                    == "mockd lint: mocks/raw: 6 findings; replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock always does)\n"
+                    == "mockd lint: mocks/raw: 6 findings; replace them with placeholders like {{token}} (import-har redacts them unless --keep-secrets; import-wiremock with --redact)\n"
             )
             // A relative folder is looked up under --root when it is not under the current directory.
             let relative = try ProcessRunner.mockd(["lint", "mocks/raw", "--root", root.path])
@@ -292,7 +292,7 @@ struct ImportHygieneTests {
             #expect(imported.status == 0)
             #expect(
                 imported.stdout.contains(
-                    "  304 responses:  1 served only to conditional requests (a full response was recorded too)"
+                    "  304 responses:  1 kept in place in their sequences, answered to conditional requests; a plain request gets the recorded full response"
                 )
             )
             let daemon = try RunningDaemon(["--set", "web", "--root", root.path, "--port", "0", "--quiet"])

@@ -122,8 +122,14 @@ struct UnrecordedAnswerTests {
             #expect(responses[1].text.contains(#""error" : "unmatched""#))
             #expect(
                 responses[2].text.contains(
-                    "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request whose validator matches the recorded one (If-None-Match, If-Modified-Since) gets the 304"
+                    "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request with the recorded validator (If-None-Match, If-Modified-Since) gets the 304\""
                 )
+            )
+            #expect(
+                responses[4].text.contains(
+                    #"gets the 304; this request's validator is not the recorded one (If-None-Match: \"v1\")""#
+                ),
+                "\(responses[4].text)"
             )
             #expect(responses[3].header("ETag") == #""v1""#)
             // A HEAD leaves the GET sequence where it was.

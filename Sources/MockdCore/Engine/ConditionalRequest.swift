@@ -24,6 +24,26 @@ enum ConditionalRequest {
         return modifiedDate <= sinceDate
     }
 
+    /// Whether `request` carries the validator a recorded conditional request did, for a recorded 304 without
+    /// `ETag` or `Last-Modified` of its own: an `If-None-Match` naming one of the recorded entity tags (weak
+    /// comparison), else an `If-Modified-Since` at or after the recorded date (the server said nothing changed
+    /// since then, so nothing changed since a later date either).
+    static func matchesRecorded(_ request: HTTPRequest, ifNoneMatch: String?, ifModifiedSince: String?) -> Bool {
+        if let condition = request.headers["if-none-match"] {
+            guard let recorded = ifNoneMatch else { return false }
+            return recorded.split(separator: ",").contains { tag in
+                let trimmed = tag.trimmingCharacters(in: .whitespaces)
+                return trimmed != "*" && matches(etag: trimmed, ifNoneMatch: condition)
+            }
+        }
+        guard let since = request.headers["if-modified-since"], let recorded = ifModifiedSince else { return false }
+        if since.trimmingCharacters(in: .whitespaces) == recorded.trimmingCharacters(in: .whitespaces) { return true }
+        guard let sinceDate = DateFormats.parseIMFFixdate(since),
+            let recordedDate = DateFormats.parseIMFFixdate(recorded)
+        else { return false }
+        return sinceDate >= recordedDate
+    }
+
     static func matches(etag: String, ifNoneMatch: String) -> Bool {
         let current = weak(etag)
         return ifNoneMatch.split(separator: ",").contains { candidate in

@@ -430,20 +430,26 @@ extension MockEngine {
                     "stub '\(stub.id)' answered all \(stub.responseCount) responses of its sequence (afterLast: notFound)"
             )
         }
-        if let unjustified = response.unjustified,
-            // A recorded-only-304 answers a request whose validators match its own (the client's copy is current).
-            !(unjustified.conditionalOnly && ConditionalRequest.isNotModified(request, response))
-        {
-            return unmatched(
-                request,
-                scenario: scenario,
-                runtime: runtime,
-                reason: "stub '\(stub.id)' has no answer the recording can justify: \(unjustified.reason)"
-            )
+        var takenSlot = taken.slot
+        if let unjustified = response.unjustified {
+            switch MockEngine.gatedStep(unjustified, response, request, stub: stub) {
+            case .asRecorded:
+                break
+            case .representation(let step):
+                response = stub.response(step)
+                takenSlot = stub.nativeSlot(step)
+            case .miss(let why):
+                return unmatched(
+                    request,
+                    scenario: scenario,
+                    runtime: runtime,
+                    reason: "stub '\(stub.id)' has no answer the recording can justify: \(why)"
+                )
+            }
         }
         scenario.stubUsage.set(ordinal)
         // Stays set only while the response is the stub's step exactly as loaded.
-        var slot = response.template == nil ? taken.slot : nil
+        var slot = response.template == nil ? takenSlot : nil
         let defaults = scenario.defaults
         if let defaults {
             if defaults.literal { response.disableTemplate() }

@@ -36,6 +36,18 @@ public struct HARCompiler {
     private var sharedHeaderLines = ValueInterner<[String]>()
     private var sharedConstraints = ValueInterner<[HeaderConstraint]>()
     private var sawCacheBuster = false
+    /// Entries a producer marked failed (`_error`, `_failureText`) whose answer needs no body: served as recorded.
+    private var failedButComplete: [Int] = []
+    /// SPDY-era pseudo-headers written as plain `status`/`version` response headers, by name: never served.
+    private var pseudoHeaders: [String: Int] = [:]
+    /// Redirects whose `Location` came from `redirectURL` (the producer kept no such header).
+    private var locationsFromRedirectURL: [Int] = []
+    /// 206 answers that hold every byte of the representation, stored as the 200 they amount to.
+    private var wholePartials: [Int] = []
+    /// Request bodies an exporter wrote as text although they were not UTF-8 (U+FFFD for each invalid sequence).
+    private var lossyRequestBodies: [Int] = []
+    /// Request bodies recorded with a `Content-Encoding`, by what became of it.
+    private var codedRequestBodies: [RecordedRequestBody.Coding: [Int]] = [:]
 
     /// - Parameters:
     ///   - options: Host filter, match headers, hygiene, normalisation, failed-entry policy, WebSocket timing.
@@ -128,11 +140,18 @@ public struct HARCompiler {
             failure =
                 "no response object (the request got no answer before the HAR was saved: aborted, blocked or still pending)"
         } else if let text = entry.failureText {
-            let status = entry.response!.status
-            failure =
-                status == 0 || status == -1
-                ? "failed request (\(text), status \(status))"
-                : "failed request (\(text)) although a status was recorded: the answer never completed"
+            let response = entry.response!
+            if (100...999).contains(response.status), HARCompiler.isBodiless(response, method: request.method) {
+                // Chrome marks every HEAD, 204 and 304 it received `net::ERR_ABORTED`: status and headers arrived,
+                // and they are the whole answer.
+                failure = nil
+                failedButComplete.append(entry.index)
+            } else {
+                failure =
+                    response.status == 0 || response.status == -1
+                    ? "failed request (\(text), status \(response.status))"
+                    : "failed request (\(text)) although a status was recorded: the answer never completed"
+            }
         } else if entry.response!.status == 0 || entry.response!.status == -1 {
             failure = "failed request (status \(entry.response!.status): no answer from the server)"
         } else {
@@ -176,6 +195,13 @@ public struct HARCompiler {
             constraintLines.append("\(HARImporter.canonicalHeaderName(name)): \(field.value)")
         }
         var requestBody = RecordedRequestBody(request)
+        if requestBody.lossy { lossyRequestBodies.append(entry.index) }
+        switch requestBody.coding {
+        case .decoded: codedRequestBodies[.decoded, default: []].append(entry.index)
+        case .alreadyDecoded: codedRequestBodies[.alreadyDecoded, default: []].append(entry.index)
+        case .undecodable: codedRequestBodies[.undecodable, default: []].append(entry.index)
+        case nil: break
+        }
         if !options.keepSecrets,
             let redacted = redactor.redactRequestBody(
                 requestBody.bytes,
@@ -183,17 +209,9 @@ public struct HARCompiler {
                 entry: entry.index
             )
         {
-            requestBody = RecordedRequestBody(
-                bytes: redacted,
-                contentType: requestBody.contentType,
-                normalizer: normalizer
-            )
+            requestBody = requestBody.with(bytes: redacted, normalizer: normalizer)
         } else {
-            requestBody = RecordedRequestBody(
-                bytes: requestBody.bytes,
-                contentType: requestBody.contentType,
-                normalizer: normalizer
-            )
+            requestBody = requestBody.with(bytes: requestBody.bytes, normalizer: normalizer)
         }
 
         guard let response = entry.response, failure == nil else {
@@ -222,8 +240,7 @@ public struct HARCompiler {
             (response.content.size ?? 0) > 0
             ? response.content.size! : Int(response.headers["content-length"] ?? "") ?? 0
         if decoded.bytes.isEmpty, recordedLength > 0, response.content.file == nil,
-            response.content.text?.isEmpty != false,
-            ![204, 304].contains(response.status), request.method != "HEAD"
+            response.content.text?.isEmpty != false, !HARCompiler.isBodiless(response, method: request.method)
         {
             missingBodies.append(entry.index)
             if options.missingBodies == .miss {
@@ -257,6 +274,10 @@ public struct HARCompiler {
                 }
         }
         for field in fields {
+            if HARCompiler.isPseudoHeaderWithoutColon(field) {
+                pseudoHeaders[field.name, default: 0] += 1
+                continue
+            }
             guard HTTPToken.isToken(field.name) || field.name.hasPrefix(":") else {
                 droppedHeaders["(invalid name '\(field.name)')", default: 0] += 1
                 continue
@@ -277,18 +298,60 @@ public struct HARCompiler {
             }
             headers.append(HeaderLine.format(.init(name: field.name, value: value)))
         }
+        if (300..<400).contains(response.status), response.headers["location"] == nil,
+            let target = response.redirectURL, HeaderLine.isValidValue(target)
+        {
+            // HAR 1.2: `redirectURL` is the target of the `Location` header; a producer that kept no headers still
+            // recorded where the redirect went.
+            headers.append(HeaderLine.format(.init(name: "Location", value: target)))
+            locationsFromRedirectURL.append(entry.index)
+        }
         var redactedBody = false
-        if redact, let clean = redactor.redactResponseBody(decoded.bytes, mimeType: mimeType, entry: entry.index) {
+        if redact,
+            let clean = redactor.redactResponseBody(
+                decoded.bytes,
+                mimeType: mimeType,
+                entry: entry.index,
+                path: url.rawPath
+            )
+        {
             decoded.bytes = clean
             redactedBody = true
         }
+        var status = response.status
+        var partial: String?
+        if status == 206 {
+            let contentRange = response.headers["content-range"]?.trimmingCharacters(in: .whitespaces)
+            if let contentRange, HARCompiler.isWholeRange(contentRange, length: decoded.bytes.count) {
+                // Every byte arrived: the whole representation, as a 200 answers it (a range request is cut from it).
+                status = 200
+                headers.removeAll { $0.asciiLowercased.hasPrefix("content-range:") }
+                wholePartials.append(entry.index)
+            } else {
+                partial =
+                    contentRange.map {
+                        "recorded only as 206 Partial Content (Content-Range: \($0)): the recording holds part of the representation; a GET whose Range lies inside those bytes gets them"
+                    }
+                    ?? "recorded only as 206 Partial Content without a Content-Range: which part of the representation it holds is unknown"
+            }
+        }
         var recorded = RecordedResponse(
-            status: response.status,
+            status: status,
             headers: sharedHeaderLines.shared(headers),
             body: decoded.bytes,
             mimeType: mimeType,
             time: entry.time
         )
+        recorded.partial = partial
+        if status == 304 {
+            recorded.validators = request.headers.fields.compactMap { field in
+                let lower = field.name.asciiLowercased
+                guard lower == "if-none-match" || lower == "if-modified-since",
+                    !field.value.trimmingCharacters(in: .whitespaces).isEmpty
+                else { return nil }
+                return HeaderLine.format(.init(name: HARImporter.canonicalHeaderName(lower), value: field.value))
+            }
+        }
         if EventStreamRecorder.isEventStream(mimeType), request.method != "HEAD" {
             recorded.eventStream = EventStreamRecorder.stream(
                 entry,
@@ -333,6 +396,47 @@ public struct HARCompiler {
             ordered.append(
                 Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)])
             )
+        }
+    }
+
+    /// Whether a client reads no body of this answer, so that status and headers are the whole of it: the answer to
+    /// a `HEAD`, a 1xx, 204 No Content, 205 Reset Content, 304 Not Modified (RFC 9110 §6.4.1, §15.3.5, §15.3.6,
+    /// §15.4.5), and a redirect that names its target (`Location`, or the HAR's `redirectURL`), which a client
+    /// follows without reading the body (§15.4).
+    static func isBodiless(_ response: HARResponse, method: String) -> Bool {
+        let status = response.status
+        if method == "HEAD" || status < 200 || status == 204 || status == 205 || status == 304 { return true }
+        guard (300..<400).contains(status) else { return false }
+        let location = response.headers["location"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        return !location.isEmpty || response.redirectURL != nil
+    }
+
+    /// Whether `Content-Range: bytes 0-(N-1)/N` covers all `length` bytes of a body (RFC 9110 §14.4).
+    static func isWholeRange(_ contentRange: String, length: Int) -> Bool {
+        let lower = contentRange.lowercased()
+        guard lower.hasPrefix("bytes ") else { return false }
+        let numbers = lower.dropFirst(6).split(whereSeparator: { $0 == "-" || $0 == "/" })
+        guard numbers.count == 3, let first = Int(numbers[0]), let last = Int(numbers[1]), let total = Int(numbers[2])
+        else { return false }
+        return first == 0 && last == total - 1 && total == length && length > 0
+    }
+
+    /// Whether a response header is a SPDY/HTTP/2 pseudo-header that an old Chrome (or a HAR tool reading its
+    /// protocol log) wrote without its colon: a lower-case `status` holding a status code (`200`, `302 Found`) or
+    /// a lower-case `version` holding `HTTP/1.1`. The status line says both; as fields they were never sent.
+    static func isPseudoHeaderWithoutColon(_ field: HTTPHeaders.Field) -> Bool {
+        let value = field.value.trimmingCharacters(in: .whitespaces)
+        switch field.name {
+        case "status":
+            let digits = value.prefix(while: \.isASCII).prefix(3)
+            return digits.count == 3 && digits.allSatisfy(\.isNumber)
+                && (value.count == 3 || value.dropFirst(3).first == " ")
+        case "version":
+            let upper = value.uppercased()
+            return upper.hasPrefix("HTTP/") && upper.dropFirst(5).allSatisfy { $0.isNumber || $0 == "." }
+                && upper.count > 5
+        default:
+            return false
         }
     }
 
@@ -410,6 +514,44 @@ public struct HARCompiler {
         if !unstableDropped.isEmpty {
             report.unstableHeadersDropped = unstableDropped
         }
+        if !failedButComplete.isEmpty {
+            report.notes.append(
+                "\(failedButComplete.count) answer\(failedButComplete.count == 1 ? "" : "s") without a body (HEAD, 204, 205, 304, a redirect) marked failed by the producer (_error, _failureText: Chrome's net::ERR_ABORTED) served as recorded: status and headers arrived, and are the whole answer (\(ImportReport.entryList(failedButComplete)))"
+            )
+        }
+        if !pseudoHeaders.isEmpty {
+            let names = pseudoHeaders.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(
+                separator: ", "
+            )
+            report.notes.append(
+                "SPDY/HTTP/2 pseudo-headers written without their colon not stored (the status line says them): \(names)"
+            )
+        }
+        if !locationsFromRedirectURL.isEmpty {
+            report.notes.append(
+                "Location taken from the HAR's redirectURL where the redirect's headers had none (\(ImportReport.entryList(locationsFromRedirectURL)))"
+            )
+        }
+        if !lossyRequestBodies.isEmpty {
+            report.warnings.append(
+                "request bodies written as text with U+FFFD replacement characters (the exporter lost bytes that were not UTF-8): \(ImportReport.entryList(lossyRequestBodies)); they match a request whose body reads as the same text"
+            )
+        }
+        if let entries = codedRequestBodies[.decoded] {
+            report.notes.append(
+                "request bodies recorded with Content-Encoding stored decoded; a request is matched on its decoded body (\(ImportReport.entryList(entries)))"
+            )
+        }
+        if let entries = codedRequestBodies[.undecodable] {
+            report.warnings.append(
+                "request bodies recorded with Content-Encoding that do not decode (compressed bytes written as text): \(ImportReport.entryList(entries)); a live request is matched on its decoded body, which this text is not, so re-export with base64 request bodies"
+            )
+        }
+        if !wholePartials.isEmpty {
+            report.notes.append(
+                "206 answers holding every byte of the representation stored as 200 (a range request is cut from them) (\(ImportReport.entryList(wholePartials)))"
+            )
+        }
         for (note, entries) in bodyNotes.sorted(by: { $0.value[0] < $1.value[0] }) {
             report.bodyNotes.append(.init(note: note, entries: entries))
         }
@@ -435,25 +577,29 @@ public struct HARCompiler {
         var files: [String: Data] = [:]
         files.reserveCapacity(groups.count)
         var conditional = false
+        let rewrite = OriginRewrite(origins: origins.sorted())
+        var urls = (rewritten: 0, rewrittenEntries: [Int](), kept: 0, keptEntries: [Int]())
         for position in groups.indices {
             let group = groups[position]
             // Only this iteration holds the group's entries now: they go with it, their bodies kept in `files`.
             groups[position].entries = []
             for var variant in group.variants() {
-                // A 304 answers a conditional request; with a full response recorded too, serve 304 only to
-                // conditional requests (the set answers them from the full response's validators).
-                let full = variant.responses.filter { $0.status != 304 }
-                if full.count < variant.responses.count, full.contains(where: { (200..<300).contains($0.status) }) {
-                    report.notModifiedAsConditional += variant.responses.count - full.count
-                    variant.responses = full
-                    conditional = true
-                } else if full.isEmpty, !variant.responses.isEmpty {
-                    // Recorded only as 304: the client had it cached, so no body was ever on the wire here.
-                    report.notModifiedOnly.append("\(group.key)")
-                    for step in variant.responses.indices {
-                        variant.responses[step].conditionalOnly = true
-                        variant.responses[step].miss =
-                            "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request whose validator matches the recorded one (If-None-Match, If-Modified-Since) gets the 304"
+                HARCompiler.gateSteps(of: &variant, key: group.key, report: &report, conditional: &conditional)
+                HARCompiler.refuseAmbiguousLossyBodies(&variant, key: group.key, report: &report)
+                if let rewrite {
+                    for (recorded, entry) in zip(variant.responses, variant.entries) where !recorded.body.isEmpty {
+                        let hits = rewrite.urlOffsets(in: recorded.body)
+                        guard !hits.isEmpty, String(data: recorded.body, encoding: .utf8) != nil else { continue }
+                        let identifiers = IdentifierURLs.offsets(in: recorded.body, mimeType: recorded.mimeType)
+                        let kept = hits.filter(identifiers.contains).count
+                        if kept > 0 {
+                            urls.kept += kept
+                            urls.keptEntries.append(entry)
+                        }
+                        if hits.count > kept {
+                            urls.rewritten += hits.count - kept
+                            urls.rewrittenEntries.append(entry)
+                        }
                     }
                 }
                 let id = namer.uniqueID(for: group.key)
@@ -491,6 +637,9 @@ public struct HARCompiler {
                     entry.fault = recorded.fault
                     entry.miss = recorded.miss
                     entry.conditionalOnly = recorded.conditionalOnly ? true : nil
+                    entry.validators =
+                        recorded.conditionalOnly && !recorded.validators.isEmpty ? recorded.validators : nil
+                    entry.rangeOnly = recorded.rangeOnly ? true : nil
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
                     if !recorded.body.isEmpty, recorded.eventStream == nil {
@@ -511,6 +660,15 @@ public struct HARCompiler {
                 stubs.append(MockSetFile.StubEntry(id: id, request: requestEntry, responses: responses))
             }
         }
+        if urls.rewritten + urls.kept > 0 {
+            var line =
+                "recorded origins' URLs in bodies: \(urls.rewritten) point at the mock when served, where a client fetches them"
+            if !urls.rewrittenEntries.isEmpty { line += " (\(ImportReport.entryList(urls.rewrittenEntries.sorted())))" }
+            line +=
+                "; \(urls.kept) kept as recorded, identifiers compared as constants (RFC 9457 problem type, $schema, JSON-LD @context/@id, XML namespaces)"
+            if !urls.keptEntries.isEmpty { line += " (\(ImportReport.entryList(urls.keptEntries.sorted())))" }
+            report.notes.append(line)
+        }
         var normalization = options.normalization
         if sawCacheBuster, !(normalization.ignoreQuery ?? []).contains("_") {
             // jQuery's `_=<epoch ms>` cache-buster: never part of what a request means.
@@ -526,6 +684,72 @@ public struct HARCompiler {
             stubs: stubs
         )
         return (MockSetBuild(file: file, files: files), report)
+    }
+
+    /// Marks the steps of `variant` that hold no whole answer (a 304, a 206 of part of the representation), in
+    /// their place in the sequence (a conditional poll's 200, 304, 304, 200 stays that sequence):
+    /// - a 304: answers a conditional request whose validator is the recorded request's own, the 304's or the
+    ///   representation's (`conditionalOnly`, `validators`); a plain request gets the stub's whole representation
+    ///   (its nearest 2xx step, earlier first), or without one a miss that says why. A 304 that a plain request
+    ///   got, with no validator on either side, is what the server answers that request: a step like any other.
+    /// - a 206 (`rangeOnly`): answers a `GET` whose `Range` lies in the recorded bytes; others get the
+    ///   representation, or a miss.
+    fileprivate static func gateSteps(
+        of variant: inout Group.Variant,
+        key: RequestKey,
+        report: inout ImportReport,
+        conditional: inout Bool
+    ) {
+        let hasFull = variant.responses.contains(where: \.isWholeRepresentation)
+        var notModified = 0
+        for step in variant.responses.indices where variant.responses[step].miss == nil {
+            let recorded = variant.responses[step]
+            if recorded.status == 304 {
+                let unconditional = recorded.validators.isEmpty && !recorded.hasValidators
+                if unconditional && !hasFull { continue }
+                notModified += 1
+                variant.responses[step].conditionalOnly = true
+                if !hasFull {
+                    variant.responses[step].miss =
+                        "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request with the recorded validator (If-None-Match, If-Modified-Since) gets the 304"
+                }
+            } else if let partial = recorded.partial, !hasFull {
+                variant.responses[step].miss = partial
+                report.partialOnly.append("\(key)")
+            }
+        }
+        guard notModified > 0 else { return }
+        if hasFull {
+            report.notModifiedAsConditional += notModified
+            conditional = true
+        } else {
+            report.notModifiedOnly.append("\(key)")
+        }
+    }
+
+    /// Requests whose recorded bodies collapsed to the same text (binary written as text, U+FFFD for what was not
+    /// UTF-8) and were answered differently: which answer belongs to which request is lost, so every step of the
+    /// stub is a miss that says so. Answered alike, they are one answer whatever the bodies were.
+    fileprivate static func refuseAmbiguousLossyBodies(
+        _ variant: inout Group.Variant,
+        key: RequestKey,
+        report: inout ImportReport
+    ) {
+        guard variant.lossy, variant.responses.count > 1,
+            let first = variant.responses.first,
+            variant.responses.dropFirst().contains(where: {
+                $0.status != first.status || $0.headers != first.headers || $0.body != first.body
+            })
+        else { return }
+        let entries = variant.entries.map(String.init).joined(separator: ", ")
+        let reason =
+            "ambiguous request: entries \(entries) recorded request bodies the HAR holds as the same text (bytes that were not UTF-8 written as U+FFFD), and they were answered differently; which answer belongs to which body is lost (re-export with base64 request bodies, or record with mockd record)"
+        for step in variant.responses.indices {
+            variant.responses[step].miss = reason
+            variant.responses[step].conditionalOnly = false
+            variant.responses[step].partial = nil
+        }
+        report.ambiguousBodies.append("\(key) (entries \(entries))")
     }
 
     /// Folds host-keyed groups into host-less ones (one recorded host, or `--flatten-hosts`); a key recorded
@@ -585,6 +809,25 @@ private struct RecordedResponse {
     /// Why this answer cannot be served (body not recorded, only a 304): written as the step's `miss`.
     var miss: String? = nil
     var conditionalOnly = false
+    /// For a 304: the recorded request's `If-None-Match` / `If-Modified-Since` lines.
+    var validators: [String] = []
+    /// For a 206 holding part of the representation (or an unknown part), which part: it answers range requests
+    /// inside it only, and this is the miss of any other request when no whole representation was recorded.
+    var partial: String? = nil
+    var rangeOnly: Bool { partial != nil }
+
+    /// Whether the response carries `ETag` or `Last-Modified`.
+    var hasValidators: Bool {
+        headers.contains { line in
+            let lower = line.asciiLowercased
+            return lower.hasPrefix("etag:") || lower.hasPrefix("last-modified:")
+        }
+    }
+
+    /// Whether this step is a whole representation a 304 or a partial 206 can stand for: a 2xx but 206, served.
+    var isWholeRepresentation: Bool {
+        (200..<300).contains(status) && status != 206 && miss == nil && fault == nil && webSocket == nil
+    }
 }
 
 /// A recorded request body: the text (or params rebuilt as a form) and its canonical form.
@@ -592,6 +835,20 @@ private struct RecordedRequestBody {
     let bytes: Data
     let contentType: String?
     let canonical: Data
+    /// Whether the exporter wrote bytes that were not UTF-8 as text, each invalid sequence a U+FFFD: the recorded
+    /// text is all that is known of the body, and different bodies may have become the same text.
+    var lossy = false
+    /// What became of a `Content-Encoding` the request was recorded with.
+    var coding: Coding?
+
+    enum Coding {
+        /// Stored decoded.
+        case decoded
+        /// The producer had decoded it already (the text is not coded data).
+        case alreadyDecoded
+        /// Neither decodes nor reads as decoded text (compressed bytes written as text).
+        case undecodable
+    }
 
     init(bytes: Data, contentType: String?, normalizer: RequestNormalizer) {
         self.bytes = bytes
@@ -599,7 +856,32 @@ private struct RecordedRequestBody {
         canonical = BodyCanonicalizer.canonicalize(bytes, contentType: contentType, normalizer: normalizer)
     }
 
+    /// The same bytes under `normalizer`, keeping what is known of how they were recorded.
+    func with(bytes: Data, normalizer: RequestNormalizer) -> RecordedRequestBody {
+        var body = RecordedRequestBody(bytes: bytes, contentType: contentType, normalizer: normalizer)
+        body.lossy = lossy
+        body.coding = coding
+        return body
+    }
+
     init(_ request: HARRequest) {
+        self.init(decoding: request)
+        guard let value = request.headers["content-encoding"], !bytes.isEmpty else { return }
+        let codings = value.split(separator: ",").map { $0.trimmingWhitespace.asciiLowercased }.filter {
+            !$0.isEmpty && $0 != "identity"
+        }
+        guard !codings.isEmpty else { return }
+        var decoded: Data? = bytes
+        for coding in codings.reversed() { decoded = decoded.flatMap { Decompression.decode($0, coding: coding) } }
+        if let decoded {
+            self = RecordedRequestBody(bytes: decoded, contentType: contentType, normalizer: .none)
+            coding = .decoded
+        } else {
+            coding = lossy || String(data: bytes, encoding: .utf8) == nil ? .undecodable : .alreadyDecoded
+        }
+    }
+
+    private init(decoding request: HARRequest) {
         let contentType = request.headers["content-type"] ?? request.postData?.mimeType
         var bytes = Data()
         if let post = request.postData {
@@ -619,6 +901,9 @@ private struct RecordedRequestBody {
             }
         }
         self.init(bytes: bytes, contentType: contentType, normalizer: .none)
+        if request.postData?.encoding != "base64", request.postData?.text?.unicodeScalars.contains("\u{FFFD}") == true {
+            lossy = true
+        }
     }
 }
 
@@ -646,6 +931,10 @@ private struct Group {
         var responses: [RecordedResponse]
         /// For a variant without `requestBody`: the body its first entry sent, when it sent one (`recordedBody`).
         var sentBody: RecordedRequestBody? = nil
+        /// The entries, in order.
+        var entries: [Int] = []
+        /// Whether some entry's body was written as text with U+FFFD (`RecordedRequestBody.lossy`).
+        var lossy = false
     }
 
     /// One variant when every entry carried the same body; one per distinct body otherwise, so that
@@ -653,20 +942,24 @@ private struct Group {
     func variants() -> [Variant] {
         var order: [Data] = []
         var byBody: [Data: Variant] = [:]
-        for (body, response, _) in entries {
+        for (body, response, entry) in entries {
             if byBody[body.canonical] == nil {
                 order.append(body.canonical)
                 byBody[body.canonical] = Variant(requestBody: body, responses: [])
             }
             byBody[body.canonical]!.responses.append(response)
+            byBody[body.canonical]!.entries.append(entry)
+            if body.lossy { byBody[body.canonical]!.lossy = true }
         }
         if order.count == 1 {
-            let sent = byBody[order[0]]!.requestBody
+            let only = byBody[order[0]]!
             return [
                 Variant(
                     requestBody: nil,
-                    responses: byBody[order[0]]!.responses,
-                    sentBody: sent.flatMap { $0.bytes.isEmpty ? nil : $0 }
+                    responses: only.responses,
+                    sentBody: only.requestBody.flatMap { $0.bytes.isEmpty ? nil : $0 },
+                    entries: only.entries,
+                    lossy: only.lossy
                 )
             ]
         }

@@ -34,6 +34,13 @@ public struct ImportReport: Sendable, Equatable {
     public var sequenceNotes: [String] = []
     /// Request keys recorded only as `304 Not Modified`: served to conditional requests, a miss otherwise.
     public var notModifiedOnly: [String] = []
+    /// Request keys recorded only as `206 Partial Content` of part of the representation: served to range requests
+    /// inside the recorded bytes, a miss otherwise.
+    public var partialOnly: [String] = []
+    /// Request keys whose recorded bodies collapsed to the same text and were answered differently: a miss.
+    public var ambiguousBodies: [String] = []
+    /// What the import did that serves an answer the recording justifies although a producer wrote it unusually.
+    public var notes: [String] = []
 
     public struct BodyNote: Sendable, Equatable {
         public let note: String
@@ -103,6 +110,20 @@ public struct ImportReport: Sendable, Equatable {
             for key in notModifiedOnly.prefix(12) { lines.append("    \(key)") }
             if notModifiedOnly.count > 12 { lines.append("    … (\(notModifiedOnly.count) in all)") }
         }
+        if !partialOnly.isEmpty {
+            lines.append(
+                "  recorded only as 206 Partial Content (answered to range requests inside the recorded bytes; others miss, saying why):"
+            )
+            for key in partialOnly.prefix(12) { lines.append("    \(key)") }
+            if partialOnly.count > 12 { lines.append("    … (\(partialOnly.count) in all)") }
+        }
+        if !ambiguousBodies.isEmpty {
+            lines.append(
+                "  ambiguous request bodies (binary written as the same text, answered differently; each request misses, saying why):"
+            )
+            for key in ambiguousBodies.prefix(12) { lines.append("    \(key)") }
+            if ambiguousBodies.count > 12 { lines.append("    … (\(ambiguousBodies.count) in all)") }
+        }
         if !sequenceNotes.isEmpty {
             lines.append("  sequences of requests that differed (only in what the key leaves out):")
             for note in sequenceNotes.prefix(12) { lines.append("    \(note)") }
@@ -139,8 +160,11 @@ public struct ImportReport: Sendable, Equatable {
         }
         if notModifiedAsConditional > 0 {
             lines.append(
-                "  304 responses:  \(notModifiedAsConditional) served only to conditional requests (a full response was recorded too)"
+                "  304 responses:  \(notModifiedAsConditional) kept in place in their sequences, answered to conditional requests; a plain request gets the recorded full response"
             )
+        }
+        for note in notes {
+            lines.append("  note: \(note)")
         }
         for note in bodyNotes {
             lines.append("  body: \(note.note) (\(ImportReport.entryList(note.entries)))")

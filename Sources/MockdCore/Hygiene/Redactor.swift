@@ -113,9 +113,15 @@ public struct Redactor {
         return pairs.joined(separator: "; ")
     }
 
-    /// `text` with value-shaped secrets (JWTs, bearer tokens, provider keys, e-mail addresses) replaced.
-    mutating func redactShapes(_ text: String, entry: Int, location: String) -> String {
-        let (redacted, findings) = SecretPatterns.redacted(text)
+    /// `text` with value-shaped secrets (JWTs, bearer tokens, provider keys, e-mail addresses) replaced; a card
+    /// number for which `keepsCard` holds (one inside code, `CodeRegions`) is left as it is.
+    mutating func redactShapes(
+        _ text: String,
+        entry: Int,
+        location: String,
+        keepsCard: (NSRange) -> Bool = { _ in false }
+    ) -> String {
+        let (redacted, findings) = SecretPatterns.redacted(text) { $0.placeholder == "card" && keepsCard($0.range) }
         for finding in findings { log.add("\(location): \(finding.what) → \(Redactor.shown(finding))", entry: entry) }
         return redacted
     }
@@ -127,7 +133,9 @@ public struct Redactor {
     /// JSON: values under credential names (`password`, `access_token`…), phone numbers under phone-like
     /// names or in E.164 form, and value-shaped secrets inside any string. Other UTF-8 text (HTML, JS,
     /// CSS, XML, plain): value-shaped secrets. Binary bodies are left alone.
-    public mutating func redactResponseBody(_ body: Data, mimeType: String?, entry: Int) -> Data? {
+    /// - Parameter path: The URL path the body was served from, to tell code (`app.js`) when the media type says
+    ///   nothing: card numbers are never masked inside code (`CodeRegions`).
+    public mutating func redactResponseBody(_ body: Data, mimeType: String?, entry: Int, path: String? = nil) -> Data? {
         guard !body.isEmpty, let text = String(data: body, encoding: .utf8) else { return nil }
         let essence = MediaType.essence(of: mimeType)
         if MediaType.isJSON(essence)
@@ -138,7 +146,17 @@ public struct Redactor {
             collect(object, key: nil, into: &replacements, entry: entry, location: "response body", wholeValue: false)
             return apply(replacements, to: text, object: object, entry: entry, location: "response body")
         }
-        let redacted = redactShapes(text, entry: entry, location: "response body")
+        let redacted: String
+        if CodeRegions.isCode(mimeType: mimeType, path: path) {
+            redacted = redactShapes(text, entry: entry, location: "response body") { _ in true }
+        } else if CodeRegions.isHTML(mimeType: mimeType), text.utf8.count >= 13 {
+            let code = CodeRegions.scriptAndStyleRanges(inHTML: text)
+            redacted = redactShapes(text, entry: entry, location: "response body") { card in
+                code.contains { NSIntersectionRange($0, card).length > 0 }
+            }
+        } else {
+            redacted = redactShapes(text, entry: entry, location: "response body")
+        }
         return redacted == text ? nil : Data(redacted.utf8)
     }
 

@@ -199,9 +199,13 @@ public enum SecretPatterns {
         return found.sorted { $0.range.location < $1.range.location }
     }
 
-    /// `text` with every value-shaped secret replaced by `{{placeholder}}`, and what was replaced.
-    public static func redacted(_ text: String) -> (text: String, findings: [Finding]) {
-        let findings = findings(in: text)
+    /// `text` with every value-shaped secret replaced by `{{placeholder}}`, and what was replaced; a finding for
+    /// which `kept` holds stays as it is (and is not listed).
+    public static func redacted(
+        _ text: String,
+        keeping kept: (Finding) -> Bool = { _ in false }
+    ) -> (text: String, findings: [Finding]) {
+        let findings = findings(in: text).filter { !kept($0) }
         guard !findings.isEmpty else { return (text, []) }
         let output = NSMutableString(string: text)
         for finding in findings.reversed() {

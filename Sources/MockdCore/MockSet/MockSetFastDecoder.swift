@@ -278,6 +278,8 @@ enum MockSetFastDecoder {
                 case "fault": return parser.optional(&step.fault) { $0.string().flatMap(Fault.init(rawValue:)) }
                 case "miss": return parser.optional(&step.miss) { $0.string() }
                 case "conditionalOnly": return parser.optional(&step.conditionalOnly) { $0.bool() }
+                case "validators": return parser.optional(&step.validators) { $0.stringArray() }
+                case "rangeOnly": return parser.optional(&step.rangeOnly) { $0.bool() }
                 default: return false
                 }
             }

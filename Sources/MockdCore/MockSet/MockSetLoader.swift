@@ -356,9 +356,6 @@ private struct StubBuilder: Sendable {
                 // Set only when present: the setter rebuilds the rare-fields box even for nil.
                 if let fault = step.fault { response.fault = fault }
                 if let fileBody { response.fileBody = fileBody }
-                if let reason = step.miss {
-                    response.unjustified = .init(reason: reason, conditionalOnly: step.conditionalOnly ?? false)
-                }
                 if let origins, pending == nil { response.rewriteURLs(of: origins) }
                 if let stream = step.events {
                     response.eventStream = stream
@@ -381,6 +378,10 @@ private struct StubBuilder: Sendable {
                 }
                 responses.append(response)
                 pendingBodies.append(pending)
+            }
+            if entry.responses.contains(where: { $0.miss != nil || $0.conditionalOnly == true || $0.rangeOnly == true })
+            {
+                try MockSetLoader.gate(&responses, entry.responses, path: path, indexName: indexName)
             }
             if negotiatesAccept, let position = constraints.firstIndex(where: { $0.name == "accept" }) {
                 let contentType = responses[0].headers["content-type"]

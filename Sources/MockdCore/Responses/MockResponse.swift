@@ -44,11 +44,26 @@ public struct MockResponse: Sendable {
         set { updateExtras { $0.fault = newValue } }
     }
 
-    /// A step the recording cannot justify (`miss` in the set): answered as a miss giving `reason`, except that a
-    /// `conditionalOnly` step (recorded only as 304) answers conditional requests.
+    /// A step the recording cannot justify for every request (`miss`, `conditionalOnly`, `rangeOnly` in the set):
+    /// which requests it still answers, and what the others get.
     public struct Unjustified: Sendable, Equatable {
+        /// Which requests the step answers as it is.
+        public enum Answers: Sendable, Equatable {
+            /// None (a body not recorded).
+            case nothing
+            /// Conditional requests with a recorded validator: a recorded 304. `ifNoneMatch` and
+            /// `ifModifiedSince` are the recorded request's own (`validators` in the set).
+            case notModified(ifNoneMatch: String?, ifModifiedSince: String?)
+            /// `GET` requests whose `Range` lies inside the recorded bytes: a recorded 206.
+            case partialContent
+        }
+
+        public let answers: Answers
+        /// Why a request the step does not answer misses, when there is no `representation`.
         public let reason: String
-        public let conditionalOnly: Bool
+        /// The sequence step (0-based) holding the whole representation this step stands for: what a request the
+        /// step does not answer gets instead of the miss.
+        public let representation: Int?
     }
 
     public var unjustified: Unjustified? {

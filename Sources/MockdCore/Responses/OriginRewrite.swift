@@ -15,6 +15,8 @@ import Foundation
 ///   `,`, `\` or the end), so `https://api.example.com.evil.test` and `https://api.example.community` stay as they are.
 /// - Bodies are rewritten only when they are UTF-8 text (JSON, HTML, XML, CSS, JavaScript…); headers: `Location`,
 ///   `Content-Location`, `Link`.
+/// - Only what a client fetches: a URL that is an identifier compared as a constant (an RFC 9457 problem `type`,
+///   `$schema`, JSON-LD `@context`/`@id`, an XML namespace; `IdentifierURLs`) keeps the recorded origin.
 /// - Nothing is rewritten when the request has no `Host` or names a recorded host itself (a client that reaches
 ///   mockd through a proxy or a hosts-file entry follows recorded URLs back to mockd unchanged).
 struct OriginRewrite: Sendable {
@@ -70,6 +72,21 @@ struct OriginRewrite: Sendable {
         return occurs(in: body) && String(data: body, encoding: .utf8) != nil
     }
 
+    /// The offsets of the recorded origins' URLs in `data`, in order.
+    func urlOffsets(in data: Data) -> [Int] {
+        var found: [Int] = []
+        var offset = 0
+        while let hit = ByteSearch.firstOffset(of: Array("http".utf8), in: data, from: offset) {
+            if let (_, length) = match(in: data, at: hit) {
+                found.append(hit)
+                offset = hit + length
+            } else {
+                offset = hit + 4
+            }
+        }
+        return found
+    }
+
     private func occurs(in data: Data) -> Bool {
         // Every spelling starts with `http`, so one search finds the candidates.
         var offset = 0
@@ -122,16 +139,26 @@ struct OriginRewrite: Sendable {
         return "\(scheme)://\(host)" + (request.routedSession.map { ReservedPrefix.session + $0 } ?? "")
     }
 
-    /// `data` with every recorded origin's URL pointing at `base`.
-    func rewrite(_ data: Data, base: String) -> Data {
+    /// `data` with every recorded origin's URL pointing at `base`; a body (`isBody`, served as `mimeType`) keeps its
+    /// identifiers (`IdentifierURLs`: a problem `type`, `$schema`, JSON-LD `@context`, an XML namespace).
+    func rewrite(_ data: Data, base: String, isBody: Bool = false, mimeType: String? = nil) -> Data {
         var output = Data()
         output.reserveCapacity(data.count)
         var copied = 0
         var offset = 0
+        // Found on the first hit only: most bodies hold no recorded URL at all.
+        var identifiers: Set<Int>?
         while let hit = ByteSearch.firstOffset(of: Array("http".utf8), in: data, from: offset) {
             guard let (spelling, length) = match(in: data, at: hit) else {
                 offset = hit + 4
                 continue
+            }
+            if isBody {
+                if identifiers == nil { identifiers = IdentifierURLs.offsets(in: data, mimeType: mimeType) }
+                if identifiers!.contains(hit) {
+                    offset = hit + length
+                    continue
+                }
             }
             output.append(data[(data.startIndex + copied)..<(data.startIndex + hit)])
             var replacement = base + (routesHosts ? ReservedPrefix.host + spelling.host : "")
@@ -196,7 +223,7 @@ struct OriginRewrite: Sendable {
     /// `response` with its body and URL headers rewritten for `request`.
     func rewrite(_ response: inout MockResponse, for request: HTTPRequest, scheme: String) {
         guard let base = Self.mockBase(for: request, scheme: scheme, recordedHosts: isRecorded) else { return }
-        response.body = rewrite(response.body, base: base)
+        response.body = rewrite(response.body, base: base, isBody: true, mimeType: response.headers["content-type"])
         guard response.headers.contains(where: { Self.urlHeaders.contains($0.name.asciiLowercased) }) else { return }
         response.headers = HTTPHeaders(
             response.headers.fields.map { field in
