@@ -6,7 +6,8 @@ import Testing
 
 /// Card numbers never survive a default import (issue 18, PCI DSS 3.4): Luhn-valid PANs with a scheme's prefix are
 /// masked but the last four digits in JSON and text, ids and timestamps are left alone, and `lint` finds a PAN left
-/// in a hand-made body.
+/// in a hand-made body. Masking is for data, never code (issue 33): a JavaScript bundle, a style sheet, WebAssembly
+/// and an HTML page's scripts are served as recorded, and `lint` reports what it sees there.
 @Suite(.serialized)
 struct CardNumberTests {
     typealias HAR = ImportHygieneTests
@@ -73,5 +74,74 @@ struct CardNumberTests {
         let lint = try ProcessRunner.mockd(["lint", root.appendingPathComponent("mocks/pay").path])
         #expect(lint.status == 1)
         #expect(lint.stdout.contains("card number"), "\(lint.stdout)")
+    }
+
+    @Test func codeIsServedAsRecordedAndLintStillReportsItsCardShapedNumbers() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let har = root.appendingPathComponent("shop.har")
+        let bundle = #"const TEST_CARD=4111111111111111;var x="5555 5555 5555 4444";export{TEST_CARD};"#
+        let style = ".hero{width:4111111111111111px}"
+        let page =
+            #"<p>Card 4111 1111 1111 1111</p><script>var n=4111111111111111;</script><script type="application/ld+json">{"card":"5555555555554444"}</script>"#
+        let wasm = Data([0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00]) + Data("4111111111111111".utf8)
+        try HAR.write(
+            [
+                HAR.entry(
+                    "GET",
+                    "https://shop.test/app.js",
+                    headers: [("Content-Type", "application/javascript")],
+                    text: bundle
+                ),
+                // No useful media type: the path says it is code.
+                HAR.entry(
+                    "GET",
+                    "https://shop.test/chunk.mjs",
+                    headers: [("Content-Type", "text/plain")],
+                    text: bundle
+                ),
+                HAR.entry("GET", "https://shop.test/site.css", headers: [("Content-Type", "text/css")], text: style),
+                HAR.entry("GET", "https://shop.test/pay", headers: [("Content-Type", "text/html")], text: page),
+                HAR.entry(
+                    "GET",
+                    "https://shop.test/app.wasm",
+                    headers: [("Content-Type", "application/wasm")],
+                    text: wasm.base64EncodedString(),
+                    encoding: "base64"
+                ),
+                HAR.entry("GET", "https://shop.test/v1/card", text: #"{"number":"4111111111111111"}"#),
+            ],
+            to: har
+        )
+        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "shop", "--root", root.path])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        #expect(
+            imported.stdout.contains(
+                "  redacted:       3 values (--keep-secrets keeps them)\n"
+            ),
+            "\(imported.stdout)"
+        )
+        let daemon = try RunningDaemon(["--set", "shop", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let responses = try Curl.batch(
+            ["/app.js", "/chunk.mjs", "/site.css", "/pay", "/app.wasm", "/v1/card"].map {
+                CurlRequest(url: daemon.baseURL + $0)
+            }
+        )
+        #expect(responses.map(\.status) == [200, 200, 200, 200, 200, 200])
+        #expect(responses[0].text == bundle)
+        #expect(responses[1].text == bundle)
+        #expect(responses[2].text == style)
+        #expect(
+            responses[3].text
+                == #"<p>Card **** **** **** 1111</p><script>var n=4111111111111111;</script><script type="application/ld+json">{"card":"************4444"}</script>"#
+        )
+        #expect(responses[4].body == wasm)
+        #expect(responses[5].text == #"{"number":"************1111"}"#)
+        let lint = try ProcessRunner.mockd(["lint", root.appendingPathComponent("mocks/shop").path])
+        #expect(lint.status == 1)
+        for file in ["GET_app.js", "GET_chunk.mjs.txt", "GET_site.css", "GET_pay.html"] {
+            #expect(lint.stdout.contains("/bodies/\(file): line 1, column"), "\(file): \(lint.stdout)")
+        }
     }
 }

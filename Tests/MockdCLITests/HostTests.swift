@@ -155,6 +155,81 @@ struct HostTests {
         }
     }
 
+    /// URLs a client fetches point at the mock; URLs that are identifiers compared as constants keep the recorded
+    /// origin (issue 33): an RFC 9457 problem `type` and `instance`, `$schema`, JSON-LD `@context`/`@id` (in JSON and
+    /// in an HTML page's JSON-LD block), XML namespaces, an Atom `<id>`. The import report counts both kinds.
+    @Test func identifiersKeepTheRecordedOriginLinksPointAtTheMock() throws {
+        let problem =
+            #"{"type":"https://api.shop.test/problems/out-of-stock","title":"Out of stock","status":409,"instance":"https://api.shop.test/orders/9/attempts/1","detail":"See https://api.shop.test/help","links":{"retry":"https://api.shop.test/v1/orders/9"}}"#
+        let linked =
+            #"{"$schema":"https://api.shop.test/schemas/product.json","@context":{"@vocab":"https://api.shop.test/vocab#","img":{"@id":"https://api.shop.test/vocab#img","@type":"@id"}},"@id":"https://api.shop.test/products/1","img":"https://api.shop.test/img/1.png"}"#
+        let feed =
+            #"<feed xmlns="https://api.shop.test/ns/feed" xmlns:x="https://api.shop.test/ns/x"><id>https://api.shop.test/feed</id><link href="https://api.shop.test/feed.xml"/><x:n xmlns="http://www.w3.org/2005/Atom"/></feed>"#
+        let page =
+            #"<a href="https://api.shop.test/about">About</a><script type="application/ld+json">{"@context":"https://api.shop.test/ctx","@id":"https://api.shop.test/#org","logo":"https://api.shop.test/logo.png"}</script>"#
+        let entries = [
+            HAR.entry(
+                "GET",
+                "https://api.shop.test/v1/orders/9",
+                status: 409,
+                headers: [("Content-Type", "application/problem+json")],
+                text: problem
+            ),
+            HAR.entry(
+                "GET",
+                "https://api.shop.test/v1/products/1",
+                headers: [("Content-Type", "application/ld+json")],
+                text: linked
+            ),
+            HAR.entry(
+                "GET",
+                "https://api.shop.test/feed.xml",
+                headers: [("Content-Type", "application/atom+xml")],
+                text: feed
+            ),
+            HAR.entry("GET", "https://api.shop.test/about", headers: [("Content-Type", "text/html")], text: page),
+        ]
+        try withImportedSet(entries) { root in
+            let report = try ProcessRunner.mockd([
+                "import-har", root.appendingPathComponent("shop.har").path, "--set", "again", "--root", root.path,
+            ]).stdout
+            #expect(
+                report.contains(
+                    "  note: recorded origins' URLs in bodies: 6 point at the mock when served, where a client fetches them (entries 0, 1, 2, 3); 11 kept as recorded, identifiers compared as constants (RFC 9457 problem type, $schema, JSON-LD @context/@id, XML namespaces) (entries 0, 1, 2, 3)\n"
+                ),
+                "\(report)"
+            )
+            let daemon = try RunningDaemon(["--set", "shop", "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            let base = daemon.baseURL
+            let responses = try Curl.batch(
+                ["/v1/orders/9", "/v1/products/1", "/feed.xml", "/about"].map { CurlRequest(url: base + $0) }
+            )
+            #expect(responses.map(\.status) == [409, 200, 200, 200])
+            let mock = { (text: String) in text.replacingOccurrences(of: "{MOCK}", with: base) }
+            #expect(
+                responses[0].text
+                    == mock(
+                        #"{"type":"https://api.shop.test/problems/out-of-stock","title":"Out of stock","status":409,"instance":"https://api.shop.test/orders/9/attempts/1","detail":"See {MOCK}/help","links":{"retry":"{MOCK}/v1/orders/9"}}"#
+                    )
+            )
+            #expect(
+                responses[1].text
+                    == linked.replacingOccurrences(of: "https://api.shop.test/img/1.png", with: base + "/img/1.png")
+            )
+            #expect(
+                responses[2].text
+                    == feed.replacingOccurrences(of: "https://api.shop.test/feed.xml", with: base + "/feed.xml")
+            )
+            #expect(
+                responses[3].text
+                    == mock(
+                        #"<a href="{MOCK}/about">About</a><script type="application/ld+json">{"@context":"https://api.shop.test/ctx","@id":"https://api.shop.test/#org","logo":"{MOCK}/logo.png"}</script>"#
+                    )
+            )
+        }
+    }
+
     @Test func overridesRuntimeStubsJournalAndVerifyKnowHosts() throws {
         try withImportedSet { root in
             try FileManager.default.createDirectory(

@@ -152,6 +152,85 @@ struct WireMockImportCLITests {
         #expect(validate.stdout == "ok: configs/wm.json: sets wm; 0 stubs, 1 overrides\n")
     }
 
+    /// Mappings are fixtures (issue 33): served as written by default (a fake phone number, an e-mail, a test token,
+    /// unstable headers), redacted only with `--redact`, and `lint` reports them either way; a missing body file
+    /// answers 500 as WireMock 3 does and is reported; `{{…}}` without the response-template transformer is sent as
+    /// written with a report line pointing at `--global-templating`; WireMock's common request helpers render.
+    @Test func mappingsAreFixturesServedAsWrittenWithTheirRequestHelpers() throws {
+        let contact =
+            #"{"name":"Test User","phone":"+14155551234","email":"anna.tester@corp.io","token":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"}"#
+        let root = try Self.root([
+            "wm/mappings/all.json": #"""
+            {"mappings": [
+              {"request": {"method": "GET", "url": "/contact"},
+               "response": {"jsonBody": \#(contact), "headers": {"Content-Type": "application/json", "Date": "Tue, 01 Dec 2026 10:00:00 GMT"}}},
+              {"request": {"method": "GET", "url": "/report"}, "response": {"bodyFileName": "reports/q4.json"}},
+              {"request": {"method": "GET", "urlPath": "/literal"}, "response": {"body": "Hello {{request.query.name}}"}},
+              {"request": {"method": "POST", "urlPathPattern": "/users/[0-9]+/orders/[a-z]+"},
+               "response": {"transformers": ["response-template"], "headers": {"X-Trace": "{{request.headers.X-Trace-Id}}"},
+                 "body": "user={{request.path.[1]}} order={{request.pathSegments.[3]}} q={{request.query.q}} second={{request.query.q.[1]}} session={{request.cookies.sid}} model={{jsonPath request.body '$.car.model'}} url={{request.url}}"}}
+            ]}
+            """#
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let source = root.appendingPathComponent("wm").path
+        let mappings = "\(source)/mappings/all.json"
+        let imported = try ProcessRunner.mockd(["import-wiremock", source, "--set", "wm", "--root", root.path])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        #expect(
+            imported.stdout.contains(
+                """
+                  unmapped:          2
+                    \(mappings): mappings[1].response.bodyFileName: body file 'reports/q4.json' not found (no __files/ folder beside the mappings); answers 500 'reports/q4.json not found', as WireMock 3 does
+                    \(mappings): mappings[2].response: {{…}} sent as written: the mapping has no "transformers": ["response-template"], as WireMock does by default; if the WireMock server ran with --global-response-templating, import with --global-templating to render them
+
+                """
+            ),
+            "\(imported.stdout)"
+        )
+        #expect(!imported.stdout.contains("redacted"))
+        let lint = try ProcessRunner.mockd(["lint", root.appendingPathComponent("mocks/wm").path])
+        #expect(lint.status == 1)
+        #expect(lint.stdout.contains("e-mail address"), "\(lint.stdout)")
+
+        let daemon = try RunningDaemon(["--config", "wm", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let base = daemon.baseURL
+        let responses = try Curl.batch([
+            CurlRequest(url: base + "/contact"), CurlRequest(url: base + "/report"),
+            CurlRequest(url: base + "/literal?name=Ana"),
+            CurlRequest(
+                method: "POST",
+                url: base + "/users/42/orders/abc?q=first&q=second",
+                headers: [
+                    ("X-Trace-Id", "t-9"), ("Cookie", "theme=dark; sid=s-1"), ("Content-Type", "application/json"),
+                ],
+                body: Data(#"{"car": {"model": "Model T"}}"#.utf8)
+            ),
+        ])
+        #expect(responses.map(\.status) == [200, 500, 200, 200])
+        #expect(responses[0].text == contact)
+        #expect(responses[0].header("Date") == "Tue, 01 Dec 2026 10:00:00 GMT")
+        #expect(responses[1].text == "reports/q4.json not found")
+        #expect(responses[1].header("Content-Type") == "text/plain; charset=utf-8")
+        #expect(responses[2].text == "Hello {{request.query.name}}")
+        #expect(
+            responses[3].text
+                == "user=42 order=abc q=first second=second session=s-1 model=Model T url=/users/42/orders/abc?q=first&q=second"
+        )
+        #expect(responses[3].header("X-Trace") == "t-9")
+
+        let redacted = try ProcessRunner.mockd([
+            "import-wiremock", source, "--set", "clean", "--root", root.path, "--redact",
+        ])
+        try #require(redacted.status == 0, "\(redacted.stderr)")
+        #expect(redacted.stdout.contains("  redacted:          "), "\(redacted.stdout)")
+        #expect(redacted.stdout.contains("  unstable headers not stored: date ×1"))
+        let index = try String(contentsOf: root.appendingPathComponent("mocks/clean/index.json"), encoding: .utf8)
+        #expect(index.contains("{{email}}") && index.contains("{{phone}}") && index.contains("{{token}}"), "\(index)")
+        #expect(!index.contains("anna.tester@corp.io"))
+    }
+
     @Test func nothingToImportWritesNothing() throws {
         let root = try Self.root([
             "proxy.json": #"{"request": {"urlPattern": "/.*"}, "response": {"proxyBaseUrl": "http://example.com"}}"#
