@@ -36,15 +36,24 @@ struct JustifiedAnswerTests {
         _ entries: [[String: Any]],
         _ body: (_ root: URL, _ report: String, _ daemon: RunningDaemon) throws -> Void
     ) throws {
+        let (root, report, daemon) = try imported(entries)
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        try body(root, report, daemon)
+    }
+
+    /// Imports `entries` into the set `app` of a fresh root and starts serving it, with the import report; the
+    /// caller stops the daemon and removes the root.
+    static func imported(_ entries: [[String: Any]]) throws -> (root: URL, report: String, daemon: RunningDaemon) {
         let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
         let har = root.appendingPathComponent("app.har")
         try HAR.write(entries, to: har)
         let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "app", "--root", root.path])
         try #require(imported.status == 0, "\(imported.stderr)")
         let daemon = try RunningDaemon(["--set", "app", "--root", root.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
-        try body(root, imported.stdout, daemon)
+        return (root, imported.stdout, daemon)
     }
 
     static let aborted = ["_error": "net::ERR_ABORTED"]
@@ -147,14 +156,11 @@ struct JustifiedAnswerTests {
     /// URLSession follows what the recording holds: the sign-in's 303 to the page after it, the 301 to the
     /// trailing-slash URL, as an app does.
     @Test func urlSessionFollowsRecordedRedirectsToTheirPages() async throws {
-        let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let har = root.appendingPathComponent("app.har")
-        try HAR.write(Self.bodiless, to: har)
-        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "app", "--root", root.path])
-        try #require(imported.status == 0, "\(imported.stderr)")
-        let daemon = try RunningDaemon(["--set", "app", "--root", root.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
+        let (root, _, daemon) = try Self.imported(Self.bodiless)
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
         let session = URLSession(configuration: .ephemeral)
         var signIn = URLRequest(url: URL(string: daemon.baseURL + "/login")!)
         signIn.httpMethod = "POST"
@@ -242,40 +248,21 @@ struct JustifiedAnswerTests {
     /// A poll recorded with validators, 200, 304, 304, 200, 304: replayed as recorded it answers exactly that, in
     /// order; a client without a cache (plain requests) gets the data the 304s confirmed, never later data early.
     @Test func aConditionalPollKeepsIts304StepsInOrder() throws {
-        let etag = { (tag: String) in [("ETag", #""\#(tag)""#), ("Content-Type", "application/json")] }
+        /// The poll's answer: `body` with the ETag `tag`, or a 304 confirming `tag`; `sent` is the client's validator.
+        func poll(sent: String?, tag: String, body: String?) -> [String: Any] {
+            HAR.entry(
+                "GET",
+                "https://app.test/v1/inbox",
+                requestHeaders: sent.map { [("If-None-Match", #""\#($0)""#)] } ?? [],
+                status: body == nil ? 304 : 200,
+                headers: [("ETag", #""\#(tag)""#)] + (body == nil ? [] : [("Content-Type", "application/json")]),
+                text: body
+            )
+        }
         let entries = [
-            HAR.entry("GET", "https://app.test/v1/inbox", headers: etag("a"), text: #"{"n":1}"#),
-            HAR.entry(
-                "GET",
-                "https://app.test/v1/inbox",
-                requestHeaders: [("If-None-Match", #""a""#)],
-                status: 304,
-                headers: [("ETag", #""a""#)],
-                text: nil
-            ),
-            HAR.entry(
-                "GET",
-                "https://app.test/v1/inbox",
-                requestHeaders: [("If-None-Match", #""a""#)],
-                status: 304,
-                headers: [("ETag", #""a""#)],
-                text: nil
-            ),
-            HAR.entry(
-                "GET",
-                "https://app.test/v1/inbox",
-                requestHeaders: [("If-None-Match", #""a""#)],
-                headers: etag("b"),
-                text: #"{"n":2}"#
-            ),
-            HAR.entry(
-                "GET",
-                "https://app.test/v1/inbox",
-                requestHeaders: [("If-None-Match", #""b""#)],
-                status: 304,
-                headers: [("ETag", #""b""#)],
-                text: nil
-            ),
+            poll(sent: nil, tag: "a", body: #"{"n":1}"#), poll(sent: "a", tag: "a", body: nil),
+            poll(sent: "a", tag: "a", body: nil), poll(sent: "a", tag: "b", body: #"{"n":2}"#),
+            poll(sent: "b", tag: "b", body: nil),
         ]
         try Self.serving(entries) { _, report, daemon in
             #expect(

@@ -91,14 +91,11 @@ struct RequestFidelityTests {
     }
 
     @Test func urlSessionWithTheRecordedVendorAcceptGetsItsStub() async throws {
-        let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let har = root.appendingPathComponent("app.har")
-        try HAR.write(Self.acceptEntries, to: har)
-        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "app", "--root", root.path])
-        try #require(imported.status == 0, "\(imported.stderr)")
-        let daemon = try RunningDaemon(["--set", "app", "--root", root.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
+        let (root, _, daemon) = try Serving.imported(Self.acceptEntries)
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
         var request = URLRequest(url: URL(string: daemon.baseURL + "/repos")!)
         request.setValue("application/vnd.github+json", forHTTPHeaderField: "Accept")
         let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
@@ -208,9 +205,6 @@ struct RequestFidelityTests {
     }
 
     @Test func urlSessionSendsAGzippedBodyAndGetsItsStub() async throws {
-        let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let har = root.appendingPathComponent("app.har")
         var entry = HAR.entry(
             "POST",
             "https://api.test/v1/events",
@@ -220,11 +214,11 @@ struct RequestFidelityTests {
         var request = entry["request"] as! [String: Any]
         request["postData"] = ["mimeType": "application/json", "text": Self.gzipBody, "_encoding": "base64"]
         entry["request"] = request
-        try HAR.write([entry], to: har)
-        let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "app", "--root", root.path])
-        try #require(imported.status == 0, "\(imported.stderr)")
-        let daemon = try RunningDaemon(["--set", "app", "--root", root.path, "--port", "0", "--quiet"])
-        defer { daemon.stop() }
+        let (root, _, daemon) = try Serving.imported([entry])
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
         var post = URLRequest(url: URL(string: daemon.baseURL + "/v1/events")!)
         post.httpMethod = "POST"
         post.setValue("application/json", forHTTPHeaderField: "Content-Type")

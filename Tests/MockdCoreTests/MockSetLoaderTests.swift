@@ -38,6 +38,55 @@ struct MockSetLoaderTests {
         }
     }
 
+    /// Gated steps (issue 33): a `conditionalOnly` 304 and a `rangeOnly` 206 stand for the nearest whole
+    /// representation of their stub (an earlier one first, else a later one); a `validators` line that is not a
+    /// validator fails with its JSON path.
+    @Test func gatedStepsKnowTheirRepresentationAndValidatorsAreChecked() throws {
+        let root = try root(
+            index: #"""
+                {"stubs": [
+                  {"request": {"method": "GET", "path": "/poll"}, "responses": [
+                    {"status": 304, "conditionalOnly": true, "validators": ["If-None-Match: \"a\""]},
+                    {"status": 200, "body": "A"},
+                    {"status": 304, "conditionalOnly": true},
+                    {"status": 206, "rangeOnly": true, "headers": ["Content-Range: bytes 0-0/9"], "body": "B"},
+                    {"status": 200, "body": "C"}]},
+                  {"request": {"method": "GET", "path": "/only"}, "responses": [
+                    {"status": 304, "conditionalOnly": true, "validators": ["If-Modified-Since: Tue, 01 Dec 2026 10:00:00 GMT"], "miss": "why"}]}
+                ]}
+                """#
+        )
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let stubs = try MockSetLoader(root: root).load(set: "s")
+        let gates = stubs[0].responses.map(\.unjustified)
+        #expect(
+            gates[0]
+                == .init(
+                    answers: .notModified(ifNoneMatch: #""a""#, ifModifiedSince: nil),
+                    reason: gates[0]!.reason,
+                    representation: 1
+                )
+        )
+        #expect(gates[1] == nil && gates[4] == nil)
+        #expect(gates[2]?.representation == 1)
+        #expect(gates[3] == .init(answers: .partialContent, reason: gates[3]!.reason, representation: 1))
+        #expect(
+            stubs[1].responses[0].unjustified
+                == .init(
+                    answers: .notModified(ifNoneMatch: nil, ifModifiedSince: "Tue, 01 Dec 2026 10:00:00 GMT"),
+                    reason: "why",
+                    representation: nil
+                )
+        )
+        #expect(
+            try loadError(
+                #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"status": 304, "conditionalOnly": true, "validators": ["ETag: \"a\""]}]}]}"#
+            ).hasSuffix(
+                #"stubs[0].responses[0].validators[0]: expected "If-None-Match: …" or "If-Modified-Since: …", got 'ETag: "a"'"#
+            )
+        )
+    }
+
     @Test func loadsInlineAndFileBodies() throws {
         let root = try root(
             index: #"""

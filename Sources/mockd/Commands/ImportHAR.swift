@@ -80,8 +80,9 @@ struct ImportHAR: MockdCommand, Equatable {
           --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay as a connection reset in
                                   their place in the sequence. (default: skip)
           --missing-bodies <miss|empty>
-                                  Responses the HAR has no body for (a size but no text): answer with a miss
-                                  that says so, or serve them empty. (default: miss)
+                                  Responses the HAR has no body for (a size but no text) where a client reads
+                                  one: answer with a miss that says so, or serve them empty. Answers without a
+                                  body (HEAD, 204, 205, 304, redirects) are served either way. (default: miss)
           --cors                  Answer CORS preflights the recording lacks with a permissive 204, and let every
                                   answer allow the request's Origin.
           --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
