@@ -17,10 +17,13 @@ enum IdentifierURLs {
     static func offsets(in body: Data, mimeType: String?) -> Set<Int> {
         let bytes = [UInt8](body)
         guard let first = bytes.firstIndex(where: { !JSONSyntaxLocation.isJSONWhitespace($0) }) else { return [] }
-        let essence = MediaType.essence(of: mimeType)
+        // `application/problem+json`, parameters and case aside.
+        let problemBody =
+            mimeType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            == "application/problem+json"
         var found: Set<Int> = []
         if bytes[first] == UInt8(ascii: "{") || bytes[first] == UInt8(ascii: "[") {
-            var scan = JSONScan(bytes: bytes[...], problemBody: essence == "application/problem+json")
+            var scan = JSONScan(bytes: bytes[...], problemBody: problemBody)
             scan.position = first
             scan.value(depth: 0, key: nil, inContext: false)
             found.formUnion(scan.found)
