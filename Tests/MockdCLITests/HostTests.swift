@@ -195,7 +195,7 @@ struct HostTests {
             ]).stdout
             #expect(
                 report.contains(
-                    "  note: recorded origins' URLs in bodies: 6 point at the mock when served, where a client fetches them (entries 0, 1, 2, 3); 11 kept as recorded, identifiers compared as constants (RFC 9457 problem type, $schema, JSON-LD @context/@id, XML namespaces) (entries 0, 1, 2, 3)\n"
+                    "  note: recorded origins' URLs in bodies: 6 point at the mock when served, where a client fetches them (entries 1, 2, 3, 4); 11 kept as recorded, identifiers compared as constants (RFC 9457 problem type, $schema, JSON-LD @context/@id, XML namespaces) (entries 1, 2, 3, 4)\n"
                 ),
                 "\(report)"
             )

@@ -114,18 +114,18 @@ struct JustifiedAnswerTests {
         try Self.serving(Self.bodiless) { _, report, daemon in
             #expect(
                 report.contains(
-                    "  note: 3 answers without a body (HEAD, 204, 205, 304, a redirect) marked failed by the producer (_error, _failureText: Chrome's net::ERR_ABORTED) served as recorded: status and headers arrived, and are the whole answer (entries 4, 5, 6)\n"
+                    "  note: 3 answers without a body (HEAD, 204, 205, 304, a redirect) marked failed by the producer (_error, _failureText: Chrome's net::ERR_ABORTED) served as recorded: status and headers arrived, and are the whole answer (entries 5, 6, 7)\n"
                 ),
                 "\(report)"
             )
             #expect(
                 report.contains(
-                    "  note: Location taken from the HAR's redirectURL where the redirect's headers had none (entry 7)\n"
+                    "  note: Location taken from the HAR's redirectURL where the redirect's headers had none (entry 8)\n"
                 )
             )
             #expect(
                 report.contains(
-                    "    failed request (net::ERR_ABORTED) although a status was recorded: the answer never completed: entry 8\n"
+                    "    failed request (net::ERR_ABORTED) although a status was recorded: the answer never completed: entry 9\n"
                 )
             )
             #expect(!report.contains("no captured body"), "no redirect is a 'body not recorded' miss: \(report)")
@@ -321,7 +321,7 @@ struct JustifiedAnswerTests {
             )
             #expect(
                 report.contains(
-                    "  note: 206 answers holding every byte of the representation stored as 200 (a range request is cut from them) (entry 1)\n"
+                    "  note: 206 answers holding every byte of the representation stored as 200 (a range request is cut from them) (entry 2)\n"
                 )
             )
             let clip = daemon.baseURL + "/media/clip.mp4"

@@ -167,7 +167,7 @@ struct RequestFidelityTests {
         try Serving.serving(entries) { _, report, daemon in
             #expect(
                 report.contains(
-                    "  note: request bodies recorded with Content-Encoding stored decoded; a request is matched on its decoded body (entries 0, 1, 2)\n"
+                    "  note: request bodies recorded with Content-Encoding stored decoded; a request is matched on its decoded body (entries 1, 2, 3)\n"
                 ),
                 "\(report)"
             )
@@ -265,13 +265,13 @@ struct RequestFidelityTests {
         try Serving.serving(entries) { _, report, daemon in
             #expect(
                 report.contains(
-                    "  ambiguous request bodies (binary written as the same text, answered differently; each request misses, saying why):\n    POST /v1/upload (entries 0, 1)\n"
+                    "  ambiguous request bodies (binary written as the same text, answered differently; each request misses, saying why):\n    POST /v1/upload (entries 1, 2)\n"
                 ),
                 "\(report)"
             )
             #expect(
                 report.contains(
-                    "  warning: request bodies written as text with U+FFFD replacement characters (the exporter lost bytes that were not UTF-8): entries 0, 1, 2; they match a request whose body reads as the same text\n"
+                    "  warning: request bodies written as text with U+FFFD replacement characters (the exporter lost bytes that were not UTF-8): entries 1, 2, 3; they match a request whose body reads as the same text\n"
                 )
             )
             func post(_ path: String, _ bytes: [UInt8]) -> CurlRequest {
@@ -291,7 +291,7 @@ struct RequestFidelityTests {
             #expect(responses.map(\.status) == [404, 404, 200, 200])
             #expect(
                 responses[0].text.contains(
-                    "has no answer the recording can justify: ambiguous request: entries 0, 1 recorded request bodies the HAR holds as the same text (bytes that were not UTF-8 written as U+FFFD), and they were answered differently"
+                    "has no answer the recording can justify: ambiguous request: entries 1, 2 recorded request bodies the HAR holds as the same text (bytes that were not UTF-8 written as U+FFFD), and they were answered differently"
                 ),
                 "\(responses[0].text)"
             )

@@ -741,7 +741,7 @@ public struct HARCompiler {
                 $0.status != first.status || $0.headers != first.headers || $0.body != first.body
             })
         else { return }
-        let entries = variant.entries.map(String.init).joined(separator: ", ")
+        let entries = variant.entries.map { String($0 + 1) }.joined(separator: ", ")
         let reason =
             "ambiguous request: entries \(entries) recorded request bodies the HAR holds as the same text (bytes that were not UTF-8 written as U+FFFD), and they were answered differently; which answer belongs to which body is lost (re-export with base64 request bodies, or record with mockd record)"
         for step in variant.responses.indices {
