@@ -242,6 +242,35 @@ struct HARImporterTests {
         )
     }
 
+    /// A HAR opened through a linked folder (macOS's `/tmp` is `/private/tmp`; a symlinked checkout): its side files
+    /// are inside, found or missing, and a `..` still leads out.
+    @Test func sideFilesOfAHARInALinkedFolderResolve() throws {
+        let real = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: real) }
+        let linked = Paths.makeTemporaryDirectory().appendingPathComponent("linked")
+        defer { try? FileManager.default.removeItem(at: linked.deletingLastPathComponent()) }
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: real)
+        try "inside".write(to: real.appendingPathComponent("body.txt"), atomically: true, encoding: .utf8)
+        let archive = try HARReader.parse(
+            HARReaderTests.har(
+                [
+                    HARReaderTests.entry(url: "https://a.example/fine", content: #"{"_file": "body.txt"}"#),
+                    HARReaderTests.entry(url: "https://a.example/gone", content: #"{"_file": "gone.txt"}"#),
+                    HARReaderTests.entry(url: "https://a.example/up", content: #"{"_file": "../x.txt"}"#),
+                ].joined(separator: ",")
+            ),
+            fileName: "t.har"
+        )
+        let (build, report) = HARImporter.build(archive, harDirectory: linked)
+        #expect(build.files.values.map { String(decoding: $0, as: UTF8.self) } == ["inside"])
+        #expect(
+            report.bodyNotes == [
+                .init(note: "content._file 'gone.txt' not found next to the HAR; served empty", entries: [1]),
+                .init(note: "content._file '../x.txt' points outside the HAR's folder; served empty", entries: [2]),
+            ]
+        )
+    }
+
     @Test func webSocketFramesBecomeATimedScript() throws {
         let frames = #"""
             , "_resourceType": "websocket", "_webSocketMessages": [

@@ -98,18 +98,33 @@ public struct RecordedBody {
             notes.append("content._file '\(file)' cannot be resolved; served empty")
             return Data()
         }
-        // Resolve symlinks on both sides: a side file must really live inside the HAR's folder.
-        let base = harDirectory.resolvingSymlinksInPath().standardizedFileURL.path
-        let url = harDirectory.appendingPathComponent(file).standardizedFileURL.resolvingSymlinksInPath()
-        guard !file.hasPrefix("/"), url.path.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+        let candidate = harDirectory.appendingPathComponent(file).standardizedFileURL
+        guard !file.hasPrefix("/"), isInside(candidate, harDirectory.standardizedFileURL) else {
             notes.append("content._file '\(file)' points outside the HAR's folder; served empty")
             return Data()
         }
-        guard let data = try? Data(contentsOf: url) else {
+        guard FileManager.default.fileExists(atPath: candidate.path) else {
             notes.append("content._file '\(file)' not found next to the HAR; served empty")
             return Data()
         }
+        // A file that exists is resolved on both sides, so a link inside the folder cannot lead out of it. Foundation
+        // resolves only paths that exist: checked before, a missing file in a folder reached through a link (macOS's
+        // /tmp, a symlinked checkout) would pass for one outside.
+        guard isInside(candidate.resolvingSymlinksInPath(), harDirectory.resolvingSymlinksInPath()) else {
+            notes.append("content._file '\(file)' points outside the HAR's folder; served empty")
+            return Data()
+        }
+        guard let data = try? Data(contentsOf: candidate) else {
+            notes.append("content._file '\(file)' cannot be read; served empty")
+            return Data()
+        }
         return data
+    }
+
+    /// Whether `url` lies strictly beneath `folder`, comparing standardized paths.
+    private static func isInside(_ url: URL, _ folder: URL) -> Bool {
+        let base = folder.standardizedFileURL.path
+        return url.standardizedFileURL.path.hasPrefix(base.hasSuffix("/") ? base : base + "/")
     }
 
     /// Media types whose bodies are never text.
