@@ -65,22 +65,16 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libyaml: OpenAPI documents written in YAML (import-openapi, check --openapi, serve --openapi).
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
-        // epoll, eventfd and malloc_trim headers (the NIO CNIOLinux pattern), for MockdPlatform's Linux side.
-        .systemLibrary(name: "CLinux"),
+        // MockdPlatform's C side: the calls whose spelling differs between Linux and Darwin, one function each.
+        .target(name: "CPlatform"),
         // The file formats, once: Codable types and known fields. Foundation only (no C, no Synchronization), so
         // that MockdClient, and with it an XCUITest target, can use them.
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
-        // The daemon's platform seams, one file per concern, each with a Linux and a Darwin side: lock and atomics
-        // (Synchronization on Linux), event loop (epoll / kqueue), sockets, memory trimming, SHA-1 (libcrypto /
-        // CommonCrypto).
-        .target(
-            name: "MockdPlatform",
-            dependencies: [
-                .target(name: "CLinux", condition: .when(platforms: [.linux])),
-                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
-            ],
-            swiftSettings: daemonSettings
-        ),
+        // The daemon's platform seam, one file per concern: lock and atomics (Synchronization on Linux), the
+        // WebSocket event loop (poll), sockets, file-system flush and exchange, memory trimming, SHA-1 (libcrypto),
+        // looking at another process. Only this target and CPlatform may use a platform API (scripts/check-layers;
+        // docs/PLATFORMS.md lists every Darwin-only line).
+        .target(name: "MockdPlatform", dependencies: ["CPlatform", "CCrypto"], swiftSettings: daemonSettings),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(
             name: "MockdCore",
@@ -143,7 +137,9 @@ let package = Package(
         // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
         .testTarget(
             name: "MockdCLITests",
-            dependencies: ["mockd", "MockdFormat", "MockdCore", "MockdOpenAPI", "MockdSchema", "MockdTestSupport"],
+            dependencies: [
+                "mockd", "MockdFormat", "MockdPlatform", "MockdCore", "MockdOpenAPI", "MockdSchema", "MockdTestSupport",
+            ],
             swiftSettings: daemonSettings
         ),
         .testTarget(
