@@ -1,113 +1,101 @@
-import Foundation  // POSIX poll(2) and pipe(2): re-exported from Glibc on Linux and from Darwin on a Mac
+import Foundation  // getenv
 
 /// The WebSocket reactor's event loop: readiness of many sockets plus a wake-up other threads can send.
 ///
-/// One portable implementation on `poll(2)`, with a pipe for the wake-up: measured against the `epoll` loop it
-/// replaced at 1,000 open WebSockets (scripts/bench/websocket, docs/BENCHMARKS.md), within the 5% that would
-/// justify a loop per system (`epoll` on Linux, `kqueue` on Darwin).
+/// Two loops behind one type. `PollLoop` (`poll(2)` and a pipe) is portable and is what runs on a Mac; on Linux
+/// `EpollLoop` (`epoll`, level-triggered, and an `eventfd`) runs by default, because at 1,000 open WebSockets the
+/// poll loop cost the daemon 10–45% more CPU time (scripts/bench/websocket; docs/BENCHMARKS.md), over the 5% that
+/// one loop for both systems was allowed. `MOCKD_EVENT_LOOP=poll` selects the portable loop on Linux, so the loop a
+/// Mac runs is tested here (`EventPollerTests`, `WebSocketTests` on the poll loop).
 ///
 /// One thread calls `wait`, `add`, `setWriteInterest` and `remove`; any thread may call `wake`.
 public final class EventPoller: @unchecked Sendable {
     /// One ready socket.
     public struct Event {
         public let descriptor: Int32
-        /// Data, the end of the stream or an error is waiting (`POLLIN`, `POLLHUP`, `POLLERR`).
+        /// Data, the end of the stream or an error is waiting (`POLLIN`/`POLLHUP`/`POLLERR`; `EPOLLIN`/…).
         public let readable: Bool
-        /// The socket takes more bytes (`POLLOUT`).
+        /// The socket takes more bytes (`POLLOUT`; `EPOLLOUT`).
         public let writable: Bool
     }
 
-    /// The watched sockets; entry 0 is the wake-up pipe's reading end.
-    private var watched: [pollfd]
-    /// Where each watched descriptor sits in `watched`.
-    private var positions: [Int32: Int] = [:]
-    /// The ready sockets of one `wait`, copied out so that `body` may add and remove sockets.
-    private var ready: [Event] = []
-    private let wakeupRead: Int32
-    private let wakeupWrite: Int32
+    /// Which loop runs.
+    public enum Loop: String, Sendable, CaseIterable {
+        /// `poll(2)`: every system.
+        case poll
+        /// `epoll(7)`: Linux only.
+        case epoll
 
-    public init() {
-        var ends: [Int32] = [-1, -1]
-        let made = pipe(&ends) == 0
-        precondition(made, "EventPoller: pipe failed (errno \(errno))")
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        /// The loops this system has, the default first.
+        public static var available: [Loop] {
+            #if os(Linux)
+            [.epoll, .poll]
+            #else
+            [.poll]
+            #endif
         }
-        wakeupRead = ends[0]
-        wakeupWrite = ends[1]
-        watched = [pollfd(fd: wakeupRead, events: Int16(POLLIN), revents: 0)]
+
+        /// `MOCKD_EVENT_LOOP` when it names an available loop, else this system's default.
+        public static var selected: Loop {
+            let named = getenv("MOCKD_EVENT_LOOP").flatMap { Loop(rawValue: String(cString: $0)) }
+            return named.flatMap { available.contains($0) ? $0 : nil } ?? available[0]
+        }
     }
 
-    deinit {
-        close(wakeupRead)
-        close(wakeupWrite)
+    public let loop: Loop
+    private let portable: PollLoop?
+    #if os(Linux)
+    private let linux: EpollLoop?
+    #endif
+
+    /// - Parameter loop: Which loop to run; one this system lacks falls back to `poll`.
+    public init(loop: Loop = .selected) {
+        self.loop = Loop.available.contains(loop) ? loop : .poll
+        portable = self.loop == .poll ? PollLoop() : nil
+        #if os(Linux)
+        linux = self.loop == .epoll ? EpollLoop() : nil
+        #endif
     }
 
     /// Watches `descriptor` for reading (and the peer's end of stream).
     public func add(_ descriptor: Int32) {
-        if let position = positions[descriptor] {
-            watched[position].events = Int16(POLLIN)
-            return
-        }
-        positions[descriptor] = watched.count
-        watched.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        #if os(Linux)
+        if let linux { return linux.add(descriptor) }
+        #endif
+        portable?.add(descriptor)
     }
 
     /// Also watches `descriptor` for writing (`true`), or no longer (`false`).
     public func setWriteInterest(_ wanted: Bool, for descriptor: Int32) {
-        guard let position = positions[descriptor] else { return }
-        watched[position].events = Int16(POLLIN) | (wanted ? Int16(POLLOUT) : 0)
+        #if os(Linux)
+        if let linux { return linux.setWriteInterest(wanted, for: descriptor) }
+        #endif
+        portable?.setWriteInterest(wanted, for: descriptor)
     }
 
     /// Stops watching `descriptor` (before it is closed).
     public func remove(_ descriptor: Int32) {
-        guard let position = positions.removeValue(forKey: descriptor) else { return }
-        let last = watched.count - 1
-        if position != last {
-            watched[position] = watched[last]
-            positions[watched[position].fd] = position
-        }
-        watched.removeLast()
+        #if os(Linux)
+        if let linux { return linux.remove(descriptor) }
+        #endif
+        portable?.remove(descriptor)
     }
 
     /// Makes the current or next `wait` return; safe from any thread.
     public func wake() {
-        var one: UInt8 = 1
-        // A full pipe (EAGAIN) already holds a wake-up.
-        _ = write(wakeupWrite, &one, 1)
+        #if os(Linux)
+        if let linux { return linux.wake() }
+        #endif
+        portable?.wake()
     }
 
     /// Waits until a watched socket is ready, `wake` is called, or `timeoutMs` passes (-1: no limit), then calls
     /// `body` for each ready socket.
     /// - Returns: Whether `wake` was called since the last `wait`.
     public func wait(timeoutMs: Int32, _ body: (Event) -> Void) -> Bool {
-        let count = watched.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMs) }
-        guard count > 0 else { return false }
-        var woken = false
-        if watched[0].revents != 0 {
-            var drain = [UInt8](repeating: 0, count: 64)
-            while read(wakeupRead, &drain, drain.count) > 0 {}
-            woken = true
-        }
-        ready.removeAll(keepingCapacity: true)
-        var remaining = Int(count) - (woken ? 1 : 0)
-        var index = 1
-        while remaining > 0, index < watched.count {
-            let flags = Int32(watched[index].revents)
-            if flags != 0 {
-                remaining -= 1
-                ready.append(
-                    Event(
-                        descriptor: watched[index].fd,
-                        readable: flags & (Int32(POLLIN) | Int32(POLLHUP) | Int32(POLLERR) | Int32(POLLNVAL)) != 0,
-                        writable: flags & Int32(POLLOUT) != 0
-                    )
-                )
-            }
-            index += 1
-        }
-        for event in ready { body(event) }
-        return woken
+        #if os(Linux)
+        if let linux { return linux.wait(timeoutMs: timeoutMs, body) }
+        #endif
+        return portable?.wait(timeoutMs: timeoutMs, body) ?? false
     }
 }

@@ -4,10 +4,16 @@
 // MockdPlatform's C side: the few calls whose spelling differs between Linux (glibc) and Darwin, each behind one
 // function with one signature. Every Darwin-only line of the daemon is in platform.c or in MockdPlatform, and
 // docs/PLATFORMS.md lists them (scripts/check-layers keeps that list and the rest of the tree honest).
-// Only portable C types appear here, so importing this module brings no platform header into Swift.
+// Only portable C types appear here, so importing this module brings no platform header into Swift, except on Linux
+// the epoll and eventfd headers for MockdPlatform's Linux event loop (EpollLoop.swift).
 
 #include <stddef.h>
 #include <sys/types.h>
+
+#if defined(__linux__)
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#endif
 
 /// Names the calling thread for the kernel, debuggers and `top -H` (Linux keeps 15 bytes, Darwin 63).
 /// Returns 0 or an error number.
