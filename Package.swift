@@ -131,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockdServerTests",
-            dependencies: ["MockdFormat", "MockdServer", "MockdCore", "MockdTestSupport"],
+            dependencies: ["MockdFormat", "MockdPlatform", "MockdServer", "MockdCore", "MockdTestSupport"],
             swiftSettings: daemonSettings
         ),
         // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
