@@ -92,6 +92,10 @@ public final class MicroHTTPDServer: Sendable {
     /// One worker thread per core.
     public static var defaultThreadCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
+    /// The version of the libmicrohttpd that runs (`MHD_get_version()`: "0.9.75", "1.0.1"); its request parser
+    /// decides some framing answers (docs/PLATFORMS.md).
+    public static var libraryVersion: String { String(cString: CMicroHTTPD_versionText()) }
+
     public let configuration: Configuration
     private let bridge: ConnectionBridge
     /// The whole-request deadline and the connection limit (`ConnectionWatch`), shared by the daemons.
