@@ -1,11 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-let swiftSettings: [SwiftSetting] = [
+// The floor is the Swift of Xcode 16.0 (6.0): nothing newer is used (scripts/check-swift-floor). MemberImportVisibility
+// became an upcoming feature in Swift 6.1 (SE-0444), so 6.0 builds without that check.
+let baseSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+#if compiler(>=6.1)
+let swiftSettings = baseSwiftSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+#else
+let swiftSettings = baseSwiftSettings
+#endif
 
 // Two floors in one package. SwiftPM's `platforms` is package-wide, so it holds the client libraries' floor, what an
 // app and its UI-test target may depend on: iOS 15 / macOS 12 (MockdFormat, MockdClient, MockdTestKit,
