@@ -55,7 +55,7 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
         .target(name: "CMicroHTTPD", dependencies: ["CLibMicroHTTPD"]),
-        // OpenSSL libcrypto: SHA-1 for the WebSocket handshake on Linux (CommonCrypto on a Mac) and the PEM check of
+        // OpenSSL libcrypto: SHA-1 for the WebSocket handshake and the PEM check of
         // --tls-cert/--tls-key (Homebrew openssl@3 on a Mac); a well-kept library rather than our own code.
         .systemLibrary(
             name: "CCrypto",
