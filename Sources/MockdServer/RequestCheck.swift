@@ -16,11 +16,12 @@ enum RequestCheck {
             return .badRequest("the method is not an HTTP token")
         }
         // libmicrohttpd 1.0.x refuses both itself; 0.9.75 (strict mode off, see CMicroHTTPD_startDaemon) hands them
-        // over, and its strict mode would have closed a target with whitespace without a word.
+        // over, and its strict mode would have closed a target with whitespace without a word. Only the path is
+        // looked at: the library turns `+` in the query into a space, so a raw space there cannot be told apart.
         if context.fieldProblems.hostFields == 0, context.version == "HTTP/1.1" {
             return .badRequest("an HTTP/1.1 request needs a Host field (RFC 9112 §3.2)")
         }
-        if RequestCheck.legacyHeadParser, context.target.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
+        if RequestCheck.legacyHeadParser, pathHasWhitespace(context.target) {
             return .badRequest(
                 "the request target contains whitespace: the request line is method, one space, target, one space, "
                     + "version (RFC 9112 §3)"
@@ -40,5 +41,14 @@ enum RequestCheck {
         }
         if length > maxBodyBytes { return .payloadTooLarge(limitBytes: maxBodyBytes) }
         return nil
+    }
+
+    /// Whether the path of `target` (before any `?`) holds a space or a tab.
+    private static func pathHasWhitespace(_ target: String) -> Bool {
+        for byte in target.utf8 {
+            if byte == 0x3F { return false }  // ?
+            if byte == 0x20 || byte == 0x09 { return true }
+        }
+        return false
     }
 }

@@ -58,6 +58,8 @@ struct RequestFramingTests {
         "two spaces after the method": ("200 closed other", "400 closed html"),
         "two spaces before the version": ("400 closed json:bad_request", "400 closed html"),
         "space inside the target": ("400 closed json:bad_request", "400 closed html"),
+        // 0.9.75 turns `+` in the query into a space, so a raw space there reads as one (here: a miss).
+        "space inside the query": ("404 closed json:unmatched", "400 closed html"),
         "tab between method and target": ("400 closed html", "- closed -"),
         "request line without method and version": ("- closed -", "- closed -"),
         "method that is not a token": ("400 closed json:bad_request", "400 closed json:bad_request"),
