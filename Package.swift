@@ -1,11 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-let swiftSettings: [SwiftSetting] = [
+// The floor is the Swift of Xcode 16.0 (6.0): nothing newer is used (scripts/check-swift-floor). MemberImportVisibility
+// became an upcoming feature in Swift 6.1 (SE-0444), so 6.0 builds without that check.
+let baseSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+#if compiler(>=6.1)
+let swiftSettings = baseSwiftSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+#else
+let swiftSettings = baseSwiftSettings
+#endif
 
 // Two floors in one package. SwiftPM's `platforms` is package-wide, so it holds the client libraries' floor, what an
 // app and its UI-test target may depend on: iOS 15 / macOS 12 (MockdFormat, MockdClient, MockdTestKit,
@@ -49,7 +55,7 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
         .target(name: "CMicroHTTPD", dependencies: ["CLibMicroHTTPD"]),
-        // OpenSSL libcrypto: SHA-1 for the WebSocket handshake on Linux (CommonCrypto on a Mac) and the PEM check of
+        // OpenSSL libcrypto: SHA-1 for the WebSocket handshake and the PEM check of
         // --tls-cert/--tls-key (Homebrew openssl@3 on a Mac); a well-kept library rather than our own code.
         .systemLibrary(
             name: "CCrypto",
@@ -65,22 +71,16 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libyaml: OpenAPI documents written in YAML (import-openapi, check --openapi, serve --openapi).
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
-        // epoll, eventfd and malloc_trim headers (the NIO CNIOLinux pattern), for MockdPlatform's Linux side.
-        .systemLibrary(name: "CLinux"),
+        // MockdPlatform's C side: the calls whose spelling differs between Linux and Darwin, one function each.
+        .target(name: "CPlatform"),
         // The file formats, once: Codable types and known fields. Foundation only (no C, no Synchronization), so
         // that MockdClient, and with it an XCUITest target, can use them.
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
-        // The daemon's platform seams, one file per concern, each with a Linux and a Darwin side: lock and atomics
-        // (Synchronization on Linux), event loop (epoll / kqueue), sockets, memory trimming, SHA-1 (libcrypto /
-        // CommonCrypto).
-        .target(
-            name: "MockdPlatform",
-            dependencies: [
-                .target(name: "CLinux", condition: .when(platforms: [.linux])),
-                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
-            ],
-            swiftSettings: daemonSettings
-        ),
+        // The daemon's platform seam, one file per concern: lock and atomics (Synchronization on Linux), the
+        // WebSocket event loop (poll), sockets, file-system flush and exchange, memory trimming, SHA-1 (libcrypto),
+        // looking at another process. Only this target and CPlatform may use a platform API (scripts/check-layers;
+        // docs/PLATFORMS.md lists every Darwin-only line).
+        .target(name: "MockdPlatform", dependencies: ["CPlatform", "CCrypto"], swiftSettings: daemonSettings),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(
             name: "MockdCore",
@@ -137,13 +137,15 @@ let package = Package(
         ),
         .testTarget(
             name: "MockdServerTests",
-            dependencies: ["MockdFormat", "MockdServer", "MockdCore", "MockdTestSupport"],
+            dependencies: ["MockdFormat", "MockdPlatform", "MockdServer", "MockdCore", "MockdTestSupport"],
             swiftSettings: daemonSettings
         ),
         // `mockd` too: the command line is parsed and its help pinned in process (`@testable import mockd`).
         .testTarget(
             name: "MockdCLITests",
-            dependencies: ["mockd", "MockdFormat", "MockdCore", "MockdOpenAPI", "MockdSchema", "MockdTestSupport"],
+            dependencies: [
+                "mockd", "MockdFormat", "MockdPlatform", "MockdCore", "MockdOpenAPI", "MockdSchema", "MockdTestSupport",
+            ],
             swiftSettings: daemonSettings
         ),
         .testTarget(

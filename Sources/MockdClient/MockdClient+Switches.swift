@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The session's switches (`/__mockd/switches`): latency scale, overrides on or off, the seed of `chance` rules.
 extension MockdClient {

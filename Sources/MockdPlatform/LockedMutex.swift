@@ -1,60 +1,32 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#endif
+import CPlatform
 
-/// The operating system's plain mutex, allocated once so it never moves: `os_unfair_lock` on Darwin,
-/// `pthread_mutex_t` (default attributes) on Linux.
+/// The operating system's plain mutex, allocated once so it never moves (CPlatform: `pthread_mutex_t` on Linux,
+/// `os_unfair_lock` on Darwin).
 final class PlatformLock: @unchecked Sendable {
-    #if canImport(Darwin)
-    private let handle: UnsafeMutablePointer<os_unfair_lock>
-    #else
-    private let handle: UnsafeMutablePointer<pthread_mutex_t>
-    #endif
+    private let handle: OpaquePointer
 
     init() {
-        #if canImport(Darwin)
-        handle = .allocate(capacity: 1)
-        handle.initialize(to: os_unfair_lock())
-        #else
-        handle = .allocate(capacity: 1)
-        handle.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(handle, nil)
-        precondition(status == 0, "pthread_mutex_init failed: \(status)")
-        #endif
+        handle = mockd_lock_create()
     }
 
     deinit {
-        #if !canImport(Darwin)
-        pthread_mutex_destroy(handle)
-        #endif
-        handle.deinitialize(count: 1)
-        handle.deallocate()
+        mockd_lock_destroy(handle)
     }
 
     @inline(__always)
     func lock() {
-        #if canImport(Darwin)
-        os_unfair_lock_lock(handle)
-        #else
-        pthread_mutex_lock(handle)
-        #endif
+        mockd_lock_lock(handle)
     }
 
     @inline(__always)
     func unlock() {
-        #if canImport(Darwin)
-        os_unfair_lock_unlock(handle)
-        #else
-        pthread_mutex_unlock(handle)
-        #endif
+        mockd_lock_unlock(handle)
     }
 }
 
 /// A value behind a lock, with the API of `Synchronization.Mutex` that the daemon uses (`init(_:)`,
 /// `withLock(_:)`), for platforms without Synchronization (Darwin below macOS 15; `Mutex` there). Compiled and
-/// tested on Linux too, over `pthread_mutex_t`.
+/// tested on Linux too (`PlatformLock`).
 ///
 /// A class, where `Synchronization.Mutex` is a non-copyable struct: a `let` of either is used the same way.
 /// - Important: Not reentrant: calling `withLock` inside `body` on the same mutex deadlocks, as with `Mutex`.

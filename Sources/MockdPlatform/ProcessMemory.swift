@@ -1,8 +1,4 @@
-#if os(Linux)
-import CLinux
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CPlatform
 
 /// Process-wide memory housekeeping, one seam.
 public enum ProcessMemory {
@@ -12,10 +8,6 @@ public enum ProcessMemory {
     /// Linux: glibc `malloc_trim(0)`. Darwin: `malloc_zone_pressure_relief(nil, 0)`, which asks every malloc zone to
     /// give back what it can (the Darwin allocator also does so by itself under memory pressure).
     public static func returnFreedMemory() {
-        #if os(Linux)
-        _ = malloc_trim(0)
-        #elseif canImport(Darwin)
-        _ = malloc_zone_pressure_relief(nil, 0)
-        #endif
+        mockd_return_freed_memory()
     }
 }

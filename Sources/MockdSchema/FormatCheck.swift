@@ -1,15 +1,5 @@
 internal import Foundation
 
-#if canImport(Glibc)
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// The `format` values checked when formats are asserted (2020-12 Validation §7.3; OpenAPI 3.0 §4.7.24's
 /// `date`, `date-time`, `uuid`, …): a description of what is wrong, `nil` when the text conforms or the format is
 /// not one of these (unknown formats are annotations).

@@ -2,21 +2,21 @@ import CMicroHTTPD
 import Foundation
 
 /// What reading a request head field by field found that makes its fields or framing unreliable, gathered while
-/// the fields are packed (one pass over names and values that were read anyway) and judged by
+/// the fields are packed (one pass over the names and values libmicrohttpd hands over, nothing else) and judged by
 /// `RequestCheck.framingRejection(of:)`.
 ///
-/// libmicrohttpd 0.9.75 parses the head in place and accepts several things RFC 9112 refuses: whitespace before
-/// the colon becomes part of the name (`Transfer-Encoding ` is then not the framing field), and an obs-fold line
-/// is appended to the *name* of the field before it (`Transfer-Encoding:\r\n chunked` arrives as the field
-/// `Transfer-Encodingchunked` with an empty value). A name with whitespace or another non-token byte is seen
-/// here directly; a folded field is seen because its name no longer sits right before its value in the read
-/// buffer (libmicrohttpd moves the name to grow it, while every other field's value follows its name's NUL-ed
-/// colon and optional whitespace).
+/// libmicrohttpd 1.0.x refuses malformed field lines itself (client discipline 1: see `CMicroHTTPD_startDaemon`).
+/// 0.9.75's parser lets through what these checks then see in the names and values as handed over: whitespace
+/// before the colon stays part of the name (`Transfer-Encoding ` is then not the framing field), and an obs-fold
+/// line is appended to the *name* of the field before it (`Transfer-Encoding:\r\n chunked` arrives as the field
+/// `Transfer-Encodingchunked` with an empty value), which `foldedIntoFramingName` catches for the framing fields.
 struct HeadFieldProblems {
     /// A field name with whitespace (before the colon or inside), a control byte, DEL or a byte ≥ 0x80.
     static let nameNotToken: UInt8 = 1
-    /// A field that was continued on a folded line (obs-fold).
-    static let folded: UInt8 = 2
+    /// A name that starts with `Transfer-Encoding` or `Content-Length` and goes on: libmicrohttpd 0.9.75 appends an
+    /// obs-fold line to the field's name. Judged only where the running library does that
+    /// (`CMicroHTTPD_hasLegacyHeadParser`).
+    static let foldedIntoFramingName: UInt8 = 2
     /// A CR inside a field value.
     static let bareCR: UInt8 = 4
 
@@ -44,29 +44,22 @@ struct HeadFieldProblems {
             if name.loadUnaligned(as: UInt32.self) | 0x2020_2020 == 0x7473_6f68 {  // "host", little-endian
                 hostFields &+= hostFields < 255 ? 1 : 0
             }
-        } else if keySize == 17,
+        } else if keySize >= 17,
             HeadFieldProblems.lowercasedEquals(name.assumingMemoryBound(to: UInt8.self), "transfer-encoding")
         {
-            transferEncodingFields &+= transferEncodingFields < 255 ? 1 : 0
+            if keySize == 17 {
+                transferEncodingFields &+= transferEncodingFields < 255 ? 1 : 0
+            } else {
+                flags |= HeadFieldProblems.foldedIntoFramingName
+            }
+        } else if keySize > 14,
+            HeadFieldProblems.lowercasedEquals(name.assumingMemoryBound(to: UInt8.self), "content-length")
+        {
+            flags |= HeadFieldProblems.foldedIntoFramingName
         }
         guard let value else { return }
         if valueSize > 0, Word.any(in: UnsafeRawPointer(value), count: valueSize, where: Word.hasCR) {
             flags |= HeadFieldProblems.bareCR
-        }
-        // In place, the value follows the name, its colon (turned into a NUL) and optional whitespace.
-        let bytes = name.assumingMemoryBound(to: UInt8.self)
-        let gap = UnsafeRawPointer(value) - (name + keySize)
-        if gap < 1 || gap > 4096 || bytes[keySize] != 0 {
-            flags |= HeadFieldProblems.folded
-            return
-        }
-        var index = 1
-        while index < gap {
-            if bytes[keySize + index] != 0x20 && bytes[keySize + index] != 0x09 {
-                flags |= HeadFieldProblems.folded
-                return
-            }
-            index += 1
         }
     }
 

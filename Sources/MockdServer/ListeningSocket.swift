@@ -1,12 +1,6 @@
 import Foundation
 import MockdPlatform
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A bound, listening TCP socket that mockd creates itself and hands to libmicrohttpd
 /// (`MHD_OPTION_LISTEN_SOCKET`), so bind errors can be reported precisely and port 0 resolved.
 struct ListeningSocket {

@@ -1,7 +1,6 @@
 import CMicroHTTPD
 import Dispatch
 import Foundation
-import Glibc
 import MockdCore
 
 /// Streams a `LiveFeed` (the live journal) through a libmicrohttpd callback response for as long as the client

@@ -92,6 +92,10 @@ public final class MicroHTTPDServer: Sendable {
     /// One worker thread per core.
     public static var defaultThreadCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
+    /// The version of the libmicrohttpd that runs (`MHD_get_version()`: "0.9.75", "1.0.1"); its request parser
+    /// decides some framing answers (docs/PLATFORMS.md).
+    public static var libraryVersion: String { String(cString: CMicroHTTPD_versionText()) }
+
     public let configuration: Configuration
     private let bridge: ConnectionBridge
     /// The whole-request deadline and the connection limit (`ConnectionWatch`), shared by the daemons.
@@ -167,7 +171,7 @@ public final class MicroHTTPDServer: Sendable {
             engine.attach(reactor)
             engine.attach(bridge.suspensions)
             engine.attach(bridge as any ServerStatus)
-            ResourceLimits.raiseOpenFileLimit()
+            ProcessLimits.raiseOpenFileLimit()
             var daemons: [OpaquePointer] = []
             var settingsList: [UnsafeMutablePointer<CMicroHTTPD_DaemonSettings>] = []
             var urls: [String] = []
@@ -343,26 +347,5 @@ public final class MicroHTTPDServer: Sendable {
         // A quiesced listening socket is the caller's to close, and only once the worker threads are gone.
         for socket in stopping.listenSockets { close(socket) }
         stopping.running.settings.forEach(Self.release)
-    }
-}
-
-/// Connection limits need file descriptors.
-enum ResourceLimits {
-    /// Raises the soft open-file limit to the hard limit (on Darwin at most `OPEN_MAX`, 10,240: `setrlimit`
-    /// refuses more for `RLIMIT_NOFILE`, and the hard limit there is often unlimited).
-    static func raiseOpenFileLimit() {
-        #if os(Linux)
-        let resource = Int32(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        var limit = rlimit()
-        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        #if os(Linux)
-        limit.rlim_cur = limit.rlim_max
-        #else
-        limit.rlim_cur = min(limit.rlim_max, rlim_t(OPEN_MAX))
-        #endif
-        setrlimit(resource, &limit)
     }
 }

@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 import MockdCore
 
@@ -6,9 +7,10 @@ extension RequestCheck {
     /// or `nil` when `context.fieldProblems` found nothing wrong after all (a lone `Transfer-Encoding: chunked`).
     ///
     /// - 400 for a field name with whitespace (before the colon included, RFC 9112 §5.1), a control byte or a byte
-    ///   outside ASCII (RFC 9110 §5.1: a name is a token); an
-    ///   obs-fold line (§5.2); a CR in a value (RFC 9110 §5.5); more than one `Host` (§3.2); `chunked` that is not
-    ///   the final transfer coding or is applied twice, or an empty `Transfer-Encoding` (§6.1, §6.3).
+    ///   outside ASCII (RFC 9110 §5.1: a name is a token); an obs-fold line of a framing field that libmicrohttpd
+    ///   0.9.75 folded into its name (§5.2); a CR in a value (RFC 9110 §5.5); more than one `Host` (§3.2);
+    ///   `chunked` that is not the final transfer coding or is applied twice, or an empty `Transfer-Encoding`
+    ///   (§6.1, §6.3).
     /// - 501 for a transfer coding mockd does not decode (`gzip, chunked`: §6.1).
     ///
     /// Each is answered before the body is read, with `Connection: close`.
@@ -21,8 +23,13 @@ extension RequestCheck {
                     + "not allowed (RFC 9112 §5.1)"
             )
         }
-        if problems.flags & HeadFieldProblems.folded != 0 {
-            return .badRequest("a folded header line (obs-fold) is not allowed in a request (RFC 9112 §5.2)")
+        if problems.flags & HeadFieldProblems.foldedIntoFramingName != 0, legacyHeadParser,
+            let name = context.headers.first(where: { isFoldedFramingName($0.name) })?.name
+        {
+            return .badRequest(
+                "field name '\(printable(name))': a folded header line (obs-fold) of a framing field is not allowed "
+                    + "in a request (RFC 9112 §5.2)"
+            )
         }
         if problems.hostFields > 1 { return .badRequest("more than one Host field (RFC 9112 §3.2)") }
         if problems.flags & HeadFieldProblems.bareCR != 0 {
@@ -56,6 +63,16 @@ extension RequestCheck {
         return .notImplemented(
             "transfer coding '\(printable(unknown))' is not supported; send the body with chunked alone (RFC 9112 §6.1)"
         )
+    }
+
+    /// Whether the running libmicrohttpd reads heads with its parser from before 1.0, which appends an obs-fold line
+    /// to the field's name (`HeadFieldProblems.foldedIntoFramingName`).
+    static let legacyHeadParser = CMicroHTTPD_hasLegacyHeadParser() != 0
+
+    private static func isFoldedFramingName(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return (lowered.hasPrefix("transfer-encoding") && lowered.count > 17)
+            || (lowered.hasPrefix("content-length") && lowered.count > 14)
     }
 
     /// What `HeadFieldProblems` accepts in a name: printable ASCII other than space.

@@ -5,7 +5,8 @@ import MockdCore
 enum RequestCheck {
     /// The answer for a request that must be refused, or `nil`.
     ///
-    /// - 400 for a method that is not a token (RFC 9110 §9.1), several different `Content-Length` values or
+    /// - 400 for a method that is not a token (RFC 9110 §9.1), an HTTP/1.1 request without `Host` and a request target
+    ///   with whitespace (RFC 9112 §3.2, §3), several different `Content-Length` values or
     ///   `Content-Length` together with `Transfer-Encoding` (RFC 9112 §6.3: ambiguous framing, the request
     ///   smuggling pattern), and a `Content-Length` that is not a number.
     /// - 400 or 501 for fields and framing a front proxy could read differently (`framingRejection(of:)`).
@@ -13,6 +14,18 @@ enum RequestCheck {
     static func rejection(of context: RequestContext, maxBodyBytes: Int) -> FixedAnswer? {
         if !context.methodIsKnownToken, !HTTPToken.isToken(context.method) {
             return .badRequest("the method is not an HTTP token")
+        }
+        // libmicrohttpd 1.0.x refuses both itself; 0.9.75 (strict mode off, see CMicroHTTPD_startDaemon) hands them
+        // over, and its strict mode would have closed a target with whitespace without a word. Only the path is
+        // looked at: the library turns `+` in the query into a space, so a raw space there cannot be told apart.
+        if context.fieldProblems.hostFields == 0, context.version == "HTTP/1.1" {
+            return .badRequest("an HTTP/1.1 request needs a Host field (RFC 9112 §3.2)")
+        }
+        if RequestCheck.legacyHeadParser, pathHasWhitespace(context.target) {
+            return .badRequest(
+                "the request target contains whitespace: the request line is method, one space, target, one space, "
+                    + "version (RFC 9112 §3)"
+            )
         }
         if context.fieldProblems.needsCheck, let answer = framingRejection(of: context) { return answer }
         // Most requests have no Content-Length: answered by the headers' names signature, no list made.
@@ -28,5 +41,14 @@ enum RequestCheck {
         }
         if length > maxBodyBytes { return .payloadTooLarge(limitBytes: maxBodyBytes) }
         return nil
+    }
+
+    /// Whether the path of `target` (before any `?`) holds a space or a tab.
+    private static func pathHasWhitespace(_ target: String) -> Bool {
+        for byte in target.utf8 {
+            if byte == 0x3F { return false }  // ?
+            if byte == 0x20 || byte == 0x09 { return true }
+        }
+        return false
     }
 }

@@ -1,13 +1,8 @@
 import CMicroHTTPD
 import Dispatch
+import Foundation
 import MockdCore
 import MockdPlatform
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Suspended connections and the timer that resumes them.
 ///

@@ -5,13 +5,7 @@ import MockdCore
 import MockdFormat
 import MockdPlatform
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Runs every open WebSocket on one thread: an event loop (`EventPoller`: epoll, kqueue on Darwin) over the upgraded sockets, a timer heap for
+/// Runs every open WebSocket on one thread: an event loop (`EventPoller`: poll(2)) over the upgraded sockets, a timer heap for
 /// scripted steps, and a command queue for pushes from the control API.
 ///
 /// No WebSocket holds a libmicrohttpd worker: after the handshake the socket is handed over here, and
@@ -270,7 +264,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     }
 
     /// Reads what one connection sent, at most 64 KiB per turn so one busy client cannot starve the others
-    /// (epoll is level-triggered: the rest is read on the next turn).
+    /// (poll is level-triggered: the rest is read on the next turn).
     private func receive(_ connection: Connection) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var turns = 0

@@ -42,7 +42,7 @@ open class MockdTestCase: XCTestCase {
             let failed = (testRun?.failureCount ?? 0) + (testRun?.unexpectedExceptionCount ?? 0) > 0
             let saved = try? await mockd.finish()
             if let saved {
-                #if canImport(Darwin)
+                #if canImport(ObjectiveC)  // Apple's XCTest, which has XCTAttachment
                 let attachment = XCTAttachment(data: saved.har, uniformTypeIdentifier: "public.json")
                 attachment.name = "mockd journal \(mockd.session).har"
                 attachment.lifetime = keepsJournal ? .keepAlways : .deleteOnSuccess

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// `MOCKD_*` environment variables as defaults for flags, for containers and CI services where setting the
 /// environment is easier than the command line. A flag always wins over its variable; an empty value counts

@@ -2,12 +2,6 @@ import Dispatch
 import Foundation
 import MockdPlatform
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One HTTP/1.1 request over a plain TCP socket, bounded by a single deadline (`mockd health`, and `mockd mcp`
 /// steering a daemon through its control API).
 enum HTTPProbe {

@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdServer
 
 /// The executable: pick the command, parse its options, run it, exit with its code.
 @main
@@ -60,7 +61,7 @@ struct Mockd {
             Output.standard(command.help)
             return .success
         } catch InformationRequest.version {
-            Output.standard(MockdVersion.current)
+            Output.standard(MockdVersion.banner + "\nlibmicrohttpd " + MicroHTTPDServer.libraryVersion)
             return .success
         } catch {
             // The help of the command that was asked for; serve's is the top-level one.

@@ -2,12 +2,6 @@ import Dispatch
 import Foundation
 import MockdPlatform
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Waits for SIGINT or SIGTERM with `sigwait` on a thread of its own.
 ///
 /// Why not a dispatch source: a source starts watching only some time after `resume()` returns, on another

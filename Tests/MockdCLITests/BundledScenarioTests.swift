@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 import MockdTestSupport
 import Testing
 
@@ -170,10 +171,7 @@ struct TimingBundledScenarioTests {
     @Test func chatOperatorSlowDelaysPollsWithoutBlockingAndThrottlesTheAvatar() throws {
         let daemon = try BundledScenarioTests.daemon("chat_operator_slow")
         defer { daemon.stop() }
-        let threads = {
-            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/task")
-                .count) ?? 0
-        }
+        let threads = { ProcessInspection.threadCount(of: daemon.process.processIdentifier) ?? 0 }
         let threadsAtStart = threads()
         let poll = CurlRequest(url: daemon.baseURL + "/v1/conversations/c_1001/updates?after=m_1003")
         let started = Date()

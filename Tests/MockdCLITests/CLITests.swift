@@ -1,4 +1,5 @@
 import Foundation
+import MockdCore
 import MockdTestSupport
 import Testing
 
@@ -20,7 +21,14 @@ struct CLITests {
     @Test func versionIsACleanExit() throws {
         let result = try ProcessRunner.mockd(["--version"])
         #expect(result.status == 0)
-        #expect(result.stdout == "0.1.0\n")
+        // Which mockd this is (another project ships a binary named `mockd`), and the libmicrohttpd it runs on.
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(
+            lines.first
+                == "mockd 0.1.0: local mock HTTP server for app UI tests (https://github.com/\(MockdVersion.repository))"
+        )
+        #expect(lines.last?.range(of: #"^libmicrohttpd [0-9]+\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil)
     }
 
     @Test(arguments: [

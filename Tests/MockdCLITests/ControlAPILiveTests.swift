@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 import MockdTestSupport
 import Testing
 
@@ -197,10 +198,7 @@ struct TimingControlAPILiveTests {
             body: #"{"match": {"path": "/hang"}, "fault": "noResponse"}"#
         )
         #expect(added.status == 201)
-        let descriptors = {
-            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count)
-                ?? 0
-        }
+        let descriptors = { ProcessInspection.descriptorCount(of: daemon.process.processIdentifier) ?? 0 }
         let before = descriptors()
         let jobs = (0..<20).map { _ in
             BackgroundJob.start { try? Curl.run(["--max-time", "0.5", daemon.baseURL + "/hang"]) }

@@ -99,7 +99,9 @@ struct TimingHostileInputTests {
             "body shorter than Content-Length": 0,
             "HTTP/1.1 without Host": 400, "HTTP/0.9 request": 400, "HTTP/9.9": 505, "HTTP/2 preface": 505,
             "non-UTF-8 path": 404,
-            "non-UTF-8 header value": 200, "NUL in the path": 404, "idle connection": 0, "stalled headers": 0,
+            "non-UTF-8 header value": 200, "idle connection": 0, "stalled headers": 0,
+            // 0.9.75 hands the path over (a miss); 1.0.x closes at a NUL in the request line without an answer.
+            "NUL in the path": try RequestFramingTests.libraryIsLegacy() ? 404 : 0,
         ]
         var table: [String] = []
         for (name, status) in expected.sorted(by: { $0.key < $1.key }) {

@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 import MockdTestSupport
 import Testing
 
@@ -170,11 +171,9 @@ struct LargeBodyMemoryTests {
         }
         for client in clients { client.waitForExit() }
         #expect(clients.map { $0.result.stdout } == Array(repeating: "200 \(size)", count: 8))
-        let status = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)
-        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-            .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
-        let peakKiB = try #require(peak)
-        print("LargeBodyMemoryTests: daemon VmHWM \(peakKiB) KiB after 8 downloads of 64 MiB")
+        let peak = ProcessInspection.peakResidentBytes(of: daemon.process.processIdentifier)
+        let peakKiB = try #require(peak) / 1024
+        print("LargeBodyMemoryTests: daemon's peak resident size \(peakKiB) KiB after 8 downloads of 64 MiB")
         #expect(peakKiB < 48 * 1024, "peak RSS \(peakKiB) KiB")
     }
 }

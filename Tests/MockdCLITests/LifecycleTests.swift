@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 import MockdTestSupport
 import Testing
 
@@ -279,38 +280,33 @@ struct TimingGracefulShutdownTests {
 /// at any moment stops the daemon cleanly (a dispatch source, watching only some time after it was set up, once let
 /// a SIGTERM sent right after the first answer go by, and the daemon ran on).
 struct SignalDeliveryTests {
-    /// Bits of `SigBlk` in `/proc/PID/task/TID/status`: signal N is bit N-1.
+    /// Bits of a thread's blocked-signal mask: signal N is bit N-1.
     private static let stopSignalBits: UInt64 = (1 << (UInt64(SIGINT) - 1)) | (1 << (UInt64(SIGTERM) - 1))
 
     @Test func everyThreadBlocksTheStopSignals() throws {
-        #if os(Linux)
         let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"])
         defer { daemon.stop() }
         // Worker threads, the log writer and the loader's pool all exist once a request was answered and logged.
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)
         try daemon.waitForStandardError(containing: "GET /v1/conversations 200")
-        let tasks = "/proc/\(daemon.process.processIdentifier)/task"
-        let threads = try FileManager.default.contentsOfDirectory(atPath: tasks)
+        guard let threads = ProcessInspection.blockedSignals(of: daemon.process.processIdentifier) else {
+            Skip.environment(
+                test: "everyThreadBlocksTheStopSignals",
+                "this system shows no other process's signal masks (Linux reads them from /proc)"
+            )
+            return
+        }
         #expect(threads.count >= 4)
         var waiters = 0
-        for thread in threads {
-            let status = try String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8)
+        for (name, mask) in threads {
             // The thread inside `sigwait` has the signals it waits for unblocked while it waits.
-            if status.hasPrefix("Name:\tmockd-signals\n") {
+            if name == "mockd-signals" {
                 waiters += 1
                 continue
             }
-            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") })
-            let mask = try #require(
-                UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-            )
-            let name = status.split(separator: "\n").first.map(String.init) ?? thread
             #expect(mask & Self.stopSignalBits == Self.stopSignalBits, "\(name) does not block SIGINT and SIGTERM")
         }
         #expect(waiters == 1)
-        #else
-        Skip.environment(test: "everyThreadBlocksTheStopSignals", "reads thread signal masks from /proc (Linux only)")
-        #endif
     }
 
     @Test func sigtermRightAfterTheFirstAnswerStops() throws {
@@ -330,9 +326,7 @@ struct SignalDeliveryTests {
 /// Start-up failures: one line naming the option or variable, exit 1.
 struct StartupErrorTests {
     @Test func privilegedPortIsPermissionDenied() throws {
-        let unprivilegedStart =
-            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
-            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
+        let unprivilegedStart = ProcessInspection.lowestUnprivilegedPort
         guard unprivilegedStart > 80 else {
             Skip.environment(
                 test: "privilegedPortIsPermissionDenied",

@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 import MockdTestSupport
 import Testing
 
@@ -29,10 +30,17 @@ struct TimingWebSocketTests {
         ]}
         """#
 
-    static func withDaemon(_ body: (RunningDaemon) throws -> Void) throws {
+    /// The daemon on `loop`: each WebSocket test runs on every event loop this system has (on Linux the default
+    /// `epoll` one and the portable `poll` one a Mac runs; `MOCKD_EVENT_LOOP`).
+    static func withDaemon(loop: EventPoller.Loop = .selected, _ body: (RunningDaemon) throws -> Void) throws {
         let root = try ScenarioFileErrorTests.root(scenario)
         defer { try? FileManager.default.removeItem(at: root) }
-        let daemon = try RunningDaemon(["--config", "s", "--root", root.path, "--port", "0", "--quiet"])
+        var environment = ProcessInfo.processInfo.environment
+        environment["MOCKD_EVENT_LOOP"] = loop.rawValue
+        let daemon = try RunningDaemon(
+            ["--config", "s", "--root", root.path, "--port", "0", "--quiet"],
+            environment: environment
+        )
         defer { daemon.stop() }
         try body(daemon)
     }
@@ -57,8 +65,9 @@ struct TimingWebSocketTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
-    @Test func scriptedStepsAndRepliesArriveOnTime() throws {
-        try Self.withDaemon { daemon in
+    @Test(arguments: EventPoller.Loop.available)
+    func scriptedStepsAndRepliesArriveOnTime(_ loop: EventPoller.Loop) throws {
+        try Self.withDaemon(loop: loop) { daemon in
             let result = try Self.python(
                 daemon,
                 """
@@ -118,8 +127,9 @@ struct TimingWebSocketTests {
         }
     }
 
-    @Test func dropIs1006AndTheSecondConnectionGetsItsOwnScript() throws {
-        try Self.withDaemon { daemon in
+    @Test(arguments: EventPoller.Loop.available)
+    func dropIs1006AndTheSecondConnectionGetsItsOwnScript(_ loop: EventPoller.Loop) throws {
+        try Self.withDaemon(loop: loop) { daemon in
             let result = try Self.python(
                 daemon,
                 """
@@ -144,8 +154,9 @@ struct TimingWebSocketTests {
         }
     }
 
-    @Test func oversizedMessageCloses1009AndUnmaskedFrameCloses1002() throws {
-        try Self.withDaemon { daemon in
+    @Test(arguments: EventPoller.Loop.available)
+    func oversizedMessageCloses1009AndUnmaskedFrameCloses1002(_ loop: EventPoller.Loop) throws {
+        try Self.withDaemon(loop: loop) { daemon in
             let result = try Self.python(
                 daemon,
                 """
@@ -188,8 +199,9 @@ struct TimingWebSocketTests {
         }
     }
 
-    @Test func pushFromTheControlAPIReachesOnlyItsSession() throws {
-        try Self.withDaemon { daemon in
+    @Test(arguments: EventPoller.Loop.available)
+    func pushFromTheControlAPIReachesOnlyItsSession(_ loop: EventPoller.Loop) throws {
+        try Self.withDaemon(loop: loop) { daemon in
             let result = try Self.python(
                 daemon,
                 """

@@ -12,7 +12,10 @@ struct YAMLHostileTests {
             let previous = "*a\(level - 1)"
             yaml += "a\(level): &a\(level) [\(Array(repeating: previous, count: 10).joined(separator: ", "))]\n"
         }
-        let refusal = #expect(throws: YAMLError.self) { try YAMLReader.read(Data(yaml.utf8)) }
+        // Caught by hand: the error returned by #expect(throws:) needs Swift 6.1 (scripts/check-swift-floor).
+        var refusal: YAMLError?
+        do { _ = try YAMLReader.read(Data(yaml.utf8)) } catch let thrown as YAMLError { refusal = thrown }
+        #expect(refusal != nil)
         #expect(refusal?.message.hasPrefix("aliases expand to more than 1000000 values") == true)
         #expect(refusal?.line == 6)
         // A few shared anchors stay fine.

@@ -1,6 +1,7 @@
 import Foundation
 import MockdCore
 import MockdFormat
+import MockdPlatform
 import MockdServer
 import MockdTestSupport
 import Testing
@@ -287,7 +288,7 @@ enum RawSocket {
             }
         }
         guard connected == 0 else { return Data() }
-        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = bytes.withUnsafeBytes { PlatformSocket.send(descriptor, $0.baseAddress!, $0.count) }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

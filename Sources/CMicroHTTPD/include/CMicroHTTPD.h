@@ -40,6 +40,21 @@ typedef struct {
     void *notifyConnectionContext;
 } CMicroHTTPD_DaemonSettings;
 
+/// The version of the libmicrohttpd that runs (from `MHD_get_version()`), laid out as `MHD_VERSION`
+/// (0xMMmmpp00: 0x00097500 for 0.9.75, 0x01000100 for 1.0.1); 0 if it cannot be read.
+uint32_t CMicroHTTPD_runtimeVersion(void);
+
+/// `MHD_VERSION` of the headers mockd was built against.
+uint32_t CMicroHTTPD_headerVersion(void);
+
+/// `MHD_get_version()`: the version text of the libmicrohttpd that runs ("0.9.75", "1.0.1").
+const char *CMicroHTTPD_versionText(void);
+
+/// Whether the running libmicrohttpd reads request heads with the parser before 1.0 (up to 0.9.77): it folds an
+/// obs-fold line into the field's name, ends the head at a line that starts with ':', and has no client discipline
+/// levels. Nonzero when it does.
+int CMicroHTTPD_hasLegacyHeadParser(void);
+
 /// Starts a daemon on an already listening socket.
 /// Swift cannot call the variadic `MHD_start_daemon`, so this passes a fixed option list.
 struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *settings);

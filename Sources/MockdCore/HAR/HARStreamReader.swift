@@ -1,11 +1,5 @@
 public import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `log.version` and `log.creator` of a HAR read by `HARStreamReader`, and how many entries it listed.
 public struct HARLogInfo: Sendable, Equatable {
     /// `log.version` (a number is written as text).

@@ -1,28 +1,15 @@
 import Foundation
+import MockdPlatform
 
 /// Puts a fully written folder in place of a mock set in one atomic step, and says where the old one went.
 ///
-/// On Linux, `renameat2(2)` with `RENAME_EXCHANGE` swaps the staging folder and the set's folder in one step:
+/// `FileSystem.exchange` (Linux `renameat2(2)` with `RENAME_EXCHANGE`, Darwin `renamex_np` with `RENAME_SWAP`) swaps the staging folder and the set's folder in one step:
 /// at every instant `mocks/<set>/` is either the old set or the new one, whatever kills the process. The old set
 /// is then under the staging name and is removed; a kill before that leaves it there, and `MockSetRecovery` removes
 /// it at the next start or import. Where the file system cannot exchange (`EINVAL`, `ENOSYS`), the old set is
 /// renamed aside (`.NAME.replaced-…`) and the new one moved in; a kill between the two leaves no `mocks/<set>/`,
 /// and `MockSetRecovery` renames the old set back.
 enum MockSetSwap {
-    /// `RENAME_EXCHANGE` from `<linux/fs.h>`.
-    private static let renameExchange: UInt32 = 2
-
-    private typealias RenameAt2 =
-        @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-
-    /// glibc's `renameat2`, looked up at run time: Swift's Glibc module does not export it (it is behind
-    /// `_GNU_SOURCE`), and MockdCore has no C target for it.
-    private static let renameat2: RenameAt2? = {
-        // RTLD_DEFAULT is the null handle in glibc.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
-        return unsafeBitCast(symbol, to: RenameAt2.self)
-    }()
-
     /// How the set was put in place.
     enum Outcome {
         /// Exchanged atomically: `staging` now holds the old set.
@@ -34,15 +21,10 @@ enum MockSetSwap {
     /// Replaces the folder at `destination` (which exists) with `staging`.
     /// - Throws: The `rename(2)` error when neither way works; `destination` is then unchanged.
     static func replace(_ destination: URL, with staging: URL, retired: URL) throws -> Outcome {
-        if let renameat2 {
-            let result = staging.path.withCString { from in
-                destination.path.withCString { to in renameat2(AT_FDCWD, from, AT_FDCWD, to, renameExchange) }
-            }
-            if result == 0 { return .exchanged }
-            let code = errno
-            guard code == EINVAL || code == ENOSYS || code == ENOTSUP else {
-                throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-            }
+        let code = FileSystem.exchange(staging.path, destination.path)
+        if code == 0 { return .exchanged }
+        guard code == EINVAL || code == ENOSYS || code == ENOTSUP else {
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
         let fileManager = FileManager.default
         try fileManager.moveItem(at: destination, to: retired)

@@ -58,15 +58,10 @@ final class DeferredResponses: Sendable {
     let firstPending: PendingBody?
     /// The same for the later steps; empty (no storage) for the one-response stubs most sets are made of.
     let laterPending: [PendingBody?]
-    #if os(Linux)
     /// The address of the completed responses, retained (an `Unmanaged<Completed>`), set once; 0 before. Not
     /// `AtomicLazyReference`: its unspecialised `load()` looked up generic metadata on every request, a sixth of a
-    /// matched request's own instructions.
+    /// matched request's own instructions (and it needs macOS 15, where `Atomic` is MockdPlatform's below that).
     private let completed = Atomic<UInt>(0)
-    #else
-    // Synchronization's lazy reference needs macOS 15; the daemon runs from macOS 13 (MockdPlatform).
-    private let completed = Mutex<Completed?>(nil)
-    #endif
 
     /// - Parameter pending: One per step: the body file to read, or `nil` for a step that needed none.
     init(context: Context, pending: [PendingBody?]) {
@@ -112,7 +107,6 @@ final class DeferredResponses: Sendable {
         return failed ? result : storeCompleted(result)
     }
 
-    #if os(Linux)
     @inline(__always) private func loadCompleted() -> Completed? {
         Self.completed(at: completed.load(ordering: .acquiring))
     }
@@ -140,16 +134,6 @@ final class DeferredResponses: Sendable {
             Unmanaged<Completed>.fromOpaque(pointer).release()
         }
     }
-    #else
-    @inline(__always) private func loadCompleted() -> Completed? { completed.withLock { $0 } }
-    private func storeCompleted(_ result: Completed) -> Completed {
-        completed.withLock { stored in
-            if let stored { return stored }
-            stored = result
-            return result
-        }
-    }
-    #endif
 
     /// `placeholder` with the body of `body` and everything that depends on it, as `StubBuilder` does for a body
     /// read at load.

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Fast byte-pattern search (`memchr` for the first byte, then a compare), for scanning every body at load
 /// time; Foundation's generic `Data.firstRange(of:)` was the top cost of loading 10,000 stubs.
 enum ByteSearch {

@@ -1,12 +1,6 @@
 import Dispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `mockd health`: GET `/__mockd/health` on a running daemon; exit 0 when it answers 200, 1 otherwise.
 ///
 /// A plain socket rather than URLSession: FoundationNetworking would tie the binary (and the container

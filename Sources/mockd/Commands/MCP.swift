@@ -2,16 +2,6 @@ import Foundation
 import MockdCore
 import MockdPlatform
 
-#if canImport(Glibc)
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `mockd mcp`: a Model Context Protocol server on stdio for coding agents. With serving options it runs the daemon
 /// in this process (on `--port 0` unless given) and steers it; with `--attach URL` it steers a daemon already
 /// running. stdout carries only MCP messages: the daemon's lines go to stderr.
