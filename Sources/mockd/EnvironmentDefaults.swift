@@ -2,7 +2,8 @@ import Foundation
 
 /// `MOCKD_*` environment variables as defaults for flags, for containers and CI services where setting the
 /// environment is easier than the command line. A flag always wins over its variable; an empty value counts
-/// as unset. An invalid value is a usage error naming the variable.
+/// as unset, except for `MOCKD_CONTROL_TOKEN`, where it is an error (`ControlTokenRule`): an empty secret means a
+/// token was wanted and is missing. An invalid value is a usage error naming the variable.
 ///
 /// `MOCKD_ROOT` is read by `MockdRoot.resolve` (every command honours it), not here.
 enum EnvironmentDefaults {
@@ -31,9 +32,8 @@ enum EnvironmentDefaults {
             options.port = try portNumber(text, range: 0...65535)
             options.portSource = port
         }
-        if !given.contains("--control-token"), let token = value(controlToken, in: environment) {
-            try checkToken(token)
-            options.controlToken = token
+        if !given.contains("--control-token"), let token = environment[controlToken] {
+            options.controlToken = try ControlTokenRule.checked(token, source: controlToken)
         }
         if !given.contains("--insecure-control"), let flag = value(insecureControl, in: environment) {
             guard flag == "1" || flag == "0" else {
@@ -56,9 +56,8 @@ enum EnvironmentDefaults {
             }
             options.port = try portNumber(text, range: 1...65535)
         }
-        if !given.contains("--control-token"), let token = value(controlToken, in: environment) {
-            try checkToken(token)
-            options.controlToken = token
+        if !given.contains("--control-token"), let token = environment[controlToken] {
+            options.controlToken = try ControlTokenRule.checked(token, source: controlToken)
         }
     }
 
@@ -86,12 +85,6 @@ enum EnvironmentDefaults {
             throw UsageError(
                 "\(name) expects an address such as 127.0.0.1, 0.0.0.0 or ::1 (no scheme or port), got '\(address)'"
             )
-        }
-    }
-
-    private static func checkToken(_ token: String) throws {
-        if token.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw UsageError("\(controlToken) must not contain control characters such as a newline")
         }
     }
 

@@ -43,7 +43,7 @@ struct ServerFlags: Equatable {
         case "--host": host = try reader.value(for: flag)
         case "--threads": threads = try reader.integer(for: flag, in: 1...1024)
         case "--quiet": quiet = true
-        case "--control-token": controlToken = try reader.value(for: flag)
+        case "--control-token": controlToken = try ControlTokenRule.checked(reader.value(for: flag), source: flag)
         case "--insecure-control": insecureControl = true
         case "--summary": summaryFile = try reader.value(for: flag)
         case "--shutdown-timeout": shutdownTimeoutSeconds = try reader.seconds(for: flag, in: 0...3600)

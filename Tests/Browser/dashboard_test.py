@@ -734,7 +734,7 @@ class EvilPage(http.server.BaseHTTPRequestHandler):
 
 
 async def token_checks(run, browser, mockd):
-    daemon = Daemon(mockd, ["--control-token", "s3cret-token"])
+    daemon = Daemon(mockd, ["--control-token", "s3cret-token-0123"])
     try:
         ui = daemon.base + "/__mockd/ui"
         daemon.request("GET", "/v1/me", session="gamma")
@@ -750,7 +750,7 @@ async def token_checks(run, browser, mockd):
                 await page.click("#token-save")
                 await page.wait("document.getElementById('token-error').textContent === 'The token was refused.'",
                                 "the refusal")
-                await page.type("#token-input", "s3cret-token")
+                await page.type("#token-input", "s3cret-token-0123")
                 await page.click("#token-save")
                 shown = await page.wait(
                     "(() => { const r = %s; return r.length === 2 ? r : null; })()" % rows("#sessions tbody tr"),
@@ -767,7 +767,7 @@ async def token_checks(run, browser, mockd):
         async def fragment_token_and_live_feed():
             page = await browser.new_page()
             try:
-                await page.goto(ui + "?session=gamma#token=s3cret-token")
+                await page.goto(ui + "?session=gamma#token=s3cret-token-0123")
                 await page.wait("document.querySelectorAll('#journal tbody tr').length === 1", "gamma's journal")
                 equal(await page.evaluate("location.hash"), "", "the token left the address bar")
                 daemon.request("GET", "/v1/conversations", session="gamma")

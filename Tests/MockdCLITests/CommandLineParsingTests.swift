@@ -89,13 +89,14 @@ struct CommandLineParsingTests {
 
     /// Every flag the two commands share, in both spellings of a value.
     static let sharedFlags = [
-        "--root", "/srv/mocks", "--port", "0", "--host", "::1", "--threads", "3", "--quiet", "--control-token", "t0k",
+        "--root", "/srv/mocks", "--port", "0", "--host", "::1", "--threads", "3", "--quiet", "--control-token",
+        "t0k-0123456789abc",
         "--shutdown-timeout", "0.5", "--max-body", "1024", "--upstream", "HTTPS://API.Example.com:8443/",
         "--upstream-timeout", "2.5", "--upstream-ca", "ca.pem", "--tls-cert", "c.pem", "--tls-key", "k.pem",
         "--tls-port", "8443",
     ]
     static let sharedFlagsWithEquals = [
-        "--root=/srv/mocks", "--port=0", "--host=::1", "--threads=3", "--quiet", "--control-token=t0k",
+        "--root=/srv/mocks", "--port=0", "--host=::1", "--threads=3", "--quiet", "--control-token=t0k-0123456789abc",
         "--shutdown-timeout=0.5", "--max-body=1024", "--upstream=HTTPS://API.Example.com:8443/",
         "--upstream-timeout=2.5", "--upstream-ca=ca.pem", "--tls-cert=c.pem", "--tls-key=k.pem", "--tls-port=8443",
     ]
@@ -105,7 +106,7 @@ struct CommandLineParsingTests {
         host: "::1",
         threads: 3,
         quiet: true,
-        controlToken: "t0k",
+        controlToken: "t0k-0123456789abc",
         maxBodyBytes: 1024,
         shutdownTimeoutSeconds: 0.5,
         upstream: UpstreamFlags(origin: "https://api.example.com:8443", timeoutSeconds: 2.5, caFile: "ca.pem"),
@@ -205,7 +206,8 @@ struct CommandLineParsingTests {
     // MARK: Environment defaults
 
     static let environment = [
-        "MOCKD_CONFIG": "from_env", "MOCKD_HOST": "0.0.0.0", "MOCKD_PORT": "9090", "MOCKD_CONTROL_TOKEN": "env-token",
+        "MOCKD_CONFIG": "from_env", "MOCKD_HOST": "0.0.0.0", "MOCKD_PORT": "9090",
+        "MOCKD_CONTROL_TOKEN": "env-token-0123456789",
     ]
 
     @Test func variablesFillWhatTheFlagsLeaveUnset() throws {
@@ -213,7 +215,7 @@ struct CommandLineParsingTests {
         let server = ServerFlags(
             port: 9090,
             host: "0.0.0.0",
-            controlToken: "env-token",
+            controlToken: "env-token-0123456789",
             hostSource: "MOCKD_HOST",
             portSource: "MOCKD_PORT"
         )
@@ -222,15 +224,21 @@ struct CommandLineParsingTests {
 
     @Test func flagsWinOverVariablesAndSetOverridesConfig() throws {
         let serve = try Serve.parse(
-            ["--set", "shop", "--host", "127.0.0.2", "--port=1", "--control-token", "flag"],
+            ["--set", "shop", "--host", "127.0.0.2", "--port=1", "--control-token", "flag-0123456789ab"],
             environment: Self.environment
         )
-        #expect(serve == Serve(set: "shop", server: ServerFlags(port: 1, host: "127.0.0.2", controlToken: "flag")))
+        #expect(
+            serve
+                == Serve(
+                    set: "shop",
+                    server: ServerFlags(port: 1, host: "127.0.0.2", controlToken: "flag-0123456789ab")
+                )
+        )
         #expect(try Serve.parse(["--config", "flag"], environment: Self.environment).config == "flag")
     }
 
     @Test func emptyVariablesCountAsUnset() throws {
-        let empty = ["MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": "", "MOCKD_CONTROL_TOKEN": ""]
+        let empty = ["MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": ""]
         #expect(try Serve.parse(["--set", "chat"], environment: empty) == Serve(set: "chat"))
         #expect(try Health.parse([], environment: empty) == Health())
     }
@@ -240,7 +248,7 @@ struct CommandLineParsingTests {
         let server = ServerFlags(
             port: 9090,
             host: "0.0.0.0",
-            controlToken: "env-token",
+            controlToken: "env-token-0123456789",
             hostSource: "MOCKD_HOST",
             portSource: "MOCKD_PORT",
             upstream: UpstreamFlags(origin: "http://x")
@@ -251,13 +259,13 @@ struct CommandLineParsingTests {
     @Test func healthProbesWhatTheVariablesName() throws {
         #expect(
             try Health.parse([], environment: Self.environment)
-                == Health(host: "0.0.0.0", port: 9090, controlToken: "env-token")
+                == Health(host: "0.0.0.0", port: 9090, controlToken: "env-token-0123456789")
         )
         let flags = try Health.parse(
-            ["--host=::1", "--port", "1", "--timeout", "0.25", "--control-token", "f"],
+            ["--host=::1", "--port", "1", "--timeout", "0.25", "--control-token", "f-0123456789abcde"],
             environment: Self.environment
         )
-        #expect(flags == Health(host: "::1", port: 1, timeoutSeconds: 0.25, controlToken: "f"))
+        #expect(flags == Health(host: "::1", port: 1, timeoutSeconds: 0.25, controlToken: "f-0123456789abcde"))
         #expect(
             try Health.parse([], environment: [:])
                 == Health(host: "127.0.0.1", port: 8080, timeoutSeconds: 5, controlToken: nil)
@@ -320,7 +328,9 @@ struct CommandLineParsingTests {
 
     @Test func aValueMayStartWithDashesOnlyAfterEquals() throws {
         #expect(
-            try Serve.parse(["--config", "a", "--control-token=--x"], environment: [:]).server.controlToken == "--x"
+            try Serve.parse(["--config", "a", "--control-token=--x-0123456789abcd"], environment: [:]).server
+                .controlToken
+                == "--x-0123456789abcd"
         )
         #expect(throws: UsageError("--control-token needs a value")) {
             try Serve.parse(["--config", "a", "--control-token", "--x"], environment: [:])

@@ -65,14 +65,15 @@ struct ControlGuardTests {
                 == "mockd: --host 0.0.0.0 opens the control API (/__mockd/) to the network: give --control-token <t> (or MOCKD_CONTROL_TOKEN), or --insecure-control (MOCKD_INSECURE_CONTROL=1) to serve it without one (see mockd --help)\n"
         )
         let tokened = try RunningDaemon([
-            "--config", "s", "--root", root.path, "--port", "0", "--host", "0.0.0.0", "--control-token", "t0k3n",
+            "--config", "s", "--root", root.path, "--port", "0", "--host", "0.0.0.0", "--control-token",
+            "t0k3n-0123456789a",
             "--quiet",
         ])
         defer { tokened.stop() }
         let answer = try Curl.send(
             CurlRequest(
                 url: "http://127.0.0.1:\(tokened.port)/__mockd/health",
-                headers: [("Authorization", "Bearer t0k3n"), ("Host", "mac-mini.local:\(tokened.port)")]
+                headers: [("Authorization", "Bearer t0k3n-0123456789a"), ("Host", "mac-mini.local:\(tokened.port)")]
             )
         )
         // Not bound to loopback: a LAN name in Host is how devices reach it; the token guards it.

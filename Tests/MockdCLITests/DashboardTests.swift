@@ -19,7 +19,7 @@ struct DashboardTests {
     }
 
     @Test func theAssetsAreServedWithoutTheTokenWithTheirPolicyAndTheDataIsNot() throws {
-        let (daemon, root) = try daemon(["--control-token", "t0ken"])
+        let (daemon, root) = try daemon(["--control-token", "t0ken-0123456789ab"])
         defer {
             daemon.stop()
             try? FileManager.default.removeItem(at: root)
@@ -30,7 +30,7 @@ struct DashboardTests {
             CurlRequest(url: base + "ui/other"), CurlRequest(url: base + "sessions"),
             CurlRequest(url: base + "ui", headers: [("Origin", "http://attacker.example")]),
             CurlRequest(url: base + "ui", headers: [("Sec-Fetch-Site", "cross-site")]),
-            CurlRequest(url: base + "sessions", headers: [("Authorization", "Bearer t0ken")]),
+            CurlRequest(url: base + "sessions", headers: [("Authorization", "Bearer t0ken-0123456789ab")]),
         ])
         #expect(answers.map(\.status) == [200, 200, 200, 401, 401, 403, 403, 200])
         #expect(

@@ -88,8 +88,8 @@ struct HelpTextTests {
           --host <addr>           Address to bind; 0.0.0.0 accepts other machines. (default: 127.0.0.1)
           --threads <n>           Worker threads. (default: one per core)
           --quiet                 Do not log a line per request.
-          --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*). (default: none;
-                                  required with a non-loopback --host)
+          --control-token <t>     Require `Authorization: Bearer <t>` on the control API (/__mockd/*); at least 16
+                                  visible characters. (default: none; required with a non-loopback --host)
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
           --summary <file>        At shutdown, write every session's coverage (stubs and overrides never used) as
                                   JSON to <file>, and one line saying how many.
@@ -130,6 +130,7 @@ struct HelpTextTests {
           MOCKD_HOST              Address to bind when --host is not given; `mockd health` probes it.
           MOCKD_PORT              Port when --port is not given; `mockd health` probes it.
           MOCKD_CONTROL_TOKEN     Control API token when --control-token is not given; `mockd health` sends it.
+                                  Set but empty is an error (a missing CI secret), not "no token".
           MOCKD_INSECURE_CONTROL  1: --insecure-control (the container image sets it: a CI job's network is its own).
 
         SIGTERM and SIGINT stop gracefully: new connections are refused, requests in flight are answered for up
@@ -196,7 +197,7 @@ struct HelpTextTests {
           --tls-key <file>        The certificate's PEM private key.
           --tls-port <n>          Serve HTTPS on this port besides plain HTTP on --port.
           --threads <n>           Worker threads. (default: one per core)
-          --control-token <t>     Require `Authorization: Bearer <t>` on /__mockd/*.
+          --control-token <t>     Require `Authorization: Bearer <t>` on /__mockd/* (at least 16 visible characters).
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
           --summary <file>        At shutdown, write every session's coverage (stubs never used) as JSON to <file>.
           --shutdown-timeout <s>  On SIGINT/SIGTERM, give requests in flight this long before writing. (default: 5)

@@ -422,11 +422,14 @@ struct BindingTests {
 
         let guarded = try RunningDaemon([
             "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--host", "0.0.0.0", "--control-token",
-            "s3cret",
+            "s3cret-0123456789",
         ])
         let health = "http://127.0.0.1:\(guarded.port)/__mockd/health"
         #expect(try Curl.send(CurlRequest(url: health)).status == 401)
-        #expect(try Curl.send(CurlRequest(url: health, headers: [("Authorization", "Bearer s3cret")])).status == 200)
+        #expect(
+            try Curl.send(CurlRequest(url: health, headers: [("Authorization", "Bearer s3cret-0123456789")])).status
+                == 200
+        )
         #expect(
             guarded.stop().stderr.hasPrefix("mockd: warning: listening on 0.0.0.0, reachable from other machines\n")
         )
@@ -450,7 +453,7 @@ struct EnvironmentTests {
             [],
             environment: Lifecycle.environment([
                 "MOCKD_CONFIG": "chat_happy_path", "MOCKD_ROOT": Paths.packageRoot.path, "MOCKD_PORT": "0",
-                "MOCKD_HOST": "127.0.0.1", "MOCKD_CONTROL_TOKEN": "s3cret",
+                "MOCKD_HOST": "127.0.0.1", "MOCKD_CONTROL_TOKEN": "s3cret-0123456789",
             ])
         )
         defer { daemon.stop() }
@@ -458,7 +461,10 @@ struct EnvironmentTests {
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/health")).status == 401)
         let scenario = try Curl.send(
-            CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer s3cret")])
+            CurlRequest(
+                url: daemon.baseURL + "/__mockd/scenario",
+                headers: [("Authorization", "Bearer s3cret-0123456789")]
+            )
         )
         #expect(scenario.status == 200)
         #expect(try Self.object(scenario)["name"] as? String == "chat_happy_path")
@@ -470,23 +476,29 @@ struct EnvironmentTests {
         let daemon = try RunningDaemon(
             [
                 "--set", "shop", "--root", Paths.packageRoot.path, "--port", "0", "--host", "127.0.0.1",
-                "--control-token", "flag",
+                "--control-token", "flag-0123456789ab",
             ],
             environment: Lifecycle.environment([
                 "MOCKD_CONFIG": "no_such_scenario", "MOCKD_ROOT": "/nonexistent", "MOCKD_PORT": "\(busy.port)",
-                "MOCKD_HOST": "203.0.113.7", "MOCKD_CONTROL_TOKEN": "variable",
+                "MOCKD_HOST": "203.0.113.7", "MOCKD_CONTROL_TOKEN": "variable-0123456789",
             ])
         )
         defer { daemon.stop() }
         #expect(daemon.port != busy.port)
         let scenario = try Curl.send(
-            CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer flag")])
+            CurlRequest(
+                url: daemon.baseURL + "/__mockd/scenario",
+                headers: [("Authorization", "Bearer flag-0123456789ab")]
+            )
         )
         #expect(scenario.status == 200)
         #expect(try Self.object(scenario)["sets"] as? [String] == ["shop"])
         #expect(
             try Curl.send(
-                CurlRequest(url: daemon.baseURL + "/__mockd/scenario", headers: [("Authorization", "Bearer variable")])
+                CurlRequest(
+                    url: daemon.baseURL + "/__mockd/scenario",
+                    headers: [("Authorization", "Bearer variable-0123456789")]
+                )
             ).status == 401
         )
     }
@@ -495,7 +507,7 @@ struct EnvironmentTests {
         let daemon = try RunningDaemon(
             ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"],
             environment: Lifecycle.environment([
-                "MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": "", "MOCKD_CONTROL_TOKEN": "",
+                "MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": "",
             ])
         )
         defer { daemon.stop() }
@@ -584,7 +596,8 @@ struct HealthCommandTests {
 
     @Test func controlTokenIsSentFromTheFlagOrTheVariable() throws {
         let daemon = try RunningDaemon([
-            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet", "--control-token", "s3cret",
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--quiet", "--control-token",
+            "s3cret-0123456789",
         ])
         defer { daemon.stop() }
         let port = "\(daemon.port)"
@@ -595,14 +608,15 @@ struct HealthCommandTests {
                 == "mockd: health: http://127.0.0.1:\(port)/__mockd/health answered 401 (the control API needs its token: --control-token or MOCKD_CONTROL_TOKEN)\n"
         )
         #expect(without.stdout.isEmpty)
-        #expect(try Lifecycle.mockd(["health", "--port", port, "--control-token", "s3cret"]).status == 0)
+        #expect(try Lifecycle.mockd(["health", "--port", port, "--control-token", "s3cret-0123456789"]).status == 0)
         #expect(
-            try Lifecycle.mockd(["health", "--port", port], environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]).status == 0
+            try Lifecycle.mockd(["health", "--port", port], environment: ["MOCKD_CONTROL_TOKEN": "s3cret-0123456789"])
+                .status == 0
         )
         #expect(
             try Lifecycle.mockd(
-                ["health", "--port", port, "--control-token", "wrong"],
-                environment: ["MOCKD_CONTROL_TOKEN": "s3cret"]
+                ["health", "--port", port, "--control-token", "wrong-0123456789ab"],
+                environment: ["MOCKD_CONTROL_TOKEN": "s3cret-0123456789"]
             ).status == 1
         )
     }

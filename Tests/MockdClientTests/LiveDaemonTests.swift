@@ -326,7 +326,8 @@ struct LiveDaemonTests {
     }
 
     @Test func controlTokenIsRequiredWhenTheDaemonHasOne() async throws {
-        try await withDaemon(["--control-token", "secret"], token: "secret") { (harness: Harness) async throws in
+        try await withDaemon(["--control-token", "secret-0123456789"], token: "secret-0123456789") {
+            (harness: Harness) async throws in
             let message = "the control API needs the header Authorization: Bearer <token> (--control-token)"
             let anonymous = harness.client(session: "client-tests")
             #expect(

@@ -158,14 +158,15 @@ struct ControlAPI {
     // MARK: - Routes
 
     /// Whether `authorization` is `Bearer <token>`: the scheme in any case (RFC 9110 §11.1), the token compared in
-    /// time that does not depend on where it differs.
+    /// time that does not depend on where it differs. An empty token on either side never passes (`Bearer ` with
+    /// nothing after it, or a daemon given an empty token by a library caller that skipped the command line's check).
     static func carriesToken(_ token: String, _ authorization: String?) -> Bool {
         guard let authorization, let space = authorization.firstIndex(of: " "),
             authorization[..<space].lowercased() == "bearer"
         else { return false }
         let sent = Array(authorization[authorization.index(after: space)...].trimmingWhitespace.utf8)
-        let expected = Array(token.utf8)
-        guard sent.count == expected.count else { return false }
+        let expected = Array(token.trimmingWhitespace.utf8)
+        guard !sent.isEmpty, !expected.isEmpty, sent.count == expected.count else { return false }
         return zip(sent, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 

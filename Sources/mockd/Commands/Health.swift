@@ -39,7 +39,8 @@ struct Health: MockdCommand, Equatable {
             case "--port": health.port = try reader.integer(for: argument, in: 1...65535)
             case "--host": health.host = try reader.value(for: argument)
             case "--timeout": health.timeoutSeconds = try reader.seconds(for: argument, in: 0.001...3600)
-            case "--control-token": health.controlToken = try reader.value(for: argument)
+            case "--control-token":
+                health.controlToken = try ControlTokenRule.checked(reader.value(for: argument), source: argument)
             default: throw UsageError.unknown(argument)
             }
         }

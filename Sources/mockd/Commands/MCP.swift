@@ -52,11 +52,14 @@ struct MCP: MockdCommand {
             var reader = ArgumentReader(rest)
             while let argument = try reader.next() {
                 switch argument {
-                case "--control-token": mcp.controlToken = try reader.value(for: argument)
+                case "--control-token":
+                    mcp.controlToken = try ControlTokenRule.checked(reader.value(for: argument), source: argument)
                 default: throw UsageError("with --attach, mcp takes only --control-token; got '\(argument)'")
                 }
             }
-            mcp.controlToken = mcp.controlToken ?? environment["MOCKD_CONTROL_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+            if mcp.controlToken == nil, let token = environment[EnvironmentDefaults.controlToken] {
+                mcp.controlToken = try ControlTokenRule.checked(token, source: EnvironmentDefaults.controlToken)
+            }
             _ = try ControlConnection(url: mcp.attach!, token: nil)
             return mcp
         }

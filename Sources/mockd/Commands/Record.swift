@@ -56,7 +56,7 @@ struct Record: MockdCommand, Equatable {
           --tls-key <file>        The certificate's PEM private key.
           --tls-port <n>          Serve HTTPS on this port besides plain HTTP on --port.
           --threads <n>           Worker threads. (default: one per core)
-          --control-token <t>     Require `Authorization: Bearer <t>` on /__mockd/*.
+          --control-token <t>     Require `Authorization: Bearer <t>` on /__mockd/* (at least 16 visible characters).
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
           --summary <file>        At shutdown, write every session's coverage (stubs never used) as JSON to <file>.
           --shutdown-timeout <s>  On SIGINT/SIGTERM, give requests in flight this long before writing. (default: 5)
