@@ -7,6 +7,9 @@ extension ConnectionBridge {
     /// Suspends the connection and sends the request upstream.
     func forwardUpstream(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         guard let proxy else { return deliver(outcome, context: context, connection: connection) }
+        if let refused = proxy.refusal(of: outcome, absoluteForm: context.absoluteForm) {
+            return deliver(refused, context: context, connection: connection)
+        }
         let pending = PendingUpstream()
         context.upstream = pending
         // The upstream client calls back exactly once (its timeout, or its stop, guarantees it).

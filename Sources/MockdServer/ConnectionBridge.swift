@@ -107,6 +107,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let context = RequestContext(target: RequestReader.target(of: connection, url: url))
+        context.absoluteForm = RequestReader.isAbsoluteForm(url)
         inFlightCount.value.add(1, ordering: .relaxed)
         (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
         context.version = version.map(RequestReader.version) ?? ""

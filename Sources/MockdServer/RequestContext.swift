@@ -32,6 +32,9 @@ final class RequestContext {
     var inFlight = true
     /// Set while the upstream answers an unmatched request (capture-on-miss, `mockd record`).
     var upstream: PendingUpstream?
+    /// The request line named a whole URL (`GET http://host/x`, absolute-form, RFC 9112 §3.2.2): served by its path,
+    /// never sent upstream (`UpstreamProxy.refusal`).
+    var absoluteForm = false
 
     /// CLOCK_MONOTONIC in ns, read directly: `DispatchTime.now()` went through libdispatch and a retain per call,
     /// twice per request.

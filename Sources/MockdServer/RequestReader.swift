@@ -6,6 +6,12 @@ import MockdCore
 enum RequestReader {
     /// The raw request-target: MHD's (not unescaped) path, an absolute-form target reduced to its path
     /// (RFC 9112 §3.2.2), and the query rebuilt from MHD's argument list in order.
+    /// Whether the request line's target is absolute-form (`http://host/x`), which `target(of:url:)` turns into its path.
+    static func isAbsoluteForm(_ url: UnsafePointer<CChar>?) -> Bool {
+        guard let url, url.pointee == CChar(UInt8(ascii: "h")) else { return false }
+        return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0
+    }
+
     static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?) -> String {
         var path = url.map { String(cString: $0) } ?? "/"
         if url?.pointee == CChar(UInt8(ascii: "h")), path.hasPrefix("http://") || path.hasPrefix("https://") {

@@ -7,6 +7,10 @@ import MockdPlatform
 /// interface on one thread of its own, so no libmicrohttpd worker ever waits on the network.
 ///
 /// - Connections to the upstream are reused (libcurl's connection cache on the multi handle).
+/// - A target reaches the upstream only as the path and query of the origin: `UpstreamTarget` checks it, and libcurl's
+///   own URL parser must read the URL it makes with the origin's scheme, host and port and no userinfo, or nothing is
+///   sent (libcurl's URL parts API would re-encode `%2F` as `%2f`, so the text is sent, checked by the parser that
+///   sends it).
 /// - Bytes pass through: no content decoding (`CURLOPT_ACCEPT_ENCODING` unset, so the client's own
 ///   `Accept-Encoding` goes upstream and a compressed answer comes back compressed), no redirects followed,
 ///   no cookie engine, the path sent as is (`CURLOPT_PATH_AS_IS`), HTTP/1.1.
@@ -63,10 +67,14 @@ public final class UpstreamClient: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private static let maxIdleHandles = 256
 
+    /// The origin's scheme, host and port as libcurl reads them; every URL sent must read the same.
+    private let originAuthority: Authority?
+
     /// Starts the client's thread.
     public init(configuration: Configuration) {
         UpstreamClient.initializeLibrary
         self.configuration = configuration
+        originAuthority = Self.authority(of: configuration.origin)
         multi = curl_multi_init()!
         let thread = Thread { [self] in run() }
         thread.name = "mockd-upstream"
@@ -83,12 +91,53 @@ public final class UpstreamClient: @unchecked Sendable {
         _ request: Request,
         completion: @escaping @Sendable (Result<UpstreamResponse, UpstreamFailure>) -> Void
     ) {
-        let transfer = Transfer(request: request, url: configuration.origin + request.target, completion: completion)
+        let parts: UpstreamTarget.Parts
+        do {
+            parts = try UpstreamTarget.parts(of: request.target)
+        } catch {
+            return completion(.failure(UpstreamFailure(.unsafeTarget, error.description)))
+        }
+        let url = configuration.origin + parts.target
+        guard let expected = originAuthority, Self.authority(of: url) == expected else {
+            return completion(
+                .failure(UpstreamFailure(.unsafeTarget, "\(url) does not name the upstream \(configuration.origin)"))
+            )
+        }
+        let transfer = Transfer(request: request, url: url, completion: completion)
         guard !stopped.load(ordering: .relaxed) else {
             return completion(.failure(UpstreamFailure(.unreachable, "mockd is shutting down")))
         }
         pending.withLock { $0.append(transfer) }
         curl_multi_wakeup(multi)
+    }
+
+    /// Scheme, host, port and userinfo as libcurl's URL parser reads them.
+    private struct Authority: Equatable {
+        var scheme: String?
+        var host: String?
+        var port: String?
+        var user: String?
+        var password: String?
+    }
+
+    /// How libcurl reads `url`; `nil` when it does not parse.
+    private static func authority(of url: String) -> Authority? {
+        guard let handle = curl_url() else { return nil }
+        defer { curl_url_cleanup(handle) }
+        guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
+        func part(_ which: CURLUPart) -> String? {
+            var value: UnsafeMutablePointer<CChar>?
+            guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+            defer { curl_free(value) }
+            return String(cString: value)
+        }
+        return Authority(
+            scheme: part(CURLUPART_SCHEME),
+            host: part(CURLUPART_HOST),
+            port: part(CURLUPART_PORT),
+            user: part(CURLUPART_USER),
+            password: part(CURLUPART_PASSWORD)
+        )
     }
 
     /// Ends the thread; transfers still running fail with "mockd is shutting down". Waits for the thread.

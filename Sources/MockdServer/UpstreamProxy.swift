@@ -10,7 +10,8 @@ import MockdPlatform
 /// fields without hop-by-hop fields, `Host`, `Content-Length`, `Expect` and `X-Mockd-Session`, and the body.
 /// The client gets the upstream's status, headers (hop-by-hop fields and `Content-Length` recomputed) and
 /// body bytes unchanged; when the upstream cannot be reached it gets 502, when it does not answer within
-/// the timeout 504, each with a JSON body naming the upstream and the error.
+/// the timeout 504, each with a JSON body naming the upstream and the error. A request-target that is not a path and
+/// query (`UpstreamTarget`: `@host/x`, `//host/x`, absolute-form…) gets 400 and is neither sent nor recorded.
 public final class UpstreamProxy: Sendable {
     public let client: UpstreamClient
     /// Where exchanges go; `nil` proxies without recording (capture-on-miss without `--record-misses`).
@@ -28,10 +29,38 @@ public final class UpstreamProxy: Sendable {
     /// Fields never sent upstream besides the hop-by-hop ones: mockd's own session header.
     private static let mockdFields: Set<String> = ["x-mockd-session"]
 
+    /// The 400 answer for a request whose target is never sent upstream (`UpstreamTarget`), journaled as not
+    /// proxied; `nil` when the target may go.
+    /// - Parameter absoluteForm: The request line named a whole URL (`GET http://other/x`): a forward-proxy request,
+    ///   refused too, since mockd forwards to its one upstream and the client asked for another host.
+    func refusal(of outcome: EngineOutcome, absoluteForm: Bool = false) -> EngineOutcome? {
+        let origin = client.configuration.origin
+        let failure: UpstreamFailure
+        if absoluteForm {
+            failure = UpstreamFailure(
+                .unsafeTarget,
+                "the request line names a whole URL (absolute-form, as sent to a forward proxy); mockd sends only /path?query to its upstream \(origin)"
+            )
+        } else {
+            do {
+                _ = try UpstreamTarget.parts(of: outcome.request.target)
+                return nil
+            } catch {
+                failure = UpstreamFailure(.unsafeTarget, error.description)
+            }
+        }
+        return outcome.answered(byUpstream: .upstreamFailed(failure, upstream: origin), proxied: false)
+    }
+
     /// Sends `outcome.request` upstream; `completion` (on the upstream client's thread) gets the outcome
-    /// answered by the upstream, or by the 502/504 error, journaled as proxied.
+    /// answered by the upstream, or by the 502/504 error, journaled as proxied; a refused target (see
+    /// `refusal(of:)`) gets its 400 at once, on the calling thread.
     func forward(_ outcome: EngineOutcome, completion: @escaping @Sendable (EngineOutcome) -> Void) {
         let request = outcome.request
+        let origin = client.configuration.origin
+        guard let url = try? UpstreamTarget.url(origin: origin, target: request.target) else {
+            return completion(refusal(of: outcome) ?? outcome)
+        }
         let headers = ProxyHeaders.forwardable(request.headers, dropping: Self.mockdFields)
         let hasBody =
             !request.body.isEmpty || request.headers["content-length"] != nil
@@ -39,7 +68,6 @@ public final class UpstreamProxy: Sendable {
         let order = recorder?.nextOrder() ?? 0
         let startedAt = Date()
         let started = DispatchTime.now().uptimeNanoseconds
-        let origin = client.configuration.origin
         let recorder = recorder
         let hostHeader = hostHeader
         client.send(
@@ -61,7 +89,7 @@ public final class UpstreamProxy: Sendable {
                         startedAt: startedAt,
                         elapsedMs: elapsed,
                         method: request.method,
-                        url: origin + request.target,
+                        url: url,
                         requestHeaders: recordedHeaders,
                         requestBody: request.body,
                         result: result

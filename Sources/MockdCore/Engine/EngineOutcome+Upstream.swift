@@ -10,14 +10,15 @@ extension EngineOutcome {
     }
 
     /// The same request answered by the upstream instead: journaled with `proxied: true`.
-    public func answered(byUpstream response: MockResponse) -> EngineOutcome {
+    /// - Parameter proxied: `false` for an answer mockd gave instead of sending the request (a refused target).
+    public func answered(byUpstream response: MockResponse, proxied: Bool = true) -> EngineOutcome {
         EngineOutcome(
             plan: PlannedResponse(response: response),
             request: request,
             session: session,
             arrival: arrival,
             nearMisses: nearMisses,
-            proxied: true
+            proxied: proxied
         )
     }
 }

@@ -8,6 +8,8 @@ public struct UpstreamFailure: Error, Sendable, Equatable, CustomStringConvertib
         case unreachable
         /// No complete answer within `--upstream-timeout`. The client gets 504.
         case timeout
+        /// Never sent: the request-target is not a path and query (`UpstreamTarget`). The client gets 400.
+        case unsafeTarget
     }
 
     public var kind: Kind
@@ -116,10 +118,15 @@ extension MockResponse {
         return response
     }
 
-    /// 502 (unreachable) or 504 (timeout) with a JSON body naming the upstream and the error:
-    /// `{"error": "upstream_unreachable", "upstream": "https://api.example.com", "message": "…"}`.
+    /// 502 (unreachable), 504 (timeout) or 400 (a target never sent, `UpstreamTarget`) with a JSON body naming the
+    /// upstream and the error: `{"error": "upstream_unreachable", "upstream": "https://api.example.com", "message": "…"}`.
     public static func upstreamFailed(_ failure: UpstreamFailure, upstream: String) -> MockResponse {
-        let (status, code) = failure.kind == .timeout ? (504, "upstream_timeout") : (502, "upstream_unreachable")
+        let (status, code) =
+            switch failure.kind {
+            case .timeout: (504, "upstream_timeout")
+            case .unreachable: (502, "upstream_unreachable")
+            case .unsafeTarget: (400, "unsafe_upstream_target")
+            }
         var response = MockResponse.jsonError(
             status: status,
             code: code,

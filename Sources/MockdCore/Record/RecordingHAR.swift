@@ -99,7 +99,7 @@ public enum RecordingHAR {
                 "headersSize": -1,
                 "bodySize": -1,
                 "_error": failure.message,
-                "_errorKind": failure.kind == .timeout ? "timeout" : "unreachable",
+                "_errorKind": failure.kind.rawValue,
             ]
         }
         return [

@@ -3,11 +3,12 @@ import MockdFormat
 
 /// `mockd refresh`: which stubs of a set can be asked again, and how (method, target, recorded headers, body).
 ///
-/// A stub is replayed when the set was recorded (it names `origins`) and its request holds no placeholder
-/// (`{{accessToken}}` in a query or body cannot be sent as recorded), with the body it was recorded with: the key's
-/// `body`, else `recordedBody` (what was sent when the body is not part of the key, the usual case of one POST per
-/// endpoint). Anything else — a set without origins (hand-written, WireMock), a WebSocket or event stream, a
-/// placeholder, a body the set does not hold — is listed with the reason, never guessed.
+/// A stub is replayed when the set was recorded (it names `origins`), its request holds no placeholder
+/// (`{{accessToken}}` in a query or body cannot be sent as recorded) and its path is origin-form (`UpstreamTarget`: a
+/// hand-edited `@host/x` must not reach another host), with the body it was recorded with: the key's `body`, else
+/// `recordedBody` (what was sent when the body is not part of the key, the usual case of one POST per endpoint).
+/// Anything else — a set without origins (hand-written, WireMock), a WebSocket or event stream, a placeholder, such a
+/// path, a body the set does not hold — is listed with the reason, never guessed.
 public struct RefreshPlan: Sendable {
     /// One request to send again.
     public struct Replay: Sendable {
@@ -67,6 +68,13 @@ public struct RefreshPlan: Sendable {
                 continue
             }
             let target = request.path + (request.query.map { "?" + $0 } ?? "")
+            let recordedURL: String
+            do {
+                recordedURL = try UpstreamTarget.url(origin: origin, target: target)
+            } catch {
+                skipped.append("\(name): the path is not origin-form: \(error.description); not sent")
+                continue
+            }
             if target.contains("{{") || String(decoding: body, as: UTF8.self).contains("{{") {
                 skipped.append("\(name): the recorded request holds a placeholder (redacted at import); not sent")
                 continue
@@ -85,7 +93,7 @@ public struct RefreshPlan: Sendable {
                     target: target,
                     headers: headers,
                     body: body,
-                    recordedURL: origin + target,
+                    recordedURL: recordedURL,
                     previousStatus: stub.responses.first?.status ?? 200
                 )
             )
