@@ -228,7 +228,7 @@ struct MergeChangelogTests {
         #expect(result.stdout.isEmpty)
         #expect(
             result.stderr.hasSuffix(
-                "stubs[0].responses[0].bodyFile: 'bodies/x.json' cannot be read (missing, unreadable or outside the set)\n"
+                "stubs[0].responses[0].bodyFile: body file 'bodies/x.json' not found\n"
             ),
             "\(result.stderr)"
         )

@@ -109,11 +109,11 @@ struct HostileFileTests {
                 ),
                 (
                     "escape", stub(#"{"bodyFile":"../ok/bodies/ok.json"}"#),
-                    "stubs[0].responses[0].bodyFile: '../ok/bodies/ok.json' is outside the mock set folder; body files must stay inside it"
+                    "stubs[0].responses[0].bodyFile: '../ok/bodies/ok.json' has a '..' component; body files must stay inside the mock set folder"
                 ),
                 (
                     "absolute", stub(#"{"bodyFile":"/etc/hostname"}"#),
-                    "stubs[0].responses[0].bodyFile: '/etc/hostname' is outside the mock set folder; body files must stay inside it"
+                    "stubs[0].responses[0].bodyFile: '/etc/hostname' is an absolute path; body files must stay inside the mock set folder"
                 ),
                 (
                     "missing", stub(#"{"bodyFile":"bodies/nope.json"}"#),
@@ -195,12 +195,12 @@ struct HostileFileTests {
                 (
                     "escape",
                     Data(#"{"sets":["s"],"overrides":[{"match":{"path":"/x"},"bodyFile":"../../etc/passwd"}]}"#.utf8),
-                    "overrides[0].bodyFile: '../../etc/passwd' is outside the mocks/ folder; body files must stay inside it"
+                    "overrides[0].bodyFile: '../../etc/passwd' has a '..' component; body files must stay inside the mocks/ folder"
                 ),
                 (
                     "absolute",
                     Data(#"{"sets":["s"],"overrides":[{"match":{"path":"/x"},"bodyFile":"/etc/passwd"}]}"#.utf8),
-                    "overrides[0].bodyFile: '/etc/passwd' is outside the mocks/ folder; body files must stay inside it"
+                    "overrides[0].bodyFile: '/etc/passwd' is an absolute path; body files must stay inside the mocks/ folder"
                 ),
                 ("unknown-set", Data(#"{"sets":["nope"]}"#.utf8), "mock set 'nope' not found"),
             ]

@@ -158,7 +158,7 @@ struct MockSetLoaderTests {
         ),
         (
             #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "../../../etc/passwd"}]}]}"#,
-            "mocks/s/index.json: stubs[0].responses[0].bodyFile: '../../../etc/passwd' is outside the mock set folder; body files must stay inside it"
+            "mocks/s/index.json: stubs[0].responses[0].bodyFile: '../../../etc/passwd' has a '..' component; body files must stay inside the mock set folder"
         ),
         (
             #"{"stubs": [{"request": {"method": "GET", "path": "/x"}, "responses": [{"bodyFile": "bodies/missing.json"}]}]}"#,

@@ -38,29 +38,11 @@ public enum MockSetSource {
         )
         var files: [String: Data] = [:]
         let indexDisplay = display.hasSuffix("/") ? display + "index.json" : display + "/index.json"
-        for (stubIndex, stub) in file.stubs.enumerated() {
-            var named: [(path: String, jsonPath: String)] = []
-            if let path = stub.request.body?.file { named.append((path, "stubs[\(stubIndex)].request.body.file")) }
-            if let path = stub.request.recordedBody?.file {
-                named.append((path, "stubs[\(stubIndex)].request.recordedBody.file"))
-            }
-            for (step, response) in stub.responses.enumerated() {
-                if let path = response.bodyFile {
-                    named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile"))
-                }
-            }
-            for (name, jsonPath) in named where files[name] == nil {
-                // A file that cannot be read is a broken set, never an API change: a diff must not report it as one.
-                guard !name.contains(".."), let data = try? Data(contentsOf: folder.appendingPathComponent(name)) else {
-                    throw ConfigError(
-                        .fileNotFound,
-                        file: indexDisplay,
-                        jsonPath: jsonPath,
-                        message: "'\(name)' cannot be read (missing, unreadable or outside the set)"
-                    )
-                }
-                files[name] = data
-            }
+        // Read as serving reads them (`BodyFileReader`): the same paths refused with the same words. A file that
+        // cannot be read is a broken set, never an API change: a diff must not report it as one.
+        let reader = BodyFileReader(folder: folder)
+        for (name, jsonPath) in file.namedBodyFiles {
+            files[name] = try reader.read(name, indexName: indexDisplay, jsonPath: jsonPath)
         }
         return MockSetBuild(file: file, files: files)
     }

@@ -99,7 +99,7 @@ public struct RecordedBody {
             return Data()
         }
         let candidate = harDirectory.appendingPathComponent(file).standardizedFileURL
-        guard !file.hasPrefix("/"), isInside(candidate, harDirectory.standardizedFileURL) else {
+        guard SetRelativePath.problem(file) == nil, isInside(candidate, harDirectory.standardizedFileURL) else {
             notes.append("content._file '\(file)' points outside the HAR's folder; served empty")
             return Data()
         }

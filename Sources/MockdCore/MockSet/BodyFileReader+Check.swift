@@ -33,26 +33,10 @@ extension BodyFileReader {
     }
 
     /// The directory part of a relative path (`""` for a file at the top of the folder), or `nil` when the path is
-    /// absolute or has an empty, `.` or `..` component or a NUL.
+    /// refused (`SetRelativePath`) or has an empty or `.` component.
     static func plainDirectory(of relativePath: String) -> String? {
-        var directoryEnd = relativePath.utf8.startIndex
-        var componentLength = 0
-        var dots = 0
-        for index in relativePath.utf8.indices {
-            let byte = relativePath.utf8[index]
-            if byte == 0 { return nil }
-            if byte == UInt8(ascii: "/") {
-                guard componentLength > 0, dots != componentLength || dots > 2 else { return nil }
-                directoryEnd = index
-                componentLength = 0
-                dots = 0
-            } else {
-                componentLength += 1
-                if byte == UInt8(ascii: ".") { dots += 1 }
-            }
-        }
-        guard componentLength > 0, dots != componentLength || dots > 2 else { return nil }
-        return String(relativePath[..<directoryEnd])
+        guard case .plain(let directory) = SetRelativePath.shape(of: relativePath) else { return nil }
+        return String(directory)
     }
 
     /// Whether `directory` (relative, checked by `plainDirectory`) resolves inside the set folder; worked out once

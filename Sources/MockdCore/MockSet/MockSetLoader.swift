@@ -134,7 +134,7 @@ public struct MockSetLoader: Sendable {
     /// time from start to the first response with 10,000 stubs. The first error in index order is thrown, as a
     /// single pass would: slices stop at their first error, and a duplicate id is found beforehand.
     func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
-        let bodyReader = BodyFileReader(folder: folder, root: root)
+        let bodyReader = BodyFileReader(folder: folder)
         let origins = file.rewriteURLs == false ? nil : file.origins.flatMap(OriginRewrite.init(origins:))
         let builder = StubBuilder(
             setName: setName,
@@ -434,7 +434,6 @@ private struct StubBuilder: Sendable {
 /// its path checked) once, and stubs sharing a file share its bytes; safe to use from several threads.
 final class BodyFileReader: Sendable {
     let folder: URL
-    let root: MockdRoot
     let resolvedFolder: String
     let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
     /// Directories of body files (relative) and whether they resolve inside the folder; see `isSmallReadableFile`.
@@ -444,9 +443,8 @@ final class BodyFileReader: Sendable {
     /// the loaded one.
     let directory: Int32
 
-    init(folder: URL, root: MockdRoot) {
+    init(folder: URL) {
         self.folder = folder
-        self.root = root
         let resolved = folder.resolvingSymlinksInPath().standardizedFileURL.path
         self.resolvedFolder = resolved.hasSuffix("/") ? resolved : resolved + "/"
         self.directory = open(resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -483,10 +481,11 @@ final class BodyFileReader: Sendable {
     }
 
     private func readUncached(_ relativePath: String, indexName: String, jsonPath: String) throws -> Data {
+        if let problem = SetRelativePath.problem(relativePath) {
+            throw ConfigError(.invalidValue, file: indexName, jsonPath: jsonPath, message: problem)
+        }
         let url = folder.appendingPathComponent(relativePath).standardizedFileURL
-        guard !relativePath.hasPrefix("/"),
-            url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder)
-        else {
+        guard url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder) else {
             throw ConfigError(
                 .invalidValue,
                 file: indexName,

@@ -51,26 +51,14 @@ public struct MockSetMerger {
         }
         // Every body file the index names must come along, or the merged set would lose it: a symbolic link,
         // a missing file or a path outside the set is refused before anything is written.
-        for (stubIndex, stub) in file.stubs.enumerated() {
-            var named: [(path: String, jsonPath: String)] = []
-            if let path = stub.request.body?.file { named.append((path, "stubs[\(stubIndex)].request.body.file")) }
-            if let path = stub.request.recordedBody?.file {
-                named.append((path, "stubs[\(stubIndex)].request.recordedBody.file"))
-            }
-            for (step, response) in stub.responses.enumerated() {
-                if let path = response.bodyFile {
-                    named.append((path, "stubs[\(stubIndex)].responses[\(step)].bodyFile"))
-                }
-            }
-            for (path, jsonPath) in named where files[path] == nil {
-                throw ConfigError(
-                    .invalidValue,
-                    file: root.display(indexURL),
-                    jsonPath: jsonPath,
-                    message:
-                        "'\(path)' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed"
-                )
-            }
+        for (path, jsonPath) in file.namedBodyFiles where files[path] == nil {
+            throw ConfigError(
+                .invalidValue,
+                file: root.display(indexURL),
+                jsonPath: jsonPath,
+                message: SetRelativePath.problem(path).map { "\($0); fix it or use --force; nothing was changed" }
+                    ?? "'\(path)' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed"
+            )
         }
         return MockSetBuild(file: file, files: files)
     }

@@ -43,7 +43,7 @@ struct ResourceCompiler {
                 switch (entrySeed.bodyFile, entrySeed.stub) {
                 case (let bodyFile?, nil):
                     do {
-                        data = try BodyFileReader(folder: root.mocksURL, root: root)
+                        data = try BodyFileReader(folder: root.mocksURL)
                             .read(bodyFile, indexName: file, jsonPath: "\(path).seed.bodyFile")
                     } catch let error as ConfigError {
                         problems.append(error)

@@ -578,7 +578,7 @@ struct RecipeCompiler {
             }
         }
         if let bodyFile = entry.bodyFile {
-            let reader = BodyFileReader(folder: root.mocksURL, root: root)
+            let reader = BodyFileReader(folder: root.mocksURL)
             do {
                 recipe.body = try reader.read(bodyFile, indexName: file, jsonPath: "\(path).bodyFile")
                 if bodyFile.hasSuffix(".json") { recipe.bodyContentType = "application/json; charset=utf-8" }

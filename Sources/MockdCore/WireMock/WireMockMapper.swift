@@ -781,7 +781,7 @@ struct WireMockMapper {
         let base = folder.resolvingSymlinksInPath().standardizedFileURL.path
         let url = folder.appendingPathComponent(name).standardizedFileURL
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
-        guard !name.hasPrefix("/"), resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+        guard SetRelativePath.problem(name) == nil, resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
             note(node, "body file '\(name)' is outside \(display); answers 500 '\(name) not found'")
             return nil
         }

@@ -1,0 +1,92 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// Every command reads a set's body files under one rule (issue 34): a path *component* `..` leaves the set and is
+/// refused, while `..` inside a name (`GET_compare_main...feature.json`, from a `/compare/main...feature` URL) is an
+/// ordinary file name. `mockd diff`, `check` and `refresh` refused such names that serving and `validate` accepted.
+@Suite(.serialized)
+struct BodyFilePathTests {
+    static let openAPI = """
+        {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/compare/{spec}": {"get": {
+          "parameters": [{"name": "spec", "in": "path", "required": true, "schema": {"type": "string"}}],
+          "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}}}}}
+        """
+
+    /// A set of one stub answering `GET /compare/main...feature` from `bodyFile`.
+    static func makeSet(_ root: URL, name: String, bodyFile: String, origin: String = "https://api.example.com") throws
+    {
+        let set = root.appendingPathComponent("mocks/\(name)")
+        try FileManager.default.createDirectory(
+            at: set.appendingPathComponent("bodies"),
+            withIntermediateDirectories: true
+        )
+        try Data(#"{"ahead": 2}"#.utf8).write(to: set.appendingPathComponent("bodies/GET_compare_main...feature.json"))
+        try """
+        {"version": 1, "origins": ["\(origin)"], "stubs": [{"id": "compare", "request": {"method": "GET",
+          "path": "/compare/main...feature"}, "responses": [{"status": 200,
+          "headers": ["Content-Type: application/json"], "bodyFile": "\(bodyFile)"}]}]}
+        """.write(to: set.appendingPathComponent("index.json"), atomically: true, encoding: .utf8)
+    }
+
+    @Test func dotsInsideANameAreReadByEveryCommand() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.makeSet(root, name: "api", bodyFile: "bodies/GET_compare_main...feature.json")
+        try Self.makeSet(root, name: "api2", bodyFile: "bodies/GET_compare_main...feature.json")
+        let spec = root.appendingPathComponent("spec.json")
+        try Self.openAPI.write(to: spec, atomically: true, encoding: .utf8)
+
+        let validate = try ProcessRunner.mockd(["validate", "--set", "api", "--root", root.path])
+        #expect(validate.status == 0, "\(validate.stderr)")
+        let diff = try ProcessRunner.mockd(["diff", "api", "api2", "--root", root.path])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        #expect(diff.stderr.isEmpty)
+        let check = try ProcessRunner.mockd(["check", "--openapi", spec.path, "api", "--root", root.path])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(!check.stderr.contains("cannot be read"), "\(check.stderr)")
+
+        // refresh reads the set before it sends anything: against a live upstream it replays the stub.
+        let upstream = try PythonUpstream()
+        try Self.makeSet(
+            root,
+            name: "live",
+            bodyFile: "bodies/GET_compare_main...feature.json",
+            origin: upstream.origin
+        )
+        let refresh = try ProcessRunner.run(
+            Paths.mockdBinary,
+            ["refresh", "--set", "live", "--upstream", upstream.origin, "--root", root.path, "--into", "fresh"],
+            environment: Recording.environment
+        )
+        #expect(!refresh.stderr.contains("cannot be read"), "\(refresh.stderr)")
+        try upstream.waitForRequest("GET /compare/main...feature")
+
+        let daemon = try RunningDaemon(["--set", "api", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let served = try Curl.send(CurlRequest(url: daemon.baseURL + "/compare/main...feature"))
+        #expect(served.text == #"{"ahead": 2}"#)
+    }
+
+    /// A `..` component is refused by each of them, in the same words.
+    @Test func aDotDotComponentIsRefusedByEveryCommand() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let message =
+            "'bodies/../bodies/GET_compare_main...feature.json' has a '..' component; body files must stay inside the mock set folder"
+        try Self.makeSet(root, name: "api", bodyFile: "bodies/../bodies/GET_compare_main...feature.json")
+        try Self.makeSet(root, name: "api2", bodyFile: "bodies/GET_compare_main...feature.json")
+        let spec = root.appendingPathComponent("spec.json")
+        try Self.openAPI.write(to: spec, atomically: true, encoding: .utf8)
+        for arguments in [
+            ["validate", "--set", "api"], ["diff", "api", "api2"], ["check", "--openapi", spec.path, "api"],
+            ["--set", "api", "--port", "0"],
+        ] {
+            // A daemon that starts (serving would take the path) is stopped after 20 s rather than waited for.
+            let child = try ChildProcess(Paths.mockdBinary, arguments + ["--root", root.path])
+            let result = try #require(child.finished(within: 20), "\(arguments) started")
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
