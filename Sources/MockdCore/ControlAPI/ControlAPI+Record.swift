@@ -2,15 +2,19 @@ import Foundation
 
 /// `/__mockd/record` routes: the recording of `mockd record` or capture-on-miss `--record-misses`.
 extension ControlAPI {
-    /// `GET /__mockd/record`: `{"set", "har", "upstream", "entries", "failed"}`; 404 when not recording.
+    /// `GET /__mockd/record`: `{"set", "har", "upstream", "entries", "failed", "spoolFailed", "spoolError"}` — the
+    /// exchanges the crash spool could not keep (a full disk: they are in memory only until a flush) and the last
+    /// reason (`null` when none failed); 404 when not recording.
     func recordStatus(_ call: Call) -> MockResponse {
         guard let recorder = engine.recorder else { return notRecording() }
         let counts = recorder.counts
+        let spool = recorder.spoolFailures
         return ControlAPI.json(
             200,
             [
                 "set": recorder.set, "har": recorder.harDisplay, "upstream": recorder.upstream,
-                "entries": counts.entries, "failed": counts.failed,
+                "entries": counts.entries, "failed": counts.failed, "spoolFailed": spool.count,
+                "spoolError": spool.lastError ?? NSNull(),
             ]
         )
     }

@@ -179,6 +179,8 @@ struct ControlAPI {
         ]
         // A mock set served alone (`--set NAME`): named as what it is; `scenario` keeps the same name for old readers.
         if engine.catalog.startup.isSingleSet { answer["set"] = engine.catalog.startup.name }
+        // Recording: exchanges its crash spool could not keep (a full disk), as `GET /__mockd/record` counts them.
+        if let recorder = engine.recorder { answer["recordSpoolFailed"] = recorder.spoolFailures.count }
         // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
         // Open live journals (a dashboard tab) are requests in flight for the server, not for a test waiting on it.
         if let status = engine.serverStatus {

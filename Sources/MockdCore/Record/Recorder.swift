@@ -50,6 +50,10 @@ public final class Recorder: Sendable {
         var nextOrder: UInt64 = 0
         /// Exchanges the last successful flush wrote.
         var flushed = 0
+        /// Exchanges the spool could not keep (a full disk…): in memory only until a flush writes the HAR.
+        var spoolFailed = 0
+        /// The last reason a spool write failed (`No space left on device`).
+        var spoolError: String?
     }
 
     private let state = Mutex(State())
@@ -59,13 +63,17 @@ public final class Recorder: Sendable {
     private let flushing = Mutex(())
     /// Every exchange on disk as it completes (`RecordingSpool`), so a crash loses at most the one in flight.
     /// Made with the first exchange (a recording of nothing writes nothing); `nil` inside when the file cannot be
-    /// created (the recording then lives in memory only, as before).
-    private let spool = Mutex<(made: Bool, spool: RecordingSpool?)>((false, nil))
+    /// created (every exchange then counts as not spooled).
+    private let spool = Mutex<(made: Bool, spool: RecordingSpool?, error: String?)>((false, nil, nil))
+    /// Told once, at the first exchange the spool could not keep, with one line for stderr.
+    private let onSpoolFailure: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - set: The mock set to write, `mocks/<set>/` under `root`.
     ///   - harURL: Where to write the HAR; its folder is created when missing.
     ///   - existing: How to treat the set if it exists (decided when recording starts).
+    ///   - spoolFailure: Called once, at the first exchange the spool cannot keep, with a line for stderr
+    ///     (`mockd: record: cannot keep an exchange in …`).
     ///   - announce: Called after each flush with its result, e.g. to print the report.
     public init(
         set: String,
@@ -73,9 +81,11 @@ public final class Recorder: Sendable {
         harURL: URL,
         existing: ExistingSet,
         upstream: String,
+        spoolFailure: @escaping @Sendable (String) -> Void = { _ in },
         announce: @escaping @Sendable (FlushResult) -> Void = { _ in }
     ) {
         self.announcer = announce
+        self.onSpoolFailure = spoolFailure
         self.set = set
         self.root = root
         self.harURL = harURL
@@ -104,19 +114,43 @@ public final class Recorder: Sendable {
             state.exchanges.append(exchange)
             if case .failure = exchange.result { state.failed += 1 }
         }
-        let spool = self.spool.withLock { state in
+        let (spool, creationError) = self.spool.withLock { state in
             if !state.made {
                 state.made = true
-                state.spool = try? RecordingSpool(har: harURL, set: set, mode: existing, upstream: upstream)
+                do {
+                    state.spool = try RecordingSpool(har: harURL, set: set, mode: existing, upstream: upstream)
+                } catch {
+                    state.error =
+                        (error as? RecordingSpool.WriteError)?.description
+                        ?? (error as? POSIXError).map { String(cString: strerror($0.code.rawValue)) }
+                        ?? "\(error)"
+                }
             }
-            return state.spool
+            return (state.spool, state.error)
         }
-        spool?.append(exchange)
+        var failure = creationError
+        if let spool, case .failure(let error) = spool.append(exchange) { failure = error.description }
+        guard let failure else { return }
+        let first = state.withLock { state in
+            state.spoolFailed += 1
+            state.spoolError = failure
+            return state.spoolFailed == 1
+        }
+        if first {
+            onSpoolFailure(
+                "mockd: record: cannot keep an exchange in \(RecordingSpool.url(for: harURL).path) (\(failure)): it is in memory only until a flush writes the HAR; GET /__mockd/record counts them (spoolFailed)"
+            )
+        }
     }
 
     /// Exchanges recorded so far, and how many of them failed.
     public var counts: (entries: Int, failed: Int) {
         state.withLock { ($0.exchanges.count, $0.failed) }
+    }
+
+    /// Exchanges the spool could not keep so far (a full disk…), and the last reason.
+    public var spoolFailures: (count: Int, lastError: String?) {
+        state.withLock { ($0.spoolFailed, $0.spoolError) }
     }
 
     /// Passes a flush's result to the `announce` closure given at creation.

@@ -11,6 +11,10 @@ import MockdPlatform
 /// `syncEvery` exchanges or `syncIntervalSeconds`, whichever comes first, bounding what a power cut loses.
 /// A recording that ends normally removes its spool after its final flush; `recover(…)` turns a spool left by
 /// a crash into the run's HAR and mock set.
+///
+/// A write that fails or comes up short (a full disk, a quota, an I/O error) is cut back to the last whole line, so
+/// the spool never holds half an exchange that would spoil the next one, and `append` says so: the `Recorder` counts
+/// it and tells the user. The exchange stays in memory for the next flush.
 public final class RecordingSpool: Sendable {
     static let syncEvery = 16
     static let syncIntervalSeconds = 1.0
@@ -20,58 +24,94 @@ public final class RecordingSpool: Sendable {
         var descriptor: Int32
         var unsynced = 0
         var lastSync = Date()
+        /// Bytes of whole lines written so far: where a failed write is cut back to.
+        var size: off_t = 0
+    }
+
+    /// Why a line could not be kept: the system's message (`No space left on device`).
+    struct WriteError: Error, Equatable, CustomStringConvertible {
+        let description: String
+
+        init(code: Int32) { description = String(cString: strerror(code)) }
     }
 
     private let state: Mutex<State>
+    /// Held on the spool for the recording's life: `recover` leaves a spool alone while its recording runs.
+    private let writerLock: FileLock
 
     /// `<har>.spool`.
     static func url(for har: URL) -> URL { har.appendingPathExtension("spool") }
 
-    /// Creates (or truncates) the spool of a run and writes its first line.
-    /// - Throws: `POSIXError` when the file cannot be created.
+    /// Creates (or truncates) the spool of a run, locks it for the run's life and writes its first line.
+    /// - Throws: `POSIXError` when the file cannot be created, `EBUSY` when another recording holds it (the same
+    ///   `--har` twice), `WriteError` when its first line cannot be written.
     init(har: URL, set: String, mode: Recorder.ExistingSet, upstream: String) throws {
         url = Self.url(for: har)
         try FileManager.default.createDirectory(at: har.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        // Locked before it is emptied: another recording's live spool is never truncated.
+        guard let lock = FileLock.lock(descriptor: descriptor) else {
+            close(descriptor)
+            throw POSIXError(.EBUSY)
+        }
+        writerLock = lock
+        _ = ftruncate(descriptor, 0)
         state = Mutex(State(descriptor: descriptor))
         let header: [String: Any] = [
             "mockdSpool": 1, "set": set, "har": har.path, "upstream": upstream,
             "mode": mode == .merge ? "merge" : mode == .replace ? "replace" : "create",
         ]
-        append(line: header)
-        state.withLock { _ = fsync($0.descriptor) }
+        // A spool that cannot even hold its first line is no spool: the caller records in memory only.
+        if case .failure(let error) = append(line: header, syncNow: true) {
+            remove()
+            throw error
+        }
     }
 
     /// Writes one exchange (from any thread).
-    func append(_ exchange: ProxiedExchange) {
+    /// - Returns: `.failure` when it is not on disk whole (the spool is cut back to its last whole line).
+    func append(_ exchange: ProxiedExchange) -> Result<Void, WriteError> {
         var entry = RecordingHAR.entry(exchange)
         entry["_mockdOrder"] = exchange.order
-        append(line: entry)
+        return append(line: entry, syncNow: false)
     }
 
-    private func append(line object: [String: Any]) {
-        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+    private func append(line object: [String: Any], syncNow: Bool) -> Result<Void, WriteError> {
+        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            return .failure(WriteError(code: EINVAL))
+        }
         line.append(0x0A)
-        state.withLock { state in
-            guard state.descriptor >= 0 else { return }
-            line.withUnsafeBytes { bytes in
+        return state.withLock { state in
+            guard state.descriptor >= 0 else { return .failure(WriteError(code: EBADF)) }
+            let failure = line.withUnsafeBytes { bytes -> Int32? in
                 var offset = 0
                 while offset < bytes.count {
                     let written = write(state.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                     if written < 0, errno == EINTR { continue }
-                    guard written > 0 else { return }
+                    // 0 bytes written for a non-empty write: no room, as ENOSPC says on the next try.
+                    guard written > 0 else { return written < 0 ? errno : ENOSPC }
                     offset += written
                 }
+                return nil
             }
+            if let failure {
+                // Half a line would spoil the next one: cut back to the last whole line (O_APPEND writes at the end).
+                _ = ftruncate(state.descriptor, state.size)
+                return .failure(WriteError(code: failure))
+            }
+            state.size += off_t(line.count)
             state.unsynced += 1
-            if state.unsynced >= RecordingSpool.syncEvery
+            if syncNow || state.unsynced >= RecordingSpool.syncEvery
                 || Date().timeIntervalSince(state.lastSync) >= RecordingSpool.syncIntervalSeconds
             {
-                _ = fsync(state.descriptor)
+                let synced = fsync(state.descriptor)
                 state.unsynced = 0
                 state.lastSync = Date()
+                // Some file systems (NFS, a full thin volume) report a lost write only here.
+                if synced != 0, errno != EINVAL { return .failure(WriteError(code: errno)) }
             }
+            return .success(())
         }
     }
 
@@ -79,10 +119,12 @@ public final class RecordingSpool: Sendable {
     func remove() {
         state.withLock { state in
             guard state.descriptor >= 0 else { return }
+            // Removed while still locked, so no recovery reads it on its way out.
+            try? FileManager.default.removeItem(at: url)
+            writerLock.release()
             close(state.descriptor)
             state.descriptor = -1
         }
-        try? FileManager.default.removeItem(at: url)
     }
 
     /// What recovering one spool did.
@@ -108,6 +150,8 @@ public final class RecordingSpool: Sendable {
         var recovered: [Recovery] = []
         for name in names.sorted() where name.hasSuffix(".spool") {
             let url = folder.appendingPathComponent(name)
+            // A recording still running (this process or another) holds its spool's lock.
+            if FileLock.isHeld(path: url.path) { continue }
             guard let data = try? Data(contentsOf: url) else { continue }
             let lines = data.split(separator: 0x0A)
             guard let first = lines.first,

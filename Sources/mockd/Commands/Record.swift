@@ -176,14 +176,22 @@ struct Record: MockdCommand, Equatable {
         existing: Recorder.ExistingSet,
         upstream: String
     ) -> Recorder {
-        Recorder(set: set, root: root, harURL: harURL, existing: existing, upstream: upstream) { result in
-            Output.standard(result.report)
-            if result.entries > 0, !result.report.hasPrefix("nothing new") {
-                Output.standard(
-                    "  har:            \(result.har) (\(result.entries) exchanges, \(result.failed) failed; unredacted: keep it out of git)"
-                )
+        Recorder(
+            set: set,
+            root: root,
+            harURL: harURL,
+            existing: existing,
+            upstream: upstream,
+            spoolFailure: { Output.error($0) },
+            announce: { result in
+                Output.standard(result.report)
+                if result.entries > 0, !result.report.hasPrefix("nothing new") {
+                    Output.standard(
+                        "  har:            \(result.har) (\(result.entries) exchanges, \(result.failed) failed; unredacted: keep it out of git)"
+                    )
+                }
             }
-        }
+        )
     }
 
     /// `<root>/recordings/<set>-<yyyyMMdd-HHmmss>.har` in UTC, with `-2`, `-3`… when taken.
