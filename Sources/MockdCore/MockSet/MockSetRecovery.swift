@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 
 /// Cleans up after imports, merges and record flushes that were interrupted (a crash, `kill -9`, a full disk):
 /// run at every start of the daemon and before every write of a set.
@@ -9,7 +10,11 @@ import Foundation
 ///   when `mocks/NAME/` exists; renamed back to `mocks/NAME/` when it does not (the crash came between the two
 ///   renames), so the previous set is served again.
 ///
-/// A folder whose writer (the pid in its name) is still running is left alone: that write is not interrupted.
+/// A folder whose writer is still running is left alone: that write is not interrupted. The writer is known by the
+/// lock it holds for its whole life on `.NAME.write-PID-N.lock` (`FileLock`), never by the PID in the names: in a
+/// container every mockd is PID 1, so `kill(1, 0)` succeeds in any later one and a PID check never acted. A folder
+/// without a held lock (the writer died, or wrote before writers locked) is recovered; a lock file nobody holds is
+/// removed with it.
 public enum MockSetRecovery {
     /// What was done, one line each, for stderr.
     public struct Report: Sendable, Equatable {
@@ -45,9 +50,15 @@ public enum MockSetRecovery {
         var report = Report()
         guard let names = try? fileManager.contentsOfDirectory(atPath: root.mocksURL.path) else { return report }
         for name in names.sorted() where name.hasPrefix(".") {
-            guard let (setName, kind) = leftover(name), set == nil || set == setName else { continue }
-            // A folder of a write still running in another process (its pid is in the name) is left alone.
-            if let pid = writerPID(name), pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
+            guard let (setName, kind, write) = leftover(name), set == nil || set == setName else { continue }
+            let lockPath = lockPath(ofWrite: write, set: setName, in: root)
+            // The write is still running (in this process or another): its folders are left alone.
+            if FileLock.isHeld(path: lockPath) { continue }
+            if kind == "write" {
+                // A lock file its writer left behind (killed between removing its folder and its lock).
+                try? fileManager.removeItem(atPath: lockPath)
+                continue
+            }
             let url = root.mocksURL.appendingPathComponent(name, isDirectory: true)
             let destination = root.setURL(setName)
             if kind == "replaced", !fileManager.fileExists(atPath: destination.path),
@@ -65,21 +76,25 @@ public enum MockSetRecovery {
         return report
     }
 
-    /// `(set, "importing" | "replaced")` for a leftover folder's name, `.NAME.importing-PID-N`.
-    static func leftover(_ name: String) -> (String, String)? {
-        for kind in ["importing", "replaced"] {
+    /// `(set, "importing" | "replaced" | "write", write)` for a leftover's name: a folder `.NAME.importing-PID-N` or
+    /// `.NAME.replaced-PID-N`, or a writer's lock file `.NAME.write-PID-N.lock`; `write` is `PID-N`.
+    static func leftover(_ name: String) -> (set: String, kind: String, write: String)? {
+        for kind in ["importing", "replaced", "write"] {
             guard let range = name.range(of: ".\(kind)-", options: .backwards) else { continue }
             let set = String(name[name.index(after: name.startIndex)..<range.lowerBound])
-            if !set.isEmpty { return (set, kind) }
+            var write = name[range.upperBound...]
+            if kind == "write" {
+                guard write.hasSuffix(".lock") else { continue }
+                write = write.dropLast(".lock".count)
+            }
+            if !set.isEmpty, !write.isEmpty { return (set, kind, String(write)) }
         }
         return nil
     }
 
-    /// The pid in `.NAME.importing-PID-RANDOM` (as `MockSetWriter` names its folders).
-    static func writerPID(_ name: String) -> pid_t? {
-        let parts = name.split(separator: "-")
-        guard parts.count >= 3, let pid = pid_t(parts[parts.count - 2]), pid > 0 else { return nil }
-        return pid
+    /// The lock file a writer of `set` holds for its write `PID-N` (`MockSetWriter`): `mocks/.NAME.write-PID-N.lock`.
+    static func lockPath(ofWrite write: String, set: String, in root: MockdRoot) -> String {
+        root.mocksURL.appendingPathComponent(".\(set).write-\(write).lock").path
     }
 
     private static func size(of url: URL) -> Int64 {

@@ -45,5 +45,7 @@ enum CrashPoint {
     static func reached(_ name: String) {
         guard let wanted = ProcessInfo.processInfo.environment["MOCKD_CRASH_AT"], wanted == name else { return }
         kill(getpid(), SIGKILL)
+        // PID 1 of a PID namespace (a container's mockd) ignores signals it sent itself: end as abruptly.
+        _exit(128 + SIGKILL)
     }
 }

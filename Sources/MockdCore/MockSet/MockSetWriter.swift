@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 
 /// Writes a `MockSetBuild` to `mocks/<set>/` atomically: the folder appears complete or not at all.
 public struct MockSetWriter: Sendable {
@@ -36,6 +37,26 @@ public struct MockSetWriter: Sendable {
         let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         let staging = root.mocksURL.appendingPathComponent(".\(name).importing-\(unique)", isDirectory: true)
         let retired = root.mocksURL.appendingPathComponent(".\(name).replaced-\(unique)", isDirectory: true)
+        // Held from before the staging folder exists until after it is gone: while it is, no recovery in any process
+        // touches this write's folders (`MockSetRecovery`); the kernel drops it if this process dies.
+        let writerLock: FileLock
+        do {
+            try fileManager.createDirectory(at: root.mocksURL, withIntermediateDirectories: true)
+            let lockPath = MockSetRecovery.lockPath(ofWrite: unique, set: name, in: root)
+            guard let lock = FileLock.acquire(path: lockPath) else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOLCK)
+            }
+            writerLock = lock
+        } catch {
+            throw MockSetWriteError(
+                .writeFailed,
+                file: display,
+                message:
+                    "could not lock the write in mocks/ (\(oneLine(error.localizedDescription))); nothing was changed",
+                cause: error
+            )
+        }
+        defer { writerLock.release() }
         do {
             try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
             // Encoding the index is CPU work and writing many body files mostly system time: on two threads at
