@@ -89,6 +89,44 @@ struct SessionTests {
         #expect(registry.existing("b") == nil)
     }
 
+    /// An evicted session is refused (410) for as long as it would have lived: until `--session-timeout` after its
+    /// last use, however many sessions are evicted meanwhile (issue 34: only the last 10,000 evictions were
+    /// remembered, after which an evicted session got a fresh one); after that, like an expired session, its id
+    /// starts afresh. A reset starts it again at once.
+    @Test func anEvictedSessionIsRefusedUntilItWouldHaveExpired() {
+        let clock = ManualClock()
+        let registry = SessionRegistry(
+            scenario: Self.scenario,
+            maxSessions: 2,
+            idleTimeoutMs: 60_000,
+            journalLimit: 10,
+            clock: clock.read
+        )
+        _ = registry.session("first") { Self.scenario }
+        clock.advance(by: 1)
+        // 20,001 sessions, each evicting the one before: "first" is the oldest eviction by far.
+        for index in 0...20_000 { _ = registry.session("s\(index)") { Self.scenario } }
+        #expect(registry.evictions.count == 20_001)
+        #expect(registry.eviction(of: "first")?.id == "first")
+        #expect(registry.eviction(of: "s0")?.id == "s0")
+        #expect(registry.eviction(of: "s20000") == nil)
+        #expect(registry.eviction(of: "never-seen") == nil)
+        // Just before "first" would have expired idle (its last use + the timeout), still refused; then not.
+        clock.advance(by: 59_998)
+        #expect(registry.eviction(of: "first")?.id == "first")
+        clock.advance(by: 1.5)
+        #expect(registry.eviction(of: "first") == nil)
+        // Sessions evicted later are refused until their own time is up.
+        #expect(registry.eviction(of: "s19999")?.id == "s19999")
+        // What is remembered is pruned as time passes: nothing is kept once every deadline is past.
+        clock.advance(by: 60_000)
+        _ = registry.session("later") { Self.scenario }
+        #expect(registry.evictions.remembered == 0)
+        _ = registry.session("later-still") { Self.scenario }
+        #expect(registry.evictions.remembered == 1)
+        #expect(registry.eviction(of: "later")?.id == "later")
+    }
+
     @Test func idleSessionsExpireWhenAnotherIsCreated() {
         let clock = ManualClock()
         let registry = SessionRegistry(

@@ -36,7 +36,7 @@ final class SessionRegistry: Sendable {
     ) {
         self.clock = clock
         self.onEvicted = onEvicted
-        self.evictions = SessionEvictions(capacity: max(10_000, maxSessions))
+        self.evictions = SessionEvictions(idleTimeoutMs: idleTimeoutMs, clock: clock)
         defaultSession = Session(
             id: SessionRegistry.defaultID,
             scenario: scenario,
@@ -65,7 +65,7 @@ final class SessionRegistry: Sendable {
     /// and reported to `onEvicted`. The caller checks `eviction(of:)` first where an evicted id must be refused.
     func session(_ id: String?, create scenario: () -> Scenario) -> Session {
         guard let id, id != SessionRegistry.defaultID else { return defaultSession }
-        var evicted: String?
+        var evicted: (id: String, lastUsedMs: Double)?
         let session = sessions.withLock { sessions in
             if let existing = sessions[id] { return existing }
             expire(&sessions)
@@ -75,15 +75,15 @@ final class SessionRegistry: Sendable {
                 })
             {
                 sessions.removeValue(forKey: oldest.id)
-                evicted = oldest.id
+                evicted = (oldest.id, Double(oldest.lastUsed.load(ordering: .relaxed)) / 1000)
             }
             let session = Session(id: id, scenario: scenario(), journalLimit: journalLimit, nowMs: clock())
             sessions[id] = session
             return session
         }
         if let evicted {
-            evictions.remember(evicted)
-            onEvicted?(SessionEviction(id: evicted, maxSessions: maxSessions))
+            evictions.remember(evicted.id, lastUsedMs: evicted.lastUsedMs)
+            onEvicted?(SessionEviction(id: evicted.id, maxSessions: maxSessions))
         }
         return session
     }
@@ -122,5 +122,6 @@ final class SessionRegistry: Sendable {
         let now = Session.microseconds(clock())
         let limit = Session.microseconds(idleTimeoutMs)
         sessions = sessions.filter { now - min(now, $0.value.lastUsed.load(ordering: .relaxed)) < limit }
+        evictions.pruneExpired()
     }
 }
