@@ -73,14 +73,24 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
         // MockdPlatform's C side: the calls whose spelling differs between Linux and Darwin, one function each.
         .target(name: "CPlatform"),
+        // ICU's regular-expression calls in macOS's libicucore, which ships without headers (BoundedRegex's Darwin
+        // side; on Linux it uses the toolchain's _FoundationICU, the ICU Foundation itself runs on).
+        .systemLibrary(name: "CDarwinICU"),
         // The file formats, once: Codable types and known fields. Foundation only (no C, no Synchronization), so
         // that MockdClient, and with it an XCUITest target, can use them.
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
         // The daemon's platform seam, one file per concern: lock and atomics (Synchronization on Linux), the
         // WebSocket event loop (poll), sockets, file-system flush and exchange, memory trimming, SHA-1 (libcrypto),
-        // looking at another process. Only this target and CPlatform may use a platform API (scripts/check-layers;
-        // docs/PLATFORMS.md lists every Darwin-only line).
-        .target(name: "MockdPlatform", dependencies: ["CPlatform", "CCrypto"], swiftSettings: daemonSettings),
+        // looking at another process, file locks, regular expressions on a budget (ICU). Only this target and
+        // CPlatform may use a platform API (scripts/check-layers; docs/PLATFORMS.md lists every Darwin-only line).
+        .target(
+            name: "MockdPlatform",
+            dependencies: [
+                "CPlatform", "CCrypto", .target(name: "CDarwinICU", condition: .when(platforms: [.macOS])),
+            ],
+            swiftSettings: daemonSettings,
+            linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
+        ),
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(
             name: "MockdCore",

@@ -24,31 +24,43 @@ extension SchemaEvaluation {
                 "\(length) characters, fewer than \(minimum.clean)"
             )
         }
-        if case .string(let pattern)? = members["pattern"], !RegexCache.shared.matches(pattern, text) {
-            outcome.fail(
-                context.instancePath,
-                context.path("pattern"),
-                "\(context.instance.briefText) does not match \(pattern)"
-            )
+        if case .string(let pattern)? = members["pattern"] {
+            switch RegexCache.shared.firstMatch(pattern, text) {
+            case .match: break
+            case .noMatch:
+                outcome.fail(
+                    context.instancePath,
+                    context.path("pattern"),
+                    "\(context.instance.briefText) does not match \(pattern)"
+                )
+            case .overBudget:
+                outcome.fail(
+                    context.instancePath,
+                    context.path("pattern"),
+                    "matching \(context.instance.briefText) against \(pattern) ran out of its matching budget (the pattern backtracks too much to tell)"
+                )
+            }
         }
     }
 }
 
 /// Compiled `pattern`/`patternProperties` expressions, shared by every validator (a pattern is compiled once per
-/// process). A pattern ICU cannot compile matches nothing.
+/// process), each run on a budget (`BoundedRegex`). A pattern ICU cannot compile matches nothing.
 final class RegexCache: Sendable {
     static let shared = RegexCache()
-    private let compiled = Mutex<[String: NSRegularExpression?]>([:])
+    private let compiled = Mutex<[String: BoundedRegex?]>([:])
 
-    /// Whether `pattern` matches somewhere in `text`.
-    func matches(_ pattern: String, _ text: String) -> Bool {
+    /// Whether `pattern` matches somewhere in `text` (`.overBudget` when that cannot be told in budget).
+    func firstMatch(_ pattern: String, _ text: String) -> BoundedRegex.Outcome {
         let expression = compiled.withLock { cache in
             if let known = cache[pattern] { return known }
-            let made = try? NSRegularExpression(pattern: pattern, options: [])
+            let made = try? BoundedRegex(pattern)
             cache[pattern] = made
             return made
         }
-        guard let expression else { return false }
-        return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        return expression?.firstMatch(in: text) ?? .noMatch
     }
+
+    /// Whether `pattern` matches somewhere in `text` (not when that cannot be told in budget).
+    func matches(_ pattern: String, _ text: String) -> Bool { firstMatch(pattern, text) == .match }
 }

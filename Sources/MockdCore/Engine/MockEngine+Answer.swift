@@ -51,15 +51,29 @@ extension MockEngine {
         let asGet =
             request.method == "HEAD"
             ? HTTPRequest(method: "GET", target: request.target, headers: request.headers, body: request.body) : nil
+        // A pattern whose regular expression ran out of its budget (`BoundedRegex`) may or may not match: nothing
+        // below it may answer in its place, so the request becomes a miss that says which one.
+        var undecided: String?
         func fits(_ override: Override) -> Bool {
-            if override.pattern.matches(request, key: key, host: host) { return true }
-            guard let asGet else { return false }
-            return override.pattern.matches(asGet, key: key.with(method: "GET"), host: host)
+            guard undecided == nil else { return false }
+            for (candidate, candidateKey) in [(request, key)] + (asGet.map { [($0, key.with(method: "GET"))] } ?? []) {
+                switch override.pattern.verdict(candidate, key: candidateKey, host: host) {
+                case .matches: return true
+                case .differs: continue
+                case .undecided(let difference):
+                    undecided = difference.undecidedReason(of: override.id)
+                    return false
+                }
+            }
+            return false
         }
         // Switches come last: a `chance` rule draws only for a call it would otherwise answer.
         let matchedOverride =
             runtime.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
             ?? scenario.overrides.first { fits($0) && state.allows($0, nowMs: now) && state.switches.admits($0) }
+        if matchedOverride == nil, let undecided {
+            return unmatched(request, scenario: scenario, runtime: runtime, reason: undecided)
+        }
         if let override = matchedOverride {
             // What the override edits when its step only edits: see `editTarget`. Found without changing anything, so
             // an override that edits nothing answers nothing: it must not count against a limit, move a state
@@ -74,6 +88,9 @@ extension MockEngine {
                 fits: fits,
                 now: now
             )
+            if target == nil, let undecided {
+                return unmatched(request, scenario: scenario, runtime: runtime, reason: undecided)
+            }
             if target == nil, !override.steps.contains(where: { $0.replacesResponse || $0.standsAlone }) {
                 return unmatched(
                     request,

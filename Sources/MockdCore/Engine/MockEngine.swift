@@ -72,6 +72,7 @@ public final class MockEngine: Sendable {
 
     /// The default session's plan for `request` (sessions and the control API aside).
     public func plan(_ request: HTTPRequest) -> PlannedResponse {
+        RegexBudget.startRequest()
         switch answer(request, in: sessions.defaultSession) {
         case .stub(let stub): return EngineOutcome.Exchange.plan(sending: stub)
         case .planned(let plan, _): return plan
@@ -80,6 +81,8 @@ public final class MockEngine: Sendable {
 
     /// Routes `request` to the control API or to its session, and plans the answer.
     public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
+        // This request's regular expressions share one budget (`BoundedRegex`), whatever the last one spent.
+        RegexBudget.startRequest()
         let arrival = Date()
         // Routed in place: the request is not copied on its way to the answer (neither is a routing result holding it).
         switch route(&request) {

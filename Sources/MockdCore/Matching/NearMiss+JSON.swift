@@ -6,7 +6,14 @@ extension NearMiss {
             "stub": stubID,
             "set": setName,
             "distance": (distance * 1000).rounded() / 1000,
-            "differs": differences.map { ["part": $0.part, "expected": $0.expected, "actual": $0.actual] },
+            "differs": differences.map { difference -> [String: Any] in
+                var item: [String: Any] = [
+                    "part": difference.part, "expected": difference.expected, "actual": difference.actual,
+                ]
+                // Only when it happened: a regular expression ran out of its matching budget on this part.
+                if difference.undecided { item["undecided"] = true }
+                return item
+            },
         ]
         if let priority { item["priority"] = priority }
         return item

@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 
 /// A stub that almost matched an unmatched request, and how it differed.
 ///
@@ -13,6 +14,18 @@ public struct NearMiss: Sendable, Equatable {
         public let expected: String
         /// What the request had.
         public let actual: String
+        /// A regular expression ran out of its matching budget (`BoundedRegex`) on this part: whether it matches is
+        /// unknown, so the request is answered as a miss that says so.
+        public var undecided = false
+
+        /// The line a miss reason gives for an undecided part, naming `id`, the stub or override.
+        func undecidedReason(of id: String) -> String {
+            "'\(id)': its \(part) condition (\(expected)) ran out of its matching budget on this request (at most "
+                + "\(BoundedRegex.stepLimit * 10_000) backtracking steps per match, "
+                + "\(Int(RegexBudget.requestMilliseconds)) ms of CPU time per request): mockd cannot tell whether it "
+                + "matches, so nothing answers; simplify the pattern (no nested or adjacent overlapping repetitions "
+                + "such as (a+)+ or \\w*\\w*)"
+        }
     }
 
     /// The stub's or override's id.

@@ -1,5 +1,6 @@
 import Foundation
 public import MockdFormat
+import MockdPlatform
 
 /// `RequestNormalization` compiled for use on every request; `RequestNormalizer.none` costs nothing.
 public struct RequestNormalizer: Sendable {
@@ -13,10 +14,10 @@ public struct RequestNormalizer: Sendable {
     private let ignoredFields: [FieldPath]
     private let bodyRules: [CompiledRule]
 
-    struct CompiledRule: @unchecked Sendable {  // NSRegularExpression is immutable and thread-safe
+    struct CompiledRule: Sendable {
         let name: String?
         let field: FieldPath?
-        let regex: NSRegularExpression?
+        let regex: BoundedRegex?
         let placeholder: String
     }
 
@@ -29,10 +30,11 @@ public struct RequestNormalizer: Sendable {
         ignoredPrefixes = ignore.filter { $0.hasSuffix("*") && $0.count > 1 }.map { String($0.dropLast()) }
         func compile(_ rule: RequestNormalization.ValueRule, field: Bool) -> CompiledRule? {
             if rule.name == nil, rule.pattern == nil { return nil }
-            var regex: NSRegularExpression?
+            var regex: BoundedRegex?
             if let pattern = rule.pattern {
-                guard (try? RegexGuard.check(pattern)) != nil, let compiled = try? NSRegularExpression(pattern: pattern)
-                else { return nil }
+                guard (try? RegexGuard.check(pattern)) != nil, let compiled = try? BoundedRegex(pattern) else {
+                    return nil
+                }
                 regex = compiled
             }
             let path = field ? rule.name.flatMap(FieldPath.init) : nil
@@ -120,9 +122,10 @@ public struct RequestNormalizer: Sendable {
 }
 
 enum NormalizerRegex {
-    static func found(_ regex: NSRegularExpression, in text: String) -> Bool {
-        RegexGuard.admits(text, pattern: regex.pattern)
-            && regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    /// Whether `regex` matches somewhere in `text`; a match that ran out of its budget (`BoundedRegex`) does not, so
+    /// the value stays as sent rather than becoming a placeholder it may not deserve.
+    static func found(_ regex: BoundedRegex, in text: String) -> Bool {
+        RegexGuard.admits(text, pattern: regex.pattern) && regex.firstMatch(in: text) == .match
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import MockdFormat
+import MockdPlatform
 
 /// The request condition of a scenario override: method, path (exact, `{name}` template or regex), exact URL
 /// or URL regex, query and header conditions, and body conditions. Absent parts match anything; every given
@@ -111,17 +112,35 @@ public struct RequestPattern: Sendable {
     /// - Parameter host: The recorded host the request is for (see `MockEngine.requestHost`); compared only when the
     ///   pattern names a host.
     public func matches(_ request: HTTPRequest, key: RequestKey, host: String? = nil) -> Bool {
-        differences(request, key: key, host: host, stopAtFirst: true).isEmpty
+        if case .matches = verdict(request, key: key, host: host) { return true }
+        return false
+    }
+
+    /// Whether the pattern matches `request`, and the part left undecided when a regular expression ran out of its
+    /// budget (`BoundedRegex`).
+    public enum Verdict: Sendable {
+        case matches
+        case differs
+        case undecided(NearMiss.Difference)
+    }
+
+    /// Whether `request` satisfies every part of the pattern, does not, or cannot be told (see `Verdict`).
+    public func verdict(_ request: HTTPRequest, key: RequestKey, host: String? = nil) -> Verdict {
+        let found = differences(request, key: key, host: host, stopAtFirst: true)
+        guard let first = found.first else { return .matches }
+        return first.undecided ? .undecided(first) : .differs
     }
 
     /// Whether the method, path, URL and query conditions hold (headers and body not looked at): whether the
-    /// pattern can match some request to this method and target.
+    /// pattern can match some request to this method and target. A condition left undecided counts as could.
     public func couldMatch(method: String, target: String) -> Bool {
         let request = HTTPRequest(method: method, target: target)
-        return differences(request, key: RequestKey(request), stopAtFirst: true, requestLineOnly: true).isEmpty
+        let found = differences(request, key: RequestKey(request), stopAtFirst: true, requestLineOnly: true)
+        return found.allSatisfy(\.undecided)
     }
 
-    /// The parts of `request` that break the pattern, for near-miss reports.
+    /// The parts of `request` that break the pattern, for near-miss reports. A part a regular expression could not
+    /// decide (`undecided`) ends the list, whatever `stopAtFirst` says: nothing after it is evaluated.
     func differences(
         _ request: HTTPRequest,
         key: RequestKey,
@@ -148,9 +167,11 @@ public struct RequestPattern: Sendable {
             result.append(.init(part: "path", expected: pathText, actual: key.path))
             if stopAtFirst { return result }
         }
-        if let pathRegex, !pathRegex.matches(key.path) {
-            result.append(.init(part: "path", expected: "matches \(pathRegex.pattern)", actual: key.path))
-            if stopAtFirst { return result }
+        if let pathRegex, let outcome = Self.failed(pathRegex.evaluate(key.path)) {
+            result.append(
+                .init(part: "path", expected: "matches \(pathRegex.pattern)", actual: key.path, undecided: outcome)
+            )
+            if stopAtFirst || outcome { return result }
         }
         if let exactURL, exactURL.path != key.path || exactURL.query != key.query {
             let expected = exactURL.query.isEmpty ? exactURL.path : "\(exactURL.path)?\(exactURL.query)"
@@ -165,9 +186,11 @@ public struct RequestPattern: Sendable {
         }
         if let urlRegex {
             let url = request.query.isEmpty ? key.path : "\(key.path)?\(request.query)"
-            if !urlRegex.matches(url) {
-                result.append(.init(part: "url", expected: "matches \(urlRegex.pattern)", actual: url))
-                if stopAtFirst { return result }
+            if let outcome = Self.failed(urlRegex.evaluate(url)) {
+                result.append(
+                    .init(part: "url", expected: "matches \(urlRegex.pattern)", actual: url, undecided: outcome)
+                )
+                if stopAtFirst || outcome { return result }
             }
         }
         if !query.isEmpty || !queryMatchers.isEmpty {
@@ -182,16 +205,18 @@ public struct RequestPattern: Sendable {
                 )
                 if stopAtFirst { return result }
             }
-            for (name, matcher) in queryMatchers
-            where !matcher.isSatisfied(by: actual.filter { $0.name == name }.map(\.value)) {
+            for (name, matcher) in queryMatchers {
+                guard let outcome = Self.failed(matcher.evaluate(actual.filter { $0.name == name }.map(\.value)))
+                else { continue }
                 result.append(
                     .init(
                         part: "query",
                         expected: "\(name) \(matcher)",
-                        actual: key.query.isEmpty ? "(no query)" : key.query
+                        actual: key.query.isEmpty ? "(no query)" : key.query,
+                        undecided: outcome
                     )
                 )
-                if stopAtFirst { return result }
+                if stopAtFirst || outcome { return result }
             }
         }
         if requestLineOnly { return result }
@@ -208,18 +233,20 @@ public struct RequestPattern: Sendable {
         }
         for (name, matcher) in headerMatchers {
             let values = request.headers.values(named: name)
-            if !matcher.isSatisfied(by: values) {
+            if let outcome = Self.failed(matcher.evaluate(values)) {
                 result.append(
                     .init(
                         part: "header",
                         expected: "\(name) \(matcher)",
-                        actual: values.first.map { "\(name): \($0)" } ?? "(no \(name) header)"
+                        actual: values.first.map { "\(name): \($0)" } ?? "(no \(name) header)",
+                        undecided: outcome
                     )
                 )
-                if stopAtFirst { return result }
+                if stopAtFirst || outcome { return result }
             }
         }
-        for body in bodies where !RequestPattern.bodyMatches(body, request.body) {
+        for body in bodies {
+            guard let outcome = Self.failed(RequestPattern.evaluate(body, request.body)) else { continue }
             let expected: String
             switch body {
             case .json(let json):
@@ -234,10 +261,21 @@ public struct RequestPattern: Sendable {
             case .jsonPath(let path): expected = "JSON with a value at \(path.text)"
             case .absent: expected = "(empty body)"
             }
-            result.append(.init(part: "body", expected: expected, actual: NearMiss.summary(of: request.body)))
-            if stopAtFirst { return result }
+            result.append(
+                .init(part: "body", expected: expected, actual: NearMiss.summary(of: request.body), undecided: outcome)
+            )
+            if stopAtFirst || outcome { return result }
         }
         return result
+    }
+
+    /// `nil` when a condition holds; else whether it was left undecided (`true`) rather than failed (`false`).
+    private static func failed(_ outcome: ConditionOutcome) -> Bool? {
+        switch outcome {
+        case .holds: return nil
+        case .fails: return false
+        case .undecided: return true
+        }
     }
 
     private func matchesPath(_ segments: [String?], _ path: String) -> Bool {
@@ -254,6 +292,19 @@ public struct RequestPattern: Sendable {
     }
 
     static func bodyMatches(_ condition: BodyCondition, _ body: Data) -> Bool {
+        evaluate(condition, body) == .holds
+    }
+
+    /// Whether `condition` holds for `body`; undecided when its regular expression ran out of budget.
+    static func evaluate(_ condition: BodyCondition, _ body: Data) -> ConditionOutcome {
+        switch condition {
+        case .matches(let regex): return regex.evaluate(String(decoding: body, as: UTF8.self))
+        case .doesNotMatch(let regex): return regex.evaluate(String(decoding: body, as: UTF8.self)).negated
+        default: return plainBodyMatches(condition, body) ? .holds : .fails
+        }
+    }
+
+    private static func plainBodyMatches(_ condition: BodyCondition, _ body: Data) -> Bool {
         switch condition {
         case .text(let text): return body == Data(text.utf8)
         case .contains(let text): return String(decoding: body, as: UTF8.self).contains(text)
@@ -263,8 +314,7 @@ public struct RequestPattern: Sendable {
         case .jsonEquals(let expected):
             guard let actual = try? JSONDecoder().decode(JSONValue.self, from: body) else { return false }
             return jsonEqual(actual, expected)
-        case .matches(let regex): return regex.matches(String(decoding: body, as: UTF8.self))
-        case .doesNotMatch(let regex): return !regex.matches(String(decoding: body, as: UTF8.self))
+        case .matches, .doesNotMatch: return evaluate(condition, body) == .holds
         case .jsonPath(let path):
             guard let actual = try? JSONDecoder().decode(JSONValue.self, from: body) else { return false }
             return path.hasValue(in: actual)
@@ -393,35 +443,74 @@ public struct PatternError: Error, Sendable {
     public let message: String
 }
 
+/// Whether a condition holds for a request: `undecided` when a regular expression ran out of its matching budget
+/// (`BoundedRegex`), so that neither `matches` nor `doesNotMatch` is taken to hold.
+public enum ConditionOutcome: Sendable, Equatable {
+    case holds
+    case fails
+    case undecided
+
+    /// The outcome of the opposite condition (`doesNotMatch` from `matches`); undecided stays undecided.
+    var negated: ConditionOutcome {
+        switch self {
+        case .holds: return .fails
+        case .fails: return .holds
+        case .undecided: return .undecided
+        }
+    }
+
+    /// `.holds` when any value's outcome holds, else `.undecided` when any is undecided, else `.fails`.
+    static func any<Values: Sequence>(
+        _ values: Values,
+        _ outcome: (Values.Element) -> ConditionOutcome
+    )
+        -> ConditionOutcome
+    {
+        var undecided = false
+        for value in values {
+            switch outcome(value) {
+            case .holds: return .holds
+            case .undecided: undecided = true
+            case .fails: continue
+            }
+        }
+        return undecided ? .undecided : .fails
+    }
+}
+
 /// A regular expression (ICU syntax, as `NSRegularExpression`) that must match a **whole** value, like Java's
-/// `String.matches` that WireMock uses: `Bearer .*` matches `Bearer abc` but not `xBearer abc`. Compiled once.
-public struct FullMatchRegex: @unchecked Sendable, CustomStringConvertible {
+/// `String.matches` that WireMock uses: `Bearer .*` matches `Bearer abc` but not `xBearer abc`. Compiled once, run
+/// on a budget (`BoundedRegex`).
+public struct FullMatchRegex: Sendable, CustomStringConvertible {
     /// The expression as written.
-    public let pattern: String
-    /// `\A(?:pattern)\z`; NSRegularExpression is immutable and safe to share between threads.
-    private let expression: NSRegularExpression
+    public var pattern: String { expression.pattern }
+    private let expression: BoundedRegex
     /// Longer values never match (`RegexGuard.subjectLimit(for:)`).
     private let subjectLimit: Int
 
-    /// - Throws: `PatternError` naming the problem when `pattern` is not a valid regular expression.
+    /// - Throws: `PatternError` naming the problem when `pattern` is not a valid regular expression, or one
+    ///   `RegexGuard` refuses.
     public init(_ pattern: String) throws(PatternError) {
-        // Checked alone first: wrapped in a group, an unbalanced pattern such as `a)(b` would compile.
-        guard (try? NSRegularExpression(pattern: pattern)) != nil,
-            let anchored = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z")
-        else {
+        guard let expression = try? BoundedRegex(pattern) else {
             throw PatternError(message: "invalid regular expression '\(pattern)'")
         }
         try RegexGuard.check(pattern)
         self.subjectLimit = RegexGuard.subjectLimit(for: pattern)
-        self.pattern = pattern
-        self.expression = anchored
+        self.expression = expression
     }
 
-    /// Whether the whole of `text` matches.
-    public func matches(_ text: String) -> Bool {
-        guard text.utf8.count <= subjectLimit else { return false }
-        return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    /// Whether the whole of `text` matches; `.undecided` when the match ran out of its budget.
+    public func evaluate(_ text: String) -> ConditionOutcome {
+        guard text.utf8.count <= subjectLimit else { return .fails }
+        switch expression.wholeMatch(text) {
+        case .match: return .holds
+        case .noMatch: return .fails
+        case .overBudget: return .undecided
+        }
     }
+
+    /// Whether the whole of `text` matches (an undecided match does not).
+    public func matches(_ text: String) -> Bool { evaluate(text) == .holds }
 
     public var description: String { pattern }
 }
@@ -474,14 +563,19 @@ public enum ValueMatcher: Sendable, CustomStringConvertible {
     }
 
     /// Whether the values of one parameter or header (empty when absent) satisfy the condition.
-    public func isSatisfied(by values: [String]) -> Bool {
+    public func isSatisfied(by values: [String]) -> Bool { evaluate(values) == .holds }
+
+    /// Whether the values satisfy the condition: one value that does is enough; undecided when none does and a
+    /// regular expression ran out of its budget on one.
+    public func evaluate(_ values: [String]) -> ConditionOutcome {
         switch self {
-        case .absent(let mustBeAbsent): return values.isEmpty == mustBeAbsent
+        case .absent(let mustBeAbsent): return values.isEmpty == mustBeAbsent ? .holds : .fails
         case .equalTo(let text, let caseInsensitive):
             return values.contains { caseInsensitive ? $0.lowercased() == text.lowercased() : $0 == text }
-        case .matches(let regex): return values.contains { regex.matches($0) }
-        case .doesNotMatch(let regex): return values.contains { !regex.matches($0) }
-        case .contains(let text): return values.contains { $0.contains(text) }
+                ? .holds : .fails
+        case .matches(let regex): return .any(values) { regex.evaluate($0) }
+        case .doesNotMatch(let regex): return .any(values) { regex.evaluate($0).negated }
+        case .contains(let text): return values.contains { $0.contains(text) } ? .holds : .fails
         }
     }
 

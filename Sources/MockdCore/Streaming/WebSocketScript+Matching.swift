@@ -1,5 +1,6 @@
 import Foundation
 public import MockdFormat
+import MockdPlatform
 
 extension WebSocketMatch {
     /// Whether a client message matches.
@@ -11,10 +12,11 @@ extension WebSocketMatch {
             guard let actual = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return false }
             return RequestPattern.jsonContains(actual, json)
         }
+        // On a budget (`BoundedRegex`): a match that runs out of it is no match, and the reactor moves on.
         if let regex, RegexGuard.problem(in: regex) == nil, RegexGuard.admits(text, pattern: regex),
-            let expression = try? NSRegularExpression(pattern: regex)
+            let expression = try? BoundedRegex(regex)
         {
-            return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            return expression.firstMatch(in: text) == .match
         }
         return false
     }
