@@ -26,8 +26,9 @@ final class LiveFeedBody: StreamingBody {
     override func read(position: UInt64, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         if suspensions.isStopping { return -2 }
         if pending.isEmpty {
-            if suspensions.isDraining { return -1 }
+            if suspensions.isDraining, !feed.hasEnd { return -1 }
             guard let next = feed.next(now: DispatchTime.now().uptimeNanoseconds) else {
+                if feed.isFinished { return -1 }
                 if clientLeft() { return -2 }
                 if suspensions.suspend(connection, resumeAfter: feed.pollMilliseconds, endsAtDrain: true) { return 0 }
                 return suspensions.isStopping ? -2 : -1

@@ -94,10 +94,15 @@ public struct InProcessClient: ControlClient {
         )
         engine.journal(outcome, durationMs: 0)
         let response = outcome.plan.response
+        // A body written while it is sent (a large control answer, `StreamedJSON`): read to its end, as a client would.
+        var body = response.body
+        if let feed = response.liveFeed, feed.hasEnd {
+            while let piece = feed.next(now: 0) { body.append(piece) }
+        }
         return ClientResponse(
             status: response.status,
             headers: response.headers.map { ($0.name, $0.value) },
-            body: response.body
+            body: body
         )
     }
 

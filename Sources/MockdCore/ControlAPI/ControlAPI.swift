@@ -428,17 +428,25 @@ struct ControlAPI {
             200,
             [
                 "session": call.session.id, "count": entries.count, "dropped": dropped,
-                "entries": entries.map(journalItem),
                 "next": more ? String(entries.last?.sequence ?? after) : NSNull(),
-            ]
-        )
+            ],
+            arrayAt: ["entries"],
+            count: entries.count
+        ) { [self] in journalItem(entries[$0]) }
     }
 
     private func journalHAR(_ call: Call) -> MockResponse {
         let (entries, _) = filteredJournal(call)
         // Exported through import's hygiene unless the caller asks for the values as sent.
-        let keep = call.query("keepSecrets") == "true"
-        var response = ControlAPI.json(200, JournalJSON.har(entries, redacting: !keep))
+        let export = JournalJSON.HARExport(entries, redacting: call.query("keepSecrets") != "true")
+        var response = ControlAPI.json(
+            200,
+            ["log": export.log],
+            arrayAt: ["log", "entries"],
+            count: entries.count,
+            element: export.entry,
+            trailer: export.trailer
+        )
         response.headers.add(
             name: "Content-Disposition",
             value: "attachment; filename=\"mockd-\(call.session.id).har\""
@@ -450,15 +458,14 @@ struct ControlAPI {
         let entries = call.session.journal.snapshot().entries.filter { !$0.matched && $0.fault == nil }
         return ControlAPI.json(
             200,
-            [
-                "session": call.session.id, "count": entries.count,
-                "requests": entries.map { entry -> [String: Any] in
-                    var item = JournalJSON.entry(entry)
-                    item["nearMisses"] = entry.nearMisses.map(\.jsonObject)
-                    return item
-                },
-            ]
-        )
+            ["session": call.session.id, "count": entries.count],
+            arrayAt: ["requests"],
+            count: entries.count
+        ) { index in
+            var item = JournalJSON.entry(entries[index])
+            item["nearMisses"] = entries[index].nearMisses.map(\.jsonObject)
+            return item
+        }
     }
 
     private func verify(_ call: Call) -> MockResponse {
@@ -518,11 +525,12 @@ struct ControlAPI {
                 "error": "verification_failed",
                 "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
                 "expected": expected ?? atLeast!, "actual": matching.count,
-                "requests": matching.map(journalItem),
                 "nearest": nearest.map(\.jsonObject),
                 "journalCount": entries.count,
-            ]
-        )
+            ],
+            arrayAt: ["requests"],
+            count: matching.count
+        ) { [self] in journalItem(matching[$0]) }
     }
 
     private func listWebSockets(_ call: Call) -> MockResponse {
@@ -653,17 +661,44 @@ struct ControlAPI {
     // MARK: - JSON helpers
 
     static func json(_ status: Int, _ object: [String: Any]) -> MockResponse {
-        let data =
-            (try? JSONSerialization.data(
-                withJSONObject: object,
-                options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            ))
-            ?? Data("{}".utf8)
-        return MockResponse(
-            status: status,
-            headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")]),
-            body: data + Data("\n".utf8)
-        )
+        MockResponse(status: status, headers: jsonHeaders, body: serialized(object) + Data("\n".utf8))
+    }
+
+    /// Elements past which an answer's array is streamed (`StreamedJSON`) rather than built whole.
+    static let streamingThreshold = 100
+
+    /// `json(status, object)` with the array at `path` made of `count` elements, `element(index)` each: built whole
+    /// up to `streamingThreshold` elements, else written while it is sent (`StreamedJSON`), so a large answer never
+    /// holds the worker that other sessions' requests need. Elements are made in index order; `trailer`, made after
+    /// the last, gives members of the array's object that depend on them all (a count).
+    static func json(
+        _ status: Int,
+        _ object: [String: Any],
+        arrayAt path: [String],
+        count: Int,
+        element: @escaping @Sendable (Int) -> Any,
+        trailer: @escaping @Sendable () -> [String: Any] = { [:] }
+    ) -> MockResponse {
+        guard count > streamingThreshold else {
+            var whole = StreamedJSON.setting((0..<count).map(element), at: path[...], in: object)
+            for (key, value) in trailer() { whole = StreamedJSON.setting(value, at: path.dropLast() + [key], in: whole) }
+            return json(status, whole)
+        }
+        var response = MockResponse(status: status, headers: jsonHeaders)
+        response.liveFeed = StreamedJSON(object, arrayAt: path, count: count, element: element, trailer: trailer)
+        return response
+    }
+
+    private static var jsonHeaders: HTTPHeaders {
+        HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")])
+    }
+
+    /// `value` as the control API writes JSON: keys sorted, pretty-printed, slashes unescaped.
+    static func serialized(_ value: Any) -> Data {
+        (try? JSONSerialization.data(
+            withJSONObject: value,
+            options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes, .fragmentsAllowed]
+        )) ?? Data("{}".utf8)
     }
 
     /// `MockResponse.jsonError`, not to be cached (as every control answer).

@@ -95,20 +95,42 @@ enum JournalJSON {
     /// many values were replaced. A journal holds what the app really sent (a test account's password, live tokens),
     /// and the HAR is attached to test results and shared. Binary bodies are left as they are.
     static func har(_ entries: [JournalEntry], redacting: Bool = true) -> [String: Any] {
-        var redactor: Redactor? = redacting ? Redactor() : nil
-        let harEntries = entries.enumerated().map { index, entry in harEntry(entry, index: index, &redactor) }
-        var log: [String: Any] = [
-            "version": "1.2",
-            "creator": ["name": "mockd", "version": MockdVersion.current],
-            "pages": [],
-            "entries": harEntries,
-        ]
-        if let redactor {
-            let total = redactor.log.total
-            log["comment"] =
-                "mockd journal; \(total) secret or personal value\(total == 1 ? "" : "s") replaced by placeholders (?keepSecrets=true keeps them)"
-        }
+        let export = HARExport(entries, redacting: redacting)
+        var log = export.log
+        log["entries"] = entries.indices.map(export.entry)
+        log.merge(export.trailer()) { _, new in new }
         return ["log": log]
+    }
+
+    /// The HAR export made one entry at a time (`GET /__mockd/journal.har` streams it, `StreamedJSON`): `log`
+    /// without its entries, `entry(index)` for each in order (the redactor's placeholders and tally run across
+    /// them), then `trailer()` with the log's `comment`, which needs every entry's tally.
+    final class HARExport: @unchecked Sendable {
+        private let entries: [JournalEntry]
+        /// Used by one thread at a time, in entry order (the worker writing the export).
+        private var redactor: Redactor?
+
+        init(_ entries: [JournalEntry], redacting: Bool) {
+            self.entries = entries
+            redactor = redacting ? Redactor() : nil
+        }
+
+        /// The log's fields besides `entries` and `comment`.
+        var log: [String: Any] {
+            ["version": "1.2", "creator": ["name": "mockd", "version": MockdVersion.current], "pages": []]
+        }
+
+        func entry(_ index: Int) -> Any { harEntry(entries[index], index: index, &redactor) }
+
+        /// `comment` when redacting: how many values were replaced.
+        func trailer() -> [String: Any] {
+            guard let redactor else { return [:] }
+            let total = redactor.log.total
+            return [
+                "comment":
+                    "mockd journal; \(total) secret or personal value\(total == 1 ? "" : "s") replaced by placeholders (?keepSecrets=true keeps them)"
+            ]
+        }
     }
 
     private static func harEntry(_ entry: JournalEntry, index: Int, _ redactor: inout Redactor?) -> [String: Any] {

@@ -1,0 +1,101 @@
+import Foundation
+
+/// A control answer whose one large array (a journal's entries, the unmatched requests) is written while it is sent,
+/// a few elements per write, instead of being built whole first.
+///
+/// Built whole, `journal.har` of 10,000 entries held a shared libmicrohttpd worker for 5.9 s and `unmatched` for
+/// 2.3 s, and every other session's requests on that worker waited. Sent as a `LiveFeed` with an end, each write
+/// serializes elements until about `pieceBytes` are ready, so the worker goes back to its other connections between
+/// writes. The document is the one `ControlAPI.json` would write (keys sorted, pretty-printed, slashes unescaped): the
+/// rest of it is serialized once around a placeholder where the array goes, and each element is serialized alone
+/// and indented to its place.
+final class StreamedJSON: LiveFeed, @unchecked Sendable {
+    /// How many bytes a write prepares at least before it stops serializing elements (the last element may pass it).
+    static let pieceBytes = 32 * 1024
+
+    private let prefix: Data
+    private let suffix: Data
+    private let indent: String
+    private let count: Int
+    private let element: @Sendable (Int) -> Any
+    private let trailer: @Sendable () -> [String: Any]
+    /// Touched by the one worker writing this connection at a time.
+    private var nextIndex = 0
+    private var started = false
+    private var finished = false
+
+    var pollMilliseconds: Double { 0 }
+    var isFinished: Bool { finished }
+    var hasEnd: Bool { true }
+
+    /// - Parameters:
+    ///   - document: The answer without the array: at `path` (keys from the top) it holds anything, replaced.
+    ///   - count: How many elements the array has.
+    ///   - element: Element `index` as a JSON value, made when it is written (from the writing worker's thread), in
+    ///     index order.
+    ///   - trailer: Members of the array's object made after the last element (they depend on them all), written
+    ///     right after the array: JSON members are unordered, so only these leave the sorted order.
+    init(
+        _ document: [String: Any],
+        arrayAt path: [String],
+        count: Int,
+        element: @escaping @Sendable (Int) -> Any,
+        trailer: @escaping @Sendable () -> [String: Any] = { [:] }
+    ) {
+        let placeholder = "mockd-streamed-array-\(UUID().uuidString)"
+        let skeleton = Self.setting(placeholder, at: path[...], in: document)
+        let text = ControlAPI.serialized(skeleton)
+        let quoted = Data("\"\(placeholder)\"".utf8)
+        let range = text.range(of: quoted) ?? text.endIndex..<text.endIndex
+        let before = text[..<range.lowerBound]
+        prefix = before
+        suffix = text[range.upperBound...]
+        let lineStart = before.lastIndex(of: 0x0A).map { before.index(after: $0) } ?? before.startIndex
+        indent = String(repeating: " ", count: before[lineStart...].prefix { $0 == 0x20 }.count)
+        self.count = count
+        self.element = element
+        self.trailer = trailer
+    }
+
+    /// `object` with `value` at `path` (keys from the top; missing objects on the way are made).
+    static func setting(_ value: Any, at path: ArraySlice<String>, in object: [String: Any]) -> [String: Any] {
+        guard let key = path.first else { return object }
+        var object = object
+        object[key] =
+            path.count == 1 ? value : setting(value, at: path.dropFirst(), in: object[key] as? [String: Any] ?? [:])
+        return object
+    }
+
+    func next(now: UInt64) -> Data? {
+        guard !finished else { return nil }
+        var piece = Data()
+        if !started {
+            started = true
+            piece.append(prefix)
+            piece.append(UInt8(ascii: "["))
+        }
+        let elementIndent = indent + "  "
+        while nextIndex < count, piece.count < Self.pieceBytes {
+            piece.append(contentsOf: (nextIndex == 0 ? "\n" : ",\n").utf8)
+            let text = String(decoding: ControlAPI.serialized(element(nextIndex)), as: UTF8.self)
+            piece.append(
+                contentsOf: text.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { elementIndent + $0 }.joined(separator: "\n").utf8
+            )
+            nextIndex += 1
+        }
+        if nextIndex == count {
+            if count > 0 { piece.append(contentsOf: "\n\(indent)".utf8) }
+            piece.append(UInt8(ascii: "]"))
+            for (key, value) in trailer().sorted(by: { $0.key < $1.key }) {
+                let name = String(decoding: ControlAPI.serialized(key), as: UTF8.self)
+                let text = String(decoding: ControlAPI.serialized(value), as: UTF8.self)
+                piece.append(contentsOf: ",\n\(indent)\(name) : \(text.replacingOccurrences(of: "\n", with: "\n" + indent))".utf8)
+            }
+            piece.append(suffix)
+            piece.append(0x0A)
+            finished = true
+        }
+        return piece
+    }
+}
