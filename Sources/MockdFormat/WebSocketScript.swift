@@ -51,7 +51,7 @@ public struct WebSocketScript: Codable, Sendable, Equatable {
 
 /// One scripted action.
 public struct WebSocketStep: Codable, Sendable, Equatable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case after, send, close, drop }
+    enum CodingKeys: String, CodingKey, CaseIterable { case after, send, close, drop, echo }
 
     /// Wait this long first, in ms (from the previous step, or from the open / the triggering message).
     public var after: Double?
@@ -61,12 +61,22 @@ public struct WebSocketStep: Codable, Sendable, Equatable {
     public var close: WebSocketClose?
     /// Drop the TCP connection without a close frame: the client sees 1006.
     public var drop: Bool?
+    /// In a reply's `then` only: send the client's message back as it came, text as text and binary as binary
+    /// (an echo endpoint: `{"when": {"any": true}, "then": [{"echo": true}]}`).
+    public var echo: Bool?
 
-    public init(after: Double? = nil, send: WebSocketPayload? = nil, close: WebSocketClose? = nil, drop: Bool? = nil) {
+    public init(
+        after: Double? = nil,
+        send: WebSocketPayload? = nil,
+        close: WebSocketClose? = nil,
+        drop: Bool? = nil,
+        echo: Bool? = nil
+    ) {
         self.after = after
         self.send = send
         self.close = close
         self.drop = drop
+        self.echo = echo
     }
 }
 

@@ -76,8 +76,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     /// Something due for a connection; timers due at the same moment run in scheduling order.
     private struct Timer {
         enum Action {
-            /// A scripted step.
-            case step(WebSocketStep)
+            /// A scripted step, with the client message it replies to (what `echo` sends back), if any.
+            case step(WebSocketStep, replyingTo: WebSocketMessage?)
             /// The grace period after our close frame is over: end the connection whether or not the client answered.
             case closeGraceOver
         }
@@ -243,7 +243,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                     ), 0, 0
                 )
             }
-            schedule(connection.script.steps ?? [], for: connection)
+            schedule(connection.script.steps ?? [], for: connection, replyingTo: nil)
             if !extra.isEmpty { extra.withUnsafeBytes { process(connection, connection.parser.feed($0)) } }
         case .send(let message, let session, let path):
             for connection in connections.values
@@ -294,11 +294,13 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             switch event {
             case .message(let message):
                 journal(connection, incoming: true, message: message)
+                // Each message's `regex` replies share one matching budget (`BoundedRegex`).
+                RegexBudget.startRequest()
                 for (index, reply) in (connection.script.replies ?? []).enumerated() where reply.when.matches(message) {
                     if reply.once == true {
                         guard connection.firedOnce.insert(index).inserted else { continue }
                     }
-                    schedule(reply.then, for: connection)
+                    schedule(reply.then, for: connection, replyingTo: message)
                 }
             case .ping(let payload):
                 queue(WebSocketFrame.encode(opcode: 0xA, payload: payload), on: connection)
@@ -333,12 +335,19 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     }
 
     /// Schedules `steps` one after another, each `after` ms after the previous one, from now.
-    private func schedule(_ steps: [WebSocketStep], for connection: Connection) {
+    /// - Parameter message: The client message the steps reply to (what `echo` sends back).
+    private func schedule(_ steps: [WebSocketStep], for connection: Connection, replyingTo message: WebSocketMessage?) {
         var offset = 0.0
         let now = DispatchTime.now().uptimeNanoseconds
         for step in steps {
             offset += min(max(0, step.after ?? 0), 3_600_000)
-            push(Timer(deadline: now + UInt64(offset * 1_000_000), connection: connection.id, action: .step(step)))
+            push(
+                Timer(
+                    deadline: now + UInt64(offset * 1_000_000),
+                    connection: connection.id,
+                    action: .step(step, replyingTo: message)
+                )
+            )
         }
     }
 
@@ -346,13 +355,15 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         while let timer = timers.popDue(now: now) {
             guard let connection = connections[timer.connection] else { continue }
-            guard case .step(let step) = timer.action else {
+            guard case .step(let step, let trigger) = timer.action else {
                 teardown(connection)
                 continue
             }
             guard !connection.closeSent else { continue }
             if let payload = step.send {
                 sendMessage(payload.message, on: connection)
+            } else if step.echo == true, let trigger {
+                sendMessage(trigger, on: connection)
             } else if let close = step.close {
                 sendClose(code: close.code ?? 1000, reason: close.reason ?? "", on: connection)
             } else if step.drop == true {

@@ -367,7 +367,7 @@ struct ScenarioEngineTests {
                 configs/broken.json: overrides[1].match.body: give exactly one of "json", "jsonEquals", "text", "contains", "matches", "doesNotMatch", "jsonPath", "absent"
                 configs/broken.json: overrides[1].responses: needs at least one response
                 configs/broken.json: overrides[2].addHeaders[0]: expected "Name: value" without CR, LF or NUL, got 'nocolon'
-                configs/broken.json: overrides[2].bodyFile: '../../etc/passwd' is outside the mocks/ folder; body files must stay inside it
+                configs/broken.json: overrides[2].bodyFile: '../../etc/passwd' has a '..' component; body files must stay inside the mocks/ folder
                 configs/broken.json: overrides[2].bodyPatch: must be a JSON object (RFC 7386 merge patch)
                 """
         }

@@ -5,10 +5,18 @@ import MockdFormat
 enum WebSocketScriptCheck {
     static func problems(_ script: WebSocketScript) -> [String] {
         var problems: [String] = []
-        func check(_ steps: [WebSocketStep]?, _ path: String) {
+        /// - Parameter inReply: Whether the steps answer a client message (a reply's `then`), which `echo` sends back.
+        func check(_ steps: [WebSocketStep]?, _ path: String, inReply: Bool = false) {
             for (index, step) in (steps ?? []).enumerated() {
-                let actions = [step.send != nil, step.close != nil, step.drop == true].filter { $0 }.count
-                if actions != 1 { problems.append("\(path)[\(index)]: give exactly one of send, close, drop") }
+                let actions = [step.send != nil, step.close != nil, step.drop == true, step.echo == true].filter { $0 }
+                    .count
+                if actions != 1 { problems.append("\(path)[\(index)]: give exactly one of send, close, drop, echo") }
+                if step.echo == false { problems.append("\(path)[\(index)].echo: takes true; leave it out otherwise") }
+                if step.echo == true, !inReply {
+                    problems.append(
+                        "\(path)[\(index)].echo: echo sends back the client's message, so it belongs in a reply's then, not in steps"
+                    )
+                }
                 if let after = step.after, !(0...TimeLimits.maxDelayMs).contains(after) {
                     problems.append("\(path)[\(index)].after: must be within 0–\(Int(TimeLimits.maxDelayMs)) ms")
                 }
@@ -32,7 +40,7 @@ enum WebSocketScriptCheck {
             } else if let regex = reply.when.regex, let problem = RegexGuard.problem(in: regex) {
                 problems.append("replies[\(index)].when.regex: regular expression '\(regex)' \(problem)")
             }
-            check(reply.then, "replies[\(index)].then")
+            check(reply.then, "replies[\(index)].then", inReply: true)
         }
         for (index, connection) in (script.connections ?? []).enumerated() {
             problems += self.problems(connection).map { "connections[\(index)].\($0)" }
