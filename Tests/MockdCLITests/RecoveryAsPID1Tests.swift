@@ -25,15 +25,9 @@ struct RecoveryAsPID1Tests {
         )
     }
 
-    /// A staging folder left by a PID 1 writer (`.api.importing-1-…`) is removed by the next PID 1, and the
-    /// replace it interrupted is done.
-    @Test func leftoversOfAKilledPID1WriterAreRemovedByTheNextPID1() throws {
-        guard Self.canUnshare else {
-            print("SKIPPED leftoversOfAKilledPID1WriterAreRemovedByTheNextPID1: unshare -pf --mount-proc not permitted")
-            return
-        }
+    /// A temporary root with `v0.har` and `v1.har`, two versions of one API answer; their paths.
+    static func rootWithTwoVersions() throws -> (root: URL, v0: String, v1: String) {
         let root = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
         for version in 0...1 {
             try CrashSafeSetTests.har(version).write(
                 to: root.appendingPathComponent("v\(version).har"),
@@ -41,13 +35,23 @@ struct RecoveryAsPID1Tests {
                 encoding: .utf8
             )
         }
-        let v0 = root.appendingPathComponent("v0.har").path
+        return (root, root.appendingPathComponent("v0.har").path, root.appendingPathComponent("v1.har").path)
+    }
+
+    /// A staging folder left by a PID 1 writer (`.api.importing-1-…`) is removed by the next PID 1, and the
+    /// replace it interrupted is done.
+    @Test func leftoversOfAKilledPID1WriterAreRemovedByTheNextPID1() throws {
+        guard Self.canUnshare else {
+            print("SKIPPED leftoversOfAKilledPID1WriterAreRemovedByTheNextPID1: unshare -pf --mount-proc not permitted")
+            return
+        }
+        let (root, v0, v1) = try Self.rootWithTwoVersions()
+        defer { try? FileManager.default.removeItem(at: root) }
         #expect(try ProcessRunner.mockd(["import-har", v0, "--set", "api", "--root", root.path]).status == 0)
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("mocks/.api.importing-1-123/bodies"),
             withIntermediateDirectories: true
         )
-        let v1 = root.appendingPathComponent("v1.har").path
         let next = try Self.asPID1(["import-har", v1, "--set", "api", "--root", root.path, "--force"])
         #expect(next.status == 0, "\(next.stderr)")
         #expect(
@@ -67,17 +71,8 @@ struct RecoveryAsPID1Tests {
             print("SKIPPED aPID1KilledWhileWritingIsCleanedUpByTheNextPID1: unshare -pf --mount-proc not permitted")
             return
         }
-        let root = Paths.makeTemporaryDirectory()
+        let (root, v0, v1) = try Self.rootWithTwoVersions()
         defer { try? FileManager.default.removeItem(at: root) }
-        for version in 0...1 {
-            try CrashSafeSetTests.har(version).write(
-                to: root.appendingPathComponent("v\(version).har"),
-                atomically: true,
-                encoding: .utf8
-            )
-        }
-        let v0 = root.appendingPathComponent("v0.har").path
-        let v1 = root.appendingPathComponent("v1.har").path
         #expect(try Self.asPID1(["import-har", v0, "--set", "api", "--root", root.path]).status == 0)
         let killed = try Self.asPID1(
             ["import-har", v1, "--set", "api", "--root", root.path, "--force"],
