@@ -18,7 +18,7 @@
 /// Not refused: two wildcards, or repeated classes (`[^/]+/[^/]+`), cost at most a polynomial in the value's
 /// length, which `subjectLimit(for:)` bounds: 4 KiB, or 1 KiB for a pattern with two wildcards (`.*.*x` took
 /// 270 ms on 4 KiB, about 25 ms on 1 KiB, measured in docs/BENCHMARKS.md). Classes that overlap, repeated
-/// three times or more (`\w*\w*\w*x`), are not recognised: a known limit (docs/08-limits-and-hostile-input.md).
+/// three times or more (`\w*\w*\w*x`), are not recognised here: the matching budget (`BoundedRegex`) bounds them.
 public enum RegexGuard {
     /// Values longer than this many UTF-8 bytes never match a pattern (4 KiB).
     public static let maxSubjectLength = 4096
