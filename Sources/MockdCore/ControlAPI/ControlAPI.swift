@@ -681,7 +681,9 @@ struct ControlAPI {
     ) -> MockResponse {
         guard count > streamingThreshold else {
             var whole = StreamedJSON.setting((0..<count).map(element), at: path[...], in: object)
-            for (key, value) in trailer() { whole = StreamedJSON.setting(value, at: path.dropLast() + [key], in: whole) }
+            for (key, value) in trailer() {
+                whole = StreamedJSON.setting(value, at: path.dropLast() + [key], in: whole)
+            }
             return json(status, whole)
         }
         var response = MockResponse(status: status, headers: jsonHeaders)

@@ -90,7 +90,8 @@ final class StreamedJSON: LiveFeed, @unchecked Sendable {
             for (key, value) in trailer().sorted(by: { $0.key < $1.key }) {
                 let name = String(decoding: ControlAPI.serialized(key), as: UTF8.self)
                 let text = String(decoding: ControlAPI.serialized(value), as: UTF8.self)
-                piece.append(contentsOf: ",\n\(indent)\(name) : \(text.replacingOccurrences(of: "\n", with: "\n" + indent))".utf8)
+                let indented = text.replacingOccurrences(of: "\n", with: "\n" + indent)
+                piece.append(contentsOf: ",\n\(indent)\(name) : \(indented)".utf8)
             }
             piece.append(suffix)
             piece.append(0x0A)
