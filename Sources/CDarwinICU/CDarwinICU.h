@@ -1,7 +1,6 @@
 // ICU's regular expression C API from macOS's own libicucore (what NSRegularExpression runs on there), for
 // MockdPlatform's BoundedRegex: the SDK ships the library without its headers, so the few stable ICU 4.0+ calls used
-// are declared here. Linux uses the toolchain's _FoundationICU instead. Used on macOS only.
-#if defined(__APPLE__)
+// are declared here. Linux uses the toolchain's _FoundationICU instead: only the macOS build depends on this module.
 #include <stdint.h>
 
 typedef struct URegularExpression URegularExpression;
@@ -21,4 +20,3 @@ UBool uregex_find(URegularExpression *regexp, int32_t startIndex, CDarwinICUStat
 void uregex_setTimeLimit(URegularExpression *regexp, int32_t limit, CDarwinICUStatus *status);
 void uregex_setMatchCallback(URegularExpression *regexp, CDarwinICUMatchCallback *callback, const void *context,
                              CDarwinICUStatus *status);
-#endif
