@@ -121,11 +121,12 @@ struct UpstreamTargetTests {
         let host = "127.0.0.1:\(forbidden.port)"
         let answers = try Self.send(Self.refused(host, forbidden.port), to: daemon.port)
         #expect(answers.count == Self.refused(host, forbidden.port).count)
+        let legacy = try RequestFramingTests.libraryIsLegacy()
         for (name, answer) in answers.sorted(by: { $0.key < $1.key }) {
             #expect(answer[0] as? Int == 400, "\(name): \(answer)")
-            // A tab in the request line is refused earlier, by the request-line check (RFC 9112 §3), before any
-            // proxying is considered; every other spelling reaches the upstream gate.
-            let code = name == "tab then at" ? "bad_request" : "unsafe_upstream_target"
+            // On 0.9.75 a tab in the request line is refused earlier, by mockd's request-line check (RFC 9112 §3);
+            // 1.0.x hands the target over with its tab, and the upstream gate refuses it like every other spelling.
+            let code = name == "tab then at" && legacy ? "bad_request" : "unsafe_upstream_target"
             #expect(answer[1] as? String == code, "\(name): \(answer)")
         }
         let allowed = try Self.send(Self.allowed(host), to: daemon.port)
