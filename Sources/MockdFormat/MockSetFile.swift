@@ -149,7 +149,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     public struct ResponseEntry: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault, miss
-            case conditionalOnly, validators, rangeOnly
+            case conditionalOnly, validators, rangeOnly, cachedCopy
         }
 
         /// HTTP status, default 200.
@@ -185,6 +185,12 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         /// With `conditionalOnly`: the recorded conditional request's `If-None-Match` / `If-Modified-Since` header
         /// lines, for a 304 that carries no validator of its own.
         public var validators: [String]?
+        /// With `conditionalOnly`, for a stub with no whole representation of its own: the step's body is the
+        /// client's cached copy of the representation the 304 confirmed (Chrome and Firefox write it into a 304's
+        /// `content`), and this is its media type (HAR 1.2 `content.mimeType`). A request the 304 does not answer
+        /// gets that copy as `200` with the step's headers (RFC 9111 §4.3.4: the cache serves its stored response,
+        /// freshened by the 304) instead of a miss.
+        public var cachedCopy: String?
         /// A recorded `206 Partial Content` of part of a representation (its `Content-Range`): the step answers a
         /// `GET` whose `Range` lies inside the recorded bytes; any other request gets the stub's whole
         /// representation, or a miss with `miss` as the reason. Never a 206 to a request without `Range`.

@@ -245,6 +245,77 @@ struct JustifiedAnswerTests {
         }
     }
 
+    /// Chrome and Firefox write the copy a 304 confirmed into the 304's `content` (the JSON the app then read): with no 200
+    /// recorded beside it, a conditional request with the recorded validator gets the 304, and a plain request, one
+    /// with another validator, or one whose `Accept` the copy's type satisfies gets the copy as 200 with the 304's
+    /// fields (RFC 9111 §4.3.4). A 304 without a copy (Chrome) stays a miss that says why.
+    @Test func a304HoldingTheClientsCachedCopyServesItToPlainRequests() throws {
+        let tag = #"W/"0720""#
+        let copy = #"{"stars":41092,"name":"mitmproxy"}"#
+        let entries = [
+            HAR.entry(
+                "GET",
+                "https://app.test/data/stats.json",
+                requestHeaders: [("Accept", "*/*"), ("If-None-Match", tag)],
+                status: 304,
+                headers: [("ETag", tag), ("Server", "AmazonS3")],
+                text: copy,
+                mimeType: "application/json"
+            ),
+            HAR.entry(
+                "GET",
+                "https://app.test/logo.png",
+                requestHeaders: [("If-None-Match", #""v7""#)],
+                status: 304,
+                headers: [("ETag", #""v7""#)],
+                text: nil
+            ),
+        ]
+        try Self.serving(entries) { root, report, daemon in
+            #expect(
+                report.contains(
+                    "  recorded only as 304 with the client's cached copy (answered 304 to conditional requests; others get the copy as 200):\n    GET /data/stats.json\n"
+                ),
+                "\(report)"
+            )
+            #expect(
+                report.contains(
+                    "  recorded only as 304 (answered to conditional requests; a plain request misses, saying why):\n    GET /logo.png\n"
+                ),
+                "\(report)"
+            )
+            let index = try String(contentsOf: root.appendingPathComponent("mocks/app/index.json"), encoding: .utf8)
+            #expect(index.contains(#""cachedCopy" : "application/json""#), "\(index)")
+            let url = daemon.baseURL + "/data/stats.json"
+            let responses = try Curl.batch([
+                CurlRequest(url: url),
+                CurlRequest(url: url, headers: [("If-None-Match", tag)]),
+                CurlRequest(url: url, headers: [("If-None-Match", #""other""#)]),
+                CurlRequest(url: url, headers: [("Accept", "application/json")]),
+                CurlRequest(url: url, headers: [("Accept", "text/html")]),
+                CurlRequest(method: "HEAD", url: url),
+                CurlRequest(url: daemon.baseURL + "/logo.png"),
+            ])
+            #expect(responses.map(\.status) == [200, 304, 200, 200, 404, 200, 404])
+            for answer in [responses[0], responses[2], responses[3]] {
+                #expect(answer.text == copy)
+                #expect(answer.header("Content-Type") == "application/json")
+                #expect(answer.header("ETag") == tag)
+                #expect(answer.header("Server") == "AmazonS3")
+            }
+            #expect(responses[1].body.isEmpty)
+            #expect(responses[1].header("ETag") == tag)
+            #expect(responses[5].header("Content-Length") == String(copy.utf8.count))
+            #expect(responses[5].body.isEmpty)
+            #expect(
+                responses[6].text.contains(
+                    "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body)"
+                ),
+                "\(responses[6].text)"
+            )
+        }
+    }
+
     /// A poll recorded with validators, 200, 304, 304, 200, 304: replayed as recorded it answers exactly that, in
     /// order; a client without a cache (plain requests) gets the data the 304s confirmed, never later data early.
     @Test func aConditionalPollKeepsIts304StepsInOrder() throws {

@@ -455,6 +455,9 @@ extension MockEngine {
             case .representation(let step):
                 response = stub.response(step)
                 takenSlot = stub.nativeSlot(step)
+            case .cachedCopy(let mediaType):
+                response = MockEngine.cachedCopy(response, mediaType: mediaType)
+                takenSlot = nil
             case .miss(let why):
                 return unmatched(
                     request,

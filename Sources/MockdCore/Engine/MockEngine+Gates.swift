@@ -8,6 +8,8 @@ extension MockEngine {
         case asRecorded
         /// The stub's step holding the whole representation.
         case representation(Int)
+        /// The step's body, the client's cached copy a recorded 304 confirmed, as `200` with this media type.
+        case cachedCopy(String)
         case miss(String)
     }
 
@@ -23,7 +25,9 @@ extension MockEngine {
         _ request: HTTPRequest,
         stub: Stub
     ) -> GatedAnswer {
-        let fallback: GatedAnswer = gate.representation.map { .representation($0) } ?? .miss(gate.reason)
+        let fallback: GatedAnswer =
+            gate.representation.map { .representation($0) } ?? gate.cachedCopy.map { .cachedCopy($0) }
+            ?? .miss(gate.reason)
         switch gate.answers {
         case .nothing:
             return .miss(gate.reason)
@@ -39,7 +43,7 @@ extension MockEngine {
             {
                 return .asRecorded
             }
-            if gate.representation == nil {
+            if gate.representation == nil, gate.cachedCopy == nil {
                 let recorded = [
                     ifNoneMatch.map { "If-None-Match: \($0)" }, ifModifiedSince.map { "If-Modified-Since: \($0)" },
                 ]
@@ -58,5 +62,17 @@ extension MockEngine {
             else { return fallback }
             return .asRecorded
         }
+    }
+
+    /// A recorded 304's step as the answer a cache gives from its stored copy (RFC 9111 §4.3.4): `200`, the 304's
+    /// header fields, `Content-Type` from the recorded copy where the 304 has none, and the copy as the body.
+    static func cachedCopy(_ notModified: MockResponse, mediaType: String) -> MockResponse {
+        var response = notModified
+        response.status = 200
+        response.unjustified = nil
+        if response.headers["content-type"] == nil, !mediaType.isEmpty {
+            response.headers.add(name: "Content-Type", value: mediaType)
+        }
+        return response
     }
 }

@@ -640,6 +640,7 @@ public struct HARCompiler {
                     entry.validators =
                         recorded.conditionalOnly && !recorded.validators.isEmpty ? recorded.validators : nil
                     entry.rangeOnly = recorded.rangeOnly ? true : nil
+                    entry.cachedCopy = recorded.cachedCopy
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
                     if !recorded.body.isEmpty, recorded.eventStream == nil {
@@ -702,6 +703,7 @@ public struct HARCompiler {
     ) {
         let hasFull = variant.responses.contains(where: \.isWholeRepresentation)
         var notModified = 0
+        var cachedCopies = 0
         for step in variant.responses.indices where variant.responses[step].miss == nil {
             let recorded = variant.responses[step]
             if recorded.status == 304 {
@@ -709,7 +711,12 @@ public struct HARCompiler {
                 if unconditional && !hasFull { continue }
                 notModified += 1
                 variant.responses[step].conditionalOnly = true
-                if !hasFull {
+                if !hasFull, !recorded.body.isEmpty {
+                    // Browsers (Chrome, Firefox) write the copy the 304 confirmed into its content: what the client used.
+                    variant.responses[step].cachedCopy =
+                        recorded.mimeType.flatMap { $0.isEmpty ? nil : $0 } ?? "application/octet-stream"
+                    cachedCopies += 1
+                } else if !hasFull {
                     variant.responses[step].miss =
                         "recorded only as 304 Not Modified (the client had it cached, so the recording holds no body); a conditional request with the recorded validator (If-None-Match, If-Modified-Since) gets the 304"
                 }
@@ -722,6 +729,8 @@ public struct HARCompiler {
         if hasFull {
             report.notModifiedAsConditional += notModified
             conditional = true
+        } else if cachedCopies == notModified {
+            report.notModifiedWithCachedCopy.append("\(key)")
         } else {
             report.notModifiedOnly.append("\(key)")
         }
@@ -811,6 +820,8 @@ private struct RecordedResponse {
     var conditionalOnly = false
     /// For a 304: the recorded request's `If-None-Match` / `If-Modified-Since` lines.
     var validators: [String] = []
+    /// For a 304 whose body is the client's cached copy and no whole representation beside it: the copy's media type.
+    var cachedCopy: String? = nil
     /// For a 206 holding part of the representation (or an unknown part), which part: it answers range requests
     /// inside it only, and this is the miss of any other request when no whole representation was recorded.
     var partial: String? = nil

@@ -34,6 +34,8 @@ public struct ImportReport: Sendable, Equatable {
     public var sequenceNotes: [String] = []
     /// Request keys recorded only as `304 Not Modified`: served to conditional requests, a miss otherwise.
     public var notModifiedOnly: [String] = []
+    /// Stubs recorded only as 304s that hold the client's cached copy (Chrome, Firefox): served as `200` to other requests.
+    public var notModifiedWithCachedCopy: [String] = []
     /// Request keys recorded only as `206 Partial Content` of part of the representation: served to range requests
     /// inside the recorded bytes, a miss otherwise.
     public var partialOnly: [String] = []
@@ -109,6 +111,13 @@ public struct ImportReport: Sendable, Equatable {
             )
             for key in notModifiedOnly.prefix(12) { lines.append("    \(key)") }
             if notModifiedOnly.count > 12 { lines.append("    … (\(notModifiedOnly.count) in all)") }
+        }
+        if !notModifiedWithCachedCopy.isEmpty {
+            lines.append(
+                "  recorded only as 304 with the client's cached copy (answered 304 to conditional requests; others get the copy as 200):"
+            )
+            for key in notModifiedWithCachedCopy.prefix(12) { lines.append("    \(key)") }
+            if notModifiedWithCachedCopy.count > 12 { lines.append("    … (\(notModifiedWithCachedCopy.count) in all)") }
         }
         if !partialOnly.isEmpty {
             lines.append(

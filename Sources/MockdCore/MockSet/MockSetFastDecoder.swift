@@ -280,6 +280,7 @@ enum MockSetFastDecoder {
                 case "conditionalOnly": return parser.optional(&step.conditionalOnly) { $0.bool() }
                 case "validators": return parser.optional(&step.validators) { $0.stringArray() }
                 case "rangeOnly": return parser.optional(&step.rangeOnly) { $0.bool() }
+                case "cachedCopy": return parser.optional(&step.cachedCopy) { $0.string() }
                 default: return false
                 }
             }

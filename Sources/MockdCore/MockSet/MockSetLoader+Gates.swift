@@ -6,7 +6,8 @@ import MockdFormat
 /// others get (see `MockResponse.Unjustified`, `MockEngine.gatedStep`).
 extension MockSetLoader {
     /// Sets `unjustified` on each gated step of `responses` (built from `steps`, in order).
-    /// - Throws: `ConfigError` for a `validators` line that is not an `If-None-Match` or `If-Modified-Since` field.
+    /// - Throws: `ConfigError` for a `validators` line that is not an `If-None-Match` or `If-Modified-Since` field,
+    ///   or a `cachedCopy` on a step that is not `conditionalOnly`.
     static func gate(
         _ responses: inout [MockResponse],
         _ steps: [MockSetFile.ResponseEntry],
@@ -14,6 +15,14 @@ extension MockSetLoader {
         indexName: String
     ) throws {
         for (position, step) in steps.enumerated() {
+            if step.cachedCopy != nil, step.conditionalOnly != true {
+                throw ConfigError(
+                    .invalidValue,
+                    file: indexName,
+                    jsonPath: "\(path).responses[\(position)].cachedCopy",
+                    message: "cachedCopy belongs to a recorded 304 (conditionalOnly: true): the copy it confirmed"
+                )
+            }
             let answers: MockResponse.Unjustified.Answers
             if step.conditionalOnly == true {
                 var ifNoneMatch: String?
@@ -46,7 +55,12 @@ extension MockSetLoader {
                 ?? (answers == .partialContent
                     ? "recorded only as 206 Partial Content: a GET whose Range lies inside the recorded bytes gets them"
                     : "recorded only as 304 Not Modified: a conditional request with the recorded validator gets the 304")
-            responses[position].unjustified = .init(answers: answers, reason: reason, representation: representation)
+            responses[position].unjustified = .init(
+                answers: answers,
+                reason: reason,
+                representation: representation,
+                cachedCopy: representation == nil && step.conditionalOnly == true ? step.cachedCopy : nil
+            )
         }
     }
 

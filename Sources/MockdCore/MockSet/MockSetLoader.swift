@@ -379,12 +379,14 @@ private struct StubBuilder: Sendable {
                 responses.append(response)
                 pendingBodies.append(pending)
             }
-            if entry.responses.contains(where: { $0.miss != nil || $0.conditionalOnly == true || $0.rangeOnly == true })
-            {
+            if entry.responses.contains(where: {
+                $0.miss != nil || $0.conditionalOnly == true || $0.rangeOnly == true || $0.cachedCopy != nil
+            }) {
                 try MockSetLoader.gate(&responses, entry.responses, path: path, indexName: indexName)
             }
             if negotiatesAccept, let position = constraints.firstIndex(where: { $0.name == "accept" }) {
-                let contentType = responses[0].headers["content-type"]
+                // A 304 whose body is the client's cached copy offers the copy's type.
+                let contentType = responses[0].headers["content-type"] ?? entry.responses[0].cachedCopy
                 let recordedAccept = constraints[position].value
                 let memoKey = (contentType ?? "") + "\u{0}" + recordedAccept
                 let offered: String?

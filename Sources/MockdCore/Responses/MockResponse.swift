@@ -64,6 +64,9 @@ public struct MockResponse: Sendable {
         /// The sequence step (0-based) holding the whole representation this step stands for: what a request the
         /// step does not answer gets instead of the miss.
         public let representation: Int?
+        /// For a 304 whose body is the client's cached copy (`cachedCopy` in the set) and no `representation`: the
+        /// copy's media type; a request the step does not answer gets the copy as `200`.
+        public var cachedCopy: String? = nil
     }
 
     public var unjustified: Unjustified? {
