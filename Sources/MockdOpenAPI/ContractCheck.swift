@@ -1,6 +1,6 @@
 import Foundation
 public import MockdCore
-public import MockdFormat
+import MockdFormat
 
 /// `mockd check --openapi`: every stored answer and recorded request of a mock set, and every answer a scenario's
 /// overrides can give, against an OpenAPI document, as findings `file: location: message`.

@@ -117,7 +117,9 @@ public struct ImportReport: Sendable, Equatable {
                 "  recorded only as 304 with the client's cached copy (answered 304 to conditional requests; others get the copy as 200):"
             )
             for key in notModifiedWithCachedCopy.prefix(12) { lines.append("    \(key)") }
-            if notModifiedWithCachedCopy.count > 12 { lines.append("    … (\(notModifiedWithCachedCopy.count) in all)") }
+            if notModifiedWithCachedCopy.count > 12 {
+                lines.append("    … (\(notModifiedWithCachedCopy.count) in all)")
+            }
         }
         if !partialOnly.isEmpty {
             lines.append(
