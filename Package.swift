@@ -41,6 +41,9 @@ let package = Package(
         .library(name: "MockdCore", targets: ["MockdCore"]),
         // The file formats (scenario, mock set, runtime stub), Foundation only: what MockdClient encodes.
         .library(name: "MockdFormat", targets: ["MockdFormat"]),
+        // The control API's contract: its route table, request and answer types, error codes, OpenAPI document and
+        // MCP tools, shared by the daemon, MockdClient and `mockd mcp`. Foundation only.
+        .library(name: "MockdControl", targets: ["MockdControl"]),
         // What an XCUITest (or Linux XCTest) target links to steer a running mockd: Foundation only.
         .library(name: "MockdClient", targets: ["MockdClient"]),
         // A UI-test target's kit on top of MockdClient: per-test sessions, journal attachments, explained verifies.
@@ -79,6 +82,9 @@ let package = Package(
         // The file formats, once: Codable types and known fields. Foundation only (no C, no Synchronization), so
         // that MockdClient, and with it an XCUITest target, can use them.
         .target(name: "MockdFormat", swiftSettings: swiftSettings),
+        // The control API, once: the route table, the Codable request and answer types, the error codes, and what is
+        // made from them (the OpenAPI document, the MCP tools). Foundation only, for MockdClient as for the daemon.
+        .target(name: "MockdControl", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
         // The daemon's platform seam, one file per concern: lock and atomics (Synchronization on Linux), the
         // WebSocket event loop (poll), sockets, file-system flush and exchange, memory trimming, SHA-1 (libcrypto),
         // looking at another process, file locks, regular expressions on a budget (ICU). Only this target and
@@ -94,7 +100,7 @@ let package = Package(
         // zlib and brotli for HAR bodies recorded still compressed (import only).
         .target(
             name: "MockdCore",
-            dependencies: ["MockdFormat", "MockdPlatform", "CCompression"],
+            dependencies: ["MockdFormat", "MockdControl", "MockdPlatform", "CCompression"],
             swiftSettings: daemonSettings
         ),
         // JSON Schema draft 4 / OpenAPI 3.0 / 2020-12 validation, our own (no Swift library can be fetched here).
@@ -110,7 +116,7 @@ let package = Package(
             dependencies: ["MockdFormat", "MockdCore", "MockdSchema", "CYAML"],
             swiftSettings: daemonSettings
         ),
-        .target(name: "MockdClient", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        .target(name: "MockdClient", dependencies: ["MockdFormat", "MockdControl"], swiftSettings: swiftSettings),
         .target(name: "MockdTestKit", dependencies: ["MockdClient"], swiftSettings: swiftSettings),
         // Foundation only, and empty unless MOCKD_REDIRECT is defined: debug builds only, so a release build of an
         // app can never send its requests to a mock.
@@ -120,7 +126,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "mockd",
-            dependencies: ["MockdFormat", "MockdPlatform", "MockdCore", "MockdServer", "MockdOpenAPI"],
+            dependencies: [
+                "MockdFormat", "MockdControl", "MockdPlatform", "MockdCore", "MockdServer", "MockdOpenAPI",
+                "MockdSchema",
+            ],
             swiftSettings: daemonSettings,
             linkerSettings: daemonLinkerSettings
         ),
@@ -132,6 +141,14 @@ let package = Package(
             swiftSettings: daemonSettings
         ),
         .testTarget(name: "MockdFormatTests", dependencies: ["MockdFormat"], swiftSettings: swiftSettings),
+        // The control API's contract: the OpenAPI document (current, valid), the schemas against real answers.
+        .testTarget(
+            name: "MockdControlTests",
+            dependencies: [
+                "MockdControl", "MockdFormat", "MockdCore", "MockdSchema", "MockdOpenAPI", "MockdTestSupport",
+            ],
+            swiftSettings: daemonSettings
+        ),
         .testTarget(name: "MockdPlatformTests", dependencies: ["MockdPlatform"], swiftSettings: daemonSettings),
         .testTarget(
             name: "MockdSchemaTests",
@@ -141,7 +158,7 @@ let package = Package(
         // Fixtures/: golden files read beside the test sources (`#filePath`), not bundled.
         .testTarget(
             name: "MockdCoreTests",
-            dependencies: ["MockdFormat", "MockdPlatform", "MockdCore", "MockdTestSupport"],
+            dependencies: ["MockdFormat", "MockdControl", "MockdPlatform", "MockdCore", "MockdTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: daemonSettings
         ),
@@ -154,13 +171,14 @@ let package = Package(
         .testTarget(
             name: "MockdCLITests",
             dependencies: [
-                "mockd", "MockdFormat", "MockdPlatform", "MockdCore", "MockdOpenAPI", "MockdSchema", "MockdTestSupport",
+                "mockd", "MockdFormat", "MockdControl", "MockdPlatform", "MockdCore", "MockdOpenAPI", "MockdSchema",
+                "MockdTestSupport",
             ],
             swiftSettings: daemonSettings
         ),
         .testTarget(
             name: "MockdClientTests",
-            dependencies: ["MockdClient", "MockdTestKit", "MockdAppRedirect", "MockdTestSupport"],
+            dependencies: ["MockdClient", "MockdControl", "MockdTestKit", "MockdAppRedirect", "MockdTestSupport"],
             swiftSettings: daemonSettings
         ),
     ]

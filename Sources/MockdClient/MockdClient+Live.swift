@@ -1,33 +1,22 @@
 public import Foundation
 
-/// An open WebSocket of the session, as `GET /__mockd/ws` lists it.
-public struct WebSocketConnection: Decodable, Sendable, Equatable {
-    /// The daemon's id of the connection.
-    public let id: Int
-    public let session: String
-    /// The path the app opened (`/v1/chat`).
-    public let path: String
-    /// When it opened: RFC 3339 UTC with milliseconds.
-    public let openedAt: String
-    /// Frames the app sent (data frames), and frames mockd sent.
-    public let framesIn: Int
-    public let framesOut: Int
-}
-
 extension MockdClient {
     // MARK: WebSockets and held requests
 
     /// This session's open WebSockets, oldest first (`GET /__mockd/ws`).
-    public func webSockets() async throws -> [WebSocketConnection] {
-        struct Answer: Decodable { let connections: [WebSocketConnection] }
-        return try await decode(Answer.self, from: send("GET", "ws")).connections
+    /// - Parameter allSessions: `true` lists every session's (`?all=true`).
+    public func webSockets(allSessions: Bool = false) async throws -> [WebSocketConnection] {
+        try await call(
+            ControlRoutes.listWebSockets,
+            query: allSessions ? [URLQueryItem(name: "all", value: "true")] : []
+        ).connections
     }
 
     /// Sends a text frame to every open WebSocket of this session (only those on `path` when given).
     /// - Returns: How many connections it was delivered to (0 when none is open: wait with `waitForWebSocket`).
     @discardableResult
     public func push(text: String, path: String? = nil) async throws -> Int {
-        try await push(["text": .string(text)], path: path)
+        try await push(WebSocketPush(text: text), path: path)
     }
 
     /// Sends `value` encoded as JSON, in one text frame, to this session's open WebSockets (on `path` when given).
@@ -39,13 +28,13 @@ extension MockdClient {
         path: String? = nil,
         encoder: JSONEncoder = MockdClient.defaultEncoder
     ) async throws -> Int {
-        try await push(["json": try JSONValue(encoding: value, encoder: encoder)], path: path)
+        try await push(WebSocketPush(json: try JSONValue(encoding: value, encoder: encoder)), path: path)
     }
 
     /// Sends a binary frame to this session's open WebSockets. - Returns: How many connections it reached.
     @discardableResult
     public func push(binary data: Data, path: String? = nil) async throws -> Int {
-        try await push(["binary": .string(data.base64EncodedString())], path: path)
+        try await push(WebSocketPush(binary: data.base64EncodedString()), path: path)
     }
 
     /// Closes this session's open WebSockets (on `path` when given) with a close frame.
@@ -57,21 +46,17 @@ extension MockdClient {
     /// - Throws: `.server(400, "bad_request", …)` for a code that cannot be sent.
     @discardableResult
     public func closeWebSockets(code: Int = 1000, reason: String = "", path: String? = nil) async throws -> Int {
-        struct Answer: Decodable { let closed: Int }
-        var fields: [String: JSONValue] = ["code": .int(code), "reason": .string(reason)]
-        if let path { fields["path"] = .string(path) }
-        return try await decode(Answer.self, from: send("POST", "ws/close", body: JSONEncoder().encode(fields))).closed
+        try await call(
+            ControlRoutes.closeWebSockets,
+            body: WebSocketCloseRequest(code: code, reason: reason, path: path)
+        ).closed
     }
 
     /// Answers this session's held requests (`hold` steps: long polls) now, those for `path` only when given.
     /// - Returns: How many were released.
     @discardableResult
     public func release(path: String? = nil) async throws -> Int {
-        struct Answer: Decodable { let released: Int }
-        var fields: [String: JSONValue] = [:]
-        if let path { fields["path"] = .string(path) }
-        return try await decode(Answer.self, from: send("POST", "release", body: JSONEncoder().encode(fields)))
-            .released
+        try await call(ControlRoutes.release, body: ReleaseRequest(path: path)).released
     }
 
     /// Waits until this session has an open WebSocket on `path` (any path when `nil`) that satisfies `condition`
@@ -104,11 +89,9 @@ extension MockdClient {
         }
     }
 
-    private func push(_ fields: [String: JSONValue], path: String?) async throws -> Int {
-        struct Answer: Decodable { let delivered: Int }
-        var fields = fields
-        if let path { fields["path"] = .string(path) }
-        return try await decode(Answer.self, from: send("POST", "ws/send", body: JSONEncoder().encode(fields)))
-            .delivered
+    private func push(_ message: WebSocketPush, path: String?) async throws -> Int {
+        var message = message
+        message.path = path
+        return try await call(ControlRoutes.sendWebSocket, body: message).delivered
     }
 }

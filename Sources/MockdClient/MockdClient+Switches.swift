@@ -1,31 +1,13 @@
 import Foundation
 
-/// The session's switches (`/__mockd/switches`): latency scale, overrides on or off, the seed of `chance` rules.
+/// The session's switches (`/__mockd/switches`) and its stateful resources (`/__mockd/resources`).
 extension MockdClient {
     /// The session's switches as `GET /__mockd/switches` reports them.
-    public struct Switches: Decodable, Sendable, Equatable {
-        public let session: String
-        /// Every planned latency is multiplied by this (0 = off).
-        public let latencyScale: Double
-        /// The seed of the generator that draws `chance` rules.
-        public let seed: UInt64
-        /// Draws made since the seed was set.
-        public let draws: Int
-        /// Overrides and runtime stubs turned off, by id.
-        public let disabledRules: [String]
-
-        public init(session: String, latencyScale: Double, seed: UInt64, draws: Int, disabledRules: [String]) {
-            self.session = session
-            self.latencyScale = latencyScale
-            self.seed = seed
-            self.draws = draws
-            self.disabledRules = disabledRules
-        }
-    }
+    public typealias Switches = MockdControl.Switches
 
     /// This session's switches (`GET /__mockd/switches`).
     public func switches() async throws -> Switches {
-        try await decode(Switches.self, from: send("GET", "switches"))
+        try await call(ControlRoutes.readSwitches)
     }
 
     /// Sets any of this session's switches (`POST /__mockd/switches`); `nil` leaves one as it is.
@@ -40,12 +22,20 @@ extension MockdClient {
         seed: UInt64? = nil,
         rules: [String: Bool]? = nil
     ) async throws -> Switches {
-        struct Body: Encodable {
-            let latencyScale: Double?
-            let seed: UInt64?
-            let rules: [String: Bool]?
-        }
-        let body = try JSONEncoder().encode(Body(latencyScale: latencyScale, seed: seed, rules: rules))
-        return try await decode(Switches.self, from: send("POST", "switches", body: body))
+        try await call(
+            ControlRoutes.setSwitches,
+            body: SwitchesChange(latencyScale: latencyScale, seed: seed, rules: rules)
+        )
+    }
+
+    /// This session's stateful resources with their item counts (`GET /__mockd/resources`).
+    public func resources() async throws -> [ResourceSummary] {
+        try await call(ControlRoutes.listResources).resources
+    }
+
+    /// One stateful resource of this session with its items in order (`GET /__mockd/resources/NAME`).
+    /// - Throws: `.server(404, "unknown_resource", …)` when the session's scenario declares none of that name.
+    public func resource(_ name: String) async throws -> ResourceState {
+        try await call(ControlRoutes.getResource, path: [name])
     }
 }

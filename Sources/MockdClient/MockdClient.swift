@@ -21,9 +21,11 @@ public import FoundationNetworking
 /// try await mockd.verify(method: "POST", path: "/v1/conversations/{id}/messages", count: 2)
 /// ```
 ///
-/// Every method throws `MockdClientError.server` for an error answer of the daemon (`error`/`message` body),
-/// `MockdClientError.invalidResponse` for an answer it cannot read, and `URLError` when the daemon is not
-/// reachable.
+/// Every route of the control API (`ControlRoutes`) has a method here, and every method goes through
+/// `call(_:path:query:body:)`, which sends the route's request type and reads its answer type: the types the daemon
+/// encodes (MockdControl, re-exported). Every method throws `MockdClientError.server` for an error answer of the
+/// daemon (`error`/`message` body), `MockdClientError.invalidResponse` for an answer it cannot read, and `URLError`
+/// when the daemon is not reachable.
 public struct MockdClient: Sendable {
     /// The header carrying the session id: `X-Mockd-Session`.
     public static let sessionHeader = "X-Mockd-Session"
@@ -39,6 +41,9 @@ public struct MockdClient: Sendable {
     /// Sent as `Authorization: Bearer <token>` when the daemon runs with `--control-token`.
     public let controlToken: String?
     public let urlSession: URLSession
+    /// Told of every route this client calls and of each answer body (`nil` for a stream): how the tests check that
+    /// every route has a method here and that every field of its answer reaches it.
+    var observer: (@Sendable (ControlRouteID, Data?) -> Void)?
 
     /// - Parameters:
     ///   - baseURL: where the daemon listens (`listening on …`).
@@ -63,17 +68,43 @@ public struct MockdClient: Sendable {
         [Self.baseURLEnvironmentKey: baseURL.absoluteString, Self.sessionEnvironmentKey: session]
     }
 
-    // MARK: Daemon and scenarios
+    // MARK: The daemon
 
-    /// The daemon's status (`GET /__mockd/health`).
+    /// The daemon's status (`GET /__mockd/health`): version, uptime, its scenario, sessions (and how many were
+    /// evicted), requests in flight, dropped log lines, live journals.
     public func health() async throws -> Health {
-        try await decode(Health.self, from: send("GET", "health"))
+        try await call(ControlRoutes.health)
     }
+
+    /// The sessions the daemon keeps (`GET /__mockd/sessions`).
+    public func sessions() async throws -> [SessionInfo] {
+        try await call(ControlRoutes.sessions).sessions
+    }
+
+    /// Reloads the daemon's configs and mock sets from disk, as SIGHUP does (`POST /__mockd/reload`).
+    /// - Throws: `.server(422, "invalid_scenario", …)` with every problem when a file is broken (the old version
+    ///   keeps serving), `.server(501, "reload_unavailable", …)` for a daemon started without files.
+    @discardableResult
+    public func reload() async throws -> ReloadResult {
+        try await call(ControlRoutes.reload)
+    }
+
+    /// The control API as an OpenAPI 3.1 document (`GET /__mockd/openapi.json`): what Kotlin and TypeScript clients
+    /// are generated from.
+    public func openAPIDocument() async throws -> JSONValue {
+        try await call(ControlRoutes.openAPI)
+    }
+
+    // MARK: Scenarios
 
     /// The scenarios under the daemon's `configs/`, sorted by name, `active` marking this session's.
     public func scenarios() async throws -> [ScenarioInfo] {
-        struct Answer: Decodable { let scenarios: [ScenarioInfo] }
-        return try await decode(Answer.self, from: send("GET", "scenarios")).scenarios
+        try await call(ControlRoutes.scenarios).scenarios
+    }
+
+    /// This session's scenario, its mock sets and where its state machines stand (`GET /__mockd/scenario`).
+    public func scenario() async throws -> ScenarioState {
+        try await call(ControlRoutes.currentScenario)
     }
 
     /// Switches this session to the scenario `name` (`configs/NAME.json`); sequences start over.
@@ -81,180 +112,124 @@ public struct MockdClient: Sendable {
     ///   `.server(422, "invalid_scenario", …)` when it does not load.
     @discardableResult
     public func useScenario(_ name: String) async throws -> ActiveScenario {
-        let body = try JSONEncoder().encode(["name": name])
-        return try await decode(ActiveScenario.self, from: send("PUT", "scenario", body: body))
+        try await call(ControlRoutes.useScenario, body: UseScenario(name: name))
     }
 
-    // MARK: Runtime stubs
-
-    /// Adds a runtime stub to this session; it wins over the scenario's overrides and mock sets of lower
-    /// priority. Returns its id (`stub.id`, or `runtime-N` assigned by the daemon).
-    /// - Throws: `.server(400, "invalid_stub", message)` naming the bad field.
-    @discardableResult
-    public func addStub(_ stub: StubDefinition) async throws -> String {
-        struct Answer: Decodable { let id: String }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(stub)
-        return try await decode(Answer.self, from: send("POST", "stubs", body: body)).id
-    }
-
-    /// The ids of this session's runtime stubs, in the order they were added.
-    public func stubs() async throws -> [String] {
-        try await stubDefinitions().map(\.id)
-    }
-
-    /// This session's runtime stubs with the JSON the daemon holds for each.
-    public func stubDefinitions() async throws -> [RuntimeStub] {
-        struct Answer: Decodable { let stubs: [RuntimeStub] }
-        return try await decode(Answer.self, from: send("GET", "stubs")).stubs
-    }
-
-    /// Removes one runtime stub.
-    /// - Throws: `.server(404, "unknown_stub", …)` when this session has no stub `id`.
-    public func removeStub(id: String) async throws {
-        _ = try await send("DELETE", "stubs/" + Self.pathSegment(id))
-    }
-
-    /// Removes all of this session's runtime stubs.
-    public func removeStubs() async throws {
-        _ = try await send("DELETE", "stubs")
+    /// What answers as `id` in this session (a journal entry's `stub`): a runtime stub, an override of its scenario
+    /// or a mock set's stub (`GET /__mockd/scenario/answers/ID`).
+    /// - Throws: `.server(404, "unknown_answer", …)` when nothing does.
+    public func answerSource(id: String) async throws -> AnswerSource {
+        try await call(ControlRoutes.answerSource, path: [id])
     }
 
     /// Resets this session: journal cleared, runtime stubs removed, sequences, state machines and rate limits
     /// restarted, the virtual clock back to real time. The session keeps its scenario.
-    public func reset() async throws {
-        _ = try await send("POST", "reset")
-    }
-
-    // MARK: Journal
-
-    /// The requests this session's app sent, oldest first (the journal keeps the most recent ones).
-    /// - Parameters:
-    ///   - method: only this method.
-    ///   - path: only this exact path (compared without the query).
-    ///   - unmatchedOnly: only requests no stub answered.
-    public func journal(
-        method: String? = nil,
-        path: String? = nil,
-        unmatchedOnly: Bool = false
-    ) async throws
-        -> [JournalEntry]
-    {
-        struct Answer: Decodable {
-            let entries: [JournalEntry]
-            let next: String?
-        }
-        var query: [URLQueryItem] = []
-        if let method { query.append(URLQueryItem(name: "method", value: method)) }
-        if let path { query.append(URLQueryItem(name: "path", value: path)) }
-        if unmatchedOnly { query.append(URLQueryItem(name: "unmatched", value: "true")) }
-        // Page by page (the daemon answers at most 1,000 entries at a time by default), following `next`.
-        var entries: [JournalEntry] = []
-        var after: String?
-        repeat {
-            let page = query + (after.map { [URLQueryItem(name: "after", value: $0)] } ?? [])
-            let answer = try await decode(Answer.self, from: send("GET", "journal", query: page))
-            entries += answer.entries
-            after = answer.next
-        } while after != nil
-        return entries
-    }
-
-    /// The requests no stub answered, each with its near misses (closest stubs and what differed).
-    public func unmatched() async throws -> [UnmatchedRequest] {
-        struct Answer: Decodable { let requests: [UnmatchedRequest] }
-        return try await decode(Answer.self, from: send("GET", "unmatched")).requests
-    }
-
-    /// Checks that the journal holds exactly `count` requests for `path` (the exact path, compared without
-    /// the query), `method` (any when `nil`) and `host` (the recorded host the request was for, any when `nil`).
-    /// Returns the count.
-    /// - Throws: `.verificationFailed(message:expected:actual:)` when the count differs.
-    @discardableResult
-    public func verify(method: String? = nil, path: String, host: String? = nil, count: Int) async throws -> Int {
-        try await verify([
-            "method": method.map { .string($0) }, "path": .string(path), "host": host.map { .string($0) },
-            "count": .int(count),
-        ])
-    }
-
-    /// Checks that the journal holds at least `atLeast` requests for `path` and `method`. Returns the count.
-    /// - Throws: `.verificationFailed(message:expected:actual:)` when there are fewer.
-    @discardableResult
-    public func verify(method: String? = nil, path: String, host: String? = nil, atLeast: Int) async throws -> Int {
-        try await verify([
-            "method": method.map { .string($0) }, "path": .string(path), "host": host.map { .string($0) },
-            "atLeast": .int(atLeast),
-        ])
-    }
-
-    /// This session's journal as a HAR 1.2 document (JSON bytes), for attaching to a failed test.
-    ///
-    /// - Parameter keepSecrets: `false` (the default): passwords, tokens, cookies, e-mail addresses and the like the
-    ///   app sent or received are replaced by placeholders, as `mockd import-har` does; `true` keeps every value as
-    ///   sent (`?keepSecrets=true`).
-    public func journalHAR(keepSecrets: Bool = false) async throws -> Data {
-        try await send(
-            "GET",
-            "journal.har",
-            query: keepSecrets ? [URLQueryItem(name: "keepSecrets", value: "true")] : []
+    /// - Parameter allSessions: `true` resets every session of the daemon (`?all=true`).
+    public func reset(allSessions: Bool = false) async throws {
+        _ = try await call(
+            ControlRoutes.reset,
+            query: allSessions ? [URLQueryItem(name: "all", value: "true")] : []
         )
     }
 
     // MARK: Plumbing
 
-    private func verify(_ fields: [String: JSONValue?]) async throws -> Int {
-        let body = try JSONEncoder().encode(fields.compactMapValues { $0 })
-        return try await decode(VerifyResult.self, from: send("POST", "verify", body: body)).count
+    /// Calls `route` of the control API in this client's session and reads its answer: the one way every method of
+    /// the client goes, open for a route a test wants to call directly.
+    /// - Parameters:
+    ///   - route: A row of `ControlRoutes`.
+    ///   - path: The values of the route's path parameters, in order (`["s1"]` for `stubs/{id}`), each sent as one
+    ///     percent-encoded segment.
+    ///   - query: Query parameters.
+    ///   - body: The request body (`nil` for none).
+    /// - Returns: The answer, decoded (`NoBody` for a `204`).
+    /// - Throws: `MockdClientError` for an error answer or one it cannot read; `URLError` when the daemon is not
+    ///   reachable.
+    public func call<Request, Answer>(
+        _ route: ControlRoute<Request, Answer>,
+        path: [String] = [],
+        query: [URLQueryItem] = [],
+        body: Request? = nil
+    ) async throws -> Answer {
+        let data = try await send(route.erased, path: path, query: query, body: body)
+        if let none = NoBody() as? Answer { return none }
+        return try decode(Answer.self, from: data)
     }
 
-    /// Sends one control request and returns the body of a 2xx answer (used by the extensions in other files).
-    func send(
-        _ method: String,
-        _ route: String,
-        query: [URLQueryItem] = [],
-        body: Data? = nil
-    )
-        async throws -> Data
-    {
+    /// Sends one control request and returns the body of a 2xx answer.
+    func send<Body: Encodable>(
+        _ route: AnyControlRoute,
+        path values: [String],
+        query: [URLQueryItem],
+        body: Body?
+    ) async throws -> Data {
+        let request = try urlRequest(route, path: values, query: query, body: body)
+        let (data, response) = try await urlSession.data(for: request)
+        observer?(route.id, data)
+        guard let http = response as? HTTPURLResponse else {
+            throw MockdClientError.invalidResponse("\(route.method) /__mockd/\(route.path): not an HTTP response")
+        }
+        if (200..<300).contains(http.statusCode) { return data }
+        throw Self.failure(status: http.statusCode, body: data, route: route)
+    }
+
+    /// The request for `route`: its path with `values` for its parameters, the session, the token, the JSON body.
+    func urlRequest<Body: Encodable>(
+        _ route: AnyControlRoute,
+        path values: [String],
+        query: [URLQueryItem],
+        body: Body?
+    ) throws -> URLRequest {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw MockdClientError.invalidResponse("base URL \(baseURL) is not usable")
+        }
+        var remaining = values[...]
+        let segments = route.segments.map { segment -> String in
+            switch segment {
+            case .literal(let text): return text
+            case .parameter: return Self.pathSegment(remaining.popFirst() ?? "")
+            }
         }
         let basePath =
             components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
-        components.percentEncodedPath = basePath + "/__mockd/" + route
+        components.percentEncodedPath = basePath + "/__mockd/" + segments.joined(separator: "/")
         components.queryItems = query.isEmpty ? nil : query
         guard let url = components.url else {
-            throw MockdClientError.invalidResponse("cannot build a URL for /__mockd/\(route)")
+            throw MockdClientError.invalidResponse("cannot build a URL for /__mockd/\(route.path)")
         }
         var request = URLRequest(url: url)
-        request.httpMethod = method
+        request.httpMethod = route.method
         request.timeoutInterval = 30
         request.setValue(session, forHTTPHeaderField: Self.sessionHeader)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue(
+            route.kind == .eventStream ? "text/event-stream" : "application/json",
+            forHTTPHeaderField: "Accept"
+        )
         if let controlToken { request.setValue("Bearer \(controlToken)", forHTTPHeaderField: "Authorization") }
         if let body {
-            request.httpBody = body
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            request.httpBody = try encoder.encode(body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await urlSession.data(for: request)
-        guard let http = response as? HTTPURLResponse else {
-            throw MockdClientError.invalidResponse("\(method) /__mockd/\(route): not an HTTP response")
-        }
-        if (200..<300).contains(http.statusCode) { return data }
-        guard let error = try? JSONDecoder().decode(ServerError.self, from: data) else {
-            throw MockdClientError.invalidResponse(
-                "\(method) /__mockd/\(route): HTTP \(http.statusCode) \(String(decoding: data.prefix(500), as: UTF8.self))"
+        return request
+    }
+
+    /// The error an answer with `status` and `body` is: the daemon's code and message (`ControlError`), with the
+    /// evidence of a failed verify.
+    static func failure(status: Int, body: Data, route: AnyControlRoute) -> MockdClientError {
+        guard let error = try? JSONDecoder().decode(ControlError.self, from: body) else {
+            return .invalidResponse(
+                "\(route.method) /__mockd/\(route.path): HTTP \(status) \(String(decoding: body.prefix(500), as: UTF8.self))"
             )
         }
-        if http.statusCode == 409, error.error == "verification_failed", let expected = error.expected,
-            let actual = error.actual
+        if error.code == .verificationFailed,
+            let evidence = try? JSONDecoder().decode(VerificationFailure.self, from: body)
         {
-            throw MockdClientError.verificationFailed(message: error.message, expected: expected, actual: actual)
+            return .verificationFailed(message: evidence.message, expected: evidence.expected, actual: evidence.actual)
         }
-        throw MockdClientError.server(status: http.statusCode, code: error.error, message: error.message)
+        return .server(status: status, code: error.error, message: error.message)
     }
 
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {

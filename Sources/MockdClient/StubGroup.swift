@@ -45,18 +45,6 @@ public enum StubGroupBuilder {
     public static func buildArray(_ parts: [[StubDefinition]]) -> [StubDefinition] { parts.flatMap { $0 } }
 }
 
-/// A group as `GET /__mockd/groups` lists it.
-public struct GroupInfo: Decodable, Sendable, Equatable {
-    public let name: String
-    /// The ids of its stubs, in the order added.
-    public let stubs: [String]
-
-    public init(name: String, stubs: [String]) {
-        self.name = name
-        self.stubs = stubs
-    }
-}
-
 extension MockdClient {
     /// Replaces this session's group `group.name` with `group.stubs` in one atomic step (creating it when new).
     /// Every stub is checked first: if one is refused, nothing changes.
@@ -65,45 +53,37 @@ extension MockdClient {
     ///   …)` for a bad name.
     @discardableResult
     public func replace(_ group: StubGroup) async throws -> [String] {
-        try await putGroup(group, method: "PUT")
+        try await call(
+            ControlRoutes.replaceGroup,
+            path: [group.name],
+            body: GroupStubs(stubs: group.stubs.map(\.entry))
+        )
+        .stubs
     }
 
     /// Adds `group.stubs` to this session's group `group.name` in one atomic step (a stub with the id of an existing
     /// one replaces it). - Returns: their ids. - Throws: as `replace(_:)`.
     @discardableResult
     public func add(_ group: StubGroup) async throws -> [String] {
-        try await putGroup(group, method: "POST")
+        try await call(ControlRoutes.addToGroup, path: [group.name], body: GroupStubs(stubs: group.stubs.map(\.entry)))
+            .stubs
     }
 
     /// Removes every stub of group `name` in one step. - Returns: how many there were.
     /// - Throws: `.server(404, "unknown_group", …)` when this session has no such group.
     @discardableResult
     public func removeGroup(_ name: String) async throws -> Int {
-        struct Answer: Decodable { let removed: Int }
-        return try await decode(Answer.self, from: send("DELETE", "groups/" + Self.pathSegment(name))).removed
+        try await call(ControlRoutes.removeGroup, path: [name]).removed
     }
 
     /// This session's groups, sorted by name.
     public func groups() async throws -> [GroupInfo] {
-        struct Answer: Decodable { let groups: [GroupInfo] }
-        return try await decode(Answer.self, from: send("GET", "groups")).groups
+        try await call(ControlRoutes.listGroups).groups
     }
 
     /// Forgets this session on the daemon (journal, runtime stubs, groups, state): what a test's tearDown calls so
     /// that a long suite leaves no sessions behind. The default session is reset instead.
     public func dropSession() async throws {
-        _ = try await send("DELETE", "session")
-    }
-
-    private func putGroup(_ group: StubGroup, method: String) async throws -> [String] {
-        struct Body: Encodable { let stubs: [StubDefinition] }
-        struct Answer: Decodable { let stubs: [String] }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(Body(stubs: group.stubs))
-        return try await decode(
-            Answer.self,
-            from: send(method, "groups/" + Self.pathSegment(group.name), body: body)
-        ).stubs
+        _ = try await call(ControlRoutes.dropSession)
     }
 }

@@ -45,7 +45,7 @@ enum EnvironmentDefaults {
 
     /// Fills what the health flags left unset.
     /// - Throws: `UsageError` naming the variable when its value is invalid (`MOCKD_PORT=0` too).
-    static func apply(_ environment: [String: String], to options: inout Health, given: Set<String>) throws {
+    static func apply(_ environment: [String: String], to options: inout HealthCheck, given: Set<String>) throws {
         if !given.contains("--host"), let address = value(host, in: environment) {
             try checkHost(address, name: host)
             options.host = address

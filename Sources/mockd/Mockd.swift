@@ -20,7 +20,7 @@ struct Mockd {
         Lint.self,
         Diff.self,
         Check.self,
-        Health.self,
+        HealthCheck.self,
         MCP.self,
     ]
 

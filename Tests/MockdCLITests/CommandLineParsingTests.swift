@@ -240,7 +240,7 @@ struct CommandLineParsingTests {
     @Test func emptyVariablesCountAsUnset() throws {
         let empty = ["MOCKD_CONFIG": "", "MOCKD_HOST": "", "MOCKD_PORT": ""]
         #expect(try Serve.parse(["--set", "chat"], environment: empty) == Serve(set: "chat"))
-        #expect(try Health.parse([], environment: empty) == Health())
+        #expect(try HealthCheck.parse([], environment: empty) == HealthCheck())
     }
 
     @Test func recordReadsTheServerVariablesButNotTheScenario() throws {
@@ -258,17 +258,17 @@ struct CommandLineParsingTests {
 
     @Test func healthProbesWhatTheVariablesName() throws {
         #expect(
-            try Health.parse([], environment: Self.environment)
-                == Health(host: "0.0.0.0", port: 9090, controlToken: "env-token-0123456789")
+            try HealthCheck.parse([], environment: Self.environment)
+                == HealthCheck(host: "0.0.0.0", port: 9090, controlToken: "env-token-0123456789")
         )
-        let flags = try Health.parse(
+        let flags = try HealthCheck.parse(
             ["--host=::1", "--port", "1", "--timeout", "0.25", "--control-token", "f-0123456789abcde"],
             environment: Self.environment
         )
-        #expect(flags == Health(host: "::1", port: 1, timeoutSeconds: 0.25, controlToken: "f-0123456789abcde"))
+        #expect(flags == HealthCheck(host: "::1", port: 1, timeoutSeconds: 0.25, controlToken: "f-0123456789abcde"))
         #expect(
-            try Health.parse([], environment: [:])
-                == Health(host: "127.0.0.1", port: 8080, timeoutSeconds: 5, controlToken: nil)
+            try HealthCheck.parse([], environment: [:])
+                == HealthCheck(host: "127.0.0.1", port: 8080, timeoutSeconds: 5, controlToken: nil)
         )
     }
 

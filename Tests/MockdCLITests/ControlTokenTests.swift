@@ -22,7 +22,7 @@ struct ControlTokenTests {
         let cases: [(parse: ([String], [String: String]) throws -> Any, arguments: [String])] = [
             ({ try Serve.parse($0, environment: $1) }, serve),
             ({ try Record.parse($0, environment: $1) }, record),
-            ({ try Health.parse($0, environment: $1) }, []),
+            ({ try HealthCheck.parse($0, environment: $1) }, []),
             ({ try MCP.parse($0, environment: $1) }, ["--attach", "http://127.0.0.1:8080"]),
         ]
         for (parse, arguments) in cases {

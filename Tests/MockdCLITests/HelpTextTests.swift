@@ -10,7 +10,7 @@ struct HelpTextTests {
         Serve.name: topLevel, Record.name: record, Refresh.name: refresh, ImportHAR.name: importHAR,
         ImportWireMock.name: importWireMock,
         ImportOpenAPI.name: importOpenAPI,
-        Validate.name: validate, Lint.name: lint, Diff.name: diff, Check.name: check, Health.name: health,
+        Validate.name: validate, Lint.name: lint, Diff.name: diff, Check.name: check, HealthCheck.name: health,
         MCP.name: mcp,
     ]
 

@@ -1,4 +1,5 @@
 import Foundation
+import MockdControl
 import MockdTestSupport
 import Testing
 
@@ -51,12 +52,27 @@ struct MCPTests {
                         out["list_scenarios"] = await call("list_scenarios", {})
                         print(json.dumps(out))
                         return
+                    called = set()
+                    async def call(name, arguments):
+                        called.add(name)
+                        result = await session.call_tool(name, arguments)
+                        text = result.content[0].text if result.content else ""
+                        try:
+                            value = json.loads(text)
+                        except ValueError:
+                            value = text
+                        return {"isError": bool(result.is_error), "value": value}
+                    out["outputSchemas"] = sorted(t.name for t in listed.tools if t.output_schema)
                     t = {"session": "t1"}
+                    out["health"] = await call("health", {})
                     out["list_scenarios"] = await call("list_scenarios", t)
                     out["use_scenario"] = await call("use_scenario", {**t, "name": "s"})
+                    out["current_scenario"] = await call("current_scenario", t)
                     out["add_stub"] = await call("add_stub", {**t, "stub": {"id": "me", "match": {"path": "/v1/me"}, "status": 418}})
-                    out["replace_stub"] = await call("replace_stub", {**t, "id": "me", "stub": {"match": {"path": "/v1/me"}, "status": 451}})
+                    out["replace_stub"] = await call("add_stub", {**t, "stub": {"id": "me", "match": {"path": "/v1/me"}, "status": 451}})
                     out["list_stubs"] = await call("list_stubs", t)
+                    out["get_stub"] = await call("get_stub", {**t, "id": "me"})
+                    out["explain_answer"] = await call("explain_answer", {**t, "id": "me"})
                     for target in ["/v1/me", "/v1/nope"]:
                         request = urllib.request.Request(base + target, headers={"X-Mockd-Session": "t1"})
                         try:
@@ -64,19 +80,39 @@ struct MCPTests {
                         except urllib.error.HTTPError as error:
                             out.setdefault("statuses", []).append(error.code)
                     out["read_journal"] = await call("read_journal", {**t, "limit": 10})
+                    out["read_journal_filtered"] = await call("read_journal", {**t, "unmatched": True})
+                    out["read_journal_entry"] = await call("read_journal_entry", {**t, "sequence": 2})
                     out["explain_miss"] = await call("explain_miss", t)
                     out["verify"] = await call("verify", {**t, "path": "/v1/me", "count": 1})
                     out["verify_fails"] = await call("verify", {**t, "path": "/v1/me", "count": 5})
+                    out["coverage"] = await call("coverage", t)
+                    out["check_contract"] = await call("check_contract", t)
                     out["list_sessions"] = await call("list_sessions", {})
+                    out["move_clock"] = await call("move_clock", {**t, "advanceMs": 30000})
+                    out["read_clock"] = await call("read_clock", t)
+                    out["set_switches"] = await call("set_switches", {**t, "latencyScale": 0})
+                    out["read_switches"] = await call("read_switches", t)
+                    out["list_resources"] = await call("list_resources", t)
+                    out["get_resource"] = await call("get_resource", {**t, "name": "orders"})
+                    out["list_websockets"] = await call("list_websockets", {**t, "all": True})
+                    out["push_websocket"] = await call("push_websocket", {**t, "text": "hi"})
+                    out["close_websockets"] = await call("close_websockets", {**t, "code": 4001})
+                    out["release_held"] = await call("release_held", t)
+                    out["record_status"] = await call("record_status", t)
+                    out["flush_recording"] = await call("flush_recording", t)
+                    out["reload"] = await call("reload", {})
                     g = {**t, "name": "orders"}
                     out["replace_group"] = await call("replace_group", {**g, "stubs": [{"match": {"path": "/v1/orders"}, "status": 200}, {"id": "o1", "match": {"path": "/v1/orders/1"}, "status": 200}]})
                     out["add_group"] = await call("add_group", {**g, "stubs": [{"match": {"path": "/v1/orders/2"}, "status": 410}]})
                     out["bad_group"] = await call("replace_group", {**g, "stubs": [{"match": {"path": "/x"}, "status": 99}]})
+                    out["list_groups"] = await call("list_groups", t)
                     out["stubs_with_group"] = await call("list_stubs", t)
                     out["remove_group"] = await call("remove_group", g)
                     out["remove_group_again"] = await call("remove_group", g)
                     out["remove_stub"] = await call("remove_stub", {**t, "id": "me"})
+                    out["remove_all_stubs"] = await call("remove_all_stubs", t)
                     out["reset"] = await call("reset", t)
+                    out["drop_session"] = await call("drop_session", t)
                     out["import_har"] = await call("import_har", {"file": har, "set": "agent", "root": root})
                     out["lint_set"] = await call("lint_set", {"set": "agent", "root": root})
                     out["diff"] = await call("diff", {"old": "chat", "new": "agent", "root": root})
@@ -87,6 +123,7 @@ struct MCPTests {
                     out["out_of_range"] = await call("read_journal", {"limit": 99999999999999999999999})
                     out["unknown_argument"] = await call("reset", {"sesion": "t1"})
                     out["bad_session"] = await call("reset", {"session": "a b"})
+                    out["notCalled"] = sorted(set(out["tools"]) - called)
                     print(json.dumps(out))
 
         asyncio.run(main())
@@ -122,13 +159,15 @@ struct MCPTests {
         }
         #expect(out["protocolVersion"] as? String == "2025-11-25")
         #expect(out["server"] as? String == "mockd")
-        #expect(
-            out["tools"] as? [String] == [
-                "add_group", "add_stub", "diff", "explain_miss", "import_har", "lint_set", "list_scenarios",
-                "list_sessions", "list_stubs", "read_journal", "remove_group", "remove_stub", "replace_group",
-                "replace_stub", "reset", "use_scenario", "validate_scenario", "verify",
-            ]
-        )
+        // Every route of the control API's table is a tool unless it says why not, and every tool was called.
+        let controlTools = try ControlTool.all().map(\.name)
+        let offline = ["diff", "import_har", "lint_set", "validate_scenario"]
+        #expect(out["tools"] as? [String] == (controlTools + offline).sorted())
+        #expect(out["notCalled"] as? [String] == [])
+        // The SDK checked every structured result against its tool's output schema (it raises when one does not fit).
+        let answering = try ControlTool.all().filter { $0.outputSchema != nil }.map(\.name).sorted()
+        #expect(out["outputSchemas"] as? [String] == answering)
+        #expect(Set(controlTools).subtracting(answering) == ["remove_stub", "remove_all_stubs"], "204, no body")
         #expect((tool("replace_group").value as? [String: Any])?["stubs"] as? [String] == ["orders.1", "o1"])
         #expect((tool("add_group").value as? [String: Any])?["stubs"] as? [String] == ["orders.2"])
         #expect(tool("bad_group").isError)
@@ -143,6 +182,29 @@ struct MCPTests {
         #expect((tool("use_scenario").value as? [String: Any])?["name"] as? String == "s")
         #expect((tool("add_stub").value as? [String: Any])?["id"] as? String == "me")
         #expect(tool("replace_stub").isError == false)
+        #expect((tool("get_stub").value as? [String: Any])?["id"] as? String == "me")
+        #expect((tool("explain_answer").value as? [String: Any])?["kind"] as? String == "runtimeStub")
+        #expect((tool("health").value as? [String: Any])?["status"] as? String == "ok")
+        #expect((tool("current_scenario").value as? [String: Any])?["name"] as? String == "s")
+        let filtered = (tool("read_journal_filtered").value as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        #expect(filtered.map { $0["target"] as? String } == ["/v1/nope"])
+        #expect((tool("read_journal_entry").value as? [String: Any])?["target"] as? String == "/v1/nope")
+        #expect((tool("coverage").value as? [String: Any])?["session"] != nil)
+        #expect(
+            tool("check_contract").value as? String
+                == "404: start mockd with --openapi <spec> to check requests against it"
+        )
+        #expect((tool("move_clock").value as? [String: Any])?["offsetMs"] as? Int == 30000)
+        #expect((tool("read_switches").value as? [String: Any])?["latencyScale"] as? Double == 0)
+        #expect(tool("get_resource").isError)
+        #expect((tool("push_websocket").value as? [String: Any])?["delivered"] as? Int == 0)
+        #expect((tool("close_websockets").value as? [String: Any])?["closed"] as? Int == 0)
+        #expect((tool("release_held").value as? [String: Any])?["released"] as? Int == 0)
+        #expect(tool("record_status").isError && tool("flush_recording").isError)
+        #expect((tool("reload").value as? [String: Any])?["reloaded"] as? String == "s")
+        #expect((tool("list_groups").value as? [String: Any])?["groups"] as? [[String: Any]] != nil)
+        #expect(tool("remove_all_stubs").isError == false)
+        #expect((tool("drop_session").value as? [String: Any])?["dropped"] as? String == "t1")
         let stubs = (tool("list_stubs").value as? [String: Any])?["stubs"] as? [[String: Any]] ?? []
         #expect(stubs.map { $0["id"] as? String } == ["me"])
         #expect(out["statuses"] as? [Int] == [451, 404])
@@ -192,7 +254,7 @@ struct MCPTests {
                 && tool("out_of_range").value as? String
                     == #"read_journal: "limit" must be a whole number from 1 to 10000"#
         )
-        #expect(tool("unknown_argument").value as? String == #"reset: unknown argument "sesion" (known: session)"#)
+        #expect(tool("unknown_argument").value as? String == #"reset: unknown argument "sesion" (known: all, session)"#)
         #expect(tool("bad_session").isError)
     }
 

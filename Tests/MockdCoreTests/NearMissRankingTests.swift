@@ -1,4 +1,5 @@
 import Foundation
+import MockdControl
 import Testing
 
 @testable import MockdCore
@@ -31,12 +32,12 @@ struct NearMissRankingTests {
             to: Self.request("GET", "/items/new", accept: "application/json"),
             in: Self.index(count: 500)
         )
-        #expect(misses.map(\.stubID) == ["item-0", "item-1", "item-2"])
+        #expect(misses.map(\.stub) == ["item-0", "item-1", "item-2"])
         // One of the three segments of `/items/0` (with the empty one before the first `/`) differs: 2 × 1/3.
         let oneSegment = 2 * (1.0 / 3)
         #expect(misses.map(\.distance) == [oneSegment, oneSegment, oneSegment])
         #expect(
-            misses[0].differences
+            misses[0].differs
                 == [NearMiss.Difference(part: "path", expected: "/items/0", actual: "/items/new")]
         )
     }
@@ -48,10 +49,10 @@ struct NearMissRankingTests {
             in: Self.index(count: 500),
             limit: 2
         )
-        #expect(misses.map(\.stubID) == ["item-417", "item-0"])
+        #expect(misses.map(\.stub) == ["item-417", "item-0"])
         #expect(misses.map(\.distance) == [0.5, 2 * (1.0 / 3) + 0.5])
         #expect(
-            misses[0].differences == [
+            misses[0].differs == [
                 NearMiss.Difference(
                     part: "header",
                     expected: "accept: application/json",
@@ -60,7 +61,7 @@ struct NearMissRankingTests {
             ]
         )
         #expect(
-            misses[1].differences == [
+            misses[1].differs == [
                 NearMiss.Difference(part: "path", expected: "/items/0", actual: "/items/417"),
                 NearMiss.Difference(part: "header", expected: "accept: application/json", actual: "accept: text/html"),
             ]
@@ -73,10 +74,10 @@ struct NearMissRankingTests {
             in: Self.index(count: 5),
             limit: 5
         )
-        #expect(misses.map(\.stubID) == ["item-3", "item-0", "item-1", "item-2", "item-4"])
+        #expect(misses.map(\.stub) == ["item-3", "item-0", "item-1", "item-2", "item-4"])
         let both = 1 + 2 * (1.0 / 3)
         #expect(misses.map(\.distance) == [1, both, both, both, both])
-        #expect(misses[0].differences == [NearMiss.Difference(part: "method", expected: "GET", actual: "POST")])
+        #expect(misses[0].differs == [NearMiss.Difference(part: "method", expected: "GET", actual: "POST")])
     }
 
     @Test func aZeroLimitNamesNothing() {

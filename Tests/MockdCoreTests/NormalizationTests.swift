@@ -1,4 +1,5 @@
 import Foundation
+import MockdControl
 import MockdFormat
 import Testing
 
@@ -116,9 +117,9 @@ struct NormalizationTests {
             to: HTTPRequest(method: "GET", target: "/v1", headers: HTTPHeaders([("Host", "localhost:8080")])),
             in: index
         )
-        #expect(misses.first?.differences.first?.part == "host")
+        #expect(misses.first?.differs.first?.part == "host")
         #expect(
-            misses.first?.differences.first?.actual
+            misses.first?.differs.first?.actual
                 == "(none; GET /v1 was recorded on api.example.com, cdn.example.com: choose one with /__host/NAME/ or X-Forwarded-Host)"
         )
     }

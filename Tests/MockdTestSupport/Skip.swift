@@ -16,6 +16,9 @@ public enum Skip {
         case openapi
         /// The Python MCP SDK in `.build/test-venv` (scripts/install-deps).
         case mcp
+        /// schemathesis (PyPI) in `.build/test-venv` (scripts/install-deps): it fuzzes the control API, and carries the
+        /// OpenAPI 3.1 schema the control API's document is checked against.
+        case schemathesis
     }
 
     /// Prints `SKIPPED [dependency] test: reason`.

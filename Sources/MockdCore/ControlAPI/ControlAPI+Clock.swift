@@ -1,53 +1,48 @@
 import Foundation
+import MockdControl
 
 /// `/__mockd/clock`: the session's virtual clock (`SessionClock`).
 extension ControlAPI {
-    /// `GET /__mockd/clock`: `{"session", "now" (RFC 3339 UTC with ms), "epochMs", "offsetMs"}`; `offsetMs` is how
-    /// far the session's clock is ahead of real time (0 = real time).
-    func readClock(_ call: Call) -> MockResponse {
+    /// `GET /__mockd/clock`: `offsetMs` is how far the session's clock is ahead of real time (0 = real time).
+    func readClock(_ call: Call, _: NoBody) -> VirtualClock {
         clockAnswer(call.session)
     }
 
     /// `POST /__mockd/clock` with `{"advanceMs": N}` (N ≥ 0 ms, added to the clock) or `{"set": ISO-8601}`
-    /// (RFC 3339 with a zone, fractional seconds allowed): 200 with the clock as `GET` shows it, 400 `invalid_clock`
-    /// for any other body. The clock runs on with real time from there.
-    func moveClock(_ call: Call) -> MockResponse {
-        let object = ControlAPI.object(call.request.body)
+    /// (RFC 3339 with a zone, fractional seconds allowed): the clock as `GET` shows it, 400 `invalid_clock` for any
+    /// other body. The clock runs on with real time from there.
+    func moveClock(_ call: Call, _ body: ClockChange) throws -> VirtualClock {
         let clock = call.session.clock
-        if let object, object.count == 1, let advance = object["advanceMs"] {
-            guard let milliseconds = ControlAPI.count(advance) else {
-                return ControlAPI.error(400, "invalid_clock", "advanceMs must be a whole number of ms, 0…10⁹")
+        guard ControlAPI.bodyKeys(call.request.body).count == 1 else {
+            throw Failure(.invalidClock, ClockChange.usage)
+        }
+        if let milliseconds = body.advanceMs {
+            guard (0...1_000_000_000).contains(milliseconds) else {
+                throw Failure(.invalidClock, ClockChange.problem(at: ["advanceMs"])!)
             }
             clock.advance(byMs: Int64(milliseconds))
-            return clockAnswer(call.session)
-        }
-        if let object, object.count == 1, let text = object["set"] as? String {
+        } else if let text = body.set {
             guard let date = ControlAPI.iso8601(text) else {
-                return ControlAPI.error(
-                    400,
-                    "invalid_clock",
+                throw Failure(
+                    .invalidClock,
                     "set must be an ISO-8601 date and time with a zone, e.g. 2026-12-01T09:00:00Z; got '\(text)'"
                 )
             }
             clock.set(to: date)
-            return clockAnswer(call.session)
+        } else {
+            throw Failure(.invalidClock, ClockChange.usage)
         }
-        return ControlAPI.error(
-            400,
-            "invalid_clock",
-            #"send {"advanceMs": N} or {"set": "2026-12-01T09:00:00Z"}"#
-        )
+        return clockAnswer(call.session)
     }
 
-    private func clockAnswer(_ session: Session) -> MockResponse {
+    private func clockAnswer(_ session: Session) -> VirtualClock {
         let clock = session.clock
         let now = clock.date()
-        return ControlAPI.json(
-            200,
-            [
-                "session": session.id, "now": DateFormats.rfc3339Milliseconds(now),
-                "epochMs": Int64((now.timeIntervalSince1970 * 1000).rounded()), "offsetMs": clock.offsetMs,
-            ]
+        return VirtualClock(
+            session: session.id,
+            now: DateFormats.rfc3339Milliseconds(now),
+            epochMs: Int64((now.timeIntervalSince1970 * 1000).rounded()),
+            offsetMs: clock.offsetMs
         )
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MockdControl
 import MockdFormat
 
 /// `/__mockd/groups/NAME`: named groups of runtime stubs, each call one atomic change of the session, and
@@ -7,34 +8,31 @@ extension ControlAPI {
     /// The most stubs one group call may carry.
     static let groupStubsMaximum = 10_000
 
-    /// `GET /__mockd/groups`: `{"session", "groups": [{"name", "stubs": [ids]}]}`, groups sorted by name.
-    func listGroups(_ call: Call) -> MockResponse {
-        let groups = call.session.groups.map { group -> [String: Any] in ["name": group.name, "stubs": group.stubs] }
-        return ControlAPI.json(200, ["session": call.session.id, "groups": groups])
+    /// `GET /__mockd/groups`: the session's groups, sorted by name.
+    func listGroups(_ call: Call, _: NoBody) -> GroupList {
+        GroupList(
+            session: call.session.id,
+            groups: call.session.groups.map { GroupInfo(name: $0.name, stubs: $0.stubs) }
+        )
     }
 
     /// `PUT` (replace the group) or `POST` (add to it) `/__mockd/groups/NAME` with `{"stubs": [stub, …]}`, each
     /// stub in the `POST /__mockd/stubs` format. Every stub is checked before anything changes: one bad stub
-    /// refuses the whole call (400 `invalid_stub`, its lines starting `stubs[N]`). 200
-    /// `{"session", "group", "stubs": [ids]}`.
-    func putGroup(_ call: Call, replacing: Bool) -> MockResponse {
-        let name = call.captured
+    /// refuses the whole call (400 `invalid_stub`, its lines starting `stubs[N]`).
+    func putGroup(_ call: Call, replacing: Bool) throws -> GroupChange {
+        let name = call.parameter("name")
         guard SessionRouting.isValidID(name) else {
-            return ControlAPI.error(
-                400,
-                "invalid_group",
-                "group name '\(name)' must be 1–128 letters, digits, '-', '.', '_' or '~'"
-            )
+            throw Failure(.invalidGroup, "group name '\(name)' must be 1–128 letters, digits, '-', '.', '_' or '~'")
         }
-        guard let body = ControlAPI.object(call.request.body), let stubs = body["stubs"] as? [Any],
-            Set(body.keys).isSubset(of: ["stubs"])
+        guard case .object(let body)? = try? JSONValue(parsing: call.request.body),
+            case .array(let stubs)? = body["stubs"],
+            body.count == 1
         else {
-            return ControlAPI.error(400, "bad_request", #"send {"stubs": [stub, …]} (each as for POST /__mockd/stubs)"#)
+            throw Failure(.badRequest, GroupStubs.usage)
         }
         guard stubs.count <= ControlAPI.groupStubsMaximum else {
-            return ControlAPI.error(
-                400,
-                "bad_request",
+            throw Failure(
+                .badRequest,
                 "a group call carries at most \(ControlAPI.groupStubsMaximum) stubs, got \(stubs.count)"
             )
         }
@@ -43,9 +41,7 @@ extension ControlAPI {
         var ids = Set<String>()
         for (index, stub) in stubs.enumerated() {
             let file = "stubs[\(index)]"
-            guard stub is [String: Any],
-                let data = try? JSONSerialization.data(withJSONObject: stub, options: [.fragmentsAllowed])
-            else {
+            guard case .object = stub, let data = try? JSONEncoder().encode(stub) else {
                 problems.append("\(file): must be a JSON object in the POST /__mockd/stubs format")
                 continue
             }
@@ -58,36 +54,28 @@ extension ControlAPI {
                 members.append(member)
             }
         }
-        guard problems.isEmpty else {
-            return ControlAPI.error(400, "invalid_stub", problems.joined(separator: "\n"))
-        }
+        guard problems.isEmpty else { throw Failure(.invalidStub, problems.joined(separator: "\n")) }
         let placed = call.session.putGroup(name, members: members, replacing: replacing)
-        return ControlAPI.json(200, ["session": call.session.id, "group": name, "stubs": placed])
+        return GroupChange(session: call.session.id, group: name, stubs: placed)
     }
 
-    /// `DELETE /__mockd/groups/NAME`: 200 `{"session", "group", "removed": N}`; 404 `unknown_group` when the
-    /// session holds no stub of that group.
-    func removeGroup(_ call: Call) -> MockResponse {
-        let removed = call.session.removeGroup(call.captured)
-        guard removed > 0 else {
-            return ControlAPI.error(
-                404,
-                "unknown_group",
-                "session '\(call.session.id)' has no group '\(call.captured)'"
-            )
-        }
-        return ControlAPI.json(200, ["session": call.session.id, "group": call.captured, "removed": removed])
+    /// `DELETE /__mockd/groups/NAME`: 404 `unknown_group` when the session holds no stub of that group.
+    func removeGroup(_ call: Call, _: NoBody) throws -> GroupRemoval {
+        let name = call.parameter("name")
+        let removed = call.session.removeGroup(name)
+        guard removed > 0 else { throw Failure(.unknownGroup, "session '\(call.session.id)' has no group '\(name)'") }
+        return GroupRemoval(session: call.session.id, group: name, removed: removed)
     }
 
     /// `DELETE /__mockd/session`: forgets the caller's session (journal, runtime stubs, state) so that a suite of
-    /// many tests leaves no sessions behind; the default session is reset instead. 200 `{"dropped": ID}`, also for
-    /// a session that did not exist.
-    func dropSession(_ call: Call) -> MockResponse {
+    /// many tests leaves no sessions behind; the default session is reset instead. Also for a session that did not
+    /// exist.
+    func dropSession(_ call: Call, _: NoBody) -> DroppedSession {
         if call.session.id == SessionRegistry.defaultID {
             call.session.reset()
         } else {
             engine.sessions.remove(call.session.id)
         }
-        return ControlAPI.json(200, ["dropped": call.session.id])
+        return DroppedSession(dropped: call.session.id)
     }
 }

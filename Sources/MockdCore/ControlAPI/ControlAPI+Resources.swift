@@ -1,35 +1,41 @@
 import Foundation
+import MockdControl
 import MockdPlatform
 
 /// `/__mockd/resources`: the session's stateful resources as they are now.
 extension ControlAPI {
-    /// `GET /__mockd/resources`: `{"session", "resources": [{"name", "path", "count"}]}`.
-    func listResources(_ call: Call) -> MockResponse {
+    func listResources(_ call: Call, _: NoBody) -> ResourceList {
         let (scenario, state) = call.session.core.withLock { ($0.scenario, $0.state) }
-        let listed: [[String: Any]] = scenario.resources.map { resource in
-            ["name": resource.name, "path": resource.path, "count": state.resources.items(of: resource).count]
-        }
-        return ControlAPI.json(200, ["session": call.session.id, "resources": listed])
+        return ResourceList(
+            session: call.session.id,
+            resources: scenario.resources.map { resource in
+                ResourceSummary(
+                    name: resource.name,
+                    path: resource.path,
+                    count: state.resources.items(of: resource).count
+                )
+            }
+        )
     }
 
-    /// `GET /__mockd/resources/NAME`: `{"session", "name", "path", "count", "items"}` (items in order); 404
-    /// `unknown_resource` when the session's scenario declares no resource `NAME`.
-    func getResource(_ call: Call) -> MockResponse {
+    /// `GET /__mockd/resources/NAME` (items in order); 404 `unknown_resource` when the session's scenario declares
+    /// no resource `NAME`.
+    func getResource(_ call: Call, _: NoBody) throws -> ResourceState {
+        let name = call.parameter("name")
         let (scenario, state) = call.session.core.withLock { ($0.scenario, $0.state) }
-        guard let resource = scenario.resources.first(where: { $0.name == call.captured }) else {
-            return ControlAPI.error(
-                404,
-                "unknown_resource",
-                "scenario '\(scenario.name)' has no resource '\(call.captured)' (GET /__mockd/resources lists them)"
+        guard let resource = scenario.resources.first(where: { $0.name == name }) else {
+            throw Failure(
+                .unknownResource,
+                "scenario '\(scenario.name)' has no resource '\(name)' (GET /__mockd/resources lists them)"
             )
         }
         let items = state.resources.items(of: resource)
-        return ControlAPI.json(
-            200,
-            [
-                "session": call.session.id, "name": resource.name, "path": resource.path, "count": items.count,
-                "items": items.map(ControlAPI.foundationValue),
-            ]
+        return ResourceState(
+            session: call.session.id,
+            name: resource.name,
+            path: resource.path,
+            count: items.count,
+            items: items
         )
     }
 }

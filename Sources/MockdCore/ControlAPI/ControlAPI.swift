@@ -1,80 +1,62 @@
 import Foundation
+import MockdControl
 import MockdFormat
 
-/// The control API under `/__mockd/`: one route table, JSON in and out, session from `X-Mockd-Session`
-/// or `?session=`. Answers every mistake with a JSON error (`{"error": code, "message": …}`, 4xx) and never
-/// throws.
+/// The control API under `/__mockd/`: the routes of `ControlRoutes` (MockdControl), each bound here to its handler,
+/// JSON in and out, session from `X-Mockd-Session` or `?session=`.
+///
+/// A handler takes the route's request type and gives its answer type (`answer(_:_:_:)` decodes the one and encodes
+/// the other), so an answer cannot drift from what the client and the OpenAPI document say. Every mistake is answered
+/// with `{"error": code, "message": …}` (`failure(_:)`, the one place it is built) and the code's status; nothing
+/// throws out of `handle`.
 struct ControlAPI {
-    static let prefix = "/__mockd/"
+    static let prefix = ControlOpenAPI.prefix
 
     let engine: MockEngine
-
-    private struct Route: Sendable {
-        let method: String
-        /// Path after the prefix; a trailing `*` segment captures one segment.
-        let path: String
-        let handler: @Sendable (ControlAPI, Call) -> MockResponse
-    }
 
     /// One control request, parsed.
     struct Call {
         let request: HTTPRequest
         let query: [(name: String, value: String)]
         let session: Session
-        /// The segment captured by a `*` route.
-        var captured: String = ""
+        /// The path parameters, percent-decoded, by name (`id` of `stubs/{id}`).
+        var parameters: [String: String] = [:]
 
         func query(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+        /// A declared boolean query parameter (checked to be `true` or `false`).
+        func flag(_ name: String) -> Bool { query(name) == "true" }
+
+        func parameter(_ name: String) -> String { parameters[name] ?? "" }
     }
 
-    private static let routes: [Route] = [
-        Route(method: "GET", path: "health") { api, call in api.health(call) },
-        Route(method: "GET", path: "scenarios") { api, call in api.scenarios(call) },
-        Route(method: "GET", path: "scenario") { api, call in api.currentScenario(call) },
-        Route(method: "PUT", path: "scenario") { api, call in api.useScenario(call) },
-        Route(method: "GET", path: "scenario/answers/*") { api, call in api.answer(call) },
-        Route(method: "GET", path: "stubs") { api, call in api.listStubs(call) },
-        Route(method: "POST", path: "stubs") { api, call in api.addStub(call) },
-        Route(method: "DELETE", path: "stubs") { api, call in api.removeStubs(call) },
-        Route(method: "GET", path: "stubs/*") { api, call in api.getStub(call) },
-        Route(method: "DELETE", path: "stubs/*") { api, call in api.removeStub(call) },
-        Route(method: "GET", path: "groups") { api, call in api.listGroups(call) },
-        Route(method: "PUT", path: "groups/*") { api, call in api.putGroup(call, replacing: true) },
-        Route(method: "POST", path: "groups/*") { api, call in api.putGroup(call, replacing: false) },
-        Route(method: "DELETE", path: "groups/*") { api, call in api.removeGroup(call) },
-        Route(method: "DELETE", path: "session") { api, call in api.dropSession(call) },
-        Route(method: "POST", path: "reset") { api, call in api.reset(call) },
-        Route(method: "GET", path: "clock") { api, call in api.readClock(call) },
-        Route(method: "POST", path: "clock") { api, call in api.moveClock(call) },
-        Route(method: "GET", path: "switches") { api, call in api.readSwitches(call) },
-        Route(method: "POST", path: "switches") { api, call in api.setSwitches(call) },
-        Route(method: "GET", path: "resources") { api, call in api.listResources(call) },
-        Route(method: "GET", path: "resources/*") { api, call in api.getResource(call) },
-        Route(method: "GET", path: "journal") { api, call in api.journal(call) },
-        Route(method: "GET", path: "journal.har") { api, call in api.journalHAR(call) },
-        Route(method: "GET", path: "journal/stream") { api, call in api.journalStream(call) },
-        Route(method: "GET", path: "journal/entries/*") { api, call in api.journalEntry(call) },
-        Route(method: "GET", path: "unmatched") { api, call in api.unmatched(call) },
-        Route(method: "GET", path: "coverage") { api, call in
-            ControlAPI.json(
-                200,
-                [
-                    "session": CoverageReport.session(call.session),
-                    "overall": CoverageReport.overall(api.engine),
-                ]
-            )
-        },
-        Route(method: "POST", path: "verify") { api, call in api.verify(call) },
-        Route(method: "GET", path: "contract") { api, call in api.contractViolations(call) },
-        Route(method: "GET", path: "sessions") { api, call in api.listSessions(call) },
-        Route(method: "POST", path: "reload") { api, call in api.reload(call) },
-        Route(method: "GET", path: "ws") { api, call in api.listWebSockets(call) },
-        Route(method: "POST", path: "ws/send") { api, call in api.sendWebSocket(call) },
-        Route(method: "POST", path: "ws/close") { api, call in api.closeWebSockets(call) },
-        Route(method: "POST", path: "release") { api, call in api.release(call) },
-        Route(method: "GET", path: "record") { api, call in api.recordStatus(call) },
-        Route(method: "POST", path: "record/flush") { api, call in api.flushRecording(call) },
-    ]
+    /// Why a call fails: its code and the body to send (`ControlError`, or the evidence of a failed verify).
+    struct Failure: Error {
+        let code: ControlErrorCode
+        let body: any Encodable & Sendable
+
+        init(_ code: ControlErrorCode, _ message: String) {
+            self.code = code
+            body = ControlError(code, message)
+        }
+
+        /// A failure whose body carries evidence (`VerificationFailure`, `ContractFailure`).
+        init(_ code: ControlErrorCode, evidence: some Encodable & Sendable) {
+            self.code = code
+            body = evidence
+        }
+
+        /// A failure whose evidence is large enough to be streamed: `response`, made by `ControlAPI.json(_:_:arrayAt:…)`
+        /// from the evidence with its array left empty.
+        init(_ code: ControlErrorCode, evidence: some Encodable & Sendable, sent response: MockResponse) {
+            self.code = code
+            body = evidence
+            self.response = response
+        }
+
+        /// The response to send instead of encoding `body`.
+        private(set) var response: MockResponse?
+    }
 
     func handle(_ request: HTTPRequest) -> MockResponse {
         if let refusal = ControlGuard.refusal(for: request, boundToLoopback: engine.options.boundToLoopback) {
@@ -84,9 +66,8 @@ struct ControlAPI {
         // page then sends on every call (see `Dashboard`).
         if let asset = Dashboard.asset(request) { return asset }
         if let token = engine.options.controlToken, !ControlAPI.carriesToken(token, request.headers["authorization"]) {
-            return ControlAPI.error(
-                401,
-                "unauthorized",
+            return ControlAPI.failure(
+                .unauthorized,
                 "the control API needs the header Authorization: Bearer <token> (--control-token)"
             )
         }
@@ -94,24 +75,46 @@ struct ControlAPI {
         let query = URLEncoding.decodedQuery(request.query)
         let sessionID = request.headers[SessionRouting.header] ?? query.first { $0.name == "session" }?.value
         if let sessionID, !SessionRouting.isValidID(sessionID) {
-            return ControlAPI.error(
-                400,
-                "invalid_session",
+            return ControlAPI.failure(
+                .invalidSession,
                 "session id '\(sessionID)' must be 1–128 letters, digits, '-', '.', '_' or '~'"
             )
         }
         // A session evicted by --max-sessions is refused (410) until the test starts it again with a reset.
         if let eviction = engine.sessions.eviction(of: sessionID) {
-            guard request.method == "POST", path == "reset" else { return eviction.response }
+            guard request.method == "POST", path == "reset" else {
+                return ControlAPI.failure(.sessionEvicted, eviction.message)
+            }
             engine.sessions.evictions.forget(eviction.id)
         }
-        // Only calls that change a session create it; reading an unknown session sees an empty one, so a typo
-        // in a test never evicts a live session (--max-sessions).
-        let changes =
-            ["PUT", "POST", "DELETE"].contains(request.method)
-            && !["verify", "release", "ws/send", "ws/close", "reload", "session"].contains(path)
+        var allowed: [String] = []
+        var found: (route: AnyControlRoute, parameters: [String: String])?
+        for route in ControlRoutes.all {
+            guard let parameters = ControlAPI.match(route, path) else { continue }
+            if !allowed.contains(route.method) { allowed.append(route.method) }
+            if route.method == request.method, found == nil { found = (route, parameters) }
+        }
+        guard let (route, parameters) = found else {
+            if allowed.isEmpty {
+                return ControlAPI.failure(
+                    .notFound,
+                    "no control route \(request.method) /__mockd/\(path); docs/03-steering-from-tests.md lists the routes"
+                )
+            }
+            var response = ControlAPI.failure(
+                .methodNotAllowed,
+                "/__mockd/\(path) accepts \(allowed.joined(separator: ", "))"
+            )
+            response.headers.add(name: "Allow", value: allowed.joined(separator: ", "))
+            return response
+        }
+        if let problem = ControlAPI.parameterProblem(route, parameters: parameters, query: query, request: request) {
+            return ControlAPI.failure(.badRequest, problem)
+        }
+        // Only calls that change a session create it (`createsSession`); reading an unknown session sees an empty
+        // one, so a typo in a test never evicts a live session (--max-sessions).
         let session: Session
-        if changes {
+        if route.createsSession {
             session = engine.sessions.session(sessionID) { engine.catalog.startup }
         } else {
             session =
@@ -119,43 +122,183 @@ struct ControlAPI {
                 ?? engine.sessions.transient(sessionID, scenario: engine.catalog.startup)
         }
         if sessionID != nil { engine.sessions.touch(session) }
-        var call = Call(request: request, query: query, session: session)
-        var allowed: [String] = []
-        for route in ControlAPI.routes {
-            guard let captured = ControlAPI.match(route.path, path) else { continue }
-            allowed.append(route.method)
-            guard route.method == request.method else { continue }
-            call.captured = captured
-            return route.handler(self, call)
-        }
-        if allowed.isEmpty {
-            return ControlAPI.error(
-                404,
-                "not_found",
-                "no control route \(request.method) /__mockd/\(path); docs/03-steering-from-tests.md lists the routes"
-            )
-        }
-        var response = ControlAPI.error(
-            405,
-            "method_not_allowed",
-            "/__mockd/\(path) accepts \(allowed.joined(separator: ", "))"
-        )
-        response.headers.add(name: "Allow", value: allowed.joined(separator: ", "))
-        return response
+        return dispatch(route.id, Call(request: request, query: query, session: session, parameters: parameters))
     }
 
-    /// The captured segment ("" for none) when `path` fits `pattern`.
-    private static func match(_ pattern: String, _ path: String) -> String? {
-        if pattern == path { return "" }
-        guard pattern.hasSuffix("/*") else { return nil }
-        let base = pattern.dropLast(1)
-        guard path.hasPrefix(base) else { return nil }
-        let rest = path.dropFirst(base.count)
-        guard !rest.isEmpty, !rest.contains("/") else { return nil }
-        return String(decoding: URLEncoding.decode(rest.utf8, plusIsSpace: false), as: UTF8.self)
+    /// Each route's handler: the `switch` is exhaustive, so a route added to the table without one does not build.
+    private func dispatch(_ id: ControlRouteID, _ call: Call) -> MockResponse {
+        switch id {
+        case .health: return answer(ControlRoutes.health, call, health)
+        case .scenarios: return answer(ControlRoutes.scenarios, call, scenarios)
+        case .currentScenario: return answer(ControlRoutes.currentScenario, call, currentScenario)
+        case .useScenario: return answer(ControlRoutes.useScenario, call, useScenario)
+        case .answerSource: return answer(ControlRoutes.answerSource, call, answerSource)
+        case .listStubs: return answer(ControlRoutes.listStubs, call, listStubs)
+        case .addStub: return answerChecking(ControlRoutes.addStub, call, addStub)
+        case .removeStubs: return answer(ControlRoutes.removeStubs, call, removeStubs)
+        case .getStub: return answer(ControlRoutes.getStub, call, getStub)
+        case .removeStub: return answer(ControlRoutes.removeStub, call, removeStub)
+        case .listGroups: return answer(ControlRoutes.listGroups, call, listGroups)
+        case .replaceGroup:
+            return answerChecking(ControlRoutes.replaceGroup, call) { try putGroup($0, replacing: true) }
+        case .addToGroup: return answerChecking(ControlRoutes.addToGroup, call) { try putGroup($0, replacing: false) }
+        case .removeGroup: return answer(ControlRoutes.removeGroup, call, removeGroup)
+        case .dropSession: return answer(ControlRoutes.dropSession, call, dropSession)
+        case .reset: return answer(ControlRoutes.reset, call, reset)
+        case .readClock: return answer(ControlRoutes.readClock, call, readClock)
+        case .moveClock: return answer(ControlRoutes.moveClock, call, moveClock)
+        case .readSwitches: return answer(ControlRoutes.readSwitches, call, readSwitches)
+        case .setSwitches: return answer(ControlRoutes.setSwitches, call, setSwitches)
+        case .listResources: return answer(ControlRoutes.listResources, call, listResources)
+        case .getResource: return answer(ControlRoutes.getResource, call, getResource)
+        case .journal: return respond(ControlRoutes.journal, call, journal)
+        case .journalHAR: return respond(ControlRoutes.journalHAR, call, journalHAR)
+        case .journalStream: return respond(ControlRoutes.journalStream, call, journalStream)
+        case .journalEntry: return answer(ControlRoutes.journalEntry, call, journalEntry)
+        case .unmatched: return respond(ControlRoutes.unmatched, call, unmatched)
+        case .coverage: return answer(ControlRoutes.coverage, call, coverage)
+        case .verify: return answer(ControlRoutes.verify, call, verify)
+        case .contract: return answer(ControlRoutes.contract, call, contractReport)
+        case .sessions: return answer(ControlRoutes.sessions, call, listSessions)
+        case .reload: return answer(ControlRoutes.reload, call, reload)
+        case .listWebSockets: return answer(ControlRoutes.listWebSockets, call, listWebSockets)
+        case .sendWebSocket: return answer(ControlRoutes.sendWebSocket, call, sendWebSocket)
+        case .closeWebSockets: return answer(ControlRoutes.closeWebSockets, call, closeWebSockets)
+        case .release: return answer(ControlRoutes.release, call, release)
+        case .recordStatus: return answer(ControlRoutes.recordStatus, call, recordStatus)
+        case .flushRecording: return answer(ControlRoutes.flushRecording, call, flushRecording)
+        case .openAPI: return respond(ControlRoutes.openAPI, call, openAPIDocument)
+        }
     }
 
-    // MARK: - Routes
+    // MARK: - Requests and answers
+
+    /// Decodes the body as `Request`, runs `handler`, and sends its answer with the route's status (`204` without a
+    /// body); a `Failure` becomes its error.
+    private func answer<Request, Answer>(
+        _ route: ControlRoute<Request, Answer>,
+        _ call: Call,
+        _ handler: (Call, Request) throws -> Answer
+    ) -> MockResponse {
+        respond(route, call) { call, body in
+            let value = try handler(call, body)
+            if route.erased.kind == .noContent { return MockResponse(status: 204) }
+            return ControlAPI.json(route.erased.status, value)
+        }
+    }
+
+    /// As `answer`, for a route whose body the handler reads itself: a stub, which the scenario compiler checks field
+    /// by field, naming each it refuses (`stub: latancy: unknown field (did you mean "latency"?)`, `stubs[2].status`);
+    /// the route's type is what such a body decodes to.
+    private func answerChecking<Request, Answer>(
+        _ route: ControlRoute<Request, Answer>,
+        _ call: Call,
+        _ handler: (Call) throws -> Answer
+    ) -> MockResponse {
+        do {
+            return ControlAPI.json(route.erased.status, try handler(call))
+        } catch let failure as Failure {
+            return ControlAPI.failure(failure)
+        } catch {
+            return ControlAPI.failure(.internalError, "\(error)")
+        }
+    }
+
+    /// As `answer`, for a handler that makes the response itself (a stream, a download).
+    private func respond<Request, Answer>(
+        _ route: ControlRoute<Request, Answer>,
+        _ call: Call,
+        _ handler: (Call, Request) throws -> MockResponse
+    ) -> MockResponse {
+        do {
+            return try handler(call, try ControlAPI.body(Request.self, of: call.request, route: route.erased))
+        } catch let failure as Failure {
+            return ControlAPI.failure(failure)
+        } catch {
+            return ControlAPI.failure(.internalError, "\(error)")
+        }
+    }
+
+    /// The request body as `Request` (`NoBody` for a route without one; `{}` for an empty optional body).
+    /// - Throws: `Failure` with the route's `invalidBody` code: the field the type's `problem(at:)` names, else its
+    ///   usage line.
+    static func body<Request: Decodable>(
+        _ type: Request.Type,
+        of request: HTTPRequest,
+        route: AnyControlRoute
+    ) throws -> Request {
+        if let none = NoBody() as? Request { return none }
+        var data = request.body
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }), route.requestOptional { data = Data("{}".utf8) }
+        do {
+            return try JSONDecoder().decode(Request.self, from: data)
+        } catch let error as DecodingError {
+            let usage = (Request.self as? any ControlRequestBody.Type)
+            let path: [any CodingKey]
+            switch error {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                path = context.codingPath
+            case .keyNotFound(let key, let context): path = context.codingPath + [key]
+            @unknown default: path = []
+            }
+            var names = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            // A number that does not fit its type (1.5 or -1 for a UInt64) is reported without a path: found by
+            // decoding the members one at a time.
+            if names.isEmpty, case .object(let members)? = try? JSONValue(parsing: data) {
+                for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+                    guard let single = try? JSONEncoder().encode([key: value]) else { continue }
+                    do {
+                        _ = try JSONDecoder().decode(Request.self, from: single)
+                    } catch DecodingError.keyNotFound {
+                        continue
+                    } catch {
+                        names = [key]
+                        break
+                    }
+                }
+            }
+            let message = usage?.problem(at: names) ?? usage?.usage ?? "the body must be JSON: \(error)"
+            throw Failure(route.invalidBody, message)
+        }
+    }
+
+    /// Each declared path and query parameter checked against its schema (`ControlParameter`): a whole number in
+    /// range, `true` or `false`; the first that is not, said in one line.
+    static func parameterProblem(
+        _ route: AnyControlRoute,
+        parameters: [String: String],
+        query: [(name: String, value: String)],
+        request: HTTPRequest
+    ) -> String? {
+        for parameter in route.parameters {
+            let value: String?
+            switch parameter.location {
+            case .path: value = parameters[parameter.name]
+            case .query: value = query.first { $0.name == parameter.name }?.value
+            case .header: value = request.headers[parameter.name]
+            }
+            guard let value else { continue }
+            if let problem = parameter.problem(with: value) { return problem }
+        }
+        return nil
+    }
+
+    /// The path parameters when `path` (after `/__mockd/`) is one of `route`'s.
+    static func match(_ route: AnyControlRoute, _ path: String) -> [String: String]? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let pattern = route.segments
+        guard segments.count == pattern.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (wanted, segment) in zip(pattern, segments) {
+            switch wanted {
+            case .literal(let literal): guard segment == literal else { return nil }
+            case .parameter(let name):
+                guard !segment.isEmpty else { return nil }
+                parameters[name] = String(decoding: URLEncoding.decode(segment.utf8, plusIsSpace: false), as: UTF8.self)
+            }
+        }
+        return parameters
+    }
 
     /// Whether `authorization` is `Bearer <token>`: the scheme in any case (RFC 9110 §11.1), the token compared in
     /// time that does not depend on where it differs. An empty token on either side never passes (`Bearer ` with
@@ -170,568 +313,105 @@ struct ControlAPI {
         return zip(sent, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    private func health(_ call: Call) -> MockResponse {
-        let uptime = Double(DispatchTime.now().uptimeNanoseconds - engine.startedAt) / 1_000_000_000
-        var answer: [String: Any] = [
-            "status": "ok", "version": MockdVersion.current, "uptimeSeconds": (uptime * 1000).rounded() / 1000,
-            "scenario": engine.catalog.startup.name, "sessions": engine.sessions.all.count,
-            "sessionsEvicted": engine.sessions.evictions.count,
-        ]
-        // A mock set served alone (`--set NAME`): named as what it is; `scenario` keeps the same name for old readers.
-        if engine.catalog.startup.isSingleSet { answer["set"] = engine.catalog.startup.name }
-        // Recording: exchanges its crash spool could not keep (a full disk), as `GET /__mockd/record` counts them.
-        if let recorder = engine.recorder { answer["recordSpoolFailed"] = recorder.spoolFailures.count }
-        // Requests being answered besides this one: a test waits for a request to be in flight by reading this.
-        // Open live journals (a dashboard tab) are requests in flight for the server, not for a test waiting on it.
-        if let status = engine.serverStatus {
-            answer["inFlight"] = max(0, status.requestsInFlight - 1 - JournalFeed.openCount)
-        }
-        answer["logLinesDropped"] = StderrLogSink.droppedLines
-        // Open live journals (`JournalFeed`): a closed dashboard tab shows here as one fewer.
-        answer["liveJournals"] = JournalFeed.openCount
-        return ControlAPI.json(200, answer)
-    }
+    // MARK: - JSON
 
-    private func scenarios(_ call: Call) -> MockResponse {
-        let active = call.session.scenario.name
-        let list: [[String: Any]] = engine.catalog.list().map { entry in
-            var item: [String: Any] = ["name": entry.name, "active": entry.name == active]
-            if let description = entry.description { item["description"] = description }
-            if let problem = entry.problem { item["problem"] = problem }
-            return item
+    /// `value` as the control API's JSON answer: keys sorted, pretty-printed, not to be cached.
+    static func json(_ status: Int, _ value: some Encodable) -> MockResponse {
+        guard let body = try? ControlOpenAPI.encoded(value) else {
+            return failure(.internalError, "the answer could not be encoded as JSON")
         }
-        return ControlAPI.json(200, ["session": call.session.id, "active": active, "scenarios": list])
-    }
-
-    private func currentScenario(_ call: Call) -> MockResponse {
-        let scenario = call.session.scenario
-        return ControlAPI.json(
-            200,
-            [
-                "session": call.session.id, "name": scenario.name, "sets": scenario.sets,
-                "description": scenario.description ?? NSNull(),
-                "states": call.session.stateMachines,
-            ]
-        )
-    }
-
-    private func useScenario(_ call: Call) -> MockResponse {
-        guard let body = ControlAPI.object(call.request.body), let name = body["name"] as? String else {
-            return ControlAPI.error(400, "bad_request", #"send {"name": "<scenario>"}"#)
-        }
-        do {
-            let scenario = try engine.catalog.scenario(named: name)
-            call.session.use(scenario)
-            return ControlAPI.json(200, ["session": call.session.id, "name": scenario.name, "sets": scenario.sets])
-        } catch {
-            let problems = (error as? ConfigErrors)?.errors ?? [error as? ConfigError].compactMap { $0 }
-            if problems.count == 1, problems[0].code == .fileNotFound,
-                problems[0].file.hasSuffix("configs/\(name).json") || problems[0].file == name
-            {
-                return ControlAPI.error(
-                    404,
-                    "unknown_scenario",
-                    "no scenario '\(name)' (GET /__mockd/scenarios lists them)"
-                )
-            }
-            return ControlAPI.error(422, "invalid_scenario", String(describing: error))
-        }
-    }
-
-    private func listStubs(_ call: Call) -> MockResponse {
-        let stubs = call.session.runtimeStubs.map { stub -> [String: Any] in
-            var item: [String: Any] = [
-                "id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition),
-            ]
-            if let group = stub.group { item["group"] = group }
-            return item
-        }
-        return ControlAPI.json(200, ["session": call.session.id, "stubs": stubs])
-    }
-
-    private func getStub(_ call: Call) -> MockResponse {
-        guard let stub = call.session.runtimeStubs.first(where: { $0.override.id == call.captured }) else {
-            return ControlAPI.error(
-                404,
-                "unknown_stub",
-                "session '\(call.session.id)' has no runtime stub '\(call.captured)'"
-            )
-        }
-        return ControlAPI.json(
-            200,
-            ["id": stub.override.id, "definition": ControlAPI.foundationValue(stub.definition)]
-        )
-    }
-
-    private func addStub(_ call: Call) -> MockResponse {
-        switch compileStub(call.request.body, file: "stub") {
-        case .failure(let problem):
-            return ControlAPI.error(400, "invalid_stub", problem.message)
-        case .success(let member):
-            let id = call.session.addRuntimeStub(
-                member.override,
-                definition: member.definition,
-                requestedID: member.requestedID
-            )
-            return ControlAPI.json(201, ["id": id, "session": call.session.id])
-        }
-    }
-
-    /// Why a posted stub was refused: every problem, one per line, each starting with `file`.
-    struct StubProblem: Error {
-        let message: String
-    }
-
-    /// One runtime stub (`POST /__mockd/stubs`, an element of a group) decoded, checked and compiled; `file`
-    /// (`stub`, `stubs[2]`) starts each line of the problems.
-    func compileStub(_ data: Data, file: String) -> Result<Session.GroupMember, StubProblem> {
-        // JSON is UTF-8 (RFC 8259 §8.1): said so, with the offset, before a decoder reports a misleading path.
-        if let offset = ControlAPI.firstInvalidUTF8Offset(data) {
-            return .failure(
-                StubProblem(
-                    message:
-                        "\(file): the body is not valid UTF-8 (byte \(offset)); send the stub as JSON in UTF-8 (RFC 8259 §8.1)"
-                )
-            )
-        }
-        let definition: JSONValue
-        let entry: ScenarioFile.OverrideEntry
-        do {
-            definition = try JSONDecoder().decode(JSONValue.self, from: data)
-            entry = try JSONDecoder().decode(ScenarioFile.OverrideEntry.self, from: data)
-        } catch let error as DecodingError {
-            return .failure(StubProblem(message: ConfigError.decoding(error, file: file).description))
-        } catch {
-            return .failure(
-                StubProblem(
-                    message: "\(file == "stub" ? "the body" : file) must be a JSON stub in the scenario override format"
-                )
-            )
-        }
-        var problems = KnownFields.check(data, shape: KnownFields.overrideShape, file: file)
-        // Compiled under a provisional id; the session picks the id and places the stub in one locked step, so
-        // parallel adds never share an id or lose a stub.
-        var named = entry
-        named.id = entry.id ?? "runtime"
-        let root = engine.catalog.root ?? MockdRoot(url: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        let override = RecipeCompiler(root: root).compileOverride(
-            named,
-            file: file,
-            path: "",
-            position: 0,
-            problems: &problems
-        )
-        guard let override, problems.isEmpty else {
-            let message = problems.map { $0.description.replacingOccurrences(of: "\(file): .", with: "\(file): ") }
-                .joined(separator: "\n")
-            return .failure(StubProblem(message: message))
-        }
-        return .success(Session.GroupMember(override: override, definition: definition, requestedID: entry.id))
-    }
-
-    /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil` when `data` is UTF-8.
-    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = data.makeIterator()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar): offset += scalar.count
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
-    }
-
-    private func removeStub(_ call: Call) -> MockResponse {
-        guard call.session.removeRuntimeStub(id: call.captured) else {
-            return ControlAPI.error(
-                404,
-                "unknown_stub",
-                "session '\(call.session.id)' has no runtime stub '\(call.captured)'"
-            )
-        }
-        return MockResponse(status: 204)
-    }
-
-    private func removeStubs(_ call: Call) -> MockResponse {
-        call.session.removeAllRuntimeStubs()
-        return MockResponse(status: 204)
-    }
-
-    private func reset(_ call: Call) -> MockResponse {
-        if call.query("all") == "true" {
-            engine.sessions.defaultSession.reset()
-            engine.sessions.removeAll()
-            return ControlAPI.json(200, ["reset": "all"])
-        }
-        call.session.reset()
-        return ControlAPI.json(200, ["reset": call.session.id])
-    }
-
-    /// Journal entries filtered by `method`, `path` (raw path, no query) and `unmatched=true`.
-    private func filteredJournal(_ call: Call) -> (entries: [JournalEntry], dropped: Int) {
-        let (entries, dropped) = call.session.journal.snapshot()
-        let method = call.query("method")
-        let path = call.query("path").map(RequestKey.normalizePath)
-        let onlyUnmatched = call.query("unmatched") == "true"
-        let filtered = entries.filter { entry in
-            (method == nil || entry.method == method)
-                && (path == nil
-                    || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
-                && (!onlyUnmatched || !entry.matched)
-        }
-        return (filtered, dropped)
-    }
-
-    /// Entries per journal page unless `limit` says otherwise, and the most a page holds.
-    static let journalPageDefault = 1000
-    static let journalPageMaximum = 10_000
-
-    /// One page of the journal (`limit`, default 1,000; `after`, the `next` cursor of the previous page), filtered
-    /// by `method`, `path` and `unmatched=true`; `next` is `null` on the last page.
-    private func journal(_ call: Call) -> MockResponse {
-        let limit: Int
-        if let text = call.query("limit") {
-            guard let value = Int(text), (1...ControlAPI.journalPageMaximum).contains(value) else {
-                return ControlAPI.error(
-                    400,
-                    "bad_request",
-                    "limit must be a whole number in 1–\(ControlAPI.journalPageMaximum), got '\(text)'"
-                )
-            }
-            limit = value
-        } else {
-            limit = ControlAPI.journalPageDefault
-        }
-        var after = 0
-        if let text = call.query("after") {
-            guard let value = Int(text), value >= 0 else {
-                return ControlAPI.error(
-                    400,
-                    "bad_request",
-                    "after must be the next cursor of a previous page (a whole number ≥ 0), got '\(text)'"
-                )
-            }
-            after = value
-        }
-        let method = call.query("method")
-        let path = call.query("path").map(RequestKey.normalizePath)
-        let onlyUnmatched = call.query("unmatched") == "true"
-        let (entries, more, dropped) = call.session.journal.page(after: after, limit: limit) { entry in
-            (method == nil || entry.method == method)
-                && (path == nil
-                    || RequestKey.normalizePath(HTTPRequest(method: entry.method, target: entry.target).path) == path)
-                && (!onlyUnmatched || !entry.matched)
-        }
-        return ControlAPI.json(
-            200,
-            [
-                "session": call.session.id, "count": entries.count, "dropped": dropped,
-                "next": more ? String(entries.last?.sequence ?? after) : NSNull(),
-            ],
-            arrayAt: ["entries"],
-            count: entries.count
-        ) { [self] in journalItem(entries[$0]) }
-    }
-
-    private func journalHAR(_ call: Call) -> MockResponse {
-        let (entries, _) = filteredJournal(call)
-        // Exported through import's hygiene unless the caller asks for the values as sent.
-        let export = JournalJSON.HARExport(entries, redacting: call.query("keepSecrets") != "true")
-        var response = ControlAPI.json(
-            200,
-            ["log": export.log],
-            arrayAt: ["log", "entries"],
-            count: entries.count,
-            element: export.entry,
-            trailer: export.trailer
-        )
-        response.headers.add(
-            name: "Content-Disposition",
-            value: "attachment; filename=\"mockd-\(call.session.id).har\""
-        )
-        return response
-    }
-
-    private func unmatched(_ call: Call) -> MockResponse {
-        let entries = call.session.journal.snapshot().entries.filter { !$0.matched && $0.fault == nil }
-        return ControlAPI.json(
-            200,
-            ["session": call.session.id, "count": entries.count],
-            arrayAt: ["requests"],
-            count: entries.count
-        ) { index in
-            var item = JournalJSON.entry(entries[index])
-            item["nearMisses"] = entries[index].nearMisses.map(\.jsonObject)
-            return item
-        }
-    }
-
-    private func verify(_ call: Call) -> MockResponse {
-        if let body = ControlAPI.object(call.request.body), body["contract"] != nil {
-            return verifyContract(call, body)
-        }
-        guard let body = ControlAPI.object(call.request.body) else {
-            return ControlAPI.error(400, "bad_request", #"send {"method": "POST", "path": "/v1/x", "count": 1}"#)
-        }
-        let method = body["method"] as? String
-        guard let path = body["path"] as? String, path.hasPrefix("/") else {
-            return ControlAPI.error(400, "bad_request", #""path" is required and must start with '/'"#)
-        }
-        let expected = ControlAPI.count(body["count"])
-        let atLeast = ControlAPI.count(body["atLeast"])
-        guard (expected != nil) != (atLeast != nil), (body["count"] == nil) == (expected == nil),
-            (body["atLeast"] == nil) == (atLeast == nil)
-        else {
-            return ControlAPI.error(
-                400,
-                "bad_request",
-                #"give "count" (exactly) or "atLeast", a whole number from 0 to 1000000000"#
-            )
-        }
-        if body["host"] != nil,
-            (body["host"] as? String).map({ !$0.isEmpty && OriginRewrite.isAuthority(Substring($0)) }) != true
-        {
-            return ControlAPI.error(
-                400,
-                "bad_request",
-                #""host" must be a host[:port] such as "api.example.com" (no scheme or path)"#
-            )
-        }
-        let host = (body["host"] as? String).map(HostName.normalized)
-        let normalized = RequestKey.normalizePath(path)
-        let entries = call.session.journal.snapshot().entries
-        let matching = entries.filter {
-            (method == nil || $0.method == method) && (host == nil || $0.host == host)
-                && RequestKey.normalizePath(HTTPRequest(method: $0.method, target: $0.target).path) == normalized
-        }
-        let ok = expected.map { matching.count == $0 } ?? (matching.count >= atLeast!)
-        let what = "\(method ?? "any method") \(host.map { "//\($0)" } ?? "")\(path)"
-        if ok { return ControlAPI.json(200, ["ok": true, "count": matching.count]) }
-        let wanted = expected.map { "exactly \($0)" } ?? "at least \(atLeast!)"
-        let dropped = call.session.journal.snapshot().dropped
-        var note = dropped > 0 ? " (\(dropped) older entries were dropped by --journal-limit)" : ""
-        let unanswered = matching.filter { !$0.matched && $0.fault == nil }.count
-        if unanswered > 0 { note += "; \(unanswered) of them no stub answered (GET /__mockd/unmatched says why)" }
-        // The near misses of the request key: journaled requests that differ in method, host or path.
-        let nearest = VerifyExplanation.candidates(in: entries, method: method, host: host, path: normalized) {
-            RequestKey.normalizePath(HTTPRequest(method: $0.method, target: $0.target).path)
-        }
-        if !nearest.isEmpty { note += "; closest: " + nearest.map(\.summary).joined(separator: ", ") }
-        return ControlAPI.json(
-            409,
-            [
-                "error": "verification_failed",
-                "message": "expected \(wanted) \(what), journal has \(matching.count)\(note)",
-                "expected": expected ?? atLeast!, "actual": matching.count,
-                "nearest": nearest.map(\.jsonObject),
-                "journalCount": entries.count,
-            ],
-            arrayAt: ["requests"],
-            count: matching.count
-        ) { [self] in journalItem(matching[$0]) }
-    }
-
-    private func listWebSockets(_ call: Call) -> MockResponse {
-        let all = call.query("all") == "true"
-        let connections = engine.webSocketHub?.connections(session: all ? nil : call.session.id) ?? []
-        return ControlAPI.json(
-            200,
-            [
-                "session": call.session.id,
-                "connections": connections.map { info -> [String: Any] in
-                    [
-                        "id": info.id, "session": info.session, "path": info.path, "connection": info.connectionNumber,
-                        "openedAt": DateFormats.rfc3339Milliseconds(info.openedAt), "framesIn": info.framesIn,
-                        "framesOut": info.framesOut,
-                    ]
-                },
-            ]
-        )
-    }
-
-    /// `{"path"?: "/chat", "text": "…"}` | `{"json": …}` | `{"binary": "<base64>"}` to every open WebSocket of
-    /// the session.
-    private func sendWebSocket(_ call: Call) -> MockResponse {
-        guard let body = ControlAPI.object(call.request.body) else {
-            return ControlAPI.error(
-                400,
-                "bad_request",
-                #"send {"text": "…"}, {"json": …} or {"binary": "<base64>"}, optionally with "path""#
-            )
-        }
-        let message: WebSocketMessage
-        if let text = body["text"] as? String {
-            message = .text(text)
-        } else if let base64 = body["binary"] as? String, let data = Data(base64Encoded: base64) {
-            message = .binary(data)
-        } else if let json = body["json"],
-            let data = try? JSONSerialization.data(
-                withJSONObject: json,
-                options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]
-            )
-        {
-            message = .text(String(decoding: data, as: UTF8.self))
-        } else {
-            return ControlAPI.error(400, "bad_request", #"give one of "text", "json" or "binary" (base64)"#)
-        }
-        if body["path"] != nil && !(body["path"] is String) {
-            return ControlAPI.error(400, "bad_request", #""path" must be a string"#)
-        }
-        let delivered = engine.webSocketHub?.send(message, session: call.session.id, path: body["path"] as? String) ?? 0
-        return ControlAPI.json(200, ["session": call.session.id, "delivered": delivered])
-    }
-
-    /// `{"code": 1001, "reason": "…", "path"?: "/chat"}` closes the session's open WebSockets.
-    private func closeWebSockets(_ call: Call) -> MockResponse {
-        guard let body = call.request.body.isEmpty ? [:] : ControlAPI.object(call.request.body),
-            body["code"] == nil || ControlAPI.count(body["code"]) != nil, body["path"] == nil || body["path"] is String,
-            body["reason"] == nil || body["reason"] is String
-        else {
-            return ControlAPI.error(
-                400,
-                "bad_request",
-                #"send {"code": 1000, "reason": "…", "path": "…"} (all optional)"#
-            )
-        }
-        let code = ControlAPI.count(body["code"]) ?? 1000
-        guard (1000...4999).contains(code), ![1004, 1005, 1006, 1015].contains(code) else {
-            return ControlAPI.error(
-                400,
-                "bad_request",
-                "close code \(code) cannot be sent in a close frame (RFC 6455 §7.4)"
-            )
-        }
-        let closed =
-            engine.webSocketHub?.close(
-                code: code,
-                reason: body["reason"] as? String ?? "",
-                session: call.session.id,
-                path: body["path"] as? String
-            ) ?? 0
-        return ControlAPI.json(200, ["session": call.session.id, "closed": closed])
-    }
-
-    /// `{"path"?: "/v1/updates"}`: answers the session's held long-poll requests now.
-    private func release(_ call: Call) -> MockResponse {
-        guard let body = call.request.body.isEmpty ? [:] : ControlAPI.object(call.request.body),
-            body["path"] == nil || body["path"] is String
-        else {
-            return ControlAPI.error(400, "bad_request", #"send {} or {"path": "/v1/updates"}"#)
-        }
-        let released = engine.heldRequests?.release(session: call.session.id, path: body["path"] as? String) ?? 0
-        return ControlAPI.json(200, ["session": call.session.id, "released": released])
-    }
-
-    /// Reloads configs and sets from disk atomically, as SIGHUP does; a broken file keeps the old version.
-    private func reload(_ call: Call) -> MockResponse {
-        guard let loader = engine.loader else {
-            return ControlAPI.error(501, "reload_unavailable", "this daemon was started without files to reload")
-        }
-        do {
-            let scenario = try loader()
-            engine.reload(scenario)
-            return ControlAPI.json(
-                200,
-                ["reloaded": scenario.name, "stubs": scenario.index.stubs.count, "overrides": scenario.overrides.count]
-            )
-        } catch {
-            return ControlAPI.error(
-                422,
-                "invalid_scenario",
-                "reload failed, still serving the previous version:\n\(error)"
-            )
-        }
-    }
-
-    private func listSessions(_ call: Call) -> MockResponse {
-        let sessions = engine.sessions.all.map { session -> [String: Any] in
-            // Counted, not copied: the dashboard reads this every 2 s.
-            let journal = session.journal.summary
-            return [
-                "id": session.id, "scenario": session.scenario.name, "journalCount": journal.count,
-                "runtimeStubs": session.runtimeStubs.count,
-                "lastActivity": journal.newestTime.map(DateFormats.rfc3339Milliseconds) ?? NSNull(),
-            ]
-        }
-        return ControlAPI.json(200, ["sessions": sessions])
-    }
-
-    // MARK: - JSON helpers
-
-    static func json(_ status: Int, _ object: [String: Any]) -> MockResponse {
-        MockResponse(status: status, headers: jsonHeaders, body: serialized(object) + Data("\n".utf8))
+        return MockResponse(status: status, headers: jsonHeaders, body: body)
     }
 
     /// Elements past which an answer's array is streamed (`StreamedJSON`) rather than built whole.
     static let streamingThreshold = 100
 
-    /// `json(status, object)` with the array at `path` made of `count` elements, `element(index)` each: built whole
-    /// up to `streamingThreshold` elements, else written while it is sent (`StreamedJSON`), so a large answer never
-    /// holds the worker that other sessions' requests need. Elements are made in index order; `trailer`, made after
-    /// the last, gives members of the array's object that depend on them all (a count).
-    static func json(
+    /// `document` as the control API's JSON answer with the array at `path` made of `count` elements, `element(index)`
+    /// each: built whole up to `streamingThreshold` elements, else written while it is sent (`StreamedJSON`), so a
+    /// large answer never holds the worker that other sessions' requests need. `document` is the answer with that
+    /// array empty; elements are made in index order; `trailer`, made after the last, gives members of the array's
+    /// object that depend on them all (a count).
+    static func json<Element: Encodable>(
         _ status: Int,
-        _ object: [String: Any],
+        _ document: some Encodable,
         arrayAt path: [String],
         count: Int,
-        element: @escaping @Sendable (Int) -> Any,
-        trailer: @escaping @Sendable () -> [String: Any] = { [:] }
+        element: @escaping @Sendable (Int) -> Element,
+        trailer: @escaping @Sendable () -> [String: JSONValue] = { [:] }
     ) -> MockResponse {
+        guard
+            let feed = try? StreamedJSON(document, arrayAt: path, count: count, element: element, trailer: trailer)
+        else {
+            return failure(.internalError, "the answer could not be encoded as JSON")
+        }
         guard count > streamingThreshold else {
-            var whole = StreamedJSON.setting((0..<count).map(element), at: path[...], in: object)
-            for (key, value) in trailer() {
-                whole = StreamedJSON.setting(value, at: path.dropLast() + [key], in: whole)
-            }
-            return json(status, whole)
+            return MockResponse(status: status, headers: jsonHeaders, body: feed.whole())
         }
         var response = MockResponse(status: status, headers: jsonHeaders)
-        response.liveFeed = StreamedJSON(object, arrayAt: path, count: count, element: element, trailer: trailer)
+        response.liveFeed = feed
         return response
     }
 
-    private static var jsonHeaders: HTTPHeaders {
+    static var jsonHeaders: HTTPHeaders {
         HTTPHeaders([("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")])
     }
 
-    /// `value` as the control API writes JSON: keys sorted, pretty-printed, slashes unescaped.
-    static func serialized(_ value: Any) -> Data {
-        (try? JSONSerialization.data(
-            withJSONObject: value,
-            options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes, .fragmentsAllowed]
-        )) ?? Data("{}".utf8)
+    /// The one place a control API error is made: `{"error": code, "message": …}` (or the failure's evidence),
+    /// compact JSON with sorted keys, with the code's status, not to be cached.
+    static func failure(_ failure: Failure) -> MockResponse {
+        if let response = failure.response { return response }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting =
+            failure.body is ControlError
+            ? [.sortedKeys, .withoutEscapingSlashes]
+            : [
+                .sortedKeys, .prettyPrinted, .withoutEscapingSlashes,
+            ]
+        let body =
+            (try? encoder.encode(failure.body))
+            ?? Data(#"{"error":"internal_error","message":"the error could not be encoded"}"#.utf8)
+        return MockResponse(status: failure.code.status, headers: jsonHeaders, body: body + [0x0A])
     }
 
-    /// `MockResponse.jsonError`, not to be cached (as every control answer).
-    static func error(_ status: Int, _ code: String, _ message: String) -> MockResponse {
-        var response = MockResponse.jsonError(status: status, code: code, message: message)
-        response.headers.add(name: "Cache-Control", value: "no-store")
-        return response
+    static func failure(_ code: ControlErrorCode, _ message: String) -> MockResponse {
+        failure(Failure(code, message))
     }
 
-    /// A non-negative whole JSON number (not a boolean), at most 10⁹.
-    static func count(_ value: Any?) -> Int? {
-        // JSON booleans arrive as NSNumber too, with the C type "c" (char).
-        guard let number = value as? NSNumber, number.objCType.pointee != CChar(UInt8(ascii: "c")) else { return nil }
-        let double = number.doubleValue
-        guard double.rounded() == double, (0...1_000_000_000).contains(double) else { return nil }
-        return Int(double)
+    /// The keys of the body's JSON object (empty when it is not one).
+    static func bodyKeys(_ data: Data) -> [String] {
+        guard case .object(let members)? = try? JSONValue(parsing: data) else { return [] }
+        return members.keys.sorted()
+    }
+}
+
+extension ControlParameter {
+    /// Why `value` does not fit the parameter's schema (a whole number in range; `true` or `false`), or `nil`.
+    func problem(with value: String) -> String? {
+        switch schema["type"]?.stringValue {
+        case "integer":
+            let minimum = schema["minimum"]?.intValue
+            let maximum = schema["maximum"]?.intValue
+            if let number = Int(value), number >= (minimum ?? .min), number <= (maximum ?? .max) { return nil }
+        case "boolean":
+            if value == "true" || value == "false" { return nil }
+        default:
+            return nil
+        }
+        return "\(invalidPrefix) '\(value)'"
     }
 
-    static func object(_ data: Data) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-    }
-
-    static func foundationValue(_ value: JSONValue) -> Any {
-        switch value {
-        case .null: return NSNull()
-        case .bool(let flag): return flag
-        case .int(let number): return number
-        case .double(let number): return number
-        case .string(let text): return text
-        case .array(let items): return items.map(foundationValue)
-        case .object(let members): return members.mapValues(foundationValue)
+    /// The start of the message for a value that does not fit: `limit must be a whole number in 1–10000, got`.
+    var invalidPrefix: String {
+        if let invalid { return invalid }
+        switch schema["type"]?.stringValue {
+        case "integer":
+            let minimum = schema["minimum"]?.intValue
+            let maximum = schema["maximum"]?.intValue
+            if let minimum, let maximum { return "\(name) must be a whole number in \(minimum)–\(maximum), got" }
+            if let minimum { return "\(name) must be a whole number ≥ \(minimum), got" }
+            return "\(name) must be a whole number, got"
+        case "boolean": return "\(name) must be true or false, got"
+        default: return "\(name) is not valid:"
         }
     }
 }

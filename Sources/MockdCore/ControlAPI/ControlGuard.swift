@@ -1,4 +1,5 @@
 import Foundation
+import MockdControl
 
 /// Keeps web pages out of the control API (`/__mockd/*`), which can switch scenarios, add stubs and read what the
 /// app sent: two mock servers had to fix cross-origin takeovers of their admin APIs in 2026.
@@ -65,6 +66,6 @@ enum ControlGuard {
     }
 
     private static func forbidden(_ message: String) -> MockResponse {
-        ControlAPI.error(403, "forbidden", message)
+        ControlAPI.failure(.forbidden, message)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MockdControl
 
 /// Why `POST /__mockd/verify` failed, in the words of the request key: the journaled requests closest to what the
 /// test asked for, each with the parts (`method`, `host`, `path`) that differed — so that a test failing on
@@ -10,17 +11,20 @@ import Foundation
 struct VerifyExplanation {
     /// One journaled request and what differed from the verify's criteria.
     struct Candidate {
-        let entry: JournalEntry
+        let entry: JournalRecord
         let differs: [(part: String, expected: String, actual: String)]
         /// The edit distance between the paths (0 when they are equal).
         let pathDistance: Int
 
-        var jsonObject: [String: Any] {
-            [
-                "sequence": entry.sequence, "method": entry.method, "target": entry.target,
-                "host": entry.host.map { $0 as Any } ?? NSNull(),
-                "differs": differs.map { ["part": $0.part, "expected": $0.expected, "actual": $0.actual] },
-            ]
+        /// As the 409 of `POST /__mockd/verify` lists it (`nearest`).
+        var answer: VerifyCandidate {
+            VerifyCandidate(
+                sequence: entry.sequence,
+                method: entry.method,
+                target: entry.target,
+                host: entry.host,
+                differs: differs.map { NearMiss.Difference(part: $0.part, expected: $0.expected, actual: $0.actual) }
+            )
         }
 
         /// `PUT /v1/orders (method: expected POST, got PUT)`.
@@ -39,11 +43,11 @@ struct VerifyExplanation {
     /// - Complexity: O(n · p²) in the journal's entries and the path length (the edit distance), run only on a
     ///   failed verify.
     static func candidates(
-        in entries: [JournalEntry],
+        in entries: [JournalRecord],
         method: String?,
         host: String?,
         path: String,
-        pathOf: (JournalEntry) -> String
+        pathOf: (JournalRecord) -> String
     ) -> [Candidate] {
         let allowed = max(3, path.count / 3)
         var seen = Set<String>()

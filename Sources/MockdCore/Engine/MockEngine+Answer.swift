@@ -1,4 +1,5 @@
 import Foundation
+import MockdControl
 import MockdFormat
 import MockdPlatform
 

@@ -1,3 +1,5 @@
+import MockdControl
+
 /// What every answer gets after planning, whatever planned it: byte ranges of its body for a `Range` request
 /// (RFC 9110 §14), and with CORS on (`"cors": true` in a mock set or scenario) the request's origin allowed.
 extension MockEngine {

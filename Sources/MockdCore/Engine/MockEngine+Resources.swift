@@ -266,7 +266,7 @@ extension MockEngine {
         let items = store.items(of: resource)
         if parts.count == 2 && parts[1] == "count" { return items.count }
         guard let item = items.first(where: { resource.id(of: $0) == String(parts[1]) }) else { return "" }
-        let foundation = ControlAPI.foundationValue(item)
+        let foundation = item.foundationValue
         let value: Any? = parts.count == 3 ? TemplateContext.lookup(foundation, path: String(parts[2])) : foundation
         return value ?? ""
     }

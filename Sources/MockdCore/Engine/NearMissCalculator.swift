@@ -1,4 +1,5 @@
 import Foundation
+public import MockdControl
 import MockdFormat
 
 /// Ranks stubs by distance to an unmatched request.
@@ -43,10 +44,10 @@ public enum NearMissCalculator {
             }
             misses.append(
                 NearMiss(
-                    stubID: override.id,
-                    setName: "override",
+                    stub: override.id,
+                    set: "override",
                     distance: distance,
-                    differences: differences,
+                    differs: differences,
                     priority: override.priority
                 )
             )
@@ -169,10 +170,10 @@ public enum NearMissCalculator {
             let stub = index.stubs[candidate.ordinal]
             let assessed = assess(candidate.ordinal, collect: true)
             return NearMiss(
-                stubID: stub.id,
-                setName: stub.setName,
+                stub: stub.id,
+                set: stub.setName,
                 distance: assessed.distance,
-                differences: assessed.differences
+                differs: assessed.differences
             )
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+public import MockdControl
 public import MockdFormat
 import MockdPlatform
 

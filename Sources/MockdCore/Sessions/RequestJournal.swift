@@ -1,9 +1,10 @@
 public import Foundation
+public import MockdControl
 public import MockdFormat
 import MockdPlatform
 
 /// One request as the session saw it: what came in, what answered, what went out.
-public struct JournalEntry: Sendable {
+public struct JournalRecord: Sendable {
     /// 1-based position in the session's journal.
     public let sequence: Int
     /// When the request arrived.
@@ -50,7 +51,7 @@ public final class RequestJournal: Sendable {
     public static let bodyLimit = 64 * 1024
 
     /// One journaled request. An exchange answered by the engine is kept as the engine's own immutable
-    /// record, never copied field by field on the request's way; its `JournalEntry` is built when the journal is read.
+    /// record, never copied field by field on the request's way; its `JournalRecord` is built when the journal is read.
     private enum Record: Sendable {
         case exchange(EngineOutcome.Exchange, sequence: Int, durationMs: Double)
         case entry(EntryBox)
@@ -62,14 +63,14 @@ public final class RequestJournal: Sendable {
             }
         }
 
-        var entry: JournalEntry {
+        var entry: JournalRecord {
             switch self {
             case .entry(let box):
                 return box.entry
             case .exchange(let exchange, let sequence, let durationMs):
                 let plan = exchange.plan
                 let request = exchange.request
-                return JournalEntry(
+                return JournalRecord(
                     sequence: sequence,
                     time: exchange.arrival,
                     method: request.method,
@@ -93,8 +94,8 @@ public final class RequestJournal: Sendable {
     }
 
     private final class EntryBox: Sendable {
-        let entry: JournalEntry
-        init(_ entry: JournalEntry) { self.entry = entry }
+        let entry: JournalRecord
+        init(_ entry: JournalRecord) { self.entry = entry }
     }
 
     /// A ring of at most `limit` records: each append past the limit replaces the oldest. (An array trimmed from
@@ -154,7 +155,7 @@ public final class RequestJournal: Sendable {
             state.append(limit: limit) { sequence in
                 .entry(
                     EntryBox(
-                        JournalEntry(
+                        JournalRecord(
                             sequence: sequence,
                             time: time,
                             method: request.method,
@@ -222,7 +223,7 @@ public final class RequestJournal: Sendable {
     }
 
     /// The entries in arrival order, and how many were dropped for the limit.
-    public func snapshot() -> (entries: [JournalEntry], dropped: Int) {
+    public func snapshot() -> (entries: [JournalRecord], dropped: Int) {
         let (records, dropped) = state.withLock { ($0.inArrivalOrder, $0.dropped) }
         return (records.map(\.entry), dropped)
     }
@@ -237,8 +238,8 @@ public final class RequestJournal: Sendable {
     public func page(
         after: Int,
         limit: Int,
-        where include: (JournalEntry) -> Bool
-    ) -> (entries: [JournalEntry], more: Bool, dropped: Int) {
+        where include: (JournalRecord) -> Bool
+    ) -> (entries: [JournalRecord], more: Bool, dropped: Int) {
         let (records, dropped) = state.withLock { ($0.inArrivalOrder, $0.dropped) }
         // Sequence numbers grow in arrival order: find the first record after the cursor by bisection.
         var low = 0
@@ -247,7 +248,7 @@ public final class RequestJournal: Sendable {
             let middle = (low + high) / 2
             if records[middle].sequence <= after { low = middle + 1 } else { high = middle }
         }
-        var entries: [JournalEntry] = []
+        var entries: [JournalRecord] = []
         entries.reserveCapacity(min(limit, records.count - low))
         for record in records[low...] {
             let entry = record.entry

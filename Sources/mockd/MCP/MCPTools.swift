@@ -1,4 +1,7 @@
 import Foundation
+import MockdControl
+import MockdCore
+import MockdFormat
 
 /// The tools `mockd mcp` offers a coding agent: steering a daemon through its control API (scenarios, runtime
 /// stubs, reset, journal, near misses, verify) and the offline commands (import a HAR, lint a set, validate a
@@ -39,140 +42,12 @@ struct MCPTools {
         ]
     }
 
+    /// The control API's tools, one per route of `ControlRoutes` that is not excluded (`ControlTool`): made once.
+    private static let controlTools: [ControlTool] = (try? ControlTool.all()) ?? []
+
+    /// The offline commands, run as `mockd` itself.
     private static var tools: [Tool] {
         [
-            Tool(
-                name: "list_scenarios",
-                description: "List the scenarios (configs/*.json) and which one the session uses.",
-                properties: ["session": session],
-                required: []
-            ) { tools, arguments in try tools.control("GET", "scenarios", arguments) },
-            Tool(
-                name: "use_scenario",
-                description: "Switch the session to a scenario by name; its state machines and sequences start over.",
-                properties: [
-                    "name": ["type": "string", "description": "Scenario name (configs/NAME.json)."], "session": session,
-                ],
-                required: ["name"]
-            ) { tools, arguments in
-                try tools.control("PUT", "scenario", arguments, body: ["name": arguments["name"]!])
-            },
-            Tool(
-                name: "list_stubs",
-                description: "List the session's runtime stubs (added through the control API), newest first.",
-                properties: ["session": session],
-                required: []
-            ) { tools, arguments in try tools.control("GET", "stubs", arguments) },
-            Tool(
-                name: "add_stub",
-                description:
-                    "Add a runtime stub to the session, tried before the scenario's overrides and mock sets. The stub is a scenario override: {\"id\"?, \"match\": {\"method\", \"path\", \"host\", \"query\", \"headers\", \"body\"…}, \"status\", \"headers\", \"body\" or \"bodyPatch\", \"latency\", \"fault\", \"responses\": […]} (docs/FORMAT.md). A stub with an id that exists replaces it.",
-                properties: [
-                    "stub": ["type": "object", "description": "The stub, in the scenario override format."],
-                    "session": session,
-                ],
-                required: ["stub"]
-            ) { tools, arguments in try tools.control("POST", "stubs", arguments, body: arguments["stub"]!) },
-            Tool(
-                name: "replace_stub",
-                description: "Replace the runtime stub with this id by a new definition, in one step.",
-                properties: [
-                    "id": ["type": "string", "description": "The stub's id."],
-                    "stub": ["type": "object", "description": "The new definition (its id is set to `id`)."],
-                    "session": session,
-                ],
-                required: ["id", "stub"]
-            ) { tools, arguments in
-                var stub = arguments["stub"] as? [String: Any] ?? [:]
-                stub["id"] = arguments["id"]
-                return try tools.control("POST", "stubs", arguments, body: stub)
-            },
-            Tool(
-                name: "remove_stub",
-                description: "Remove one runtime stub by id, or every runtime stub of the session when id is absent.",
-                properties: ["id": ["type": "string", "description": "The stub's id."], "session": session],
-                required: []
-            ) { tools, arguments in
-                guard let id = arguments["id"] as? String else {
-                    return try tools.control("DELETE", "stubs", arguments)
-                }
-                var segment = CharacterSet.urlPathAllowed
-                segment.remove("/")
-                return try tools.control(
-                    "DELETE",
-                    "stubs/" + (id.addingPercentEncoding(withAllowedCharacters: segment) ?? id),
-                    arguments
-                )
-            },
-            Tool(
-                name: "replace_group",
-                description:
-                    "Replace the session's stub group NAME by these stubs in one atomic step (the group is created when new): a request sees the old stubs or all of the new ones, never a mix. Each stub is in the add_stub format; one bad stub refuses the call and changes nothing.",
-                properties: groupProperties,
-                required: ["name", "stubs"]
-            ) { tools, arguments in try tools.group("PUT", arguments) },
-            Tool(
-                name: "add_group",
-                description:
-                    "Add stubs to the session's stub group NAME in one atomic step (a stub whose id exists replaces it).",
-                properties: groupProperties,
-                required: ["name", "stubs"]
-            ) { tools, arguments in try tools.group("POST", arguments) },
-            Tool(
-                name: "remove_group",
-                description: "Remove every stub of the session's stub group NAME in one step.",
-                properties: ["name": groupProperties["name"]!, "session": session],
-                required: ["name"]
-            ) { tools, arguments in try tools.group("DELETE", arguments) },
-            Tool(
-                name: "reset",
-                description: "Reset the session: sequences, state machines, rate limits and the journal start over.",
-                properties: ["session": session],
-                required: []
-            ) { tools, arguments in try tools.control("POST", "reset", arguments) },
-            Tool(
-                name: "read_journal",
-                description:
-                    "The requests the app sent in the session, oldest first, with the stub that answered each.",
-                properties: [
-                    "limit": [
-                        "type": "integer", "minimum": 1, "maximum": 10000, "description": "At most this many entries.",
-                    ],
-                    "session": session,
-                ],
-                required: []
-            ) { tools, arguments in
-                let limit = (arguments["limit"] as? Int).map { "?limit=\($0)" } ?? ""
-                return try tools.control("GET", "journal" + limit, arguments)
-            },
-            Tool(
-                name: "explain_miss",
-                description:
-                    "The session's requests that nothing matched, each with its nearest stubs and what differed (method, path, query, header, body, host, state).",
-                properties: ["session": session],
-                required: []
-            ) { tools, arguments in try tools.control("GET", "unmatched", arguments) },
-            Tool(
-                name: "verify",
-                description: "Check how often the app sent a request: exactly `count` times or `atLeast` times.",
-                properties: [
-                    "path": ["type": "string", "description": "The path, e.g. /v1/orders (the query is ignored)."],
-                    "method": ["type": "string"], "host": ["type": "string"],
-                    "count": ["type": "integer", "minimum": 0], "atLeast": ["type": "integer", "minimum": 0],
-                    "session": session,
-                ],
-                required: ["path"]
-            ) { tools, arguments in
-                var body: [String: Any] = [:]
-                for key in ["path", "method", "host", "count", "atLeast"] { body[key] = arguments[key] }
-                return try tools.control("POST", "verify", arguments, body: body)
-            },
-            Tool(
-                name: "list_sessions",
-                description: "The sessions the daemon keeps, with their scenario and request counts.",
-                properties: [:],
-                required: []
-            ) { tools, arguments in try tools.control("GET", "sessions", arguments) },
             Tool(
                 name: "import_har",
                 description:
@@ -246,52 +121,47 @@ struct MCPTools {
         ]
     }
 
-    private static var groupProperties: [String: Any] {
-        [
-            "name": [
-                "type": "string", "description": "The group's name: 1–128 letters, digits, '-', '.', '_' or '~'.",
-            ],
-            "stubs": [
-                "type": "array", "items": ["type": "object"],
-                "description": "The stubs, each in the add_stub format; those without an id are named NAME.1, NAME.2…",
-            ],
-            "session": session,
-        ]
-    }
-
-    /// `/__mockd/groups/NAME` with `method`, the stubs as the body (none for `DELETE`).
-    private func group(_ method: String, _ arguments: [String: Any]) throws -> Outcome {
-        var segment = CharacterSet.urlPathAllowed
-        segment.remove("/")
-        let name = arguments["name"] as! String
-        return try control(
-            method,
-            "groups/" + (name.addingPercentEncoding(withAllowedCharacters: segment) ?? name),
-            arguments,
-            body: method == "DELETE" ? nil : ["stubs": arguments["stubs"]!]
-        )
-    }
-
-    /// `tools/list`'s tools: name, description and input schema (JSON Schema 2020-12).
+    /// `tools/list`'s tools: name, description, input schema (JSON Schema 2020-12) and, for a control route that
+    /// answers JSON, the output schema its structured result follows.
     var definitions: [[String: Any]] {
-        Self.tools.map { tool in
-            [
-                "name": tool.name, "description": tool.description,
-                "inputSchema": [
-                    "type": "object", "properties": tool.properties, "required": tool.required,
-                    "additionalProperties": false,
-                ] as [String: Any],
+        let control = Self.controlTools.map { tool -> [String: Any] in
+            var definition: [String: Any] = [
+                "name": tool.name, "description": tool.description, "inputSchema": tool.inputSchema.foundationValue,
             ]
+            if let output = tool.outputSchema { definition["outputSchema"] = output.foundationValue }
+            return definition
         }
+        return control
+            + Self.tools.map { tool in
+                [
+                    "name": tool.name, "description": tool.description,
+                    "inputSchema": [
+                        "type": "object", "properties": tool.properties, "required": tool.required,
+                        "additionalProperties": false,
+                    ] as [String: Any],
+                ]
+            }
     }
 
-    func has(_ name: String) -> Bool { Self.tools.contains { $0.name == name } }
+    func has(_ name: String) -> Bool {
+        Self.controlTools.contains { $0.name == name } || Self.tools.contains { $0.name == name }
+    }
 
     /// Runs tool `name`; wrong arguments and failures are tool errors with one line.
     func call(_ name: String, _ arguments: [String: Any]) -> Outcome {
-        let tool = Self.tools.first { $0.name == name }!
-        if let problem = Self.problem(arguments, tool) { return Outcome(text: problem, isError: true, structured: nil) }
         do {
+            if let tool = Self.controlTools.first(where: { $0.name == name }) {
+                let properties = tool.inputSchema["properties"]?.foundationValue as? [String: Any] ?? [:]
+                let required = tool.inputSchema["required"]?.foundationValue as? [String] ?? []
+                if let problem = Self.problem(arguments, name: name, properties: properties, required: required) {
+                    return Outcome(text: problem, isError: true, structured: nil)
+                }
+                return try control(tool, arguments)
+            }
+            let tool = Self.tools.first { $0.name == name }!
+            if let problem = Self.problem(arguments, name: name, properties: tool.properties, required: tool.required) {
+                return Outcome(text: problem, isError: true, structured: nil)
+            }
             return try tool.run(self, arguments)
         } catch {
             return Outcome(text: "mockd is not reachable: \(error)", isError: true, structured: nil)
@@ -299,14 +169,22 @@ struct MCPTools {
     }
 
     /// The first way `arguments` break the tool's schema (required, unknown, or mistyped fields).
-    private static func problem(_ arguments: [String: Any], _ tool: Tool) -> String? {
-        for name in tool.required where arguments[name] == nil { return "\(tool.name): \"\(name)\" is required" }
+    private static func problem(
+        _ arguments: [String: Any],
+        name toolName: String,
+        properties: [String: Any],
+        required: [String]
+    ) -> String? {
+        for name in required where arguments[name] == nil { return "\(toolName): \"\(name)\" is required" }
         for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
-            guard let property = tool.properties[name] as? [String: Any] else {
+            guard let property = properties[name] as? [String: Any] else {
                 return
-                    "\(tool.name): unknown argument \"\(name)\" (known: \(tool.properties.keys.sorted().joined(separator: ", ")))"
+                    "\(toolName): unknown argument \"\(name)\" (known: \(properties.keys.sorted().joined(separator: ", ")))"
             }
-            let type = property["type"] as? String
+            // `["string", "null"]`: an optional field of a body, which may be given as null.
+            let types = property["type"] as? [String] ?? (property["type"] as? String).map { [$0] } ?? []
+            if value is NSNull, types.contains("null") { continue }
+            let type = types.first { $0 != "null" }
             let fits: Bool
             switch type {
             case "string": fits = value is String
@@ -321,7 +199,7 @@ struct MCPTools {
             }
             if !fits {
                 let article = type == "integer" || type == "object" || type == "array" ? "an" : "a"
-                return "\(tool.name): \"\(name)\" must be \(article) \(type ?? "value")"
+                return "\(toolName): \"\(name)\" must be \(article) \(type ?? "value")"
             }
             if type == "integer" {
                 let minimum = property["minimum"] as? Int ?? Int.min
@@ -330,14 +208,15 @@ struct MCPTools {
                     number <= maximum
                 else {
                     return
-                        "\(tool.name): \"\(name)\" must be a whole number from \(minimum == Int.min ? "any" : String(minimum)) to \(maximum == Int.max ? "any" : String(maximum))"
+                        "\(toolName): \"\(name)\" must be a whole number from \(minimum == Int.min ? "any" : String(minimum)) to \(maximum == Int.max ? "any" : String(maximum))"
                 }
             }
             if let pattern = property["pattern"] as? String, let text = value as? String,
                 text.range(of: pattern, options: .regularExpression) == nil
             {
-                return
-                    "\(tool.name): \"\(name)\" '\(text)' is not a valid session id (1–128 letters, digits, '.', '_', '~', '-')"
+                return name == "session"
+                    ? "\(toolName): \"session\" '\(text)' is not a valid session id (1–128 letters, digits, '.', '_', '~', '-')"
+                    : "\(toolName): \"\(name)\" '\(text)' does not match \(pattern)"
             }
         }
         return nil
@@ -349,20 +228,47 @@ struct MCPTools {
         String(cString: number.objCType) == "c"
     }
 
-    /// One control call; the daemon's JSON answer is the result, an error status a tool error with its message.
-    private func control(
-        _ method: String,
-        _ route: String,
-        _ arguments: [String: Any],
-        body: Any? = nil
-    ) throws -> Outcome {
+    /// One control call of `tool`'s route, its arguments placed in the path, the query, the body and the session
+    /// header; the daemon's JSON answer is the result, an error status a tool error with its message.
+    private func control(_ tool: ControlTool, _ arguments: [String: Any]) throws -> Outcome {
+        let route = tool.route
+        var segment = CharacterSet.urlPathAllowed
+        segment.remove("/")
+        let path = route.segments.map { part -> String in
+            switch part {
+            case .literal(let text): return text
+            case .parameter(let name):
+                let value = Self.text(arguments[name] ?? "")
+                return value.addingPercentEncoding(withAllowedCharacters: segment) ?? value
+            }
+        }.joined(separator: "/")
+        var query = URLComponents()
+        query.queryItems = arguments.sorted(by: { $0.key < $1.key }).compactMap { name, value in
+            tool.placements[name] == .query ? URLQueryItem(name: name, value: Self.text(value)) : nil
+        }
+        var body: Any?
+        if route.requestType != nil {
+            var fields: [String: Any] = [:]
+            for (name, value) in arguments where tool.placements[name] == .bodyField { fields[name] = value }
+            body = arguments.first { tool.placements[$0.key] == .body }?.value ?? fields
+        }
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed]) }
-        let answer = try control.call(method, route, session: arguments["session"] as? String, body: data)
+        let target = path + ((query.queryItems?.isEmpty ?? true) ? "" : "?" + (query.percentEncodedQuery ?? ""))
+        let answer = try control.call(route.method, target, session: arguments["session"] as? String, body: data)
         let structured = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
         if answer.status >= 400 {
             return Outcome(text: "\(answer.status): \(answer.message)", isError: true, structured: structured)
         }
+        if answer.body.isEmpty { return Outcome(text: "done (\(answer.status))", isError: false, structured: nil) }
         return Outcome(text: answer.text, isError: false, structured: structured)
+    }
+
+    /// An argument as it goes in a path or a query: `true`, `42`, the text.
+    private static func text(_ value: Any) -> String {
+        if let number = value as? NSNumber {
+            return isBoolean(number) ? (number.boolValue ? "true" : "false") : number.stringValue
+        }
+        return value as? String ?? "\(value)"
     }
 
     private func rootPath(_ arguments: [String: Any]) -> String {

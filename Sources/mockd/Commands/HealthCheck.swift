@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
+import MockdControl
 
 /// `mockd health`: GET `/__mockd/health` on a running daemon; exit 0 when it answers 200, 1 otherwise.
 ///
 /// A plain socket rather than URLSession: FoundationNetworking would tie the binary (and the container
 /// image) to libcurl for one request.
-struct Health: MockdCommand, Equatable {
+struct HealthCheck: MockdCommand, Equatable {
     var host = "127.0.0.1"
     var port = 8080
     /// Seconds for the whole probe: connect, send, answer.
@@ -31,8 +32,8 @@ struct Health: MockdCommand, Equatable {
           -h, --help              Show help information.
         """
 
-    static func parse(_ arguments: [String], environment: [String: String]) throws -> Health {
-        var health = Health()
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> HealthCheck {
+        var health = HealthCheck()
         var reader = ArgumentReader(arguments)
         while let argument = try reader.next() {
             switch argument {
@@ -89,17 +90,10 @@ struct Health: MockdCommand, Equatable {
         }
     }
 
-    /// ` (scenario 'chat_happy_path', version 0.1.0, up 12.3 s)` from the health JSON, or nothing.
+    /// ` (scenario 'chat_happy_path', version 0.1.0, up 12.3 s)` from the health answer, or nothing.
     private static func summary(_ body: Data) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return "" }
-        var parts: [String] = []
-        if let set = object["set"] as? String {
-            parts.append("set '\(set)'")
-        } else if let scenario = object["scenario"] as? String {
-            parts.append("scenario '\(scenario)'")
-        }
-        if let version = object["version"] as? String { parts.append("version \(version)") }
-        if let uptime = object["uptimeSeconds"] as? Double { parts.append("up \(String(format: "%.1f", uptime)) s") }
-        return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
+        guard let health = try? JSONDecoder().decode(Health.self, from: body) else { return "" }
+        let serving = health.set.map { "set '\($0)'" } ?? "scenario '\(health.scenario)'"
+        return " (\(serving), version \(health.version), up \(String(format: "%.1f", health.uptimeSeconds)) s)"
     }
 }

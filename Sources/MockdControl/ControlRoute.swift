@@ -1,0 +1,189 @@
+public import MockdFormat
+
+/// No request body; or, as an answer, none either (`204 No Content`).
+public struct NoBody: Codable, Sendable, Equatable {
+    public init() {}
+}
+
+/// Every control route, by name: the table's keys (`ControlRoutes.all`), the operation ids of the OpenAPI document.
+public enum ControlRouteID: String, CaseIterable, Sendable, Hashable {
+    case health, scenarios, currentScenario, useScenario, answerSource
+    case listStubs, addStub, removeStubs, getStub, removeStub
+    case listGroups, replaceGroup, addToGroup, removeGroup, dropSession, reset
+    case readClock, moveClock, readSwitches, setSwitches, listResources, getResource
+    case journal, journalHAR, journalStream, journalEntry, unmatched, coverage, verify, contract
+    case sessions, reload, listWebSockets, sendWebSocket, closeWebSockets, release
+    case recordStatus, flushRecording, openAPI
+}
+
+/// A path, query or header parameter of a control route.
+public struct ControlParameter: Sendable {
+    public enum Location: String, Sendable {
+        case path, query, header
+    }
+
+    public var name: String
+    public var location: Location
+    /// Its JSON Schema (as OpenAPI 3.1 writes it): `{"type": "integer", "minimum": 1}`.
+    public var schema: JSONValue
+    public var doc: String
+    /// The start of the message for a value that does not fit (the value follows in quotes); `nil` for the usual
+    /// `NAME must be a whole number in 1–10000, got`.
+    public var invalid: String?
+
+    public static func path(
+        _ name: String,
+        _ schema: JSONValue,
+        _ doc: String,
+        invalid: String? = nil
+    ) -> ControlParameter {
+        ControlParameter(name: name, location: .path, schema: schema, doc: doc, invalid: invalid)
+    }
+
+    public static func query(
+        _ name: String,
+        _ schema: JSONValue,
+        _ doc: String,
+        invalid: String? = nil
+    ) -> ControlParameter {
+        ControlParameter(name: name, location: .query, schema: schema, doc: doc, invalid: invalid)
+    }
+
+    public static func header(
+        _ name: String,
+        _ schema: JSONValue,
+        _ doc: String,
+        invalid: String? = nil
+    ) -> ControlParameter {
+        ControlParameter(name: name, location: .header, schema: schema, doc: doc, invalid: invalid)
+    }
+
+    /// `true` / `false`.
+    public static let boolean: JSONValue = ["type": "boolean"]
+}
+
+/// What a route answers with on success.
+public enum ControlAnswerKind: Sendable, Equatable {
+    /// `application/json`: the answer type, encoded.
+    case json
+    /// `204 No Content`.
+    case noContent
+    /// `text/event-stream`: Server-Sent Events whose `data:` lines are JSON (the answer type, for `event: entry`).
+    case eventStream
+}
+
+/// How `mockd mcp` offers a route to a coding agent.
+public enum MCPExposure: Sendable, Equatable {
+    /// As the tool of this name.
+    case tool(String)
+    /// Not as a tool, for the reason given (said in docs/05-dashboard-and-mcp.md).
+    case excluded(String)
+}
+
+/// One route of the control API, whatever its types: what the server dispatches on, the OpenAPI document and the MCP
+/// tools are made from, and the tests walk.
+public struct AnyControlRoute: Sendable {
+    public var id: ControlRouteID
+    /// `GET`, `PUT`, `POST`, `DELETE`.
+    public var method: String
+    /// The path after `/__mockd/`, with `{name}` for a path parameter: `stubs/{id}`.
+    public var path: String
+    /// Path parameters (in the order of the path), then query and header parameters. Every route also takes the
+    /// session (`X-Mockd-Session` or `?session=`).
+    public var parameters: [ControlParameter]
+    /// The request body's type; `nil` for none.
+    public var requestType: (any (Codable & Sendable).Type)?
+    /// Whether the body may be left out (an empty body reads as `{}`).
+    public var requestOptional: Bool
+    /// The MCP tool's argument that carries a body whose schema lists no properties (a stub); a body with properties
+    /// is spread into the tool's arguments.
+    public var bodyName: String
+    /// The error a body that does not decode gets.
+    public var invalidBody: ControlErrorCode
+    /// The answer's type (for an event stream, the `data:` of its entries); `nil` for `204`.
+    public var answerType: (any (Codable & Sendable).Type)?
+    public var kind: ControlAnswerKind
+    /// The success status: 200, 201 or 204.
+    public var status: Int
+    /// What the route itself may answer besides success (see `allErrors` for those every route may).
+    public var errors: [ControlErrorCode]
+    /// Whether a call creates the session it names: only calls that change a session do; reading an unknown session
+    /// sees an empty one, so a typo in a test never evicts a live session (`--max-sessions`).
+    public var createsSession: Bool
+    /// One line: what the route does (the OpenAPI summary, the MCP tool's description).
+    public var doc: String
+    /// The `MockdClient` method that calls it.
+    public var clientMethod: String
+    public var mcp: MCPExposure
+
+    /// A segment of `path`.
+    public enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    /// `path` split at `/`.
+    public var segments: [Segment] {
+        path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}")
+                ? .parameter(String(segment.dropFirst().dropLast())) : .literal(String(segment))
+        }
+    }
+
+    /// Errors any call may get besides `errors`: a bad session id, the control token, a page refused, an evicted
+    /// session; a body or parameter the route cannot use; a body over `--max-body`.
+    public var allErrors: [ControlErrorCode] {
+        var all = errors
+        var common: [ControlErrorCode] = [.invalidSession, .unauthorized, .forbidden, .sessionEvicted]
+        if requestType != nil || !parameters.isEmpty { common.append(.badRequest) }
+        if requestType != nil { common.append(.payloadTooLarge) }
+        for code in common where !all.contains(code) { all.append(code) }
+        return all.sorted { ($0.status, $0.rawValue) < ($1.status, $1.rawValue) }
+    }
+}
+
+/// A control route with its request and answer types: the server's handler must take `Request` and give `Answer`,
+/// the client's call sends the one and reads the other.
+public struct ControlRoute<Request: Codable & Sendable, Answer: Codable & Sendable>: Sendable {
+    public let erased: AnyControlRoute
+
+    public var id: ControlRouteID { erased.id }
+
+    init(
+        _ id: ControlRouteID,
+        _ method: String,
+        _ path: String,
+        parameters: [ControlParameter] = [],
+        request: Request.Type = NoBody.self,
+        requestOptional: Bool = false,
+        bodyName: String = "body",
+        invalidBody: ControlErrorCode = .badRequest,
+        answer: Answer.Type,
+        kind: ControlAnswerKind = .json,
+        status: Int = 200,
+        errors: [ControlErrorCode] = [],
+        createsSession: Bool = false,
+        doc: String,
+        client: String,
+        mcp: MCPExposure
+    ) {
+        erased = AnyControlRoute(
+            id: id,
+            method: method,
+            path: path,
+            parameters: parameters,
+            requestType: Request.self == NoBody.self ? nil : Request.self,
+            requestOptional: requestOptional,
+            bodyName: bodyName,
+            invalidBody: invalidBody,
+            answerType: Answer.self == NoBody.self ? nil : Answer.self,
+            kind: Answer.self == NoBody.self ? .noContent : kind,
+            status: Answer.self == NoBody.self ? 204 : status,
+            errors: errors,
+            createsSession: createsSession,
+            doc: doc,
+            clientMethod: client,
+            mcp: mcp
+        )
+    }
+}
