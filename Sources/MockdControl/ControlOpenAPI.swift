@@ -137,9 +137,8 @@ public enum ControlOpenAPI {
             let row = try route.answerType.map { try probe.schema(for: $0) } ?? [:]
             responses[String(route.status)] = [
                 "description":
-                    "Server-Sent Events: `event: hello` (data {\"session\"}), `event: entry` with `id:` the sequence number and the entry as one JSON line (x-mockd-event-data), `event: reset` (data {}), and a `: keep-alive` comment after 15 s of silence",
-                "content": ["text/event-stream": ["schema": ["type": "string"]]],
-                "x-mockd-event-data": row,
+                    "Server-Sent Events, each described by the schema (its `data` is one line of JSON): `hello` when the stream is open, `entry` per request with `id` its sequence number, `reset` when the journal starts over; a `: keep-alive` comment after 15 s of silence",
+                "content": ["text/event-stream": ["schema": Self.eventSchema(entry: row)]],
             ]
         }
         let byStatus = Dictionary(grouping: route.allErrors, by: \.status)
@@ -148,6 +147,31 @@ public enum ControlOpenAPI {
         }
         operation["responses"] = .object(responses)
         return .object(operation)
+    }
+
+    /// One event of `GET /__mockd/journal/stream`, as OpenAPI 3.1 describes each event of a stream: its `event`
+    /// name, `data` (JSON, `contentSchema`) and `id`.
+    static func eventSchema(entry: JSONValue) -> JSONValue {
+        func event(_ name: String, _ data: JSONValue) -> JSONValue {
+            [
+                "type": "object", "required": ["event", "data"],
+                "properties": [
+                    "event": ["const": .string(name)],
+                    "data": ["type": "string", "contentMediaType": "application/json", "contentSchema": data],
+                    "id": ["type": "string", "pattern": "^[0-9]+$"],
+                ],
+            ]
+        }
+        return [
+            "oneOf": [
+                event(
+                    "hello",
+                    ["type": "object", "required": ["session"], "properties": ["session": ["type": "string"]]]
+                ),
+                event("entry", entry),
+                event("reset", ["type": "object", "maxProperties": 0]),
+            ]
+        ]
     }
 
     /// The response of one error status: its codes, and the body's schema with `error` narrowed to them (one schema

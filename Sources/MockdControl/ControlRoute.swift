@@ -131,12 +131,15 @@ public struct AnyControlRoute: Sendable {
     }
 
     /// Errors any call may get besides `errors`: a bad session id, the control token, a page refused, an evicted
-    /// session; a body or parameter the route cannot use; a body over `--max-body`.
+    /// session; a body or parameter the route cannot use; a body over `--max-body`; for a route with a path
+    /// parameter, `not_found` when it is empty.
     public var allErrors: [ControlErrorCode] {
         var all = errors
         var common: [ControlErrorCode] = [.invalidSession, .unauthorized, .forbidden, .sessionEvicted]
         if requestType != nil || !parameters.isEmpty { common.append(.badRequest) }
         if requestType != nil { common.append(.payloadTooLarge) }
+        // An empty path parameter (`stubs/`) is a path no route has.
+        if parameters.contains(where: { $0.location == .path }) { common.append(.notFound) }
         for code in common where !all.contains(code) { all.append(code) }
         return all.sorted { ($0.status, $0.rawValue) < ($1.status, $1.rawValue) }
     }
