@@ -1,9 +1,5 @@
 public import Foundation
 
-#if canImport(FoundationNetworking)
-public import FoundationNetworking
-#endif
-
 /// This session's journal: the requests its app sent, the misses, verify, the contract, coverage.
 extension MockdClient {
     /// The requests this session's app sent, oldest first (the journal keeps the most recent ones), every page.

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// This session's runtime stubs (`/__mockd/stubs`).
 extension MockdClient {
     /// Adds a runtime stub to this session; it wins over the scenario's overrides and mock sets of lower

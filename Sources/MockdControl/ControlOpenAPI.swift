@@ -141,6 +141,17 @@ public enum ControlOpenAPI {
                 "content": ["text/event-stream": ["schema": Self.eventSchema(entry: row)]],
             ]
         }
+        if !route.links.isEmpty, case .object(var success)? = responses[String(route.status)] {
+            var links: [String: JSONValue] = [:]
+            for link in route.links {
+                links[link.name] = [
+                    "operationId": .string(link.route.rawValue),
+                    "parameters": .object(link.parameters.mapValues(JSONValue.string)),
+                ]
+            }
+            success["links"] = .object(links)
+            responses[String(route.status)] = .object(success)
+        }
         let byStatus = Dictionary(grouping: route.allErrors, by: \.status)
         for (status, codes) in byStatus {
             responses[String(status)] = try errorResponse(codes, probe)

@@ -72,6 +72,20 @@ public enum ControlAnswerKind: Sendable, Equatable {
     case eventStream
 }
 
+/// A call its answer leads to (an OpenAPI link): the operation, and where each of its parameters comes from, as a
+/// runtime expression (`$response.body#/id`, `$request.path.name`).
+public struct ControlLink: Sendable, Equatable {
+    public var name: String
+    public var route: ControlRouteID
+    public var parameters: [String: String]
+
+    public init(_ name: String, to route: ControlRouteID, _ parameters: [String: String]) {
+        self.name = name
+        self.route = route
+        self.parameters = parameters
+    }
+}
+
 /// How `mockd mcp` offers a route to a coding agent.
 public enum MCPExposure: Sendable, Equatable {
     /// As the tool of this name.
@@ -115,6 +129,8 @@ public struct AnyControlRoute: Sendable {
     /// The `MockdClient` method that calls it.
     public var clientMethod: String
     public var mcp: MCPExposure
+    /// The calls a success leads to.
+    public var links: [ControlLink]
 
     /// A segment of `path`.
     public enum Segment: Sendable, Equatable {
@@ -168,7 +184,8 @@ public struct ControlRoute<Request: Codable & Sendable, Answer: Codable & Sendab
         createsSession: Bool = false,
         doc: String,
         client: String,
-        mcp: MCPExposure
+        mcp: MCPExposure,
+        links: [ControlLink] = []
     ) {
         erased = AnyControlRoute(
             id: id,
@@ -186,7 +203,8 @@ public struct ControlRoute<Request: Codable & Sendable, Answer: Codable & Sendab
             createsSession: createsSession,
             doc: doc,
             clientMethod: client,
-            mcp: mcp
+            mcp: mcp,
+            links: links
         )
     }
 }

@@ -93,7 +93,12 @@ public enum ControlRoutes {
         doc:
             "Add a runtime stub (the scenario override format), tried before the scenario's overrides and mock sets; a stub with the id of another replaces it.",
         client: "addStub(_:)",
-        mcp: .tool("add_stub")
+        mcp: .tool("add_stub"),
+        links: [
+            ControlLink("stub", to: .getStub, ["id": "$response.body#/id"]),
+            ControlLink("answer", to: .answerSource, ["id": "$response.body#/id"]),
+            ControlLink("remove", to: .removeStub, ["id": "$response.body#/id"]),
+        ]
     )
     public static let removeStubs = ControlRoute(
         .removeStubs,
@@ -150,7 +155,8 @@ public enum ControlRoutes {
         doc:
             "Replace the session's stub group NAME by these stubs in one atomic step (created when new); one bad stub refuses the call and changes nothing.",
         client: "replace(_:)",
-        mcp: .tool("replace_group")
+        mcp: .tool("replace_group"),
+        links: [ControlLink("remove", to: .removeGroup, ["name": "$request.path.name"])]
     )
     public static let addToGroup = ControlRoute(
         .addToGroup,
@@ -163,7 +169,8 @@ public enum ControlRoutes {
         createsSession: true,
         doc: "Add stubs to the session's stub group NAME in one atomic step (a stub whose id exists replaces it).",
         client: "add(_:)",
-        mcp: .tool("add_group")
+        mcp: .tool("add_group"),
+        links: [ControlLink("remove", to: .removeGroup, ["name": "$request.path.name"])]
     )
     public static let removeGroup = ControlRoute(
         .removeGroup,
@@ -251,7 +258,8 @@ public enum ControlRoutes {
         answer: ResourceList.self,
         doc: "The session's stateful resources with their item counts.",
         client: "resources()",
-        mcp: .tool("list_resources")
+        mcp: .tool("list_resources"),
+        links: [ControlLink("resource", to: .getResource, ["name": "$response.body#/resources/0/name"])]
     )
     public static let getResource = ControlRoute(
         .getResource,
@@ -280,7 +288,11 @@ public enum ControlRoutes {
         answer: JournalPage.self,
         doc: "The requests the app sent in the session, oldest first, in pages, with the stub that answered each.",
         client: "journalPage(limit:after:method:path:unmatchedOnly:)",
-        mcp: .tool("read_journal")
+        mcp: .tool("read_journal"),
+        links: [
+            ControlLink("entry", to: .journalEntry, ["sequence": "$response.body#/entries/0/sequence"]),
+            ControlLink("next", to: .journal, ["after": "$response.body#/next"]),
+        ]
     )
     public static let journalHAR = ControlRoute(
         .journalHAR,
@@ -345,7 +357,8 @@ public enum ControlRoutes {
         answer: UnmatchedList.self,
         doc: "The session's requests no stub answered, each with its nearest stubs and what differed.",
         client: "unmatched()",
-        mcp: .tool("explain_miss")
+        mcp: .tool("explain_miss"),
+        links: [ControlLink("entry", to: .journalEntry, ["sequence": "$response.body#/requests/0/sequence"])]
     )
     public static let coverage = ControlRoute(
         .coverage,

@@ -1,5 +1,5 @@
 import Foundation
-public import MockdControl
+import MockdControl
 
 /// What the engine decided for one request, with what the bridge needs to journal it afterwards.
 ///

@@ -1,5 +1,5 @@
-public import Foundation
-public import MockdControl
+import Foundation
+import MockdControl
 import MockdPlatform
 
 // `NearMiss` (a stub that almost matched, and how it differed) is the control API's type, in MockdControl: the 404
