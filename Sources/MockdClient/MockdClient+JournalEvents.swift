@@ -71,12 +71,12 @@ private final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchec
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        lock.withLock { status = (response as? HTTPURLResponse)?.statusCode ?? 0 }
+        locked { status = (response as? HTTPURLResponse)?.statusCode ?? 0 }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let events: [JournalEvent] = lock.withLock {
+        let events: [JournalEvent] = locked {
             buffer.append(data)
             guard status == 200 else { return [] }
             var events: [JournalEvent] = []
@@ -91,7 +91,7 @@ private final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchec
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (status, body) = lock.withLock { (self.status, buffer) }
+        let (status, body) = locked { (self.status, buffer) }
         if let error {
             continuation.finish(throwing: error)
         } else if status != 200 {
@@ -100,6 +100,13 @@ private final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchec
             continuation.finish()
         }
         session.finishTasksAndInvalidate()
+    }
+
+    /// `body` with `lock` held (`NSLocking.withLock` is newer than the client's iOS 15 / macOS 12 floor).
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 
     /// The end of the first event in `buffer`: its blank line (`\n\n`, or `\r\n\r\n`).
