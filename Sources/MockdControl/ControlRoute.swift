@@ -5,17 +5,6 @@ public struct NoBody: Codable, Sendable, Equatable {
     public init() {}
 }
 
-/// Every control route, by name: the table's keys (`ControlRoutes.all`), the operation ids of the OpenAPI document.
-public enum ControlRouteID: String, CaseIterable, Sendable, Hashable {
-    case health, scenarios, currentScenario, useScenario, answerSource
-    case listStubs, addStub, removeStubs, getStub, removeStub
-    case listGroups, replaceGroup, addToGroup, removeGroup, dropSession, reset
-    case readClock, moveClock, readSwitches, setSwitches, listResources, getResource
-    case journal, journalHAR, journalStream, journalEntry, unmatched, coverage, verify, contract
-    case sessions, reload, listWebSockets, sendWebSocket, closeWebSockets, release
-    case recordStatus, flushRecording, openAPI
-}
-
 /// A path, query or header parameter of a control route.
 public struct ControlParameter: Sendable {
     public enum Location: String, Sendable {

@@ -1,5 +1,16 @@
 public import MockdFormat
 
+/// Every control route, by name: the table's keys (`ControlRoutes.all`), the operation ids of the OpenAPI document.
+public enum ControlRouteID: String, CaseIterable, Sendable, Hashable {
+    case health, scenarios, currentScenario, useScenario, answerSource
+    case listStubs, addStub, removeStubs, getStub, removeStub
+    case listGroups, replaceGroup, addToGroup, removeGroup, dropSession, reset
+    case readClock, moveClock, readSwitches, setSwitches, listResources, getResource
+    case journal, journalHAR, journalStream, journalEntry, unmatched, coverage, verify, contract
+    case sessions, reload, listWebSockets, sendWebSocket, closeWebSockets, release
+    case recordStatus, flushRecording, openAPI
+}
+
 /// The control API under `/__mockd/`, one row per route: method, path, parameters, request and answer types, the
 /// errors it answers, whether it creates the session, its doc line, the `MockdClient` method and the MCP tool.
 ///

@@ -89,7 +89,7 @@ struct ScriptsTests {
         #expect(!Self.calls(standIns).contains { $0.hasPrefix("python3") || $0.hasPrefix("pip") })
     }
 
-    @Test func installDepsFailsWhenTheMCPSDKCannotBeInstalledUnlessTheSkipIsExpected() throws {
+    @Test func installDepsFailsWhenAPyPIPackageCannotBeInstalledUnlessTheSkipIsExpected() throws {
         let standIns = try Self.standIns(packagesMissing: false)
         defer { try? FileManager.default.removeItem(at: standIns) }
         let script = Paths.packageRoot.appendingPathComponent("scripts/install-deps")
@@ -100,20 +100,36 @@ struct ScriptsTests {
             environment: Self.environment(standIns, ["MOCKD_TEST_VENV": venv])
         )
         #expect(failed.status == 1)
-        #expect(
-            failed.stderr.hasSuffix(
-                "install-deps: could not install the Python MCP SDK (PyPI mcp==2.3.0) into .build/test-venv; MCPTests need it. Fix the network or pip, or set MOCKD_EXPECTED_SKIPS=mcp to run without it\n"
-            ),
-            "\(failed.stderr)"
-        )
-        #expect(Self.calls(standIns).contains("pip install -q --disable-pip-version-check mcp==2.3.0"))
-        let expected = try ProcessRunner.run(
+        for (requirement, skip) in [
+            ("mcp==2.3.0", "mcp"), ("schemathesis==4.32.5", "schemathesis"),
+            ("openapi-python-client==0.29.1", "schemathesis"),
+        ] {
+            #expect(
+                failed.stderr.contains(
+                    "install-deps: could not install \(requirement) (PyPI) into .build/test-venv; the tests need it. Fix the network or pip, or set MOCKD_EXPECTED_SKIPS=\(skip) to run without it\n"
+                ),
+                "\(failed.stderr)"
+            )
+            #expect(Self.calls(standIns).contains("pip install -q --disable-pip-version-check \(requirement)"))
+        }
+        // Each package has its own skip name: naming mcp alone still fails on schemathesis.
+        let mcpOnly = try ProcessRunner.run(
             script,
             [],
             environment: Self.environment(standIns, ["MOCKD_TEST_VENV": venv, "MOCKD_EXPECTED_SKIPS": "corpus,mcp"])
         )
+        #expect(mcpOnly.status == 1)
+        #expect(mcpOnly.stderr.contains("its tests will skip (MOCKD_EXPECTED_SKIPS names mcp)"))
+        let expected = try ProcessRunner.run(
+            script,
+            [],
+            environment: Self.environment(
+                standIns,
+                ["MOCKD_TEST_VENV": venv, "MOCKD_EXPECTED_SKIPS": "corpus,mcp,schemathesis"]
+            )
+        )
         #expect(expected.status == 0)
-        #expect(expected.stderr.contains("MCPTests will skip (MOCKD_EXPECTED_SKIPS names mcp)"))
+        #expect(expected.stderr.contains("its tests will skip (MOCKD_EXPECTED_SKIPS names schemathesis)"))
         // Serving alone never asks for it.
         let serve = try ProcessRunner.run(
             script,

@@ -159,10 +159,16 @@ private final class Seen: @unchecked Sendable {
     private let lock = NSLock()
     private var calls: [(ControlRouteID, Data?)] = []
 
-    func add(_ id: ControlRouteID, _ body: Data?) { lock.withLock { calls.append((id, body)) } }
-    func clear() { lock.withLock { calls.removeAll() } }
-    var routes: Set<ControlRouteID> { lock.withLock { Set(calls.map(\.0)) } }
-    func bodies(of id: ControlRouteID) -> [Data] { lock.withLock { calls.filter { $0.0 == id }.compactMap(\.1) } }
+    func add(_ id: ControlRouteID, _ body: Data?) { locked { calls.append((id, body)) } }
+    func clear() { locked { calls.removeAll() } }
+    var routes: Set<ControlRouteID> { locked { Set(calls.map(\.0)) } }
+    func bodies(of id: ControlRouteID) -> [Data] { locked { calls.filter { $0.0 == id }.compactMap(\.1) } }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
 }
 
 extension JSONValue {
