@@ -100,7 +100,8 @@ final class StreamedJSON: LiveFeed, @unchecked Sendable {
             nextIndex += 1
         }
         if nextIndex == count {
-            if count > 0 { piece.append(contentsOf: "\n\(indent)".utf8) }
+            // As JSONEncoder closes an array, an empty one included (`[`, an empty line, `]`).
+            piece.append(contentsOf: (count > 0 ? "\n\(indent)" : "\n\n\(indent)").utf8)
             piece.append(UInt8(ascii: "]"))
             for (key, value) in trailer().sorted(by: { $0.key < $1.key }) {
                 let name = (try? Self.encoded(key)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
