@@ -40,6 +40,18 @@ extension VerifyRequest: ControlSchemaNotes {
             "atLeast": ["minimum": 0, "maximum": 1_000_000_000],
         ]
     }
+
+    /// The rule between the fields, in words, so that the body stays one plain object for client generators (a
+    /// `oneOf` of `required` lists would state it exactly, at the cost of a union type in every generated client).
+    public static var typeNotes: JSONValue {
+        [
+            "description": .string(
+                "Either path with exactly one of count and atLeast (method and host narrow it), or contract: true "
+                    + "(method and path narrow it; path may be the --openapi document's template). Anything else is "
+                    + "400 bad_request."
+            )
+        ]
+    }
 }
 
 /// The answer to a passing `POST /__mockd/verify`.
