@@ -20,6 +20,8 @@ enum JournalJSON {
         ]
         if !entry.edited.isEmpty { item["edited"] = entry.edited }
         if let fault = entry.fault { item["fault"] = fault.rawValue }
+        if let causedBy = entry.causedBy { item["causedBy"] = causedBy }
+        if let note = entry.note { item["note"] = note }
         if !entry.body.isEmpty {
             if let text = String(data: entry.body, encoding: .utf8) {
                 item["body"] = text
@@ -46,6 +48,9 @@ enum JournalJSON {
         if !entry.matched, !entry.nearMisses.isEmpty { item["nearMisses"] = entry.nearMisses.map(\.jsonObject) }
         if entry.method == "WS-IN" || entry.method == "WS-OUT" {
             item["opcode"] = entry.headers["opcode"] ?? NSNull()
+            item["connection"] = entry.headers["connection-number"].flatMap { Int($0) } ?? NSNull()
+        } else if entry.method == "SSE-OUT" {
+            item["event"] = entry.headers["event"] ?? NSNull()
             item["connection"] = entry.headers["connection-number"].flatMap { Int($0) } ?? NSNull()
         }
         return item

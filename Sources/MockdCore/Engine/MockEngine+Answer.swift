@@ -531,6 +531,18 @@ extension MockEngine {
         plan.holdMs = recipe?.holdMs
         plan.host = host
         plan.edited = edited
+        // Pushes follow an answer that was sent: none after a fault (the app got no answer).
+        if let emissions = response.emissions, plan.fault == nil {
+            let scheme = context.scheme
+            let resources = context.resourceValue
+            plan.pushes = PushBatch(
+                emissions.render(request: request, call: call + 1, now: context.now) {
+                    $0.scheme = scheme
+                    $0.resourceValue = resources
+                },
+                emittedBy: response.stubID
+            )
+        }
         return .planned(plan, nearMisses: [])
     }
 
