@@ -93,6 +93,12 @@ public struct JournalEntry: Decodable, Sendable, Equatable {
     public let fault: String?
     /// Time from arrival to the answer, in milliseconds (latency and throttling included).
     public let durationMs: Double
+    /// For a push (`WS-OUT`, `SSE-OUT`, `WEBHOOK`) or a `STATE` change: the sequence number of the request (or the app's
+    /// WebSocket message) that caused it; `nil` otherwise.
+    public let causedBy: Int?
+    /// What the fields alone do not say: how a client fault reached the app (raised by `MockdAppRedirect` or its wire
+    /// fallback), why a push reached no connection, why a webhook got no answer.
+    public let note: String?
 
     /// `time` as a `Date` (`nil` if it does not parse).
     public var date: Date? {
