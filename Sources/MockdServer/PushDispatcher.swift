@@ -7,8 +7,8 @@ import MockdPlatform
 /// them) and event streams (`EventStreamHub`), or as a webhook (`WebhookSender`); each journaled, linked to its cause.
 ///
 /// Waiting never holds a thread per push: pushes due later are tokens on one timer thread (`ResumeTimer`, started with
-/// the first delayed push), and one due now is carried out on the caller's thread, which only hands it on (the
-/// reactor's queue, a stream's inbox, libcurl's). A push whose session was reset or dropped before it is due is
+/// the first delayed push), and every push is carried out on the reactor's thread, in order, which only hands it on (a
+/// socket's outbox, a stream's inbox, libcurl's queue). A push whose session was reset or dropped before it is due is
 /// dropped, so one test's pushes never reach the next test.
 final class PushDispatcher: PushHub, @unchecked Sendable {
     private struct Pending {
@@ -89,10 +89,21 @@ final class PushDispatcher: PushHub, @unchecked Sendable {
         deliver(pending.push, cause: pending.cause)
     }
 
+    /// Hands `push` on: all through the reactor's queue, so pushes due together happen (and are journaled) in the
+    /// order they were written, whatever their channel.
     private func deliver(_ push: Push, cause: PushCause) {
-        switch push.action {
-        case .webSocket(let selector, let action):
+        if case .webSocket(let selector, let action) = push.action {
             webSockets.push(action, selector: selector, cause: cause)
+        } else {
+            webSockets.perform { [self] in carryOut(push, cause: cause) }
+        }
+    }
+
+    /// An event or a webhook, on the reactor thread.
+    private func carryOut(_ push: Push, cause: PushCause) {
+        switch push.action {
+        case .webSocket:
+            return
         case .event(let selector, let event):
             let reached = eventStreams.push(event.wire, session: cause.session, selector: selector)
             var headers = HTTPHeaders()

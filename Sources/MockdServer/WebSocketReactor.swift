@@ -74,6 +74,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         case close(code: Int, reason: String, session: String, path: String?)
         /// A push (`emit[].websocket`) to the session's connections the selector matches.
         case push(Push.WebSocketAction, selector: ConnectionSelector, cause: PushCause)
+        /// Another push (an event, a webhook), run here in turn so pushes happen (and are journaled) in their order.
+        case perform(@Sendable () -> Void)
         case stop
     }
 
@@ -182,6 +184,11 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     /// is journaled as reaching none.
     func push(_ action: Push.WebSocketAction, selector: ConnectionSelector, cause: PushCause) {
         post(.push(action, selector: selector, cause: cause))
+    }
+
+    /// Runs `work` on the reactor thread after the commands posted before it (the push order, `PushDispatcher`).
+    func perform(_ work: @escaping @Sendable () -> Void) {
+        post(.perform(work))
     }
 
     /// How many open WebSockets of `session` the selector matches.
@@ -295,6 +302,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                         "reached no connection: the session '\(cause.session)' has no open WebSocket on \(selector.description)"
                 )
             }
+        case .perform(let work):
+            work()
         case .stop:
             for connection in Array(connections.values) where !connection.closeSent {
                 sendClose(code: 1001, reason: "mockd is stopping", on: connection)

@@ -72,6 +72,7 @@ struct ControlAPI {
         Route(method: "POST", path: "ws/send") { api, call in api.sendWebSocket(call) },
         Route(method: "POST", path: "ws/close") { api, call in api.closeWebSockets(call) },
         Route(method: "POST", path: "release") { api, call in api.release(call) },
+        Route(method: "POST", path: "emit") { api, call in api.emit(call) },
         Route(method: "GET", path: "record") { api, call in api.recordStatus(call) },
         Route(method: "POST", path: "record/flush") { api, call in api.flushRecording(call) },
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// The tools `mockd mcp` offers a coding agent: steering a daemon through its control API (scenarios, runtime
 /// stubs, reset, journal, near misses, verify) and the offline commands (import a HAR, lint a set, validate a
@@ -166,6 +167,46 @@ struct MCPTools {
                 var body: [String: Any] = [:]
                 for key in ["path", "method", "host", "count", "atLeast"] { body[key] = arguments[key] }
                 return try tools.control("POST", "verify", arguments, body: body)
+            },
+            Tool(
+                name: "emit",
+                description:
+                    "Push to the session's open connections now or after a delay, as a stub's emit does (docs/FORMAT.md): each entry {\"after\"?: ms from the previous one, and one of \"websocket\": {\"path\" | \"pathPattern\", \"send\" | \"close\"}, \"events\": {\"path\" | \"pathPattern\", \"event\", \"data\", \"id\"}, \"webhook\": {\"url\", \"method\", \"headers\", \"body\"}}. Returns each push's channel, target, due time and how many open connections it reaches now; the journal links what it sent.",
+                properties: [
+                    "emit": [
+                        "type": "array", "items": ["type": "object"], "minItems": 1,
+                        "description": "The pushes, in the emit format.",
+                    ],
+                    "session": session,
+                ],
+                required: ["emit"]
+            ) { tools, arguments in try tools.control("POST", "emit", arguments, body: ["emit": arguments["emit"]!]) },
+            Tool(
+                name: "fail_requests",
+                description:
+                    "Make the session's next requests to a path fail, then answer as before. Client faults (offline, dnsFailure, tlsFailure, timeout, cancelled) are raised in the app by MockdAppRedirect as URLError (notConnectedToInternet, cannotFindHost, secureConnectionFailed, timedOut, cancelled); a client without it gets a reset (no answer for timeout). Wire faults (connectionReset, emptyResponse, truncatedBody, malformedChunk, noResponse) break the connection.",
+                properties: [
+                    "path": ["type": "string", "description": "The path, exact or a template (/v1/orders/{id})."],
+                    "method": ["type": "string", "description": "Only this method; any when absent."],
+                    "fault": ["type": "string", "enum": Fault.allCases.map(\.rawValue)],
+                    "times": [
+                        "type": "integer", "minimum": 1, "maximum": 1000,
+                        "description": "How many requests fail (default 1).",
+                    ],
+                    "session": session,
+                ],
+                required: ["path", "fault"]
+            ) { tools, arguments in
+                var match: [String: Any] = ["path": arguments["path"]!]
+                if let method = arguments["method"] { match["method"] = method }
+                let times = arguments["times"] as? Int ?? 1
+                let failing = [[String: Any]](repeating: ["fault": arguments["fault"]!], count: max(1, times))
+                return try tools.control(
+                    "POST",
+                    "stubs",
+                    arguments,
+                    body: ["match": match, "responses": failing + [[:]]]
+                )
             },
             Tool(
                 name: "list_sessions",
