@@ -10,6 +10,13 @@ public struct EmitReceipt: Decodable, Sendable, Equatable {
     public let dueInMs: Double
     /// How many of the session's open connections it reaches now (`nil` for a webhook).
     public let openConnections: Int?
+
+    public init(channel: String, target: String, dueInMs: Double, openConnections: Int?) {
+        self.channel = channel
+        self.target = target
+        self.dueInMs = dueInMs
+        self.openConnections = openConnections
+    }
 }
 
 extension MockdClient {
