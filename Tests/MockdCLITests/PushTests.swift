@@ -131,6 +131,19 @@ struct PushTests {
         #expect(state["target"] as? String == "inbox")
         #expect(state["body"] as? String == "Started -> Read")
         #expect(state["stub"] as? String == "live-socket")
+        // What the app sent is what verify counts and the HAR holds: not the events pushed on its stream's path.
+        let verified = try LiveClient(daemon).control(
+            "POST",
+            "verify",
+            session: "chat",
+            body: #"{"path": "/v1/conversations/c_1001/events", "count": 1}"#
+        )
+        #expect(verified.status == 200)
+        let har = try LiveClient(daemon).control("GET", "journal.har", session: "chat").json
+        let exported = ((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        let methods = exported.compactMap { ($0["request"] as? [String: Any])?["method"] as? String }
+        #expect(methods.count == entries.count - 4)
+        #expect(!methods.contains("SSE-OUT") && !methods.contains("STATE"))
     }
 
     static let pushScenario = #"""

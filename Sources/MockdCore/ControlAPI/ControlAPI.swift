@@ -444,7 +444,7 @@ struct ControlAPI {
             200,
             ["log": export.log],
             arrayAt: ["log", "entries"],
-            count: entries.count,
+            count: export.count,
             element: export.entry,
             trailer: export.trailer
         )
@@ -503,8 +503,9 @@ struct ControlAPI {
         let host = (body["host"] as? String).map(HostName.normalized)
         let normalized = RequestKey.normalizePath(path)
         let entries = call.session.journal.snapshot().entries
+        // What the app sent, not what mockd did for it (pushed events, webhooks, state changes).
         let matching = entries.filter {
-            (method == nil || $0.method == method) && (host == nil || $0.host == host)
+            !$0.isEffect && (method == nil || $0.method == method) && (host == nil || $0.host == host)
                 && RequestKey.normalizePath(HTTPRequest(method: $0.method, target: $0.target).path) == normalized
         }
         let ok = expected.map { matching.count == $0 } ?? (matching.count >= atLeast!)

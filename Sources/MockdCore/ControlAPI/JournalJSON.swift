@@ -102,7 +102,7 @@ enum JournalJSON {
     static func har(_ entries: [JournalEntry], redacting: Bool = true) -> [String: Any] {
         let export = HARExport(entries, redacting: redacting)
         var log = export.log
-        log["entries"] = entries.indices.map(export.entry)
+        log["entries"] = (0..<export.count).map(export.entry)
         log.merge(export.trailer()) { _, new in new }
         return ["log": log]
     }
@@ -115,10 +115,15 @@ enum JournalJSON {
         /// Used by one thread at a time, in entry order (the worker writing the export).
         private var redactor: Redactor?
 
+        /// - Parameter entries: The journal's entries; what mockd itself did (`JournalEntry.isEffect`: pushed events,
+        ///   webhooks, state changes) is not the app's traffic and is left out.
         init(_ entries: [JournalEntry], redacting: Bool) {
-            self.entries = entries
+            self.entries = entries.filter { !$0.isEffect }
             redactor = redacting ? Redactor() : nil
         }
+
+        /// How many entries the HAR has.
+        var count: Int { entries.count }
 
         /// The log's fields besides `entries` and `comment`.
         var log: [String: Any] {

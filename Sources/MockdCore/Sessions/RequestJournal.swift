@@ -45,6 +45,11 @@ public struct JournalEntry: Sendable {
     public var note: String?
 
     public var matched: Bool { stubID != nil }
+
+    /// Whether mockd wrote it for what a request or a socket message caused, rather than the app sending it: a pushed
+    /// event (`SSE-OUT`), a webhook mockd sent (`WEBHOOK`), a state change (`STATE`). `verify` does not count these and
+    /// the HAR export leaves them out; WebSocket frames (`WS-IN`, `WS-OUT`) are the connection's traffic and stay.
+    public var isEffect: Bool { method == "SSE-OUT" || method == "WEBHOOK" || method == "STATE" }
 }
 
 /// A session's journal: every request in arrival order, bounded by `limit` entries.
