@@ -41,7 +41,9 @@ public enum ClientFault {
         var info: [String: Any] = [NSLocalizedDescriptionKey: description]
         if let url {
             info[NSURLErrorFailingURLErrorKey] = url
-            info[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+            // NSURLErrorFailingURLStringErrorKey (deprecated by name, still filled by URLSession and read by
+            // `URLError.failureURLString`).
+            info["NSErrorFailingURLStringKey"] = url.absoluteString
         }
         return URLError(code, userInfo: info)
     }

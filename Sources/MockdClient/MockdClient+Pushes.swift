@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One push `MockdClient.emit(_:)` scheduled.
 public struct EmitReceipt: Decodable, Sendable, Equatable {

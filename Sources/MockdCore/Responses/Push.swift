@@ -1,5 +1,5 @@
 public import Foundation
-public import MockdFormat
+import MockdFormat
 
 /// One push made for a request (`Emissions.render`), for the server to carry out when it is due: a WebSocket message
 /// or close, a Server-Sent Event, or a webhook.

@@ -147,6 +147,10 @@ public final class RequestJournal: Sendable {
         self.limit = max(1, limit)
     }
 
+    /// Journals one entry; a `causedBy` names the sequence number of the entry that caused it (a push, a state
+    /// change).
+    /// - Returns: The entry's sequence number, for the entries it causes.
+    @discardableResult
     func append(
         time: Date,
         request: HTTPRequest,
