@@ -60,7 +60,8 @@ public enum MockdRedirect {
         ///
         /// The scheme, host and port become the daemon's; the path is kept after the base URL's path (and
         /// `/__host/HOST` with `keepsHost`), the query, method, headers and body are kept, and `X-Mockd-Session` is
-        /// set. `ws`/`wss` URLs become `ws` (or `wss` for an `https` daemon).
+        /// set, with `X-Mockd-Client-Faults: 1` (the library raises client faults). `ws`/`wss` URLs become `ws` (or
+        /// `wss` for an `https` daemon).
         public func redirected(_ request: URLRequest) -> URLRequest? {
             guard let url = request.url, let scheme = url.scheme?.lowercased(),
                 ["http", "https", "ws", "wss"].contains(scheme), let host = url.host?.lowercased()
@@ -84,6 +85,9 @@ public enum MockdRedirect {
             var rewritten = request
             rewritten.url = target
             if let session { rewritten.setValue(session, forHTTPHeaderField: "X-Mockd-Session") }
+            // This library raises client faults (offline, DNS, TLS, timeout, cancelled) itself: mockd answers them
+            // with `X-Mockd-Client-Fault` instead of breaking the connection (`ClientFault`).
+            rewritten.setValue("1", forHTTPHeaderField: ClientFault.requestHeader)
             return rewritten
         }
     }

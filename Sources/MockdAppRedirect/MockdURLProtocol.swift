@@ -58,9 +58,24 @@ final class MockdURLProtocol: URLProtocol {
                     loader.client?.urlProtocol(loader, didFailWithError: URLError(.badServerResponse))
                     return
                 }
-                // The app sees its own URL, not mockd's.
+                // The app sees its own URL, not mockd's; mockd's client-fault header is for this library only.
                 var fields: [String: String] = [:]
-                for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
+                var clientFault: String?
+                for (name, value) in http.allHeaderFields {
+                    if "\(name)".caseInsensitiveCompare(ClientFault.responseHeader) == .orderedSame {
+                        clientFault = "\(value)"
+                    } else {
+                        fields["\(name)"] = "\(value)"
+                    }
+                }
+                if let clientFault {
+                    // A failure only the client can have: this request fails as URLSession would fail it.
+                    loader.client?.urlProtocol(
+                        loader,
+                        didFailWithError: ClientFault.error(clientFault, url: originalURL)
+                    )
+                    return
+                }
                 let answer =
                     HTTPURLResponse(
                         url: originalURL,

@@ -45,6 +45,8 @@ public enum ControlErrorCode: String, CaseIterable, Codable, Sendable, ControlSc
     case flushFailed = "flush_failed"
     /// The daemon was started without files to reload.
     case reloadUnavailable = "reload_unavailable"
+    /// `POST /__mockd/emit` on an engine that runs without a server to push from (a library caller's engine).
+    case pushesUnavailable = "pushes_unavailable"
     /// `JournalFeed.maxOpen` live journals are open.
     case tooManyStreams = "too_many_streams"
     /// A bug in mockd: an answer it could not make. Declared by no route; a fuzzer that meets it has found a defect.
@@ -65,7 +67,7 @@ public enum ControlErrorCode: String, CaseIterable, Codable, Sendable, ControlSc
         case .payloadTooLarge: return 413
         case .invalidScenario: return 422
         case .flushFailed, .internalError: return 500
-        case .reloadUnavailable: return 501
+        case .reloadUnavailable, .pushesUnavailable: return 501
         case .tooManyStreams: return 503
         }
     }

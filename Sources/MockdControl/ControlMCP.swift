@@ -26,21 +26,28 @@ public struct ControlTool: Sendable {
     public var outputSchema: JSONValue?
     /// Each argument's placement.
     public var placements: [String: Placement]
+    /// For a shortcut tool (`fail_requests`): the one that makes the route's body from the arguments.
+    public var shortcut: ControlShortcut?
 
-    public var description: String { route.doc }
+    public var description: String { shortcut?.doc ?? route.doc }
 
-    /// The tools, in table order.
+    /// The tools, in table order (a route's shortcuts after its own tool).
     /// - Throws: What `SchemaProbe` throws (a programming error the tests catch).
     public static func all() throws -> [ControlTool] {
-        try ControlRoutes.all.compactMap { route in
-            guard case .tool(let name) = route.mcp else { return nil }
-            return try ControlTool(name: name, route: route)
+        try ControlRoutes.all.flatMap { route -> [ControlTool] in
+            var tools: [ControlTool] = []
+            if case .tool(let name) = route.mcp { tools.append(try ControlTool(name: name, route: route)) }
+            for shortcut in route.shortcuts {
+                tools.append(try ControlTool(name: shortcut.name, route: route, shortcut: shortcut))
+            }
+            return tools
         }
     }
 
-    init(name: String, route: AnyControlRoute) throws {
+    init(name: String, route: AnyControlRoute, shortcut: ControlShortcut? = nil) throws {
         self.name = name
         self.route = route
+        self.shortcut = shortcut
         let probe = SchemaProbe(referencePrefix: "#/$defs/")
         var properties: [String: JSONValue] = [:]
         var required: [String] = []
@@ -50,7 +57,7 @@ public struct ControlTool: Sendable {
             placements[parameter.name] = parameter.location == .path ? .path : .query
             if parameter.location == .path { required.append(parameter.name) }
         }
-        if let request = route.requestType {
+        if let request = shortcut?.argumentsType ?? route.requestType {
             let schema = try probe.schema(for: request)
             let resolved = Self.resolve(schema, probe.components)
             if case .object(let fields)? = resolved["properties"] {
@@ -58,7 +65,7 @@ public struct ControlTool: Sendable {
                     properties[field] = fieldSchema
                     placements[field] = .bodyField
                 }
-                if !route.requestOptional, case .array(let names)? = resolved["required"] {
+                if shortcut != nil || !route.requestOptional, case .array(let names)? = resolved["required"] {
                     required += names.compactMap(\.stringValue)
                 }
             } else {

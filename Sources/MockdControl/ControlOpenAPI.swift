@@ -92,7 +92,7 @@ public enum ControlOpenAPI {
         create it (x-mockd-creates-session). Errors are {"error": code, "message": text} with the status of the code; \
         each operation lists the codes it can answer. With --control-token every call needs \
         Authorization: Bearer <token>. The Swift client (MockdClient) has one method per operation \
-        (x-mockd-client); mockd mcp offers them as tools (x-mockd-mcp).
+        (x-mockd-client); mockd mcp offers them as tools (x-mockd-mcp, and shortcut tools in x-mockd-mcp-shortcuts).
         """
 
     static func operation(_ route: AnyControlRoute, _ probe: SchemaProbe) throws -> JSONValue {
@@ -105,6 +105,9 @@ public enum ControlOpenAPI {
         switch route.mcp {
         case .tool(let name): operation["x-mockd-mcp"] = .string(name)
         case .excluded(let reason): operation["x-mockd-mcp"] = .string("none: " + reason)
+        }
+        if !route.shortcuts.isEmpty {
+            operation["x-mockd-mcp-shortcuts"] = .array(route.shortcuts.map { .string($0.name) })
         }
         var parameters: [JSONValue] = route.parameters.map { parameter in
             [

@@ -1,3 +1,4 @@
+public import Foundation
 public import MockdFormat
 
 /// No request body; or, as an answer, none either (`204 No Content`).
@@ -83,6 +84,32 @@ public enum MCPExposure: Sendable, Equatable {
     case excluded(String)
 }
 
+/// A second MCP tool on a route, for a common call: its own arguments (`Arguments`, spread as the tool's), made into
+/// the route's body by `body`. `fail_requests` adds the runtime stub that fails the next requests to a path.
+public struct ControlShortcut: Sendable {
+    /// The tool's name.
+    public var name: String
+    /// One line: what the tool does (its MCP description).
+    public var doc: String
+    /// The arguments' type (a struct whose properties are the tool's arguments).
+    public var argumentsType: any (Codable & Sendable).Type
+    /// The route's body for the arguments, as JSON.
+    /// - Throws: `DecodingError` when the arguments do not decode as `argumentsType`.
+    public var body: @Sendable (Data) throws -> JSONValue
+
+    public init<Arguments: Codable & Sendable>(
+        _ name: String,
+        arguments: Arguments.Type,
+        doc: String,
+        body: @escaping @Sendable (Arguments) -> JSONValue
+    ) {
+        self.name = name
+        self.doc = doc
+        argumentsType = Arguments.self
+        self.body = { data in body(try JSONDecoder().decode(Arguments.self, from: data)) }
+    }
+}
+
 /// One route of the control API, whatever its types: what the server dispatches on, the OpenAPI document and the MCP
 /// tools are made from, and the tests walk.
 public struct AnyControlRoute: Sendable {
@@ -118,6 +145,8 @@ public struct AnyControlRoute: Sendable {
     /// The `MockdClient` method that calls it.
     public var clientMethod: String
     public var mcp: MCPExposure
+    /// More MCP tools on the route, for common calls (`fail_requests` on `POST /__mockd/stubs`).
+    public var shortcuts: [ControlShortcut] = []
     /// The calls a success leads to.
     public var links: [ControlLink]
 
@@ -174,6 +203,7 @@ public struct ControlRoute<Request: Codable & Sendable, Answer: Codable & Sendab
         doc: String,
         client: String,
         mcp: MCPExposure,
+        shortcuts: [ControlShortcut] = [],
         links: [ControlLink] = []
     ) {
         erased = AnyControlRoute(
@@ -193,6 +223,7 @@ public struct ControlRoute<Request: Codable & Sendable, Answer: Codable & Sendab
             doc: doc,
             clientMethod: client,
             mcp: mcp,
+            shortcuts: shortcuts,
             links: links
         )
     }

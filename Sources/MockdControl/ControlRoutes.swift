@@ -7,7 +7,7 @@ public enum ControlRouteID: String, CaseIterable, Sendable, Hashable {
     case listGroups, replaceGroup, addToGroup, removeGroup, dropSession, reset
     case readClock, moveClock, readSwitches, setSwitches, listResources, getResource
     case journal, journalHAR, journalStream, journalEntry, unmatched, coverage, verify, contract
-    case sessions, reload, listWebSockets, sendWebSocket, closeWebSockets, release
+    case sessions, reload, listWebSockets, sendWebSocket, closeWebSockets, release, emit
     case recordStatus, flushRecording, openAPI
 }
 
@@ -105,6 +105,15 @@ public enum ControlRoutes {
             "Add a runtime stub (the scenario override format), tried before the scenario's overrides and mock sets; a stub with the id of another replaces it.",
         client: "addStub(_:)",
         mcp: .tool("add_stub"),
+        shortcuts: [
+            ControlShortcut(
+                "fail_requests",
+                arguments: FailRequests.self,
+                doc:
+                    "Make the session's next requests to a path fail, then answer as before. Client faults (offline, dnsFailure, tlsFailure, timeout, cancelled) are raised in the app by MockdAppRedirect as URLError (notConnectedToInternet, cannotFindHost, secureConnectionFailed, timedOut, cancelled); a client without it gets a reset (no answer for timeout). Wire faults (connectionReset, emptyResponse, truncatedBody, malformedChunk, noResponse) break the connection.",
+                body: \.stub
+            )
+        ],
         links: [
             ControlLink("stub", to: .getStub, ["id": "$response.body#/id"]),
             ControlLink("answer", to: .answerSource, ["id": "$response.body#/id"]),
@@ -463,6 +472,19 @@ public enum ControlRoutes {
         client: "release(path:)",
         mcp: .tool("release_held")
     )
+    public static let emit = ControlRoute(
+        .emit,
+        "POST",
+        "emit",
+        request: EmitRequest.self,
+        answer: EmitResult.self,
+        errors: [.pushesUnavailable],
+        createsSession: true,
+        doc:
+            "Push to the session's open connections now or after a delay, as a stub's emit does: WebSocket messages, Server-Sent Events, webhooks; each push's channel, target, due time and open connections.",
+        client: "emit(_:)",
+        mcp: .tool("emit")
+    )
     public static let recordStatus = ControlRoute(
         .recordStatus,
         "GET",
@@ -502,7 +524,7 @@ public enum ControlRoutes {
         listResources.erased, getResource.erased, journal.erased, journalHAR.erased, journalStream.erased,
         journalEntry.erased, unmatched.erased, coverage.erased, verify.erased, contract.erased, sessions.erased,
         reload.erased, listWebSockets.erased, sendWebSocket.erased, closeWebSockets.erased, release.erased,
-        recordStatus.erased, flushRecording.erased, openAPI.erased,
+        emit.erased, recordStatus.erased, flushRecording.erased, openAPI.erased,
     ]
 
     /// The row of `id`.

@@ -41,6 +41,12 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     /// With `mockd --openapi`: how the request, and the answer it got, break the document (empty when they honour
     /// it); `nil` without a contract.
     public var contractViolations: [String]?
+    /// For a push (`WS-OUT`, `SSE-OUT`, `WEBHOOK`) or a `STATE` change: the sequence number of the request (or the app's
+    /// WebSocket message) that caused it; `nil` otherwise.
+    public var causedBy: Int?
+    /// What the fields alone do not say: how a client fault reached the app (raised by `MockdAppRedirect` or its wire
+    /// fallback), why a push reached no connection, why a webhook got no answer.
+    public var note: String?
 
     public init(
         sequence: Int,
@@ -59,7 +65,9 @@ public struct JournalEntry: Codable, Sendable, Equatable {
         status: Int?,
         fault: String? = nil,
         durationMs: Double,
-        contractViolations: [String]? = nil
+        contractViolations: [String]? = nil,
+        causedBy: Int? = nil,
+        note: String? = nil
     ) {
         self.sequence = sequence
         self.time = time
@@ -78,6 +86,8 @@ public struct JournalEntry: Codable, Sendable, Equatable {
         self.fault = fault
         self.durationMs = durationMs
         self.contractViolations = contractViolations
+        self.causedBy = causedBy
+        self.note = note
     }
 
     /// `time` as a `Date` (`nil` if it does not parse).
@@ -112,7 +122,8 @@ public struct JournalEntry: Codable, Sendable, Equatable {
 extension JournalEntry: ControlSchemaNotes {
     public static var propertyNotes: [String: JSONValue] {
         [
-            "sequence": ["minimum": 1], "time": ["format": "date-time"], "bodySize": ["minimum": 0],
+            "sequence": ["minimum": 1], "causedBy": ["minimum": 1], "time": ["format": "date-time"],
+            "bodySize": ["minimum": 0],
             "durationMs": ["description": "from arrival to the answer, in ms", "minimum": 0],
         ]
     }
@@ -351,28 +362,32 @@ public struct JournalRow: Codable, Sendable, Equatable {
     public var nearMisses: [NearMiss]?
     /// A WebSocket frame's opcode (`text`, `binary`, `close`…).
     public var opcode: String?
-    /// A WebSocket frame's connection number.
+    /// A WebSocket frame's or a pushed event's (`SSE-OUT`) connection number.
     public var connection: Int?
+    /// A pushed event's (`SSE-OUT`) `event:` name.
+    public var event: String?
 
     public init(
         entry: JournalEntry,
         preview: String? = nil,
         nearMisses: [NearMiss]? = nil,
         opcode: String? = nil,
-        connection: Int? = nil
+        connection: Int? = nil,
+        event: String? = nil
     ) {
         self.entry = entry
         self.preview = preview
         self.nearMisses = nearMisses
         self.opcode = opcode
         self.connection = connection
+        self.event = event
     }
 
     public subscript<Value>(dynamicMember keyPath: KeyPath<JournalEntry, Value>) -> Value {
         entry[keyPath: keyPath]
     }
 
-    private enum CodingKeys: String, CodingKey { case preview, nearMisses, opcode, connection }
+    private enum CodingKeys: String, CodingKey { case preview, nearMisses, opcode, connection, event }
 
     public init(from decoder: any Decoder) throws {
         entry = try JournalEntry(from: decoder)
@@ -381,6 +396,7 @@ public struct JournalRow: Codable, Sendable, Equatable {
         nearMisses = try container.decodeIfPresent([NearMiss].self, forKey: .nearMisses)
         opcode = try container.decodeIfPresent(String.self, forKey: .opcode)
         connection = try container.decodeIfPresent(Int.self, forKey: .connection)
+        event = try container.decodeIfPresent(String.self, forKey: .event)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -390,6 +406,7 @@ public struct JournalRow: Codable, Sendable, Equatable {
         try container.encodeIfPresent(nearMisses, forKey: .nearMisses)
         try container.encodeIfPresent(opcode, forKey: .opcode)
         try container.encodeIfPresent(connection, forKey: .connection)
+        try container.encodeIfPresent(event, forKey: .event)
     }
 }
 

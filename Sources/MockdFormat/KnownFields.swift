@@ -42,8 +42,25 @@ public enum KnownFields {
             "latency": .object(fields(of: LatencyEntry.CodingKeys.self)),
             "throttle": .object(fields(of: ThrottleEntry.CodingKeys.self)),
             "serverUnavailable": .object(fields(of: ServerUnavailableEntry.CodingKeys.self)), "websocket": webSocket,
-            "events": eventStream, "hold": .object(fields(of: HoldEntry.CodingKeys.self)),
+            "events": eventStream, "hold": .object(fields(of: HoldEntry.CodingKeys.self)), "emit": .array(emit),
         ]
+    )
+
+    /// One push of `emit` (`EmitEntry`).
+    public static let emit: Shape = .object(
+        fields(
+            of: EmitEntry.CodingKeys.self,
+            [
+                "websocket": .object(
+                    fields(
+                        of: WebSocketEmit.CodingKeys.self,
+                        ["close": .object(fields(of: WebSocketClose.CodingKeys.self))]
+                    )
+                ),
+                "events": .object(fields(of: EventEmit.CodingKeys.self)),
+                "webhook": .object(fields(of: WebhookEntry.CodingKeys.self, ["headers": .any])),
+            ]
+        )
     )
 
     /// A query or header condition: a string, or an operator object.
@@ -69,6 +86,8 @@ public enum KnownFields {
                             [
                                 "when": .object(fields(of: WebSocketMatch.CodingKeys.self)),
                                 "then": .array(webSocketStep),
+                                "state": .object(fields(of: WebSocketStateChange.CodingKeys.self)),
+                                "emit": .array(emit),
                             ]
                         )
                     )
@@ -172,7 +191,7 @@ public enum KnownFields {
                                         .object(
                                             fields(
                                                 of: MockSetFile.ResponseEntry.CodingKeys.self,
-                                                ["websocket": webSocket, "events": eventStream]
+                                                ["websocket": webSocket, "events": eventStream, "emit": .array(emit)]
                                             )
                                         )
                                     ),

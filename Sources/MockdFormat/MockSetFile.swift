@@ -149,7 +149,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     public struct ResponseEntry: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault, miss
-            case conditionalOnly, validators, rangeOnly, cachedCopy
+            case conditionalOnly, validators, rangeOnly, cachedCopy, emit
         }
 
         /// HTTP status, default 200.
@@ -195,6 +195,8 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         /// `GET` whose `Range` lies inside the recorded bytes; any other request gets the stub's whole
         /// representation, or a miss with `miss` as the reason. Never a 206 to a request without `Range`.
         public var rangeOnly: Bool?
+        /// Pushes the answer causes, after it is sent (`EmitEntry`): WebSocket messages, Server-Sent Events, webhooks.
+        public var emit: [EmitEntry]?
 
         public init(
             status: Int? = nil,

@@ -3,7 +3,7 @@
 public struct ResponseStepEntry: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case status, headers, addHeaders, body, bodyFile, bodyPatch, latency, throttle, fault, serverUnavailable,
-            websocket, events, hold, templated
+            websocket, events, hold, templated, emit
     }
 
     public var status: Int?
@@ -30,6 +30,9 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
     public var hold: HoldEntry?
     /// `false` sends `{{…}}` in the step's body and headers literally (no placeholders rendered); default `true`.
     public var templated: Bool?
+    /// Pushes the answer causes, after it is sent: WebSocket messages, Server-Sent Events and webhooks (`EmitEntry`).
+    /// A step with its own `emit` replaces the pushes of the response it edits; without one it keeps them.
+    public var emit: [EmitEntry]?
 
     public init(
         status: Int? = nil,
@@ -45,7 +48,8 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
         websocket: WebSocketScript? = nil,
         events: EventStream? = nil,
         hold: HoldEntry? = nil,
-        templated: Bool? = nil
+        templated: Bool? = nil,
+        emit: [EmitEntry]? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -61,6 +65,7 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
         self.events = events
         self.hold = hold
         self.templated = templated
+        self.emit = emit
     }
 
     /// Whether the step replaces the response outright (`body`, `bodyFile`, `serverUnavailable`) rather than

@@ -96,17 +96,42 @@ public struct WebSocketClose: Codable, Sendable, Equatable {
 
 /// A reply rule: when a client message matches, run `then`.
 public struct WebSocketReply: Codable, Sendable, Equatable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case when, then, once }
+    enum CodingKeys: String, CodingKey, CaseIterable { case when, then, once, state, emit }
 
     public var when: WebSocketMatch
+    /// Steps on this connection, each `after` ms after the previous one (the first after the message).
     public var then: [WebSocketStep]
     /// Answer only the first matching message.
     public var once: Bool?
+    /// Move a state machine of the session when the message arrives, as an override's answer does: what the app sent
+    /// over the socket changes what its HTTP requests get.
+    public var state: WebSocketStateChange?
+    /// Pushes the message causes (`EmitEntry`): to other sockets and event streams of the session, and webhooks; their
+    /// templates read the message as `request.body` and `request.json.PATH`, the socket's path as `request.path`.
+    public var emit: [EmitEntry]?
 
-    public init(when: WebSocketMatch, then: [WebSocketStep], once: Bool? = nil) {
+    public init(
+        when: WebSocketMatch,
+        then: [WebSocketStep] = [],
+        once: Bool? = nil,
+        state: WebSocketStateChange? = nil,
+        emit: [EmitEntry]? = nil
+    ) {
         self.when = when
         self.then = then
         self.once = once
+        self.state = state
+        self.emit = emit
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        when = try container.decode(WebSocketMatch.self, forKey: .when)
+        // A reply that only moves a state machine or pushes elsewhere needs no steps of its own.
+        then = try container.decodeIfPresent([WebSocketStep].self, forKey: .then) ?? []
+        once = try container.decodeIfPresent(Bool.self, forKey: .once)
+        state = try container.decodeIfPresent(WebSocketStateChange.self, forKey: .state)
+        emit = try container.decodeIfPresent([EmitEntry].self, forKey: .emit)
     }
 }
 

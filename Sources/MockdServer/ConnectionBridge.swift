@@ -16,6 +16,8 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     var webSockets: WebSocketReactor?
     /// Answers unmatched requests from the upstream; set by the server before the daemon starts.
     var proxy: UpstreamProxy?
+    /// Carries out the pushes answers cause (`emit`); set by the server before the daemon starts.
+    var pushes: PushDispatcher?
     /// How long an open-ended answer holds its connection at most, in ms: a `noResponse` fault (then closed) and an
     /// event stream kept open after its last event.
     let longestHoldMilliseconds: Double
@@ -139,8 +141,15 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
 
     /// Resumed after the planned delay (or after a `noResponse` hold, which ends by closing).
     private func didResume(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        if outcome.plan.fault == .noResponse { return .NO }
+        if Self.wireFault(of: outcome) == .noResponse { return .NO }
         return deliver(outcome, context: context, connection: connection)
+    }
+
+    /// The fault to carry out at the socket: the plan's wire fault, or a client fault's wire fallback when the request
+    /// did not come through `MockdAppRedirect` (which raises it in the app: `nil`).
+    private static func wireFault(of outcome: EngineOutcome) -> Fault? {
+        guard let fault = outcome.plan.fault else { return nil }
+        return ClientFaultDelivery.wireFault(fault, for: outcome.request)
     }
 
     /// Last call: the whole request is in. The engine answers; a stub's response as loaded is sent at once, anything
@@ -170,7 +179,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     /// gives up, a long-poll hold until released, a delay; or delivers at once.
     private func schedule(_ outcome: EngineOutcome, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         // Kept in the context only for a suspended connection, which is answered from it when resumed.
-        if outcome.plan.fault == .noResponse {
+        if Self.wireFault(of: outcome) == .noResponse {
             context.outcome = outcome
             finish(outcome, context: context, status: nil)
             return suspensions.suspend(connection, resumeAfter: longestHoldMilliseconds, endsAtDrain: true)
@@ -203,7 +212,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         {
             // A stub's step as loaded, sent as is: its shared native response, without copying the plan.
             let result = ResponseWriter.queueShared(outcome.plan.response, slot: slot, on: connection, logger: logger)
-            finish(outcome, context: context, status: outcome.plan.response.status)
+            finish(outcome, context: context, status: outcome.plan.response.status, pushes: outcome.plan.pushes)
             return result
         }
         return deliverPlanned(outcome, context: context, connection: connection)
@@ -246,7 +255,17 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             return result.result
         }
         if let fault = plan.fault {
-            FaultInjector.inject(fault, response: plan.response, connection: connection)
+            guard let wire = ClientFaultDelivery.wireFault(fault, for: outcome.request) else {
+                // MockdAppRedirect raises it in the app, told by this answer's header.
+                let result = ResponseWriter.queue(
+                    ClientFaultDelivery.redirectAnswer(fault),
+                    on: connection,
+                    logger: logger
+                )
+                finish(outcome, context: context, status: nil)
+                return result
+            }
+            FaultInjector.inject(wire, response: plan.response, connection: connection)
             finish(outcome, context: context, status: nil)
             return .NO
         }
@@ -261,6 +280,10 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             )
         } else if let stream = plan.response.eventStream, context.method != "HEAD" {
             let events = stream.events(after: outcome.request.headers["last-event-id"])
+            let streams = pushes?.eventStreams
+            let session = outcome.sessionID ?? "default"
+            let path = String(outcome.request.path)
+            let stubID = plan.response.stubID
             result = ResponseWriter.queueEventStream(
                 plan.response,
                 events: Array(events),
@@ -269,7 +292,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
                 on: connection,
                 suspensions: suspensions,
                 logger: logger
-            )
+            ) { body in streams?.register(body, session: session, path: path, stubID: stubID) }
         } else if let file = plan.response.fileBody {
             result = ResponseWriter.queueFile(
                 plan.response,
@@ -292,7 +315,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         } else {
             result = ResponseWriter.queue(plan.response, on: connection, logger: logger)
         }
-        finish(outcome, context: context, status: plan.response.status)
+        finish(outcome, context: context, status: plan.response.status, pushes: plan.pushes)
         return result
     }
 
@@ -375,10 +398,23 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         if !adopted { _ = CMicroHTTPD_upgradeClose(handle) }
     }
 
-    /// Journals the exchange in its session and writes the request log line.
-    private func finish(_ outcome: EngineOutcome, context: RequestContext, status: Int?) {
+    /// Journals the exchange in its session, schedules the pushes its answer causes (linked to its journal entry), and
+    /// writes the request log line.
+    private func finish(_ outcome: EngineOutcome, context: RequestContext, status: Int?, pushes batch: PushBatch? = nil)
+    {
         let elapsed = Double(RequestContext.monotonicNanoseconds() &- context.startNanoseconds) / 1_000_000
-        engine.journal(outcome, durationMs: elapsed)
+        let sequence = engine.journal(outcome, durationMs: elapsed)
+        if let batch, let pushes {
+            pushes.schedule(
+                batch.pushes,
+                cause: PushCause(
+                    session: outcome.sessionID ?? "default",
+                    sequence: sequence,
+                    emittedBy: batch.emittedBy,
+                    webhookDepth: outcome.request.headers["x-mockd-webhook-depth"].flatMap { Int($0) } ?? 0
+                )
+            )
+        }
         guard logger.isEnabled(.info) else { return }
         let plan = outcome.plan
         let result = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)

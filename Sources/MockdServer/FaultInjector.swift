@@ -20,6 +20,9 @@ enum FaultInjector {
             setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Foundation.linger>.size))
         case .emptyResponse, .noResponse:
             break
+        case .offline, .dnsFailure, .tlsFailure, .timeout, .cancelled:
+            // Client faults reach here only as their wire fallback (`ClientFaultDelivery`).
+            inject(fault.wireFallback, response: response, connection: connection)
         case .truncatedBody:
             var head =
                 statusLine(response.status) + headerLines(response, excluding: ["content-length", "transfer-encoding"])

@@ -37,6 +37,9 @@ public final class MicroHTTPDServer: Sendable {
         public var tls: TLSCredentials?
         /// With `tls`: the port for HTTPS besides plain HTTP on `port`; 0 picks a free one.
         public var tlsPort: Int?
+        /// Hosts webhooks (`emit[].webhook`) may reach besides loopback addresses (`--webhook-allow`): `host` or
+        /// `host:port` (`[::1]:9000`).
+        public var webhookAllow: [String] = []
 
         public init(
             host: String = "127.0.0.1",
@@ -169,6 +172,15 @@ public final class MicroHTTPDServer: Sendable {
             let reactor = WebSocketReactor(engine: engine, logger: logger)
             bridge.webSockets = reactor
             engine.attach(reactor)
+            let pushes = PushDispatcher(
+                engine: engine,
+                logger: logger,
+                webSockets: reactor,
+                webhookAllow: configuration.webhookAllow
+            )
+            reactor.pushes = pushes
+            bridge.pushes = pushes
+            engine.attach(pushes)
             engine.attach(bridge.suspensions)
             engine.attach(bridge as any ServerStatus)
             ProcessLimits.raiseOpenFileLimit()
@@ -339,6 +351,8 @@ public final class MicroHTTPDServer: Sendable {
             }
         }
         guard let stopping else { return }
+        // Pushes not yet due are dropped; webhooks in flight end.
+        bridge.pushes?.stop()
         // Upgraded connections would keep MHD_stop_daemon waiting, and a connection still suspended makes it
         // abort the process ("called while we have suspended connections"): close and resume them first.
         bridge.stopWebSockets()

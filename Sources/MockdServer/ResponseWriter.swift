@@ -76,7 +76,8 @@ enum ResponseWriter {
         holdMilliseconds: Double,
         on connection: OpaquePointer,
         suspensions: Suspensions,
-        logger: Logger
+        logger: Logger,
+        register: (EventStreamBody) -> Void = { _ in }
     ) -> MHD_Result {
         let body = EventStreamBody(
             events: events,
@@ -85,6 +86,8 @@ enum ResponseWriter {
             connection: connection,
             suspensions: suspensions
         )
+        // Open to pushes from the moment its response is queued (`EventStreamHub`).
+        register(body)
         // MHD_SIZE_UNKNOWN: chunked transfer coding.
         return queueStreaming(response, body: body, size: UInt64.max, blockSize: 4096, on: connection, logger: logger)
     }

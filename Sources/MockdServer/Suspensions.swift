@@ -102,6 +102,17 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         heldFor: (session: String, path: String)? = nil,
         endsAtDrain: Bool = false
     ) -> Bool {
+        suspendResumable(connection, resumeAfter: milliseconds, heldFor: heldFor, endsAtDrain: endsAtDrain) != nil
+    }
+
+    /// `suspend`, returning the token that `resume(token:)` ends the suspension with early (an event pushed to a
+    /// waiting stream); `nil` when the connection was not suspended.
+    func suspendResumable(
+        _ connection: OpaquePointer,
+        resumeAfter milliseconds: Double?,
+        heldFor: (session: String, path: String)? = nil,
+        endsAtDrain: Bool = false
+    ) -> UInt64? {
         let handle = Handle(connection: connection)
         let token: UInt64? = state.withLock { state in
             guard !state.stopping, !(state.draining && (endsAtDrain || heldFor != nil)) else { return nil }
@@ -111,10 +122,10 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
             if endsAtDrain { state.endsAtDrain.insert(state.nextToken) }
             return state.nextToken
         }
-        guard let token else { return false }
+        guard let token else { return nil }
         MHD_suspend_connection(connection)
         if let milliseconds { timer.schedule(token, afterMilliseconds: milliseconds) }
-        return true
+        return token
     }
 
     /// Suspends `connection` until `resume(token:)` (an answer from elsewhere, e.g. the upstream client, whose

@@ -26,8 +26,9 @@ public final class UpstreamProxy: Sendable {
         hostHeader = origin.range(of: "://").map { String(origin[$0.upperBound...]) } ?? origin
     }
 
-    /// Fields never sent upstream besides the hop-by-hop ones: mockd's own session header.
-    private static let mockdFields: Set<String> = ["x-mockd-session"]
+    /// Fields never sent upstream besides the hop-by-hop ones: mockd's own session header, and what MockdAppRedirect
+    /// tells mockd (`X-Mockd-Client-Faults`).
+    private static let mockdFields: Set<String> = ["x-mockd-session", "x-mockd-client-faults"]
 
     /// The 400 answer for a request whose target is never sent upstream (`UpstreamTarget`), journaled as not
     /// proxied; `nil` when the target may go.

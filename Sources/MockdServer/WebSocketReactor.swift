@@ -32,6 +32,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         /// the kernel never answers its unread bytes with a reset that would hide our close frame (RFC 6455 §7.1.1).
         var lingering = false
         var firedOnce: Set<Int> = []
+        /// Replies' `emit`, compiled on first use (the script was checked when it loaded).
+        var replyEmissions: [Int: Emissions] = [:]
 
         init(
             id: Int,
@@ -70,6 +72,10 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         )
         case send(WebSocketMessage, session: String, path: String?)
         case close(code: Int, reason: String, session: String, path: String?)
+        /// A push (`emit[].websocket`) to the session's connections the selector matches.
+        case push(Push.WebSocketAction, selector: ConnectionSelector, cause: PushCause)
+        /// Another push (an event, a webhook), run here in turn so pushes happen (and are journaled) in their order.
+        case perform(@Sendable () -> Void)
         case stop
     }
 
@@ -100,6 +106,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
     private var timers = DeadlineHeap<Timer>()
     private var nextID = 0
     private var running = true
+    /// Schedules what replies push (`emit`); set by the server before the daemon starts.
+    var pushes: PushDispatcher?
 
     init(engine: MockEngine, logger: Logger, maxMessageBytes: Int = 1 << 20) {
         self.engine = engine
@@ -170,6 +178,22 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         let count = matching(session: session, path: path)
         post(.close(code: code, reason: reason, session: session, path: path))
         return count
+    }
+
+    /// Carries out a push to the open WebSockets of the cause's session that `selector` matches; one that matches none
+    /// is journaled as reaching none.
+    func push(_ action: Push.WebSocketAction, selector: ConnectionSelector, cause: PushCause) {
+        post(.push(action, selector: selector, cause: cause))
+    }
+
+    /// Runs `work` on the reactor thread after the commands posted before it (the push order, `PushDispatcher`).
+    func perform(_ work: @escaping @Sendable () -> Void) {
+        post(.perform(work))
+    }
+
+    /// How many open WebSockets of `session` the selector matches.
+    func count(session: String, selector: ConnectionSelector) -> Int {
+        published.withLock { $0.values.filter { $0.info.session == session && selector.matches($0.info.path) }.count }
     }
 
     private func matching(session: String, path: String?) -> Int {
@@ -255,6 +279,31 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             where connection.session == session && (path == nil || connection.path == path) {
                 sendClose(code: code, reason: reason, on: connection)
             }
+        case .push(let action, let selector, let cause):
+            let reached = connections.values.filter {
+                $0.session == cause.session && selector.matches($0.path) && !$0.closeSent
+            }.sorted { $0.id < $1.id }
+            for connection in reached {
+                switch action {
+                case .message(let message): sendMessage(message, on: connection, cause: cause)
+                case .close(let code, let reason): sendClose(code: code, reason: reason, on: connection, cause: cause)
+                }
+            }
+            if reached.isEmpty {
+                let (opcode, payload) = Self.journaled(action)
+                engine.journalPush(
+                    "WS-OUT",
+                    target: selector.description,
+                    headers: HTTPHeaders([("Opcode", opcode)]),
+                    body: payload,
+                    cause: cause,
+                    stubID: nil,
+                    note:
+                        "reached no connection: the session '\(cause.session)' has no open WebSocket on \(selector.description)"
+                )
+            }
+        case .perform(let work):
+            work()
         case .stop:
             for connection in Array(connections.values) where !connection.closeSent {
                 sendClose(code: 1001, reason: "mockd is stopping", on: connection)
@@ -293,7 +342,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             guard connections[connection.id] != nil else { return }
             switch event {
             case .message(let message):
-                journal(connection, incoming: true, message: message)
+                let sequence = journal(connection, incoming: true, message: message)
                 // Each message's `regex` replies share one matching budget (`BoundedRegex`).
                 RegexBudget.startRequest()
                 for (index, reply) in (connection.script.replies ?? []).enumerated() where reply.when.matches(message) {
@@ -301,6 +350,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                         guard connection.firedOnce.insert(index).inserted else { continue }
                     }
                     schedule(reply.then, for: connection, replyingTo: message)
+                    caused(by: reply, index: index, message: message, sequence: sequence, on: connection)
                 }
             case .ping(let payload):
                 queue(WebSocketFrame.encode(opcode: 0xA, payload: payload), on: connection)
@@ -332,6 +382,34 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                 flush(connection)
             }
         }
+    }
+
+    /// What a reply's message causes beyond this connection: its state change (`state`) and pushes (`emit`), linked in
+    /// the journal to the message's entry (`sequence`).
+    private func caused(
+        by reply: WebSocketReply,
+        index: Int,
+        message: WebSocketMessage,
+        sequence: Int,
+        on connection: Connection
+    ) {
+        if let change = reply.state {
+            engine.applyStateChange(change, session: connection.session, stubID: connection.stubID, causedBy: sequence)
+        }
+        guard let emit = reply.emit, let pushes else { return }
+        let emissions: Emissions
+        if let compiled = connection.replyEmissions[index] {
+            emissions = compiled
+        } else if case .success(let compiled) = Emissions.compile(emit) {
+            connection.replyEmissions[index] = compiled
+            emissions = compiled
+        } else {
+            return
+        }
+        pushes.schedule(
+            engine.pushes(emissions, replyingTo: message, path: connection.path, session: connection.session),
+            cause: PushCause(session: connection.session, sequence: sequence, emittedBy: connection.stubID)
+        )
     }
 
     /// Schedules `steps` one after another, each `after` ms after the previous one, from now.
@@ -381,12 +459,12 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         }
     }
 
-    private func sendMessage(_ message: WebSocketMessage, on connection: Connection) {
-        journal(connection, incoming: false, message: message)
+    private func sendMessage(_ message: WebSocketMessage, on connection: Connection, cause: PushCause? = nil) {
+        journal(connection, incoming: false, message: message, cause: cause)
         queue(WebSocketFrame.message(message), on: connection)
     }
 
-    private func sendClose(code: Int, reason: String, on connection: Connection) {
+    private func sendClose(code: Int, reason: String, on connection: Connection, cause: PushCause? = nil) {
         guard !connection.closeSent else { return }
         connection.closeSent = true
         engine.recordWebSocketFrame(
@@ -396,7 +474,9 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             opcode: "close",
             payload: Data("\(code) \(reason)".utf8),
             stubID: connection.stubID,
-            connection: connection.connectionNumber
+            connection: connection.connectionNumber,
+            causedBy: cause?.sequence,
+            note: cause?.note
         )
         queue(WebSocketFrame.close(code: code, reason: reason), on: connection)
         // The client should answer with its close frame; do not wait for it forever.
@@ -409,23 +489,39 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         )
     }
 
-    private func journal(_ connection: Connection, incoming: Bool, message: WebSocketMessage) {
-        let (opcode, payload): (String, Data)
-        switch message {
-        case .text(let text): (opcode, payload) = ("text", Data(text.utf8))
-        case .binary(let data): (opcode, payload) = ("binary", data)
-        }
-        engine.recordWebSocketFrame(
+    /// Journals a data frame (a pushed one linked to its cause) and counts it.
+    /// - Returns: The entry's sequence number.
+    @discardableResult
+    private func journal(
+        _ connection: Connection,
+        incoming: Bool,
+        message: WebSocketMessage,
+        cause: PushCause? = nil
+    ) -> Int {
+        let (opcode, payload) = Self.journaled(.message(message))
+        let sequence = engine.recordWebSocketFrame(
             session: connection.session,
             path: connection.path,
             incoming: incoming,
             opcode: opcode,
             payload: payload,
             stubID: connection.stubID,
-            connection: connection.connectionNumber
+            connection: connection.connectionNumber,
+            causedBy: cause?.sequence,
+            note: cause?.note
         )
         published.withLock { entries in
             if incoming { entries[connection.id]?.framesIn += 1 } else { entries[connection.id]?.framesOut += 1 }
+        }
+        return sequence
+    }
+
+    /// A frame's opcode and payload as the journal keeps them (`text`, `binary`, or `close` with `CODE reason`).
+    private static func journaled(_ action: Push.WebSocketAction) -> (opcode: String, payload: Data) {
+        switch action {
+        case .message(.text(let text)): return ("text", Data(text.utf8))
+        case .message(.binary(let data)): return ("binary", data)
+        case .close(let code, let reason): return ("close", Data("\(code) \(reason)".utf8))
         }
     }
 

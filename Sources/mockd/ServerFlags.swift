@@ -32,6 +32,8 @@ struct ServerFlags: Equatable {
     var tlsPort: Int?
     /// `--openapi`: the OpenAPI document requests are checked against when the journal is read.
     var openAPI: String?
+    /// `--webhook-allow` (serve only): hosts webhooks may reach besides loopback addresses, `host` or `host:port`.
+    var webhookAllow: [String] = []
 
     /// Reads `flag` and its value when it is one of the shared flags.
     /// - Returns: `false` when `flag` is not a shared flag (nothing was read).

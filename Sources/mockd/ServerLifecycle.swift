@@ -79,6 +79,7 @@ enum ServerLifecycle {
         configuration.connectionTimeoutSeconds = limits.connectionTimeoutSeconds
         configuration.tls = tls
         configuration.tlsPort = flags.tlsPort
+        configuration.webhookAllow = flags.webhookAllow
         var engineOptions = EngineOptions(
             maxSessions: limits.maxSessions,
             sessionIdleTimeoutMs: Double(limits.sessionTimeoutSeconds) * 1000,

@@ -52,14 +52,15 @@ def equal(actual, expected, what):
 
 
 class Daemon:
-    """`mockd --config chat_happy_path` on port 0 over a copy of the repository's sample mocks and configs."""
+    """`mockd --config chat_happy_path` (or `config`) on port 0 over a copy of the repository's sample mocks and
+    configs."""
 
-    def __init__(self, mockd, extra=()):
+    def __init__(self, mockd, extra=(), config="chat_happy_path"):
         self.root = tempfile.mkdtemp(prefix="mockd-browser-")
         for folder in ("mocks", "configs"):
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder))
         self.process = subprocess.Popen(
-            [mockd, "--config", "chat_happy_path", "--root", self.root, "--port", "0", "--quiet", *extra],
+            [mockd, "--config", config, "--root", self.root, "--port", "0", "--quiet", *extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -789,6 +790,80 @@ async def token_checks(run, browser, mockd):
         daemon.stop()
 
 
+async def push_checks(run, browser, mockd, shots):
+    """Pushes caused by a request (chat_live_receipts): the journal links each push to its cause and back."""
+    daemon = Daemon(mockd, config="chat_live_receipts")
+    try:
+
+        async def cause_and_effect():
+            # The app's event stream, open while it sends: the events are pushed into it.
+            reader, writer = await asyncio.open_connection("127.0.0.1", daemon.port)
+            writer.write(b"GET /v1/conversations/c_1001/events HTTP/1.1\r\nHost: mockd\r\nX-Mockd-Session: live\r\n\r\n")
+            await writer.drain()
+            await asyncio.wait_for(reader.readuntil(b"event: presence"), WAIT_SECONDS)
+            async with websockets.connect(
+                "ws://127.0.0.1:%d/v1/conversations/c_1001/socket" % daemon.port,
+                extra_headers={"X-Mockd-Session": "live"},
+            ) as socket:
+                await asyncio.wait_for(socket.recv(), WAIT_SECONDS)
+                message = json.dumps({"text": "Where is my order?", "clientMessageId": "cm-1"}).encode()
+                status = daemon.request("POST", "/v1/conversations/c_1001/messages", session="live", body=message,
+                                        headers={"Content-Type": "application/json"})[0]
+                equal(status, 201, "the send")
+                pushed = [json.loads(await asyncio.wait_for(socket.recv(), WAIT_SECONDS)) for _ in range(4)]
+                equal([push["type"] for push in pushed], ["receipt", "receipt", "typing", "message"], "pushes")
+                await asyncio.wait_for(reader.readuntil(b"event: message"), WAIT_SECONDS)
+                writer.close()
+                await socket.send(json.dumps({"type": "read"}))
+                _, journal = daemon.control("GET", "journal", session="live")
+                deadline = time.monotonic() + WAIT_SECONDS
+                while not any(entry["method"] == "STATE" for entry in journal["entries"]):
+                    expect(time.monotonic() < deadline, "the state change in the journal")
+                    await asyncio.sleep(0.05)
+                    _, journal = daemon.control("GET", "journal", session="live")
+            entries = journal["entries"]
+            post = next(entry for entry in entries if entry["method"] == "POST")
+            pushes = [entry for entry in entries if entry.get("causedBy") == post["sequence"]]
+            page = await browser.new_page()
+            try:
+                await page.goto(daemon.base + "/__mockd/ui?session=live")
+                await page.wait("document.querySelectorAll('#journal tbody tr').length >= %d" % len(entries),
+                                "the live session's rows")
+                links = await page.texts('#journal tr[data-seq="%d"] a.cause' % pushes[0]["sequence"])
+                equal(links, ["← #%d" % post["sequence"]], "a push's row links its cause")
+                await page.click('#journal tr[data-seq="%d"]' % post["sequence"])
+                effects = await page.wait(
+                    "(() => { const r = Array.from(document.querySelectorAll('#detail-effects li a'),"
+                    " (a) => a.textContent); return r.length === %d ? r : null; })()" % len(pushes),
+                    "the send's effects",
+                )
+                equal(effects, ["#%d %s %s" % (push["sequence"], push["method"], push["target"]) for push in pushes],
+                      "what the send caused")
+                equal(sorted(set(push["method"] for push in pushes)), ["SSE-OUT", "WS-OUT"], "both channels")
+                equal([push.get("note") for push in pushes], [None] * len(pushes), "every push reached its connection")
+                await page.evaluate("document.getElementById('detail').scrollIntoView({block: 'end'})")
+                await page.screenshot(shots, "pushes")
+                # From an effect to its cause and back.
+                await page.click('#journal tr[data-seq="%d"] a.cause' % pushes[-1]["sequence"])
+                await page.wait("document.getElementById('detail-title').textContent.startsWith('#%d POST')"
+                                % post["sequence"], "the cause's detail")
+                state = next(entry for entry in entries if entry["method"] == "STATE")
+                await page.click('#journal tr[data-seq="%d"]' % state["sequence"])
+                cause = await page.wait(
+                    "(() => { const e = document.getElementById('detail-cause'); return e ? e.textContent : null; })()",
+                    "the state change's cause",
+                )
+                equal(cause, "Caused by ← #%d WS-IN /v1/conversations/c_1001/socket" % state["causedBy"],
+                      "the state change names the socket message")
+                equal(page.errors, [], "no script errors")
+            finally:
+                await page.close()
+
+        await run.check("pushes link to the request that caused them, and back", cause_and_effect)
+    finally:
+        daemon.stop()
+
+
 async def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mockd", default=os.path.join(ROOT, ".build", "debug", "mockd"))
@@ -806,6 +881,7 @@ async def main():
     await browser.start(chromium)
     try:
         await main_checks(run, browser, args.mockd, args.screenshots)
+        await push_checks(run, browser, args.mockd, args.screenshots)
         await token_checks(run, browser, args.mockd)
     finally:
         await browser.stop()

@@ -123,7 +123,7 @@ struct BundledScenarioTests {
     @Test func validateReportsOkForEveryBundledScenario() throws {
         for config in [
             "chat_happy_path", "chat_operator_slow", "chat_send_fails", "order_status_error_500", "auth_sms_code",
-            "chat_connection_drops",
+            "chat_connection_drops", "chat_live_receipts",
         ] {
             let result = try ProcessRunner.mockd(["validate", "--config", config, "--root", Paths.packageRoot.path])
             #expect(result.status == 0, "\(config): \(result.stderr)")

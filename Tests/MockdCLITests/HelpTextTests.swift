@@ -121,6 +121,8 @@ struct HelpTextTests {
           --tls-key <file>        The certificate's PEM private key (unencrypted).
           --tls-port <n>          Serve HTTPS on this port and plain HTTP on --port (one engine behind both);
                                   without it --port serves HTTPS alone.
+          --webhook-allow <host>  Let webhooks (emit[].webhook) reach this host (host or host:port; repeat it, or
+                                  give a comma list) besides loopback addresses. (default: loopback only)
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -132,6 +134,7 @@ struct HelpTextTests {
           MOCKD_CONTROL_TOKEN     Control API token when --control-token is not given; `mockd health` sends it.
                                   Set but empty is an error (a missing CI secret), not "no token".
           MOCKD_INSECURE_CONTROL  1: --insecure-control (the container image sets it: a CI job's network is its own).
+          MOCKD_WEBHOOK_ALLOW     Hosts for --webhook-allow, comma-separated, when the flag is not given.
 
         SIGTERM and SIGINT stop gracefully: new connections are refused, requests in flight are answered for up
         to --shutdown-timeout seconds, then mockd exits 0 (a second signal stops at once).
@@ -247,8 +250,9 @@ struct HelpTextTests {
           --ignore-body-field <p> Leave this JSON/form field out of request-body matching: a name (any depth)
                                   or a path like meta.sentAt or items[].id; repeat for several.
           --normalize <file>      Read more rules from a JSON file shaped like a set's "normalize" (see docs/FORMAT.md).
-          --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay as a connection reset in
-                                  their place in the sequence. (default: skip)
+          --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay in their place in the
+                                  sequence as what the client saw: offline, DNS, TLS, timeout, cancelled
+                                  (raised by MockdAppRedirect), else a connection reset. (default: skip)
           --missing-bodies <miss|empty>
                                   Responses the HAR has no body for (a size but no text) where a client reads
                                   one: answer with a miss that says so, or serve them empty. Answers without a

@@ -111,6 +111,16 @@ struct MCPTests {
                     out["remove_group_again"] = await call("remove_group", g)
                     out["remove_stub"] = await call("remove_stub", {**t, "id": "me"})
                     out["remove_all_stubs"] = await call("remove_all_stubs", t)
+                    out["fail_requests"] = await call("fail_requests", {**t, "method": "GET", "path": "/v1/me", "fault": "offline"})
+                    for redirected in [True, False]:
+                        headers = {"X-Mockd-Session": "t1", **({"X-Mockd-Client-Faults": "1"} if redirected else {})}
+                        try:
+                            answer = urllib.request.urlopen(urllib.request.Request(base + "/v1/me", headers=headers))
+                        except urllib.error.HTTPError as error:
+                            answer = error
+                        out.setdefault("after_fail", []).append(f"{answer.status} {answer.headers.get('X-Mockd-Client-Fault')}")
+                    out["emit"] = await call("emit", {**t, "emit": [{"after": 20, "events": {"path": "/v1/feed", "event": "order", "data": {"id": 4521}}}]})
+                    out["bad_emit"] = await call("emit", {**t, "emit": [{"events": {"path": "feed"}}]})
                     out["reset"] = await call("reset", t)
                     out["drop_session"] = await call("drop_session", t)
                     out["import_har"] = await call("import_har", {"file": har, "set": "agent", "root": root})
@@ -224,6 +234,24 @@ struct MCPTests {
         let sessions = (tool("list_sessions").value as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
         #expect(sessions.contains { $0["id"] as? String == "t1" })
         #expect(tool("remove_stub").isError == false)
+        // fail_requests: the next GET /v1/me is a client fault (told to a client that says it can raise one), the one
+        // after it the set's answer again.
+        #expect((tool("fail_requests").value as? [String: Any])?["session"] as? String == "t1")
+        #expect(out["after_fail"] as? [String] == ["503 offline", "200 None"])
+        let receipts = (tool("emit").value as? [String: Any])?["pushes"] as? [[String: Any]] ?? []
+        #expect(receipts.map { $0["channel"] as? String } == ["events"])
+        #expect(receipts.map { $0["target"] as? String } == ["/v1/feed"])
+        #expect(receipts.map { ($0["dueInMs"] as? NSNumber)?.doubleValue } == [20])
+        #expect(receipts.map { $0["openConnections"] as? Int } == [0])
+        #expect(
+            tool("bad_emit").isError
+                && tool("bad_emit").value as? String
+                    == """
+                    400: body: emit[0].events.path: must start with '/' (got 'feed')
+                    body: emit[0].events: give the event: data, event, id or retry
+                    """,
+            "\(out["bad_emit"] ?? "")"
+        )
         #expect(tool("reset").isError == false)
         #expect((tool("import_har").value as? String)?.contains("stubs written:  1 (1 responses, 0 sequences)") == true)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/agent/index.json").path))

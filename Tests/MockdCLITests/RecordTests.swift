@@ -167,7 +167,7 @@ struct RecordTests {
                 url: base + "/headers?a=1&b=%2F",
                 headers: [
                     ("X-Mockd-Session", "s1"), ("X-Custom", "kept"), ("Connection", "keep-alive, X-Hop"),
-                    ("X-Hop", "dropped"),
+                    ("X-Hop", "dropped"), ("X-Mockd-Client-Faults", "1"),
                 ]
             ),
             CurlRequest(url: base + "/missing"),
@@ -197,6 +197,7 @@ struct RecordTests {
         let sent = (echoed["headers"] as? [[String]] ?? []).map { $0[0].lowercased() }
         #expect(sent.contains("x-custom"))
         #expect(!sent.contains("x-mockd-session"))
+        #expect(!sent.contains("x-mockd-client-faults"))
         #expect(!sent.contains("x-hop"))
         #expect(
             !sent.contains("connection")

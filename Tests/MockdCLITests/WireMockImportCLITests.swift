@@ -89,6 +89,63 @@ struct WireMockImportCLITests {
         #expect(Self.contents(root) == ["wm", "wm/a-good.json", "wm/\(name)"])
     }
 
+    /// A WireMock webhook, imported, is sent by the daemon after the answer: to a test server on loopback (a second
+    /// mockd, whose journal shows what it received), with the triggering request's values and WireMock's delay.
+    @Test func anImportedWebhookReachesALoopbackServer() throws {
+        let receiverRoot = try Paths.makeRoot(
+            scenario: #"{"sets": ["chat"], "overrides": [{"match": {"path": "/callback"}, "status": 204}]}"#
+        )
+        defer { try? FileManager.default.removeItem(at: receiverRoot) }
+        let receiver = try RunningDaemon(
+            ["--config", "s", "--root", receiverRoot.path, "--port", "0", "--quiet"]
+        )
+        defer { receiver.stop() }
+        let root = try Self.root([
+            "wm/mappings/pay.json": """
+            {"request": {"method": "POST", "url": "/payments"}, "response": {"status": 202},
+             "serveEventListeners": [{"name": "webhook", "parameters": {"method": "POST",
+               "url": "http://127.0.0.1:\(receiver.port)/callback", "headers": {"Content-Type": "application/json"},
+               "body": "{\\"order\\": \\"{{jsonPath originalRequest.body '$.order'}}\\", \\"status\\": \\"paid\\"}",
+               "delay": {"type": "fixed", "milliseconds": 200}}}]}
+            """
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let imported = try ProcessRunner.mockd([
+            "import-wiremock", root.appendingPathComponent("wm").path, "--set", "wm", "--root", root.path,
+        ])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("  unmapped:          0\n"), "\(imported.stdout)")
+        let validated = try ProcessRunner.mockd(["validate", "--config", "wm", "--root", root.path])
+        #expect(validated.status == 0, "\(validated.stdout)\(validated.stderr)")
+
+        let daemon = try RunningDaemon(["--config", "wm", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        let answer = try Curl.send(
+            CurlRequest(
+                method: "POST",
+                url: daemon.baseURL + "/payments",
+                headers: [("Content-Type", "application/json")],
+                body: Data(#"{"order": "o-7"}"#.utf8)
+            )
+        )
+        #expect(answer.status == 202)
+        var received: [[String: Any]] = []
+        try waitUntil(timeout: 10, interval: 0.05, "the receiver got the webhook") {
+            received = try LiveClient(receiver).control("GET", "journal").json["entries"] as? [[String: Any]] ?? []
+            return !received.isEmpty
+        }
+        #expect(
+            received.map { "\($0["method"] ?? "") \($0["target"] ?? "") \($0["body"] ?? "")" } == [
+                #"POST /callback {"order": "o-7", "status": "paid"}"#
+            ]
+        )
+        let sent = try LiveClient(daemon).control("GET", "journal").json["entries"] as? [[String: Any]] ?? []
+        let hook = try #require(sent.first { $0["method"] as? String == "WEBHOOK" })
+        #expect(hook["status"] as? Int == 204)
+        #expect(hook["causedBy"] as? Int == 1)
+        #expect(hook["stub"] as? String == "pay")
+    }
+
     @Test func existingOutputNeedsForceAndIsReplacedWhole() throws {
         let root = try Self.root([
             "wm/mappings/a.json":

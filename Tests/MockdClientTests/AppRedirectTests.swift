@@ -47,6 +47,8 @@ struct AppRedirectTests {
         #expect(rewritten.httpMethod == "POST")
         #expect(rewritten.httpBody == Data("{}".utf8))
         #expect(rewritten.value(forHTTPHeaderField: "X-Mockd-Session") == "ui-1")
+        // The daemon answers client faults (offline, DNS…) to this library with a header it turns into URLError.
+        #expect(rewritten.value(forHTTPHeaderField: "X-Mockd-Client-Faults") == "1")
         #expect(rewritten.value(forHTTPHeaderField: "Content-Type") == "application/json")
         // A port is part of the host name mockd keeps; WebSockets stay WebSockets.
         let socket = try #require(
@@ -69,18 +71,17 @@ struct AppRedirectTests {
     @Test func anAppsURLSessionReachesTheDaemonWithItsSession() async throws {
         try await withDaemon { harness in
             // Only the app's own (made-up) host: the other suites' clients in this process are left alone.
-            MockdRedirect.install(
-                MockdRedirect.Configuration(
-                    baseURL: harness.client.baseURL,
-                    session: harness.client.session,
-                    hosts: ["api.redirect-test.invalid"]
-                )
+            let redirect = MockdRedirect.Configuration(
+                baseURL: harness.client.baseURL,
+                session: harness.client.session,
+                hosts: ["api.redirect-test.invalid"]
             )
-            let configuration = URLSessionConfiguration.ephemeral
-            MockdRedirect.apply(to: configuration)
-            let session = URLSession(configuration: configuration)
             let url = URL(string: "https://api.redirect-test.invalid/v1/me")!
-            let (data, response) = try await session.data(from: url)
+            let (data, response) = try await withRedirect(redirect) {
+                let configuration = URLSessionConfiguration.ephemeral
+                MockdRedirect.apply(to: configuration)
+                return try await URLSession(configuration: configuration).data(from: url)
+            }
             let http = try #require(response as? HTTPURLResponse)
             #expect(http.statusCode == 200)
             #expect(http.url == url)

@@ -66,6 +66,7 @@ struct ControlContractTests {
         .sendWebSocket: { try await $0.push(text: "hi") },
         .closeWebSockets: { try await $0.closeWebSockets(code: 4000) },
         .release: { try await $0.release() },
+        .emit: { try await $0.emit([EmitEntry(events: EventEmit(path: "/v1/feed", event: "order", data: ["id": 1]))]) },
         .recordStatus: { _ = try await $0.recordStatus() },
         .flushRecording: { try await $0.flushRecording() },
         .openAPI: { _ = try await $0.openAPIDocument() },
@@ -107,6 +108,7 @@ struct ControlContractTests {
             case .tool(let name): tools.append(name)
             case .excluded(let reason): #expect(!reason.isEmpty, "\(route.id): an MCP exclusion says why")
             }
+            tools += route.shortcuts.map(\.name)
             guard let call = Self.calls[route.id] else {
                 Issue.record("\(route.method) /__mockd/\(route.path) has no MockdClient method (\(route.clientMethod))")
                 continue

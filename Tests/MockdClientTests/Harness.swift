@@ -1,4 +1,5 @@
 import Foundation
+import MockdAppRedirect
 import MockdClient
 import MockdTestSupport
 
@@ -73,5 +74,42 @@ func caught(_ body: () async throws -> Void) async -> MockdClientError? {
         return error
     } catch {
         return .invalidResponse("unexpected error type: \(error)")
+    }
+}
+
+/// One redirect at a time: `MockdRedirect.install` sets the process's one configuration, and the suites that install
+/// one run in parallel with each other (each with its own daemon).
+private actor RedirectInstallations {
+    static let shared = RedirectInstallations()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
+}
+
+/// Runs `body` with `configuration` installed as the app's redirect, no other test's installed meanwhile.
+func withRedirect<T>(
+    _ configuration: MockdRedirect.Configuration,
+    _ body: () async throws -> T
+) async throws -> T {
+    await RedirectInstallations.shared.acquire()
+    MockdRedirect.install(configuration)
+    do {
+        let result = try await body()
+        await RedirectInstallations.shared.release()
+        return result
+    } catch {
+        await RedirectInstallations.shared.release()
+        throw error
     }
 }

@@ -25,8 +25,8 @@ struct LiveDaemonTests {
             let scenarios = try await harness.client.scenarios()
             #expect(
                 scenarios.map(\.name) == [
-                    "auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_operator_slow",
-                    "chat_send_fails", "order_status_error_500",
+                    "auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_live_receipts",
+                    "chat_operator_slow", "chat_send_fails", "order_status_error_500",
                 ]
             )
             #expect(scenarios.filter(\.active).map(\.name) == ["chat_happy_path"])

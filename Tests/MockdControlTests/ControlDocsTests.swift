@@ -31,6 +31,12 @@ struct ControlDocsTests {
     @Test func theMCPArticleNamesEveryToolAndExclusion() throws {
         let article = try Self.article("05-dashboard-and-mcp.md")
         for route in ControlRoutes.all {
+            for shortcut in route.shortcuts {
+                #expect(
+                    article.contains("`\(shortcut.name)`"),
+                    "docs/05-dashboard-and-mcp.md does not name the tool \(shortcut.name)"
+                )
+            }
             switch route.mcp {
             case .tool(let name):
                 #expect(article.contains("`\(name)`"), "docs/05-dashboard-and-mcp.md does not name the tool \(name)")

@@ -37,8 +37,8 @@ struct ControlAPITests {
         let list = try #require(scenarios["scenarios"] as? [[String: Any]])
         #expect(
             list.map { $0["name"] as? String } == [
-                "auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_operator_slow", "chat_send_fails",
-                "order_status_error_500",
+                "auth_sms_code", "chat_connection_drops", "chat_happy_path", "chat_live_receipts", "chat_operator_slow",
+                "chat_send_fails", "order_status_error_500",
             ]
         )
         #expect(list.filter { $0["active"] as? Bool == true }.map { $0["name"] as? String } == ["chat_happy_path"])

@@ -113,6 +113,47 @@ struct ProducerQuirkTests {
         #expect(kept.file.stubs[0].responses.map(\.status) == [nil, 200])
     }
 
+    /// Chrome recorded `net::ERR_INTERNET_DISCONNECTED` for a page load made offline: kept, it is the `offline` client
+    /// fault, so an app through MockdAppRedirect sees `URLError.notConnectedToInternet` where the browser saw no
+    /// connection.
+    @Test func chromeOfflineAttemptKeptAsTheClientFault() throws {
+        var options = HARImportOptions()
+        options.failed = .keep
+        guard let (_, kept, report) = try corpus("mitmproxy__chrome.har", options: options) else { return }
+        let google = try #require(
+            kept.file.stubs.first { $0.request.path == "/" && $0.request.host == "www.google.com" }
+        )
+        #expect(google.responses.map(\.fault) == [.offline])
+        #expect(google.responses.map(\.status) == [nil])
+        #expect(report.skipped.isEmpty)
+        #expect(
+            report.notes.contains(
+                "failed attempts replayed as the failure the client saw, which MockdAppRedirect raises as its URLError (other clients get a reset, or no answer for timeout): offline (entry 2)"
+            )
+        )
+    }
+
+    /// Each producer's name for a failure only the client sees, and what is not one.
+    @Test(arguments: [
+        ("net::ERR_INTERNET_DISCONNECTED", Fault.offline), ("NS_ERROR_OFFLINE", .offline),
+        ("net::ERR_NAME_NOT_RESOLVED", .dnsFailure), ("NS_ERROR_UNKNOWN_HOST", .dnsFailure),
+        ("net::ERR_CERT_AUTHORITY_INVALID", .tlsFailure), ("net::ERR_SSL_PROTOCOL_ERROR", .tlsFailure),
+        ("SEC_ERROR_UNKNOWN_ISSUER", .tlsFailure), ("net::ERR_CONNECTION_TIMED_OUT", .timeout),
+        ("NS_ERROR_NET_TIMEOUT", .timeout), ("net::ERR_ABORTED", .cancelled), ("NS_BINDING_ABORTED", .cancelled),
+    ])
+    func recordedClientFailures(_ error: String, _ fault: Fault) {
+        #expect(RecordedFailure.clientFault(error) == fault)
+    }
+
+    @Test func otherRecordedFailuresAreNoClientFault() {
+        for error in [
+            "net::ERR_CONNECTION_RESET", "net::ERR_EMPTY_RESPONSE", "NS_ERROR_NET_RESET", "", "upstream timed out",
+        ] {
+            #expect(RecordedFailure.clientFault(error) == nil, "\(error)")
+        }
+        #expect(RecordedFailure.clientFault(nil) == nil)
+    }
+
     @Test func advancedRESTClientEncodingUTF8IsText() throws {
         guard let (_, _, report) = try corpus("har2locust__string-problematic-characters.har") else { return }
         #expect(

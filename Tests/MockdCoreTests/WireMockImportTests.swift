@@ -322,6 +322,82 @@ struct WireMockImportTests {
         #expect(echo.headers["X-Path"] == "/echo")
     }
 
+    @Test func webhooksBecomePushesTheAnswerCauses() throws {
+        let (result, root) = try Self.build([
+            "hooks.json": #"""
+            {"mappings": [
+              {"request": {"method": "POST", "url": "/payments"}, "response": {"status": 202},
+               "serveEventListeners": [
+                 {"name": "webhook", "parameters": {"method": "POST", "url": "http://127.0.0.1:9100/callback",
+                  "headers": {"Content-Type": "application/json", "X-Ids": ["{{originalRequest.headers.X-Id}}", "b"]},
+                  "body": "{\"paid\": \"{{jsonPath originalRequest.body '$.order'}}\", \"path\": \"{{originalRequest.path}}\"}",
+                  "delay": {"type": "fixed", "milliseconds": 500}}},
+                 {"name": "webhook", "parameters": {"url": "{{jsonPath originalRequest.body '$.callbackUrl'}}",
+                  "jsonBody": {"status": "done", "echo": "{{originalRequest.body}}"}, "delay": {"type": "uniform", "lower": 100, "upper": 300}}},
+                 {"name": "my-listener", "parameters": {}}
+               ]},
+              {"request": {"method": "POST", "urlPath": "/legacy"}, "response": {"status": 200, "fixedDelayMilliseconds": 50},
+               "postServeActions": {"webhook": {"method": "PUT", "url": "https://hooks.example.com/x", "base64Body": "aGk="}}},
+              {"request": {"method": "POST", "url": "/unknown-helper"}, "response": {"status": 200},
+               "postServeActions": [{"name": "webhook", "parameters": {"url": "http://localhost:9100/{{randomValue length=4}}",
+                 "body": "{{request.body}}"}}]},
+              {"request": {"method": "POST", "url": "/reset"}, "response": {"fault": "CONNECTION_RESET_BY_PEER"},
+               "serveEventListeners": [{"name": "webhook", "parameters": {"url": "http://127.0.0.1:9100/never"}}]}
+            ]}
+            """#
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(
+            result.mockSet.file.stubs.map(Self.compact) == [
+                // WireMock delays each from the answer (500, 200 ms), mockd each from the one before.
+                #"{"id":"hooks[0]","request":{"method":"POST","path":"/payments"},"responses":[{"emit":[{"after":200,"webhook":{"body":{"echo":"{{request.body}}","status":"done"},"method":"GET","url":"{{request.json.callbackUrl}}"}},{"after":300,"webhook":{"body":"{\"paid\": \"{{request.json.order}}\", \"path\": \"{{request.path}}\"}","headers":{"Content-Type":"application/json","X-Ids":"{{request.header.X-Id}}, b"},"method":"POST","url":"http://127.0.0.1:9100/callback"}}],"status":202}]}"#,
+                #"{"id":"hooks[2]","request":{"method":"POST","path":"/unknown-helper"},"responses":[{"status":200}]}"#,
+            ]
+        )
+        #expect(
+            result.scenario.overrides!.map(Self.compact) == [
+                #"{"body":"","emit":[{"webhook":{"body":"hi","method":"PUT","url":"https://hooks.example.com/x"}}],"headers":{"Content-Type":null},"id":"hooks[1]","latency":{"fixed":50},"match":{"method":"POST","path":"/legacy"},"priority":-5,"status":200}"#,
+                #"{"fault":"connectionReset","id":"hooks[3]","match":{"method":"POST","url":"/reset"},"priority":-5,"status":200}"#,
+            ]
+        )
+        let file = "$ROOT/hooks.json"
+        #expect(
+            Self.items(result, root: root) == [
+                "\(file): mappings[0].serveEventListeners[1].parameters.delay: mockd waits a fixed time before a push; mapped to 200 ms, the middle",
+                "\(file): mappings[0].serveEventListeners[2]: serve-event listener 'my-listener' has no mockd equivalent; ignored",
+                "\(file): mappings[1].postServeActions.webhook.url: mockd sends webhooks to loopback addresses only; run it with --webhook-allow hooks.example.com to send this one",
+                "\(file): mappings[2].postServeActions[0].parameters: template {{randomValue length=4}} has no mockd equivalent; webhook left out",
+                "\(file): mappings[2].postServeActions[0].parameters: template {{request.body}} has no mockd equivalent; webhook left out",
+                "\(file): mappings[3].serveEventListeners: mockd makes no pushes after a fault; webhooks left out",
+            ]
+        )
+
+        // Served: the answer carries its webhooks, rendered from the request that caused them.
+        let engine = try Self.engine(result, files: [:])
+        let answered = engine.handle(
+            HTTPRequest(
+                method: "POST",
+                target: "/payments",
+                headers: HTTPHeaders([("X-Id", "7")]),
+                body: Data(#"{"order": 4521, "callbackUrl": "http://127.0.0.1:9100/back"}"#.utf8)
+            )
+        )
+        #expect(answered.plan.response.status == 202)
+        let hooks = try #require(answered.plan.pushes).pushes.map { push -> Push.Webhook? in
+            if case .webhook(let hook) = push.action { return hook }
+            return nil
+        }
+        #expect(try #require(answered.plan.pushes).pushes.map(\.delayMs) == [200, 500])
+        #expect(hooks.map { $0?.method } == ["GET", "POST"])
+        #expect(hooks.map { $0?.url } == ["http://127.0.0.1:9100/back", "http://127.0.0.1:9100/callback"])
+        #expect(hooks[1]?.headers["X-Ids"] == "7, b")
+        #expect(String(decoding: hooks[1]?.body ?? Data(), as: UTF8.self) == #"{"paid": "4521", "path": "/payments"}"#)
+        #expect(
+            String(decoding: hooks[0]?.body ?? Data(), as: UTF8.self)
+                == #"{"echo":"{\"order\": 4521, \"callbackUrl\": \"http://127.0.0.1:9100/back\"}","status":"done"}"#
+        )
+    }
+
     @Test func scenariosPrioritiesAndTheIndexOverrideSplit() throws {
         let (result, root) = try Self.build([
             "a.json": #"""

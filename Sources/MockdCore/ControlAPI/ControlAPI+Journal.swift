@@ -47,7 +47,7 @@ extension ControlAPI {
             200,
             export.log,
             arrayAt: ["log", "entries"],
-            count: entries.count,
+            count: export.count,
             element: export.entry
         ) { export.comment.map { ["comment": .string($0)] } ?? [:] }
         response.headers.add(
@@ -90,8 +90,9 @@ extension ControlAPI {
         let host = body.host.map(HostName.normalized)
         let normalized = RequestKey.normalizePath(path)
         let (entries, dropped) = call.session.journal.snapshot()
+        // What the app sent, not what mockd did for it (pushed events, webhooks, state changes).
         let matching = entries.filter {
-            (method == nil || $0.method == method) && (host == nil || $0.host == host)
+            !$0.isEffect && (method == nil || $0.method == method) && (host == nil || $0.host == host)
                 && RequestKey.normalizePath(HTTPRequest(method: $0.method, target: $0.target).path) == normalized
         }
         let ok = body.count.map { matching.count == $0 } ?? (matching.count >= body.atLeast!)

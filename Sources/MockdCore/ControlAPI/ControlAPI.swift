@@ -165,6 +165,7 @@ struct ControlAPI {
         case .sendWebSocket: return answer(ControlRoutes.sendWebSocket, call, sendWebSocket)
         case .closeWebSockets: return answer(ControlRoutes.closeWebSockets, call, closeWebSockets)
         case .release: return answer(ControlRoutes.release, call, release)
+        case .emit: return answerChecking(ControlRoutes.emit, call, emit)
         case .recordStatus: return answer(ControlRoutes.recordStatus, call, recordStatus)
         case .flushRecording: return answer(ControlRoutes.flushRecording, call, flushRecording)
         case .openAPI: return respond(ControlRoutes.openAPI, call, openAPIDocument)

@@ -347,6 +347,23 @@ extension DashboardAssets {
           return row.method === "WS-IN" || row.method === "WS-OUT";
         }
 
+        // An entry that is not an HTTP request the app sent: a WebSocket frame, a pushed event, a webhook mockd sent, a
+        // state change a socket message caused. Its payload is previewed under its target.
+        function isSynthetic(row) {
+          return isFrame(row) || row.method === "SSE-OUT" || row.method === "WEBHOOK" || row.method === "STATE";
+        }
+
+        // "← #4": the entry that caused this one (a push, a state change), which a click shows.
+        function causeLink(sequence) {
+          const link = el("a", { href: "#entry=" + sequence, class: "cause", "data-cause": sequence }, "← #" + sequence);
+          link.addEventListener("click", (event) => {
+            event.preventDefault();
+            event.stopPropagation();
+            showDetail(sequence);
+          });
+          return link;
+        }
+
         // The sessions list follows new rows within a moment, not only at its next refresh.
         function soonRefreshSessions() {
           if (state.sessionsRefresh) return;
@@ -408,14 +425,18 @@ extension DashboardAssets {
             : el("span", { class: "muted" }, row.proxied ? "upstream" : "no match");
           const status = row.fault ? "—" : row.status === null ? "" : String(row.status);
           const preview = row.preview || "";
-          const target = isFrame(row)
+          const target = isSynthetic(row)
             ? [row.target, el("span", { class: "frame" }, preview.length > 90 ? preview.slice(0, 90) + "…" : preview)]
-            : row.target;
+            : [row.target];
+          if (row.causedBy) target.push(causeLink(row.causedBy));
+          // A push that reached nothing, a webhook refused or unanswered: said in the row.
+          if (isSynthetic(row) && row.note) target.push(el("span", { class: "row-note" }, row.note));
           const tr = el("tr", { "data-seq": row.sequence, class: row.matched ? "" : "miss" },
             el("td", { class: "num" }, row.sequence), el("td", { class: "nowrap" }, timeOf(row.time)),
             el("td", { class: "nowrap" }, row.method), el("td", { class: "target" }, target),
             el("td", { class: "num" }, status), el("td", { class: "stub" }, answered),
-            el("td", { class: "num" }, isFrame(row) ? "" : row.durationMs.toFixed(1) + " ms"),
+            el("td", { class: "num" },
+              isSynthetic(row) && row.method !== "WEBHOOK" ? "" : row.durationMs.toFixed(1) + " ms"),
             el("td", { class: row.fault ? "error" : "" }, row.fault || ""));
           tr.addEventListener("click", () => showDetail(row.sequence));
           return tr;
@@ -505,6 +526,30 @@ extension DashboardAssets {
           if (entry.fault) facts.push("fault " + entry.fault);
           if (entry.host) facts.push("host " + entry.host);
           detail.append(el("p", { class: "muted" }, facts.join(" · ")));
+          if (entry.causedBy) {
+            const cause = state.bySeq.get(entry.causedBy);
+            detail.append(el("p", { id: "detail-cause" }, "Caused by ", causeLink(entry.causedBy),
+              cause ? " " + cause.method + " " + cause.target : ""));
+          }
+          if (entry.note) detail.append(el("p", { id: "detail-note", class: "note" }, entry.note));
+          // What this entry caused: the pushes of its answer (or of the socket message), and the state changes.
+          const effects = state.rows.filter((row) => row.causedBy === entry.sequence);
+          if (effects.length > 0) {
+            const start = new Date(entry.time).getTime();
+            const list = el("ul", { class: "plain" });
+            for (const effect of effects) {
+              const link = el("a", { href: "#entry=" + effect.sequence, "data-effect": effect.sequence },
+                "#" + effect.sequence + " " + effect.method + " " + effect.target);
+              link.addEventListener("click", (event) => {
+                event.preventDefault();
+                showDetail(effect.sequence);
+              });
+              list.append(el("li", {}, link, el("span", { class: "muted" },
+                " +" + (new Date(effect.time).getTime() - start) + " ms" + (effect.preview ? ": " + effect.preview : "") +
+                (effect.note ? " (" + effect.note + ")" : ""))));
+            }
+            detail.append(el("div", { id: "detail-effects" }, el("h3", {}, "Caused"), list));
+          }
           const request = el("div", { id: "detail-request" }, el("h3", {}, "Request"),
             headerTable(entry.headers), bodyView(entry.body, entry.bodyBase64, headerValue(entry.headers, "content-type"),
               entry.bodySize));
@@ -720,7 +765,8 @@ extension DashboardAssets {
               tick.style.left = (2 + (96 * offset) / span) + "%";
               line.append(tick);
               const row = el("tr", { "data-seq": frame.sequence }, el("td", { class: "num" }, "+" + offset + " ms"),
-                el("td", { class: incoming ? "in" : "out" }, incoming ? "client → mockd" : "mockd → client"),
+                el("td", { class: incoming ? "in" : "out" }, incoming ? "client → mockd" : "mockd → client",
+                  frame.causedBy ? [" ", causeLink(frame.causedBy)] : []),
                 el("td", {}, frame.opcode || ""), el("td", { class: "target" }, frame.preview || ""));
               row.addEventListener("click", () => {
                 showTab("journal");

@@ -101,6 +101,10 @@ enum DashboardAssets {
         tr.miss td { color: #a31515; }
         td.target { font-family: ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere; min-width: 240px; }
         td.target .frame { display: block; color: #6b7385; }
+        a.cause { margin-left: 6px; font-size: 12px; }
+        td.target .row-note { display: block; color: #8a5a00; font-size: 12px; }
+        td.in a.cause, td.out a.cause { color: #fff; }
+        p.note { background: #fff8e1; border-left: 3px solid #e0a800; padding: 4px 8px; }
         aside li { overflow-wrap: anywhere; }
         #session-bar { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
         #session-bar h2 { margin-right: 12px; }

@@ -20,7 +20,9 @@ enum JournalJSON {
             edited: entry.edited.isEmpty ? nil : entry.edited,
             status: entry.status,
             fault: entry.fault?.rawValue,
-            durationMs: (entry.durationMs * 1000).rounded() / 1000
+            durationMs: (entry.durationMs * 1000).rounded() / 1000,
+            causedBy: entry.causedBy,
+            note: entry.note
         )
         if !entry.body.isEmpty {
             if let text = String(data: entry.body, encoding: .utf8) {
@@ -49,6 +51,9 @@ enum JournalJSON {
         if !entry.matched, !entry.nearMisses.isEmpty { row.nearMisses = entry.nearMisses }
         if entry.method == "WS-IN" || entry.method == "WS-OUT" {
             row.opcode = entry.headers["opcode"]
+            row.connection = entry.headers["connection-number"].flatMap { Int($0) }
+        } else if entry.method == "SSE-OUT" {
+            row.event = entry.headers["event"]
             row.connection = entry.headers["connection-number"].flatMap { Int($0) }
         }
         return row
@@ -103,7 +108,7 @@ enum JournalJSON {
     static func har(_ entries: [JournalRecord], redacting: Bool = true) -> JournalHAR {
         let export = HARExport(entries, redacting: redacting)
         var har = export.log
-        har.log.entries = entries.indices.map(export.entry)
+        har.log.entries = (0..<export.count).map(export.entry)
         har.log.comment = export.comment
         return har
     }
@@ -116,10 +121,15 @@ enum JournalJSON {
         /// Used by one thread at a time, in entry order (the worker writing the export).
         private var redactor: Redactor?
 
+        /// - Parameter entries: The journal's entries; what mockd itself did (`JournalRecord.isEffect`: pushed events,
+        ///   webhooks, state changes) is not the app's traffic and is left out.
         init(_ entries: [JournalRecord], redacting: Bool) {
-            self.entries = entries
+            self.entries = entries.filter { !$0.isEffect }
             redactor = redacting ? Redactor() : nil
         }
+
+        /// How many entries the HAR has.
+        var count: Int { entries.count }
 
         /// The log without entries or comment.
         var log: JournalHAR {

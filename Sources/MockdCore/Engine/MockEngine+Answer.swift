@@ -532,6 +532,19 @@ extension MockEngine {
         plan.holdMs = recipe?.holdMs
         plan.host = host
         plan.edited = edited
+        // Pushes follow an answer that was sent: none after a fault (the app got no answer), and none for a HEAD, which
+        // is the GET without its body and has no effects of its own (RFC 9110 §9.3.2).
+        if let emissions = response.emissions, plan.fault == nil, request.method != "HEAD" {
+            let scheme = context.scheme
+            let resources = context.resourceValue
+            plan.pushes = PushBatch(
+                emissions.render(request: request, call: call + 1, now: context.now) {
+                    $0.scheme = scheme
+                    $0.resourceValue = resources
+                },
+                emittedBy: response.stubID
+            )
+        }
         return .planned(plan, nearMisses: [])
     }
 

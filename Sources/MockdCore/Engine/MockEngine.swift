@@ -18,6 +18,8 @@ public final class MockEngine: Sendable {
     let coverage = CoverageLedger()
     /// Open WebSockets, provided by the server bridge once it runs.
     private let hub = Mutex<(any WebSocketHub)?>(nil)
+    /// Carries out pushes (`emit`), provided by the server bridge once it runs.
+    let pushHub = Mutex<(any PushHub)?>(nil)
 
     /// - Parameters:
     ///   - root: Where `configs/` and `mocks/` live, for switching scenarios and runtime stubs' `bodyFile`.
@@ -275,6 +277,11 @@ public final class MockEngine: Sendable {
     /// Journals one WebSocket frame of `session`: method `WS-IN` (from the client) or `WS-OUT`, the endpoint
     /// path as target, the payload as body, and `Opcode: text|binary|close` as a header, with
     /// `Connection-Number: N` (the connection's number among the session's connections to `path`) when given.
+    /// - Parameters:
+    ///   - causedBy: For a pushed frame: the journal entry that caused it (`JournalRecord.causedBy`).
+    ///   - note: Said in the entry (`JournalRecord.note`).
+    /// - Returns: The entry's sequence number in the session's journal.
+    @discardableResult
     public func recordWebSocketFrame(
         session id: String,
         path: String,
@@ -282,12 +289,14 @@ public final class MockEngine: Sendable {
         opcode: String,
         payload: Data,
         stubID: String?,
-        connection: Int? = nil
-    ) {
+        connection: Int? = nil,
+        causedBy: Int? = nil,
+        note: String? = nil
+    ) -> Int {
         // WebSocket traffic is session activity; a session reset or expired meanwhile gets a fresh journal.
         let session = sessions.session(id == SessionRegistry.defaultID ? nil : id) { catalog.startup }
         if id != SessionRegistry.defaultID { sessions.touch(session) }
-        session.journal.append(
+        return session.journal.append(
             time: Date(),
             request: HTTPRequest(
                 method: incoming ? "WS-IN" : "WS-OUT",
@@ -302,7 +311,9 @@ public final class MockEngine: Sendable {
             fault: nil,
             durationMs: 0,
             response: MockResponse(status: 101),
-            nearMisses: []
+            nearMisses: [],
+            causedBy: causedBy,
+            note: note
         )
     }
 
@@ -324,16 +335,18 @@ public final class MockEngine: Sendable {
     }
 
     /// Writes the exchange to its session's journal (control requests are not journaled).
-    public func journal(_ outcome: EngineOutcome, durationMs: Double) {
+    /// - Returns: The entry's sequence number (`nil` for a control request): what the pushes the answer causes link to.
+    @discardableResult
+    public func journal(_ outcome: EngineOutcome, durationMs: Double) -> Int? {
         // A stub's own body is shared, not copied; a body made for this request (rendered, patched) is kept
         // only up to the journal's body limit (see `RequestJournal.append(_:durationMs:)`).
         switch outcome.session {
-        case .none: return
+        case .none: return nil
         case .defaultSession:
-            sessions.borrowedDefaultSession._withUnsafeGuaranteedRef { session in
+            return sessions.borrowedDefaultSession._withUnsafeGuaranteedRef { session in
                 session.borrowedJournal._withUnsafeGuaranteedRef { $0.append(outcome.exchange, durationMs: durationMs) }
             }
-        case .named(let session): session.journal.append(outcome.exchange, durationMs: durationMs)
+        case .named(let session): return session.journal.append(outcome.exchange, durationMs: durationMs)
         }
     }
 }

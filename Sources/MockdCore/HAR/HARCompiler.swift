@@ -38,6 +38,8 @@ public struct HARCompiler {
     private var sawCacheBuster = false
     /// Entries a producer marked failed (`_error`, `_failureText`) whose answer needs no body: served as recorded.
     private var failedButComplete: [Int] = []
+    /// Failed attempts kept (`--failed keep`) as the client fault their recorded error names, by fault.
+    private var keptClientFaults: [Fault: [Int]] = [:]
     /// SPDY-era pseudo-headers written as plain `status`/`version` response headers, by name: never served.
     private var pseudoHeaders: [String: Int] = [:]
     /// Redirects whose `Location` came from `redirectURL` (the producer kept no such header).
@@ -216,7 +218,12 @@ public struct HARCompiler {
 
         guard let response = entry.response, failure == nil else {
             var recorded = RecordedResponse(status: 0, headers: [], body: Data(), mimeType: nil, time: entry.time)
-            recorded.fault = .connectionReset
+            if let clientFault = RecordedFailure.clientFault(entry.failureText) {
+                recorded.fault = clientFault
+                keptClientFaults[clientFault, default: []].append(entry.index)
+            } else {
+                recorded.fault = .connectionReset
+            }
             append(
                 key: key,
                 constraints: constraints,
@@ -517,6 +524,15 @@ public struct HARCompiler {
         if !failedButComplete.isEmpty {
             report.notes.append(
                 "\(failedButComplete.count) answer\(failedButComplete.count == 1 ? "" : "s") without a body (HEAD, 204, 205, 304, a redirect) marked failed by the producer (_error, _failureText: Chrome's net::ERR_ABORTED) served as recorded: status and headers arrived, and are the whole answer (\(ImportReport.entryList(failedButComplete)))"
+            )
+        }
+        if !keptClientFaults.isEmpty {
+            let parts = keptClientFaults.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                "\($0.key.rawValue) (\(ImportReport.entryList($0.value)))"
+            }
+            report.notes.append(
+                "failed attempts replayed as the failure the client saw, which MockdAppRedirect raises as its URLError (other clients get a reset, or no answer for timeout): "
+                    + parts.joined(separator: ", ")
             )
         }
         if !pseudoHeaders.isEmpty {

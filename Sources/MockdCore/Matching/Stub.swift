@@ -114,7 +114,9 @@ public final class Stub: NativeResponseSlot {
     }
 
     private static func isStatic(first: MockResponse, count: Int, afterLast: ExhaustionPolicy) -> Bool {
+        // Pushes are rendered per request (their templates read it), so a stub with `emit` is never answered as loaded.
         count == 1 && afterLast != .notFound && first.template == nil && first.unjustified == nil
+            && first.emissions == nil
     }
 
     /// The first response of the sequence (for most stubs the only one).

@@ -281,6 +281,8 @@ enum MockSetFastDecoder {
                 case "validators": return parser.optional(&step.validators) { $0.stringArray() }
                 case "rangeOnly": return parser.optional(&step.rangeOnly) { $0.bool() }
                 case "cachedCopy": return parser.optional(&step.cachedCopy) { $0.string() }
+                case "emit":
+                    return parser.optional(&step.emit) { $0.decoded([EmitEntry].self, shape: .array(KnownFields.emit)) }
                 default: return false
                 }
             }

@@ -376,6 +376,18 @@ private struct StubBuilder: Sendable {
                     response.status = 101
                     response.webSocket = script
                 }
+                if let emit = step.emit {
+                    switch Emissions.compile(emit) {
+                    case .success(let emissions): response.emissions = emissions
+                    case .failure(let problems):
+                        throw ConfigError(
+                            .invalidValue,
+                            file: indexName,
+                            jsonPath: "\(stepPath).emit\(problems.problems[0].field)",
+                            message: problems.problems[0].message
+                        )
+                    }
+                }
                 responses.append(response)
                 pendingBodies.append(pending)
             }

@@ -18,8 +18,8 @@ public struct MockResponse: Sendable {
     /// optional's tag byte after the 8-byte fields keeps the response at 65 bytes inline (73 otherwise).
     public var recordedTimeMs: Double?
 
-    /// Whether the response is status, headers and body only: no placeholders, WebSocket, event stream, fault or
-    /// body served from its file.
+    /// Whether the response is status, headers and body only: no placeholders, WebSocket, event stream, fault, pushes
+    /// or body served from its file.
     var isPlain: Bool { extras == nil }
 
     /// Placeholders in the body or headers, parsed at load; `nil` for plain responses.
@@ -80,6 +80,12 @@ public struct MockResponse: Sendable {
         set { updateExtras { $0.fileBody = newValue } }
     }
 
+    /// The pushes the answer causes once sent (`emit`): WebSocket messages, Server-Sent Events, webhooks.
+    public var emissions: (any ResponsePushes)? {
+        get { extras?.emissions }
+        set { updateExtras { $0.emissions = newValue } }
+    }
+
     /// For a live feed (the control API's `GET /__mockd/journal/stream`): what the bridge streams instead of `body`,
     /// for as long as the client stays.
     public var liveFeed: (any LiveFeed)? {
@@ -96,6 +102,7 @@ public struct MockResponse: Sendable {
         let fileBody: FileBody?
         let unjustified: Unjustified?
         let liveFeed: (any LiveFeed)?
+        let emissions: (any ResponsePushes)?
 
         init(fields: ExtraFields) {
             self.template = fields.template
@@ -105,11 +112,12 @@ public struct MockResponse: Sendable {
             self.fileBody = fields.fileBody
             self.unjustified = fields.unjustified
             self.liveFeed = fields.liveFeed
+            self.emissions = fields.emissions
         }
 
         var isEmpty: Bool {
             template == nil && webSocket == nil && eventStream == nil && fault == nil && fileBody == nil
-                && unjustified == nil && liveFeed == nil
+                && unjustified == nil && liveFeed == nil && emissions == nil
         }
     }
 
@@ -121,6 +129,7 @@ public struct MockResponse: Sendable {
         var fileBody: FileBody?
         var unjustified: Unjustified?
         var liveFeed: (any LiveFeed)?
+        var emissions: (any ResponsePushes)?
     }
 
     private mutating func updateExtras(_ change: (inout ExtraFields) -> Void) {
@@ -131,7 +140,8 @@ public struct MockResponse: Sendable {
             fault: extras?.fault,
             fileBody: extras?.fileBody,
             unjustified: extras?.unjustified,
-            liveFeed: extras?.liveFeed
+            liveFeed: extras?.liveFeed,
+            emissions: extras?.emissions
         )
         change(&fields)
         let updated = Extras(fields: fields)

@@ -19,6 +19,9 @@ public struct PlannedResponse: Sendable {
     /// only edits, then the mock set's stub or the resource (`resource:NAME`) whose answer it edited. Empty when the
     /// answer is `response.stubID`'s own. Kept in the journal (`edited`), counted by coverage.
     public var edited: [String] = []
+    /// The pushes the answer causes (`emit`), rendered for this request; carried out once the answer is sent, never
+    /// after a fault.
+    public var pushes: PushBatch?
     /// Set when `response` is a stub's response exactly as loaded: the bridge may reuse a native response
     /// kept in this slot.
     public var nativeSlot: (any NativeResponseSlot)?

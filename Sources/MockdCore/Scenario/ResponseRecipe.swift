@@ -28,6 +28,8 @@ struct ResponseRecipe: Sendable {
     var holdMs: Double?
     /// `templated: false`: the response is sent without rendering placeholders.
     var literal = false
+    /// `emit`: the pushes the answer causes; replaces those of the response it edits.
+    var emissions: Emissions?
 
     /// Whether this step is a whole response rather than an edit of the stub's.
     var replacesResponse: Bool {
@@ -131,6 +133,7 @@ struct ResponseRecipe: Sendable {
         for field in addHeaders { response.headers.add(name: field.name, value: field.value) }
         if !headerEdits.isEmpty || !addHeaders.isEmpty { response.headersChanged() }
         if literal { response.disableTemplate() }
+        if let emissions { response.emissions = emissions }
         return response
     }
 }

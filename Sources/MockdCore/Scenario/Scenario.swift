@@ -375,7 +375,8 @@ extension ResponseStepEntry {
             websocket: own.websocket ?? base.websocket,
             events: own.events ?? base.events,
             hold: own.hold ?? base.hold,
-            templated: own.templated ?? base.templated
+            templated: own.templated ?? base.templated,
+            emit: own.emit ?? base.emit
         )
     }
 }
@@ -639,6 +640,16 @@ struct RecipeCompiler {
             recipe.webSocket = script
         }
         recipe.literal = entry.templated == false
+        if let emit = entry.emit {
+            if path == "defaults" {
+                fail("emit", "pushes belong to an override or a stub, not to defaults (they would follow every answer)")
+            }
+            switch Emissions.compile(emit) {
+            case .success(let emissions): recipe.emissions = emissions
+            case .failure(let emitProblems):
+                for problem in emitProblems.problems { fail("emit" + problem.field, problem.message) }
+            }
+        }
         return problems.count == before ? recipe : nil
     }
 }

@@ -38,8 +38,19 @@ public struct JournalRecord: Sendable {
     /// What `stubID`'s answer edited, nearest first (`PlannedResponse.edited`): a scenario override under a runtime
     /// stub, the mock set's stub, a resource. Empty when the answer is `stubID`'s own.
     public var edited: [String] = []
+    /// For what an answer or an app's message caused (a push: `WS-OUT`, `SSE-OUT`, `WEBHOOK`; a `STATE` change): the
+    /// sequence number of the entry that caused it.
+    public var causedBy: Int?
+    /// What the entry's fields alone do not say: how a client fault reached the app (raised by `MockdAppRedirect`, or
+    /// its wire fallback), why a push reached no connection, why a webhook got no answer.
+    public var note: String?
 
     public var matched: Bool { stubID != nil }
+
+    /// Whether mockd wrote it for what a request or a socket message caused, rather than the app sending it: a pushed
+    /// event (`SSE-OUT`), a webhook mockd sent (`WEBHOOK`), a state change (`STATE`). `verify` does not count these and
+    /// the HAR export leaves them out; WebSocket frames (`WS-IN`, `WS-OUT`) are the connection's traffic and stay.
+    public var isEffect: Bool { method == "SSE-OUT" || method == "WEBHOOK" || method == "STATE" }
 }
 
 /// A session's journal: every request in arrival order, bounded by `limit` entries.
@@ -87,7 +98,8 @@ public final class RequestJournal: Sendable {
                     response: plan.response,
                     nearMisses: exchange.nearMisses,
                     proxied: exchange.proxied,
-                    edited: plan.edited
+                    edited: plan.edited,
+                    note: plan.fault.flatMap { ClientFaultDelivery.note($0, request: request) }
                 )
             }
         }
@@ -136,6 +148,10 @@ public final class RequestJournal: Sendable {
         self.limit = max(1, limit)
     }
 
+    /// Journals one entry; a `causedBy` names the sequence number of the entry that caused it (a push, a state
+    /// change).
+    /// - Returns: The entry's sequence number, for the entries it causes.
+    @discardableResult
     func append(
         time: Date,
         request: HTTPRequest,
@@ -148,43 +164,54 @@ public final class RequestJournal: Sendable {
         proxied: Bool = false,
         host: String? = nil,
         edited: [String] = [],
-        responseBodyCut: Bool = false
-    ) {
+        responseBodyCut: Bool = false,
+        causedBy: Int? = nil,
+        note: String? = nil
+    ) -> Int {
         // The replaced record is released here, after the lock.
-        _ = state.withLock { state in
-            state.append(limit: limit) { sequence in
-                .entry(
-                    EntryBox(
-                        JournalRecord(
-                            sequence: sequence,
-                            time: time,
-                            method: request.method,
-                            target: request.target,
-                            host: host ?? HostRouting.explicitHost(of: request),
-                            // A copy when cut: a slice would keep the whole (possibly huge) request body alive.
-                            headers: request.headers,
-                            body: request.body.count <= RequestJournal.bodyLimit
-                                ? request.body : Data(request.body.prefix(RequestJournal.bodyLimit)),
-                            bodySize: request.body.count,
-                            stubID: stubID,
-                            status: status,
-                            fault: fault,
-                            durationMs: durationMs,
-                            response: response,
-                            nearMisses: nearMisses,
-                            proxied: proxied,
-                            responseBodyCut: responseBodyCut,
-                            edited: edited
+        let (sequence, _) = state.withLock { state in
+            let sequence = state.nextSequence
+            return (
+                sequence,
+                state.append(limit: limit) { sequence in
+                    .entry(
+                        EntryBox(
+                            JournalRecord(
+                                sequence: sequence,
+                                time: time,
+                                method: request.method,
+                                target: request.target,
+                                host: host ?? HostRouting.explicitHost(of: request),
+                                // A copy when cut: a slice would keep the whole (possibly huge) request body alive.
+                                headers: request.headers,
+                                body: request.body.count <= RequestJournal.bodyLimit
+                                    ? request.body : Data(request.body.prefix(RequestJournal.bodyLimit)),
+                                bodySize: request.body.count,
+                                stubID: stubID,
+                                status: status,
+                                fault: fault,
+                                durationMs: durationMs,
+                                response: response,
+                                nearMisses: nearMisses,
+                                proxied: proxied,
+                                responseBodyCut: responseBodyCut,
+                                edited: edited,
+                                causedBy: causedBy,
+                                note: note
+                            )
                         )
                     )
-                )
-            }
+                }
+            )
         }
+        return sequence
     }
 
     /// Journals an exchange as the engine planned it; one whose request or made-up response body is over
     /// `bodyLimit` is journaled cut (as `append(time:…)` does).
-    func append(_ exchange: EngineOutcome.Exchange, durationMs: Double) {
+    /// - Returns: The entry's sequence number.
+    @discardableResult
+    func append(_ exchange: EngineOutcome.Exchange, durationMs: Double) -> Int {
         // The payloads are read directly: through the enum's accessors each read copied the request.
         let fits: Bool
         switch exchange {
@@ -200,7 +227,7 @@ public final class RequestJournal: Sendable {
             var response = plan.response
             let cut = plan.nativeSlot == nil && response.body.count > RequestJournal.bodyLimit
             if cut { response.body = Data(response.body.prefix(RequestJournal.bodyLimit)) }
-            append(
+            return append(
                 time: exchange.arrival,
                 request: exchange.request,
                 stubID: response.stubID,
@@ -212,14 +239,18 @@ public final class RequestJournal: Sendable {
                 proxied: exchange.proxied,
                 host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host },
                 edited: plan.edited,
-                responseBodyCut: cut
+                responseBodyCut: cut,
+                note: plan.fault.flatMap { ClientFaultDelivery.note($0, request: exchange.request) }
             )
-            return
         }
         // The replaced record is released here, after the lock.
-        _ = state.withLock { state in
-            state.append(limit: limit) { .exchange(exchange, sequence: $0, durationMs: durationMs) }
+        let (sequence, _) = state.withLock { state in
+            (
+                state.nextSequence,
+                state.append(limit: limit) { .exchange(exchange, sequence: $0, durationMs: durationMs) }
+            )
         }
+        return sequence
     }
 
     /// The entries in arrival order, and how many were dropped for the limit.

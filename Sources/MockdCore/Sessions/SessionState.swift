@@ -75,6 +75,18 @@ final class SessionState: Sendable {
         }
     }
 
+    /// Moves machine `name` to `next` (a WebSocket reply's `state`), when it is in one of `requires` (any state when
+    /// `nil`); a pending timeout of the state it leaves is dropped, as an override's transition does.
+    /// - Returns: The state it was in, and whether it moved.
+    func move(_ name: String, to next: String, requires: [String]?, nowMs: Double) -> (from: String, moved: Bool) {
+        machines.withLock { machines in
+            let current = SessionState.current(name, in: &machines, nowMs: { nowMs })
+            if let requires, !requires.contains(current.state) { return (current.state, false) }
+            machines[name] = Machine(state: next)
+            return (current.state, true)
+        }
+    }
+
     /// The current state of machine `name` (`Started` until an override moves it).
     /// - Parameter nowMs: The session's clock in ms (default: real monotonic time plus the clock's offset).
     func state(of name: String, nowMs: Double? = nil) -> String {

@@ -13,18 +13,24 @@ extension EventStream {
 extension ServerSentEvent {
     /// The event as it goes on the wire, ending with the blank line.
     public var encoded: Data {
+        let payload: String?
+        switch data {
+        case nil: payload = nil
+        case .string(let string)?: payload = string
+        case let value?: payload = (try? String(decoding: JSONValueEncoding.data(value), as: UTF8.self)) ?? ""
+        }
+        return ServerSentEvent.encode(event: event, id: id, retry: retry, data: payload)
+    }
+
+    /// An event's fields as they go on the wire (WHATWG HTML §9.2.6): `event:`, `id:`, `retry:`, one `data:` line per
+    /// line of `data`, then the blank line.
+    public static func encode(event: String?, id: String?, retry: Int?, data: String?) -> Data {
         var text = ""
         if let event { text += "event: \(event)\n" }
         if let id { text += "id: \(id)\n" }
         if let retry { text += "retry: \(retry)\n" }
         if let data {
-            let payload: String
-            if case .string(let string) = data {
-                payload = string
-            } else {
-                payload = (try? String(decoding: JSONValueEncoding.data(data), as: UTF8.self)) ?? ""
-            }
-            for line in payload.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
+            for line in data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
         }
         return Data((text + "\n").utf8)
     }

@@ -41,6 +41,19 @@ enum WebSocketScriptCheck {
                 problems.append("replies[\(index)].when.regex: regular expression '\(regex)' \(problem)")
             }
             check(reply.then, "replies[\(index)].then", inReply: true)
+            if reply.then.isEmpty, reply.state == nil, reply.emit == nil {
+                problems.append("replies[\(index)]: give then, state or emit (what the message causes)")
+            }
+            if let state = reply.state {
+                if state.name.isEmpty { problems.append("replies[\(index)].state.name: name the state machine") }
+                if state.next.isEmpty { problems.append("replies[\(index)].state.next: name the state to move to") }
+                if let requires = state.requires, requires.names.isEmpty || requires.names.contains(where: \.isEmpty) {
+                    problems.append("replies[\(index)].state.requires: name a state, or a non-empty list of states")
+                }
+            }
+            if let emit = reply.emit, case .failure(let emitProblems) = Emissions.compile(emit) {
+                problems += emitProblems.problems.map { "replies[\(index)].emit\($0.field): \($0.message)" }
+            }
         }
         for (index, connection) in (script.connections ?? []).enumerated() {
             problems += self.problems(connection).map { "connections[\(index)].\($0)" }

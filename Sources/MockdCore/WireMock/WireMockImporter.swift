@@ -193,6 +193,7 @@ public enum WireMockImporter {
         case .file(let path): entry.bodyFile = path
         }
         if response.literal { entry.templated = .off }
+        entry.emit = response.emit
         return MockSetFile.StubEntry(
             id: candidate.id,
             request: MockSetFile.RequestEntry(
@@ -237,6 +238,7 @@ public enum WireMockImporter {
         step.throttle = response.throttle.map { ThrottleEntry(bytesPerSecond: $0) }
         step.fault = response.fault
         if response.literal { step.templated = false }
+        step.emit = response.emit
         return ScenarioFile.OverrideEntry(
             id: candidate.id,
             priority: -candidate.wireMockPriority,

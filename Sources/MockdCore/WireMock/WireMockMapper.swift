@@ -50,6 +50,8 @@ struct WireMockResponse {
     var latency: LatencyEntry?
     var throttle: Int?
     var fault: Fault?
+    /// WireMock webhooks (`serveEventListeners`, `postServeActions`) as pushes the answer causes.
+    var emit: [EmitEntry]?
 
     /// Whether only a scenario override can express it.
     var needsOverride: Bool { latency != nil || throttle != nil || fault != nil }
@@ -88,7 +90,7 @@ struct WireMockMapper {
         "RANDOM_DATA_THEN_CLOSE": (.malformedChunk, false),
     ]
 
-    private mutating func note(_ node: WireMockNode, _ reason: String) {
+    mutating func note(_ node: WireMockNode, _ reason: String) {
         items.append(WireMockImportReport.Item(file: node.file, jsonPath: node.path, reason: reason))
     }
 
@@ -158,11 +160,17 @@ struct WireMockMapper {
         for key in members.keys.sorted() where !Self.mappingFields.contains(key) && !Self.metadataFields.contains(key) {
             let child = node[key]!
             if key == "postServeActions" || key == "serveEventListeners" {
-                note(child, "webhooks and serve-event listeners are not available in mockd; ignored")
+                let hooks = try webhooks(child)
+                if !hooks.isEmpty, response.fault != nil {
+                    note(child, "mockd makes no pushes after a fault; webhooks left out")
+                } else if !hooks.isEmpty {
+                    response.emit = (response.emit ?? []) + hooks
+                }
             } else {
                 note(child, "unknown WireMock mapping field; ignored")
             }
         }
+        response.emit = response.emit.map(Self.sequenced)
         if !skips.isEmpty {
             for (skipped, reason) in skips { note(skipped, reason) }
             return nil

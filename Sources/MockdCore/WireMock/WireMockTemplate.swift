@@ -16,7 +16,10 @@ import MockdFormat
 /// Anything else (other helpers, block helpers, formats and offsets, `{{{…}}}`) is left as written.
 enum WireMockTemplate {
     /// The text with translatable expressions rewritten, and every expression left as written.
-    static func translate(_ text: String) -> (text: String, untranslated: [String]) {
+    /// - Parameter webhook: Translate a webhook's template, where WireMock names the request that triggered it
+    ///   `originalRequest` (`{{originalRequest.body}}`, `{{jsonPath originalRequest.body '$.id'}}`) and `request`
+    ///   is something else.
+    static func translate(_ text: String, webhook: Bool = false) -> (text: String, untranslated: [String]) {
         var output = ""
         var untranslated: [String] = []
         var rest = Substring(text)
@@ -31,7 +34,9 @@ enum WireMockTemplate {
             }
             let whole = String(rest[open.lowerBound..<close.upperBound])
             let inner = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            if !triple, let placeholder = mockdPlaceholder(for: inner) {
+            if !triple, let expression = webhook ? triggeringRequest(inner) : inner,
+                let placeholder = mockdPlaceholder(for: expression)
+            {
                 output += "{{\(placeholder)}}"
             } else {
                 output += whole
@@ -41,6 +46,15 @@ enum WireMockTemplate {
         }
         output += rest
         return (output, untranslated)
+    }
+
+    /// A webhook template's expression with `originalRequest.` read as `request.`; `nil` when it names WireMock's
+    /// `request` (the webhook's own), which mockd has no value for.
+    static func triggeringRequest(_ expression: String) -> String? {
+        let marker = "\u{1}"
+        let masked = expression.replacingOccurrences(of: "originalRequest.", with: marker)
+        guard !masked.contains("request.") else { return nil }
+        return masked.replacingOccurrences(of: marker, with: "request.")
     }
 
     /// The mockd placeholder name with the same value as the Handlebars expression, if there is one.

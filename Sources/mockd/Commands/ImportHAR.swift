@@ -77,8 +77,9 @@ struct ImportHAR: MockdCommand, Equatable {
           --ignore-body-field <p> Leave this JSON/form field out of request-body matching: a name (any depth)
                                   or a path like meta.sentAt or items[].id; repeat for several.
           --normalize <file>      Read more rules from a JSON file shaped like a set's "normalize" (see docs/FORMAT.md).
-          --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay as a connection reset in
-                                  their place in the sequence. (default: skip)
+          --failed <skip|keep>    Failed attempts (status 0/-1): leave out, or replay in their place in the
+                                  sequence as what the client saw: offline, DNS, TLS, timeout, cancelled
+                                  (raised by MockdAppRedirect), else a connection reset. (default: skip)
           --missing-bodies <miss|empty>
                                   Responses the HAR has no body for (a size but no text) where a client reads
                                   one: answer with a miss that says so, or serve them empty. Answers without a

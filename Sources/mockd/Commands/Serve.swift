@@ -78,6 +78,8 @@ struct Serve: MockdCommand, Equatable {
           --tls-key <file>        The certificate's PEM private key (unencrypted).
           --tls-port <n>          Serve HTTPS on this port and plain HTTP on --port (one engine behind both);
                                   without it --port serves HTTPS alone.
+          --webhook-allow <host>  Let webhooks (emit[].webhook) reach this host (host or host:port; repeat it, or
+                                  give a comma list) besides loopback addresses. (default: loopback only)
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -89,6 +91,7 @@ struct Serve: MockdCommand, Equatable {
           MOCKD_CONTROL_TOKEN     Control API token when --control-token is not given; `mockd health` sends it.
                                   Set but empty is an error (a missing CI secret), not "no token".
           MOCKD_INSECURE_CONTROL  1: --insecure-control (the container image sets it: a CI job's network is its own).
+          MOCKD_WEBHOOK_ALLOW     Hosts for --webhook-allow, comma-separated, when the flag is not given.
 
         SIGTERM and SIGINT stop gracefully: new connections are refused, requests in flight are answered for up
         to --shutdown-timeout seconds, then mockd exits 0 (a second signal stops at once).
@@ -98,6 +101,26 @@ struct Serve: MockdCommand, Equatable {
         "unmatched", duration in ms.
         Exit codes: 0 success, 1 runtime failure, 64 usage error.
         """
+
+    /// The hosts of a `--webhook-allow` value (or `MOCKD_WEBHOOK_ALLOW`): comma-separated `host` or `host:port`
+    /// entries (`[::1]:9000` for IPv6), each checked.
+    /// - Throws: `UsageError` naming `source` for an entry that is not a host with an optional port.
+    static func webhookHosts(_ text: String, from source: String) throws -> [String] {
+        try text.split(separator: ",").map { part in
+            let entry = part.trimmingCharacters(in: .whitespaces).lowercased()
+            // Read as the authority of a URL: a host and an optional port, nothing else.
+            guard let components = URLComponents(string: "http://" + entry), let host = components.host,
+                !host.isEmpty, components.user == nil, components.password == nil, components.path.isEmpty,
+                components.query == nil, components.fragment == nil,
+                components.port.map({ (1...65535).contains($0) }) ?? !entry.hasSuffix(":")
+            else {
+                throw UsageError(
+                    "\(source) '\(entry)' is not a host or host:port (e.g. hooks.test.internal or 10.0.0.5:9000)"
+                )
+            }
+            return entry
+        }
+    }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> Serve {
         var serve = Serve()
@@ -114,6 +137,8 @@ struct Serve: MockdCommand, Equatable {
                 }
                 serve.onMissProxy = value == "proxy"
             case "--record-misses": serve.recordMisses = true
+            case "--webhook-allow":
+                serve.server.webhookAllow += try Self.webhookHosts(reader.value(for: argument), from: argument)
             default:
                 guard try serve.server.parse(argument, from: &reader) || serve.limits.parse(argument, from: &reader)
                 else {
@@ -122,6 +147,9 @@ struct Serve: MockdCommand, Equatable {
             }
         }
         if serve.config == nil, serve.set == nil { serve.config = EnvironmentDefaults.config(in: environment) }
+        if !reader.seen.contains("--webhook-allow"), let text = environment["MOCKD_WEBHOOK_ALLOW"], !text.isEmpty {
+            serve.server.webhookAllow = try Self.webhookHosts(text, from: "MOCKD_WEBHOOK_ALLOW")
+        }
         try serve.server.applyDefaults(from: environment, given: reader.seen)
         try serve.server.checkProxyAndTLS(given: reader.seen, proxying: serve.onMissProxy)
         if serve.recordMisses, !serve.onMissProxy { throw UsageError("--record-misses needs --on-miss proxy") }

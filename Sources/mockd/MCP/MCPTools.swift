@@ -252,6 +252,15 @@ struct MCPTools {
             for (name, value) in arguments where tool.placements[name] == .bodyField { fields[name] = value }
             body = arguments.first { tool.placements[$0.key] == .body }?.value ?? fields
         }
+        // A shortcut's arguments become the route's body (`fail_requests`: the stub that fails the next requests).
+        if let shortcut = tool.shortcut, let fields = body {
+            let arguments = try JSONSerialization.data(withJSONObject: fields)
+            guard let made = try? shortcut.body(arguments) else {
+                let problem = "\(tool.name): the arguments do not fit its schema"
+                return Outcome(text: problem, isError: true, structured: nil)
+            }
+            body = made.foundationValue
+        }
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed]) }
         let target = path + ((query.queryItems?.isEmpty ?? true) ? "" : "?" + (query.percentEncodedQuery ?? ""))
         let answer = try control.call(route.method, target, session: arguments["session"] as? String, body: data)
