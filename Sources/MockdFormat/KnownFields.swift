@@ -62,6 +62,8 @@ public enum KnownFields {
             ]
         )
     )
+    /// A response's recorded dates (`MockSetFile.DatesEntry`).
+    public static let dates: Shape = .object(fields(of: MockSetFile.DatesEntry.CodingKeys.self))
 
     /// A query or header condition: a string, or an operator object.
     public static let valueMatch: Shape = .object(fields(of: ValueMatchEntry.CodingKeys.self))
@@ -191,7 +193,10 @@ public enum KnownFields {
                                         .object(
                                             fields(
                                                 of: MockSetFile.ResponseEntry.CodingKeys.self,
-                                                ["websocket": webSocket, "events": eventStream, "emit": .array(emit)]
+                                                [
+                                                    "websocket": webSocket, "events": eventStream, "emit": .array(emit),
+                                                    "dates": dates,
+                                                ]
                                             )
                                         )
                                     ),

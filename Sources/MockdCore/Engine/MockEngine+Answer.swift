@@ -469,7 +469,7 @@ extension MockEngine {
         }
         scenario.stubUsage.set(ordinal)
         // Stays set only while the response is the stub's step exactly as loaded.
-        var slot = response.template == nil ? takenSlot : nil
+        var slot = response.template == nil && response.dateShift == nil ? takenSlot : nil
         let defaults = scenario.defaults
         if let defaults {
             if defaults.literal { response.disableTemplate() }
@@ -512,7 +512,13 @@ extension MockEngine {
             response = ConditionalRequest.notModified(response)
             slot = nil
         }
+        if response.template != nil, let failure = response.templateFailure {
+            // Refused at load; a body read on first use, or made by a patch, is checked here: never sent as written.
+            return .planned(PlannedResponse(response: failure), nearMisses: [])
+        }
         let context = TemplateContext(request: request, call: call + 1, now: state.clock.date())
+        context.stubID = response.stubID ?? ""
+        context.seed = { state.switches.seed.seed }
         if !scenario.resources.isEmpty {
             context.resourceValue = { MockEngine.resourcePlaceholder($0, scenario: scenario, store: state.resources) }
         }

@@ -371,6 +371,11 @@ public struct HARCompiler {
             recorded.templated = redactedBody || redactedHeaders ? .redactedOnly : .off
         }
         recorded.miss = bodyNotRecorded
+        recorded.dates = recordedDates(
+            entry,
+            body: recorded.eventStream == nil && request.method != "HEAD" ? decoded.bytes : Data(),
+            headers: headers
+        )
         append(
             key: key,
             constraints: constraints,
@@ -378,6 +383,31 @@ public struct HARCompiler {
             body: requestBody,
             recorded,
             entry: entry.index
+        )
+    }
+
+    /// The dates of a recorded answer (`DateFields`) relative to the entry's `startedDateTime` (else the answer's
+    /// `Date`), noted for the report; `nil` when it holds none.
+    private mutating func recordedDates(_ entry: HAREntry, body: Data, headers: [String]) -> MockSetFile.DatesEntry? {
+        let reference =
+            entry.startedDateTime
+            ?? entry.response?.headers["date"].flatMap { DateText.parse($0.trimmingCharacters(in: .whitespaces))?.date }
+        guard let reference else { return nil }
+        let recordedAtMs = Int64((reference.timeIntervalSince1970 * 1000).rounded())
+        let inBody = DateFields.inJSON(body, recordedAtMs: recordedAtMs)
+        let fields = headers.compactMap { HeaderLine.parse($0).map { (name: $0.name, value: $0.value) } }
+        let inHeaders = DateFields.inHeaders(fields, recordedAtMs: recordedAtMs)
+        guard !inBody.isEmpty || !inHeaders.isEmpty else { return nil }
+        for found in inBody { report.noteDate("body \(found.location)", kind: found.kind, entry: entry.index) }
+        for found in inHeaders {
+            let name = HARImporter.canonicalHeaderName(found.location.asciiLowercased)
+            report.noteDate("header \(name)", kind: found.kind, entry: entry.index)
+        }
+        report.datedResponses += 1
+        return MockSetFile.DatesEntry(
+            recordedAt: DateFormats.rfc3339Milliseconds(Date(timeIntervalSince1970: Double(recordedAtMs) / 1000)),
+            body: inBody.isEmpty ? nil : inBody.map(\.location),
+            headers: inHeaders.isEmpty ? nil : inHeaders.map(\.location)
         )
     }
 
@@ -657,6 +687,7 @@ public struct HARCompiler {
                         recorded.conditionalOnly && !recorded.validators.isEmpty ? recorded.validators : nil
                     entry.rangeOnly = recorded.rangeOnly ? true : nil
                     entry.cachedCopy = recorded.cachedCopy
+                    entry.dates = recorded.dates
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
                     if !recorded.body.isEmpty, recorded.eventStream == nil {
@@ -698,8 +729,10 @@ public struct HARCompiler {
             cors: options.cors ? true : nil,
             conditionalRequests: conditional ? true : nil,
             origins: origins.isEmpty ? nil : origins.sorted(),
+            rebaseDates: options.rebaseDates ? true : nil,
             stubs: stubs
         )
+        report.rebaseDates = options.rebaseDates
         return (MockSetBuild(file: file, files: files), report)
     }
 
@@ -834,6 +867,8 @@ private struct RecordedResponse {
     /// Why this answer cannot be served (body not recorded, only a 304): written as the step's `miss`.
     var miss: String? = nil
     var conditionalOnly = false
+    /// The recorded dates found in the answer (`DateFields`), written as the step's `dates`.
+    var dates: MockSetFile.DatesEntry? = nil
     /// For a 304: the recorded request's `If-None-Match` / `If-Modified-Since` lines.
     var validators: [String] = []
     /// For a 304 whose body is the client's cached copy and no whole representation beside it: the copy's media type.

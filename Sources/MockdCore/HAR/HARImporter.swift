@@ -30,6 +30,9 @@ public struct HARImportOptions: Sendable {
     public var cors = false
     /// Leave hosts out of keys even when several hosts are kept (same-path collisions are reported).
     public var flattenHosts = false
+    /// Write `"rebaseDates": true`: the recorded dates found in answers (always listed in their `dates`) are served
+    /// moved to the session's clock.
+    public var rebaseDates = false
     /// Request headers recorded as match constraints (lower-case names).
     public var matchHeaders: [String]
     /// Recorded WebSocket frame delays are multiplied by this (0 sends everything at once).

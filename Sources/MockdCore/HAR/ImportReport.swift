@@ -44,6 +44,28 @@ public struct ImportReport: Sendable, Equatable {
     /// What the import did that serves an answer the recording justifies although a producer wrote it unusually.
     public var notes: [String] = []
 
+    /// Recorded dates found in answers, by where (`body /code/expiresAt`, `header Expires`) and how they are written
+    /// (`ISO 8601`, `epoch ms`), with the entries: kept relative to each entry's time (`rebaseDates`).
+    public struct DateFinding: Sendable, Equatable {
+        public let location: String
+        public let kind: String
+        public var entries: [Int]
+    }
+
+    public var dates: [DateFinding] = []
+    /// Answers holding at least one date.
+    public var datedResponses = 0
+    /// Whether the set was written with `rebaseDates: true`.
+    public var rebaseDates = false
+
+    mutating func noteDate(_ location: String, kind: String, entry: Int) {
+        if let index = dates.firstIndex(where: { $0.location == location && $0.kind == kind }) {
+            dates[index].entries.append(entry)
+        } else {
+            dates.append(DateFinding(location: location, kind: kind, entries: [entry]))
+        }
+    }
+
     public struct BodyNote: Sendable, Equatable {
         public let note: String
         public let entries: [Int]
@@ -173,6 +195,24 @@ public struct ImportReport: Sendable, Equatable {
             lines.append(
                 "  304 responses:  \(notModifiedAsConditional) kept in place in their sequences, answered to conditional requests; a plain request gets the recorded full response"
             )
+        }
+        if !dates.isEmpty {
+            let total = dates.reduce(0) { $0 + $1.entries.count }
+            var kinds: [String: Int] = [:]
+            for finding in dates { kinds[finding.kind, default: 0] += finding.entries.count }
+            let byKind = kinds.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map {
+                "\($0.key) ×\($0.value)"
+            }
+            lines.append(
+                "  dates:          \(total) in \(datedResponses) response\(datedResponses == 1 ? "" : "s") (\(byKind.joined(separator: ", "))), kept relative to each entry's startedDateTime; "
+                    + (rebaseDates
+                        ? "served moved to the session's clock (rebaseDates: true)"
+                        : "served as recorded until the set or a scenario says rebaseDates: true (import-har --rebase-dates)")
+            )
+            for finding in dates.prefix(12) {
+                lines.append("    \(finding.location): \(finding.kind) (\(ImportReport.entryList(finding.entries)))")
+            }
+            if dates.count > 12 { lines.append("    … (\(dates.count) places in all)") }
         }
         for note in notes {
             lines.append("  note: \(note)")

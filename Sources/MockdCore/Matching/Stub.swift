@@ -117,6 +117,7 @@ public final class Stub: NativeResponseSlot {
         // Pushes are rendered per request (their templates read it), so a stub with `emit` is never answered as loaded.
         count == 1 && afterLast != .notFound && first.template == nil && first.unjustified == nil
             && first.emissions == nil
+            && first.dateShift == nil
     }
 
     /// The first response of the sequence (for most stubs the only one).

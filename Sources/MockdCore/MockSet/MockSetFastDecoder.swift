@@ -93,6 +93,7 @@ enum MockSetFastDecoder {
                 case "conditionalRequests": return parser.optional(&file.conditionalRequests) { $0.bool() }
                 case "origins": return parser.optional(&file.origins) { $0.stringArray() }
                 case "rewriteURLs": return parser.optional(&file.rewriteURLs) { $0.bool() }
+                case "rebaseDates": return parser.optional(&file.rebaseDates) { $0.bool() }
                 case "stubs": return parser.optional(&stubs) { $0.stubArray() }
                 default: return false
                 }
@@ -283,6 +284,10 @@ enum MockSetFastDecoder {
                 case "cachedCopy": return parser.optional(&step.cachedCopy) { $0.string() }
                 case "emit":
                     return parser.optional(&step.emit) { $0.decoded([EmitEntry].self, shape: .array(KnownFields.emit)) }
+                case "dates":
+                    return parser.optional(&step.dates) {
+                        $0.decoded(MockSetFile.DatesEntry.self, shape: KnownFields.dates)
+                    }
                 default: return false
                 }
             }

@@ -150,6 +150,7 @@ public struct MockSetMerger {
         file.cors = file.cors == true || incoming.file.cors == true ? true : nil
         file.conditionalRequests =
             file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
+        if incoming.file.rebaseDates == true { file.rebaseDates = true }
         return (MockSetBuild(file: file, files: files), summary)
     }
 
