@@ -62,6 +62,9 @@ public enum KnownFields {
             ]
         )
     )
+    /// A stub's GraphQL operation (`GraphQLEntry`).
+    public static let graphqlKey: Shape = .object(fields(of: GraphQLEntry.CodingKeys.self))
+
     /// A response's recorded dates (`MockSetFile.DatesEntry`).
     public static let dates: Shape = .object(fields(of: MockSetFile.DatesEntry.CodingKeys.self))
 
@@ -105,6 +108,9 @@ public enum KnownFields {
             [
                 "query": .map(valueMatch), "headers": .map(valueMatch),
                 "body": .oneOrMany(.object(fields(of: ScenarioFile.BodyMatchEntry.CodingKeys.self))),
+                "graphql": .object(
+                    fields(of: ScenarioFile.GraphQLMatchEntry.CodingKeys.self, ["operationName": valueMatch])
+                ),
             ]
         )
     )
@@ -186,6 +192,7 @@ public enum KnownFields {
                                                 "recordedBody": .object(
                                                     fields(of: MockSetFile.BodyEntry.CodingKeys.self)
                                                 ),
+                                                "graphql": graphqlKey,
                                             ]
                                         )
                                     ),

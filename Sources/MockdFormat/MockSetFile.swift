@@ -98,7 +98,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// What a request must look like.
     public struct RequestEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case host, method, path, query, headers, body, recordedBody }
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case host, method, path, query, headers, body, recordedBody, graphql
+        }
 
         /// The recorded upstream host (`host[:port]`) in sets that keep several hosts apart; absent: any host.
         public var host: String?
@@ -114,6 +116,10 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         /// The body the recording sent when it is not part of the key (`body` absent): never matched, only sent again
         /// by `mockd refresh` (as `import-har` redacted it). Absent when the request had no body.
         public var recordedBody: BodyEntry?
+        /// A GraphQL operation: the stub answers it by operation name and variables (sent by `POST` or `GET`),
+        /// whatever the body's text; `query` then holds only the parameters GraphQL does not define, and `body` is
+        /// not given.
+        public var graphql: GraphQLEntry?
 
         public init(
             method: String,
@@ -122,8 +128,10 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             headers: [String]? = nil,
             body: BodyEntry? = nil,
             host: String? = nil,
-            recordedBody: BodyEntry? = nil
+            recordedBody: BodyEntry? = nil,
+            graphql: GraphQLEntry? = nil
         ) {
+            self.graphql = graphql
             self.host = host
             self.method = method
             self.path = path

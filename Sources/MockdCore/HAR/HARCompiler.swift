@@ -174,7 +174,7 @@ public struct HARCompiler {
         report.keptHosts[url.hostAndPort, default: 0] += 1
         origins.insert(url.origin)
 
-        let key = RequestKey(
+        var key = RequestKey(
             method: request.method,
             rawPath: url.rawPath,
             rawQuery: rawQuery,
@@ -216,6 +216,33 @@ public struct HARCompiler {
             requestBody = requestBody.with(bytes: requestBody.bytes, normalizer: normalizer)
         }
 
+        // A GraphQL operation is keyed by its name and variables, sent by GET or POST alike (a batch keeps its body).
+        var graphQL: GraphQLOperation?
+        if request.method == "POST" || request.method == "GET",
+            let operations = GraphQLRequest.operations(
+                method: request.method,
+                query: Substring(rawQuery),
+                body: requestBody.bytes,
+                contentType: requestBody.contentType,
+                normalizer: normalizer
+            ), operations.count == 1
+        {
+            graphQL = operations[0]
+            // A GraphQL operation is the same by GET (no body, no Content-Type) or POST: never keyed by Content-Type.
+            if let position = constraints.firstIndex(where: { $0.name == "content-type" }) {
+                constraints.remove(at: position)
+                constraintLines.remove(at: position)
+            }
+            key = RequestKey(
+                method: "POST",
+                rawPath: url.rawPath,
+                rawQuery: GraphQLRequest.otherQuery(rawQuery),
+                host: url.hostAndPort,
+                normalizer: normalizer
+            )
+            requestBody.canonical = Data(operations[0].key.utf8)
+        }
+
         guard let response = entry.response, failure == nil else {
             var recorded = RecordedResponse(status: 0, headers: [], body: Data(), mimeType: nil, time: entry.time)
             if let clientFault = RecordedFailure.clientFault(entry.failureText) {
@@ -230,7 +257,8 @@ public struct HARCompiler {
                 lines: constraintLines,
                 body: requestBody,
                 recorded,
-                entry: entry.index
+                entry: entry.index,
+                graphQL: graphQL.map { ($0, request.method) }
             )
             return
         }
@@ -241,6 +269,14 @@ public struct HARCompiler {
             hexBinary: entry.isPollyEntry
         )
         for note in decoded.notes { bodyNotes[note, default: []].append(entry.index) }
+        if graphQL != nil, HARCompiler.isPersistedQueryNotFound(decoded.bytes) {
+            report.keptHosts[url.hostAndPort, default: 0] -= 1
+            if report.keptHosts[url.hostAndPort] == 0 { report.keptHosts[url.hostAndPort] = nil }
+            return skip(
+                entry,
+                "GraphQL automatic persisted query handshake (PersistedQueryNotFound): the mock answers the operation by its hash, so the app never needs to send the document again"
+            )
+        }
         let mimeType = response.content.mimeType ?? response.headers["content-type"]
         var bodyNotRecorded: String?
         let recordedLength =
@@ -382,7 +418,8 @@ public struct HARCompiler {
             lines: constraintLines,
             body: requestBody,
             recorded,
-            entry: entry.index
+            entry: entry.index,
+            graphQL: graphQL.map { ($0, request.method) }
         )
     }
 
@@ -421,18 +458,28 @@ public struct HARCompiler {
         lines: [String],
         body: RecordedRequestBody,
         _ recorded: RecordedResponse,
-        entry: Int
+        entry: Int,
+        graphQL: (operation: GraphQLOperation, method: String)? = nil
     ) {
-        let groupKey = GroupKey(key: key, constraints: constraints)
+        let groupKey = GroupKey(key: key, constraints: constraints, graphQL: graphQL?.operation.identity)
         if let position = groups[groupKey] {
             ordered[position].entries.append((body, recorded, entry))
+            if let graphQL { ordered[position].graphQLOperations.append(graphQL.operation) }
         } else {
             let constraints = sharedConstraints.shared(constraints)
             let lines = sharedHeaderLines.shared(lines)
-            groups[GroupKey(key: key, constraints: constraints)] = ordered.count
-            ordered.append(
-                Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)])
+            groups[GroupKey(key: key, constraints: constraints, graphQL: groupKey.graphQL)] = ordered.count
+            var group = Group(
+                key: key,
+                constraintLines: lines,
+                constraints: constraints,
+                entries: [(body, recorded, entry)]
             )
+            if let graphQL {
+                group.graphQLMethod = graphQL.method
+                group.graphQLOperations = [graphQL.operation]
+            }
+            ordered.append(group)
         }
     }
 
@@ -446,6 +493,34 @@ public struct HARCompiler {
         guard (300..<400).contains(status) else { return false }
         let location = response.headers["location"]?.trimmingCharacters(in: .whitespaces) ?? ""
         return !location.isEmpty || response.redirectURL != nil
+    }
+
+    /// A GraphQL stub's `request.graphql`: its name, type, variables and persisted query; the document only when it is
+    /// the key (no name, no persisted query).
+    static func entry(for operation: GraphQLOperation) -> GraphQLEntry {
+        let variables = try? JSONDecoder().decode(JSONValue.self, from: operation.variables)
+        return GraphQLEntry(
+            operationName: operation.operationName,
+            operationType: operation.operationType,
+            variables: variables == .object([:]) ? nil : variables,
+            persistedQuery: operation.persistedQuery,
+            document: operation.operationName == nil && operation.persistedQuery == nil ? operation.document : nil
+        )
+    }
+
+    /// Whether a GraphQL answer is Apollo's automatic-persisted-query refusal (`PersistedQueryNotFound`, or
+    /// `extensions.code` `PERSISTED_QUERY_NOT_FOUND`): the client sends the document next, which is what to keep.
+    static func isPersistedQueryNotFound(_ body: Data) -> Bool {
+        guard
+            ByteSearch.contains(Array("ERSISTED".utf8), in: body)
+                || ByteSearch.contains(Array("ersisted".utf8), in: body),
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let errors = object["errors"] as? [[String: Any]], !errors.isEmpty
+        else { return false }
+        return errors.allSatisfy { error in
+            error["message"] as? String == "PersistedQueryNotFound"
+                || (error["extensions"] as? [String: Any])?["code"] as? String == "PERSISTED_QUERY_NOT_FOUND"
+        }
     }
 
     /// Whether `Content-Range: bytes 0-(N-1)/N` covers all `length` bytes of a body (RFC 9110 §14.4).
@@ -496,7 +571,9 @@ public struct HARCompiler {
         var groups = ordered
         ordered = []
         self.groups = [:]
-        for group in groups where group.entries.count > 1 {
+        // A GraphQL operation's requests differ in their text by design (whitespace, member order, the document):
+        // one sequence per set of variables, nothing to note.
+        for group in groups where group.entries.count > 1 && group.graphQLOperations.isEmpty {
             // Entries are one sequence when their canonical bodies agree: the first entry of each body is the one
             // later entries are compared with.
             var firstByBody: [Data: (entry: Int, bytes: Data)] = [:]
@@ -629,7 +706,15 @@ public struct HARCompiler {
             let group = groups[position]
             // Only this iteration holds the group's entries now: they go with it, their bodies kept in `files`.
             groups[position].entries = []
-            for var variant in group.variants() {
+            let graphQLByEntry = Dictionary(
+                zip(group.entries.map(\.entry), group.graphQLOperations),
+                uniquingKeysWith: { first, _ in first }
+            )
+            let variants = group.variants()
+            if let first = group.graphQLOperations.first {
+                report.noteGraphQL(first, path: group.key.path, requests: group.entries.count, stubs: variants.count)
+            }
+            for var variant in variants {
                 HARCompiler.gateSteps(of: &variant, key: group.key, report: &report, conditional: &conditional)
                 HARCompiler.refuseAmbiguousLossyBodies(&variant, key: group.key, report: &report)
                 if let rewrite {
@@ -648,9 +733,13 @@ public struct HARCompiler {
                         }
                     }
                 }
-                let id = namer.uniqueID(for: group.key)
+                let operation = variant.entries.first.flatMap { graphQLByEntry[$0] }
+                let id = namer.uniqueID(
+                    for: group.key.with(method: operation == nil ? group.key.method : group.graphQLMethod ?? "POST"),
+                    label: operation.map { $0.operationName ?? "anonymous" }
+                )
                 var requestEntry = MockSetFile.RequestEntry(
-                    method: group.key.method,
+                    method: operation == nil ? group.key.method : group.graphQLMethod ?? "POST",
                     path: group.key.path,
                     query: group.key.query.isEmpty ? nil : group.key.readableQuery,
                     headers: group.constraintLines.isEmpty ? nil : group.constraintLines,
@@ -664,13 +753,14 @@ public struct HARCompiler {
                         contentType: MediaType.essence(of: body.contentType).nilIfEmpty
                     )
                     // Part of the key when the group's requests differed by body; otherwise kept as what was sent,
-                    // for `mockd refresh` to send again.
-                    if variant.requestBody != nil {
+                    // for `mockd refresh` to send again. A GraphQL operation's body is never its key.
+                    if variant.requestBody != nil, operation == nil {
                         requestEntry.body = entry
                     } else {
                         requestEntry.recordedBody = entry
                     }
                 }
+                if let operation { requestEntry.graphql = HARCompiler.entry(for: operation) }
                 var responses: [MockSetFile.ResponseEntry] = []
                 for (step, recorded) in variant.responses.enumerated() {
                     var entry = MockSetFile.ResponseEntry(
@@ -818,22 +908,34 @@ public struct HARCompiler {
         var merged: [Group] = []
         for group in groups {
             let key = group.key.with(host: "")
-            let groupKey = GroupKey(key: key, constraints: group.constraints)
+            let groupKey = GroupKey(
+                key: key,
+                constraints: group.constraints,
+                graphQL: group.graphQLOperations.first?.identity
+            )
             if let position = positions[groupKey] {
                 merged[position].entries += group.entries
-                merged[position].entries.sort { $0.entry < $1.entry }
+                merged[position].graphQLOperations += group.graphQLOperations
+                let order = merged[position].entries.indices.sorted {
+                    merged[position].entries[$0].entry < merged[position].entries[$1].entry
+                }
+                merged[position].entries = order.map { merged[position].entries[$0] }
+                if !merged[position].graphQLOperations.isEmpty {
+                    merged[position].graphQLOperations = order.map { merged[position].graphQLOperations[$0] }
+                }
                 if !hostsByKey[position]!.contains(group.key.host) { hostsByKey[position]!.append(group.key.host) }
             } else {
                 positions[groupKey] = merged.count
                 hostsByKey[merged.count] = [group.key.host]
-                merged.append(
-                    Group(
-                        key: key,
-                        constraintLines: group.constraintLines,
-                        constraints: group.constraints,
-                        entries: group.entries
-                    )
+                var flattened = Group(
+                    key: key,
+                    constraintLines: group.constraintLines,
+                    constraints: group.constraints,
+                    entries: group.entries
                 )
+                flattened.graphQLMethod = group.graphQLMethod
+                flattened.graphQLOperations = group.graphQLOperations
+                merged.append(flattened)
             }
         }
         if warn {
@@ -851,6 +953,9 @@ public struct HARCompiler {
 private struct GroupKey: Hashable {
     let key: RequestKey
     let constraints: [HeaderConstraint]
+    /// A GraphQL operation's identity (`GraphQLOperation.identity`): its requests are one group whatever their
+    /// bodies, told apart by variables as body variants are.
+    var graphQL: String? = nil
 }
 
 private struct RecordedResponse {
@@ -896,7 +1001,8 @@ private struct RecordedResponse {
 private struct RecordedRequestBody {
     let bytes: Data
     let contentType: String?
-    let canonical: Data
+    /// What tells requests apart: the canonical body, or a GraphQL operation's key.
+    var canonical: Data
     /// Whether the exporter wrote bytes that were not UTF-8 as text, each invalid sequence a U+FFFD: the recorded
     /// text is all that is known of the body, and different bodies may have become the same text.
     var lossy = false
@@ -974,6 +1080,9 @@ private struct Group {
     let constraintLines: [String]
     var constraints: [HeaderConstraint] = []
     var entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]
+    /// For a GraphQL operation's group: the first request's method (the stub's) and each entry's operation, in order.
+    var graphQLMethod: String?
+    var graphQLOperations: [GraphQLOperation] = []
 
     init(
         key: RequestKey,

@@ -66,6 +66,28 @@ public struct ImportReport: Sendable, Equatable {
         }
     }
 
+    /// A GraphQL operation the recording holds: `query GetUser`, its requests and the stubs they became (one per set
+    /// of variables).
+    public struct GraphQLOperationSummary: Sendable, Equatable {
+        public let label: String
+        public var requests: Int
+        public var stubs: Int
+    }
+
+    public var graphQLOperations: [GraphQLOperationSummary] = []
+    /// The paths GraphQL requests went to (`/graphql`).
+    public var graphQLPaths: [String] = []
+
+    mutating func noteGraphQL(_ operation: GraphQLOperation, path: String, requests: Int, stubs: Int) {
+        if !graphQLPaths.contains(path) { graphQLPaths.append(path) }
+        if let index = graphQLOperations.firstIndex(where: { $0.label == operation.label }) {
+            graphQLOperations[index].requests += requests
+            graphQLOperations[index].stubs += stubs
+        } else {
+            graphQLOperations.append(GraphQLOperationSummary(label: operation.label, requests: requests, stubs: stubs))
+        }
+    }
+
     public struct BodyNote: Sendable, Equatable {
         public let note: String
         public let entries: [Int]
@@ -195,6 +217,19 @@ public struct ImportReport: Sendable, Equatable {
             lines.append(
                 "  304 responses:  \(notModifiedAsConditional) kept in place in their sequences, answered to conditional requests; a plain request gets the recorded full response"
             )
+        }
+        if !graphQLOperations.isEmpty {
+            let requests = graphQLOperations.reduce(0) { $0 + $1.requests }
+            lines.append(
+                "  GraphQL:        \(requests) request\(requests == 1 ? "" : "s") to \(graphQLPaths.joined(separator: ", ")) as \(graphQLOperations.count) operation\(graphQLOperations.count == 1 ? "" : "s"), matched by operation name and variables (not the body's text)"
+            )
+            for operation in graphQLOperations.prefix(30) {
+                let stubs = operation.stubs == 1 ? "1 stub" : "\(operation.stubs) stubs (one per set of variables)"
+                lines.append(
+                    "    \(operation.label): \(operation.requests) request\(operation.requests == 1 ? "" : "s"), \(stubs)"
+                )
+            }
+            if graphQLOperations.count > 30 { lines.append("    … (\(graphQLOperations.count) operations in all)") }
         }
         if !dates.isEmpty {
             let total = dates.reduce(0) { $0 + $1.entries.count }

@@ -217,6 +217,7 @@ enum MockSetFastDecoder {
             var headers: [String]?
             var body: MockSetFile.BodyEntry?
             var recordedBody: MockSetFile.BodyEntry?
+            var graphql: GraphQLEntry?
             let ok = object { parser, key in
                 switch key {
                 case "host": return parser.optional(&host) { $0.string() }
@@ -227,6 +228,8 @@ enum MockSetFastDecoder {
                     return parser.optional(&headers) { $0.stringArray(repeating: \.lastRequestHeaders) }
                 case "body": return parser.optional(&body) { $0.requestBody() }
                 case "recordedBody": return parser.optional(&recordedBody) { $0.requestBody() }
+                case "graphql":
+                    return parser.optional(&graphql) { $0.decoded(GraphQLEntry.self, shape: KnownFields.graphqlKey) }
                 default: return false
                 }
             }
@@ -238,7 +241,8 @@ enum MockSetFastDecoder {
                 headers: headers,
                 body: body,
                 host: host,
-                recordedBody: recordedBody
+                recordedBody: recordedBody,
+                graphql: graphql
             )
         }
 

@@ -234,10 +234,25 @@ private struct StubBuilder: Sendable {
             if let host = request.host, host.isEmpty || host.contains(where: { $0 == "/" || $0 == " " }) {
                 throw fail("request.host", "'\(host)' is not a host[:port]")
             }
+            var graphQL: GraphQLOperation?
+            if let entry = request.graphql {
+                guard request.body == nil else {
+                    throw fail(
+                        "request.graphql",
+                        #"a GraphQL stub is keyed by its operation: give "graphql" or "body", not both"#
+                    )
+                }
+                do {
+                    graphQL = try GraphQLOperation(entry: entry)
+                } catch {
+                    throw fail("request.graphql", error.message)
+                }
+            }
             let key = RequestKey(
                 method: request.method,
                 rawPath: request.path.detached,
-                rawQuery: request.query ?? "",
+                // A GraphQL stub's key holds the other parameters only; its operation is its GraphQL key.
+                rawQuery: graphQL == nil ? request.query ?? "" : GraphQLRequest.otherQuery(request.query ?? ""),
                 host: request.host.map(HostName.normalized) ?? ""
             )
             let id = MockSetLoader.stubID(of: entry).detached
@@ -493,7 +508,8 @@ private struct StubBuilder: Sendable {
                     afterLast: entry.afterLast ?? .repeatLast,
                     deferred: pendingBodies.contains { $0 != nil }
                         ? DeferredResponses(context: deferred!, pending: pendingBodies) : nil,
-                    sharing: sharedExtras
+                    sharing: sharedExtras,
+                    graphQL: graphQL
                 )
             )
         }

@@ -197,10 +197,19 @@ public struct MockSetMerger {
         let key: RequestKey
         let headers: [String]
         let body: Data?
+        /// A GraphQL stub's operation key (`GraphQLOperation.key`): the same operation with other variables is
+        /// another stub.
+        let graphQL: String?
 
         init(_ request: MockSetFile.RequestEntry, files: [String: Data]) {
             host = request.host.map(HostName.normalized) ?? ""
-            key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "")
+            graphQL = request.graphql.flatMap { try? GraphQLOperation(entry: $0) }?.key
+            // GraphQL over HTTP sends an operation by GET or POST: one stub either way.
+            key = RequestKey(
+                method: graphQL == nil ? request.method : "POST",
+                rawPath: request.path,
+                rawQuery: request.query ?? ""
+            )
             headers = (request.headers ?? []).map { $0.lowercased() }.sorted()
             if let body = request.body {
                 let raw =

@@ -379,7 +379,8 @@ extension ResponseStepEntry {
             events: own.events ?? base.events,
             hold: own.hold ?? base.hold,
             templated: own.templated ?? base.templated,
-            emit: own.emit ?? base.emit
+            emit: own.emit ?? base.emit,
+            graphqlErrors: own.graphqlErrors ?? base.graphqlErrors
         )
     }
 }
@@ -536,6 +537,37 @@ struct RecipeCompiler {
         )
     }
 
+    /// `{"data": null, "errors": [...]}` (GraphQL spec §7.1.2) for a step's `graphqlErrors`: a string is an error
+    /// with that message, an object an error as written (with a string `message`), an array several of either.
+    static func graphQLErrorsBody(_ errors: GraphQLErrorsEntry) -> Result<Data, PatternError> {
+        let items: [JSONValue]
+        if case .array(let list) = errors {
+            items = list
+        } else {
+            items = [errors]
+        }
+        guard !items.isEmpty else { return .failure(PatternError(message: "give at least one error")) }
+        var list: [JSONValue] = []
+        for (index, item) in items.enumerated() {
+            switch item {
+            case .string(let message): list.append(.object(["message": .string(message)]))
+            case .object(let members):
+                guard case .string? = members["message"] else {
+                    return .failure(
+                        PatternError(message: "error \(index + 1) needs a string \"message\" (GraphQL spec §7.1.2)")
+                    )
+                }
+                list.append(item)
+            default:
+                return .failure(PatternError(message: "write a message, an error object or an array of them"))
+            }
+        }
+        guard let data = try? JSONValueEncoding.data(.object(["data": .null, "errors": .array(list)])) else {
+            return .failure(PatternError(message: "cannot be written as JSON"))
+        }
+        return .success(data)
+    }
+
     func compile(
         _ entry: ResponseStepEntry,
         file: String,
@@ -581,6 +613,19 @@ struct RecipeCompiler {
             fail("serverUnavailable.retryAfter", "must be ≥ 0 s")
         }
         if entry.body != nil && entry.bodyFile != nil { fail("", #"give "body" or "bodyFile", not both"#) }
+        if let errors = entry.graphqlErrors {
+            if entry.body != nil || entry.bodyFile != nil {
+                fail("", #"give "graphqlErrors" or "body"/"bodyFile", not both"#)
+            }
+            switch RecipeCompiler.graphQLErrorsBody(errors) {
+            case .success(let body):
+                recipe.body = body
+                recipe.bodyContentType = "application/json; charset=utf-8"
+                recipe.bodyIsJSONValue = true
+            case .failure(let problem):
+                fail("graphqlErrors", problem.message)
+            }
+        }
         if let body = entry.body {
             if case .string(let text) = body {
                 recipe.body = Data(text.utf8)
@@ -671,7 +716,11 @@ struct RecipeCompiler {
                 }
                 fail(field, MockSetLoader.templateMessage(problem, in: field == "bodyFile" ? entry.bodyFile : nil))
             }
-            check(recipe.body, jsonValues: recipe.bodyIsJSONValue, entry.bodyFile != nil ? "bodyFile" : "body")
+            check(
+                recipe.body,
+                jsonValues: recipe.bodyIsJSONValue,
+                entry.bodyFile != nil ? "bodyFile" : entry.graphqlErrors != nil ? "graphqlErrors" : "body"
+            )
             check(entry.bodyPatch.flatMap { try? JSONValueEncoding.data($0) }, jsonValues: true, "bodyPatch")
             for (name, value) in recipe.headerEdits {
                 if let value, let problem = Template.problems(in: value).first {
