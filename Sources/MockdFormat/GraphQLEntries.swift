@@ -94,3 +94,66 @@ public enum GraphQLVariableMatch: Codable, Sendable, Equatable {
 /// [...]}` (GraphQL spec §7.1.2). A string is an error with that message; an object is an error as written (it needs
 /// a `message`); an array holds several of either.
 public typealias GraphQLErrorsEntry = JSONValue
+
+/// `websocket.graphql`: subscriptions played over GraphQL's WebSocket protocols, keyed by operation.
+///
+/// ```json
+/// "graphql": {"subscriptions": [
+///   {"operationName": "OnMessage", "variables": {"room": "general"},
+///    "events": [{"after": 500, "data": {"message": {"id": "m2", "text": "Hello"}}}], "complete": false}
+/// ]}
+/// ```
+public struct GraphQLWebSocketScript: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case subscriptions, ackPayload }
+
+    /// The operations the endpoint answers, tried in order: the first whose name (and variables, when given) fit.
+    public var subscriptions: [GraphQLSubscriptionEntry]
+    /// The `payload` of `connection_ack`; none when absent.
+    public var ackPayload: JSONValue?
+
+    public init(subscriptions: [GraphQLSubscriptionEntry], ackPayload: JSONValue? = nil) {
+        self.subscriptions = subscriptions
+        self.ackPayload = ackPayload
+    }
+}
+
+/// One operation a GraphQL WebSocket endpoint plays: its results, timed from the client's `subscribe` (`start`).
+public struct GraphQLSubscriptionEntry: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case operationName, variables, events, complete }
+
+    public var operationName: String
+    /// The variables a subscription must have (compared as JSON, `null` members as none); absent: any.
+    public var variables: JSONValue?
+    /// The results, each `after` ms after the previous one (the first after the subscription started).
+    public var events: [GraphQLSubscriptionEvent]?
+    /// Send `complete` after the last event (a subscription the server ended); default false: it stays open.
+    public var complete: Bool?
+
+    public init(
+        operationName: String,
+        variables: JSONValue? = nil,
+        events: [GraphQLSubscriptionEvent]? = nil,
+        complete: Bool? = nil
+    ) {
+        self.operationName = operationName
+        self.variables = variables
+        self.events = events
+        self.complete = complete
+    }
+}
+
+/// One result of a subscription: `data` (sent as `{"data": …}`) or a whole `payload` (`{"data": …, "errors": […]}`).
+public struct GraphQLSubscriptionEvent: Codable, Sendable, Equatable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case after, data, payload }
+
+    /// ms after the previous event (or the subscription's start).
+    public var after: Double?
+    public var data: JSONValue?
+    public var payload: JSONValue?
+
+    public init(after: Double? = nil, data: JSONValue? = nil, payload: JSONValue? = nil) {
+        self.after = after
+        self.data = data
+        self.payload = payload
+    }
+}

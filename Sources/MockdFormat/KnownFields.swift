@@ -78,11 +78,29 @@ public enum KnownFields {
     public static let webSocketStep: Shape = .object(
         fields(of: WebSocketStep.CodingKeys.self, ["close": .object(fields(of: WebSocketClose.CodingKeys.self))])
     )
+    /// A WebSocket script's GraphQL protocol (`GraphQLWebSocketScript`).
+    public static let graphQLWebSocket: Shape = .object(
+        fields(
+            of: GraphQLWebSocketScript.CodingKeys.self,
+            [
+                "subscriptions": .array(
+                    .object(
+                        fields(
+                            of: GraphQLSubscriptionEntry.CodingKeys.self,
+                            ["events": .array(.object(fields(of: GraphQLSubscriptionEvent.CodingKeys.self)))]
+                        )
+                    )
+                )
+            ]
+        )
+    )
+
     /// A WebSocket script; `connections` (scripts per connection) is checked by the decoder only.
     public static let webSocket: Shape = .object(
         fields(
             of: WebSocketScript.CodingKeys.self,
             [
+                "graphql": graphQLWebSocket,
                 "steps": .array(webSocketStep),
                 "replies": .array(
                     .object(

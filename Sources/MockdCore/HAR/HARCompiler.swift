@@ -113,6 +113,14 @@ public struct HARCompiler {
                 scale: options.webSocketTimeScale,
                 waitForClient: options.webSocketWaitForClient
             )
+            if script.graphql != nil,
+                let operations = WebSocketScriptRecorder.graphQLScript(entry, scale: options.webSocketTimeScale)?
+                    .operations
+            {
+                for operation in operations {
+                    report.noteGraphQL(operation, path: key.path, requests: 1, stubs: 1)
+                }
+            }
             let recorded = RecordedResponse(
                 status: 101,
                 headers: [],

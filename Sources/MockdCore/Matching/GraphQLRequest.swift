@@ -148,6 +148,26 @@ enum GraphQLRequest {
         operations.map(\.key).joined(separator: "\n")
     }
 
+    /// The operation of a GraphQL request object as a WebSocket `subscribe` (`start`) message carries it in its
+    /// `payload`: `{"query", "operationName", "variables", "extensions"}`; `nil` when it is not one.
+    static func operation(payload: [String: Any]) -> GraphQLOperation? {
+        let document = payload["query"] as? String
+        let extensions = payload["extensions"] as? [String: Any]
+        guard document != nil || persistedHash(extensions) != nil else { return nil }
+        let variables = (payload["variables"] as? [String: Any]).flatMap { members -> Any? in
+            guard let data = try? JSONSerialization.data(withJSONObject: members),
+                let marked = ExactJSONNumbers.markingNumbers(data)
+            else { return nil }
+            return try? JSONSerialization.jsonObject(with: marked)
+        }
+        return operation(
+            document: document,
+            name: payload["operationName"] as? String,
+            variables: variables,
+            persisted: persistedHash(extensions)
+        )
+    }
+
     private static func jsonObject(_ text: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
     }
