@@ -157,3 +157,10 @@ public struct GraphQLSubscriptionEvent: Codable, Sendable, Equatable {
         self.payload = payload
     }
 }
+
+/// A literal is a value to equal: `["id": "7", "first": 10, "withAvatar": true]`.
+extension GraphQLVariableMatch: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .value(.string(value)) }
+    public init(integerLiteral value: Int) { self = .value(.int(value)) }
+    public init(booleanLiteral value: Bool) { self = .value(.bool(value)) }
+}

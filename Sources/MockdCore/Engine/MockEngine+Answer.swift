@@ -523,8 +523,16 @@ extension MockEngine {
             context.resourceValue = { MockEngine.resourcePlaceholder($0, scenario: scenario, store: state.resources) }
         }
         context.scheme = clientScheme(of: request)
+        var rendered = response.rendered(context)
+        // A session whose clock was moved answers with its own `Date` (RFC 9110 §6.6.1) rather than the host's, so an
+        // app that reads `Date` against the body's (rebased or `{{now}}`) dates sees one clock.
+        if state.clock.offsetMs != 0, !rendered.headers.contains(name: "date") {
+            let now = Int64((state.clock.date().timeIntervalSince1970 * 1000).rounded(.down))
+            rendered.headers.add(name: "Date", value: DateText(milliseconds: now, layout: .http(zone: "GMT")).text)
+            slot = nil
+        }
         var plan = PlannedResponse(
-            response: response.rendered(context),
+            response: rendered,
             delayMs: min(
                 TimeLimits.maxDelayMs,
                 (recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0)
