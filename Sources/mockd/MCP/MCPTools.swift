@@ -106,6 +106,70 @@ struct MCPTools {
                 )
             },
             Tool(
+                name: "add_graphql_stub",
+                description:
+                    "Add a runtime stub for one GraphQL operation, matched by operation name and variables rather than the body's text (POST or GET, document or persisted-query hash, variables in any order): answers {\"data\": data}, a GraphQL error answer (200 {\"data\": null, \"errors\": […]}) from errors, or both. Without data and errors it passes the mock set's answer through.",
+                properties: [
+                    "operationName": ["type": "string", "description": "The operation's name (GetUser)."],
+                    "variables": [
+                        "type": "object",
+                        "description":
+                            "Variables the request must have, by path (id, input.email, ids[0]): a JSON value, or an operator object ({\"matches\": \"7|8\"}, {\"absent\": true}); others may be present.",
+                    ],
+                    "path": ["type": "string", "description": "The endpoint's path (/graphql); any path when absent."],
+                    "data": ["description": "The answer's data."],
+                    "errors": [
+                        "description":
+                            "GraphQL errors: a message, an error object with a message, or an array of either."
+                    ],
+                    "id": ["type": "string", "description": "The stub's id (a stub with this id is replaced)."],
+                    "priority": ["type": "integer", "description": "Higher wins among runtime stubs (default 0)."],
+                    "session": session,
+                ],
+                required: ["operationName"]
+            ) { tools, arguments in
+                try tools.control("POST", "stubs", arguments, body: MCPTools.graphQLStub(arguments))
+            },
+            Tool(
+                name: "set_clock",
+                description:
+                    "Read or move the session's virtual clock, which {{now}}, rebased recorded dates (rebaseDates), the Date header, state timeouts and rate-limit windows read: set (an RFC 3339 date-time with a zone) or advanceMs; with neither, the clock as it is. It runs on with real time from there.",
+                properties: [
+                    "set": ["type": "string", "description": "RFC 3339 date-time with a zone: 2030-01-01T09:00:00Z."],
+                    "advanceMs": [
+                        "type": "integer", "minimum": 0, "maximum": 1_000_000_000,
+                        "description": "Milliseconds to move the clock forward.",
+                    ],
+                    "session": session,
+                ],
+                required: []
+            ) { tools, arguments in
+                var body: [String: Any] = [:]
+                if let set = arguments["set"] { body["set"] = set }
+                if let advance = arguments["advanceMs"] { body["advanceMs"] = advance }
+                if body.count > 1 {
+                    return Outcome(text: "set_clock: give set or advanceMs, not both", isError: true, structured: nil)
+                }
+                return body.isEmpty
+                    ? try tools.control("GET", "clock", arguments)
+                    : try tools.control("POST", "clock", arguments, body: body)
+            },
+            Tool(
+                name: "set_seed",
+                description:
+                    "Set the session's seed: {{fake.…}} data (names, e-mails, phones, addresses, UUIDs, numbers) and chance rules are a function of it, so a run with the same seed gets the same values. Answers the session's switches.",
+                properties: [
+                    "seed": [
+                        "type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_992,
+                        "description": "A whole number from 0 to 2^53.",
+                    ],
+                    "session": session,
+                ],
+                required: ["seed"]
+            ) { tools, arguments in
+                try tools.control("POST", "switches", arguments, body: ["seed": arguments["seed"]!])
+            },
+            Tool(
                 name: "replace_group",
                 description:
                     "Replace the session's stub group NAME by these stubs in one atomic step (the group is created when new): a request sees the old stubs or all of the new ones, never a mix. Each stub is in the add_stub format; one bad stub refuses the call and changes nothing.",
@@ -298,6 +362,26 @@ struct MCPTools {
             ],
             "session": session,
         ]
+    }
+
+    /// `add_graphql_stub`'s arguments as a scenario override: `match.graphql` and `body` / `graphqlErrors`
+    /// (docs/FORMAT.md, GraphQL).
+    static func graphQLStub(_ arguments: [String: Any]) -> [String: Any] {
+        var graphql: [String: Any] = ["operationName": arguments["operationName"]!]
+        if let variables = arguments["variables"] { graphql["variables"] = variables }
+        var match: [String: Any] = ["graphql": graphql]
+        if let path = arguments["path"] { match["path"] = path }
+        var stub: [String: Any] = ["match": match]
+        for name in ["id", "priority"] { if let value = arguments[name] { stub[name] = value } }
+        switch (arguments["data"], arguments["errors"]) {
+        case (let data?, let errors?):
+            let list = (errors as? [Any]) ?? [errors]
+            stub["body"] = ["data": data, "errors": list.map { ($0 as? String).map { ["message": $0] } ?? $0 }]
+        case (let data?, nil): stub["body"] = ["data": data]
+        case (nil, let errors?): stub["graphqlErrors"] = errors
+        case (nil, nil): break
+        }
+        return stub
     }
 
     /// `/__mockd/groups/NAME` with `method`, the stubs as the body (none for `DELETE`).
