@@ -89,6 +89,43 @@ struct GraphQLRequestTests {
         #expect(operations(#"query Q { a(t: """block "quoted" query Z {""") }"#) == ["query Q"])
     }
 
+    /// An anonymous query is keyed by its document: the shorthand and `query { … }`, commas, line breaks and
+    /// comments are one document (GraphQL spec §2.1, §2.3) — as CNN's recorded weather query (corpus,
+    /// haralyzer__cnn-chrome) replays written out by another client.
+    @Test func anonymousDocumentsWrittenDifferentlyAreOne() throws {
+        let recorded = GraphQLDocument(
+            #"{wsiForecast(locCode:"UKXX0085",celcius:"true"){currentConditions{temperature,description,icon},location{city,stateOrCountry}}}"#
+        )
+        let written = GraphQLDocument(
+            """
+            query {
+              # the weather box
+              wsiForecast(locCode: "UKXX0085" celcius: "true") {
+                currentConditions { temperature description icon }
+                location { city stateOrCountry }
+              }
+            }
+            """
+        )
+        #expect(written.normalized == recorded.normalized)
+        #expect(
+            recorded.normalized
+                == #"{wsiForecast(locCode:"UKXX0085"celcius:"true"){currentConditions{temperature description icon}location{city stateOrCountry}}}"#
+        )
+        #expect(written.operations == [GraphQLDocument.Operation(type: "query", name: nil)])
+        // A named query keeps its keyword and name; `query($x: Int) { … }` is not the shorthand.
+        #expect(GraphQLDocument("query Q { a }").normalized == "query Q{a}")
+        #expect(GraphQLDocument("query($x: Int) { a(x: $x) }").normalized == "query($x:Int){a(x:$x)}")
+        // Two anonymous documents that differ: the near miss shows both.
+        let stub = try GraphQLOperation(entry: GraphQLEntry(document: #"{a(x:"1")}"#))
+        let request = try #require(Self.operation("GET", "/graphql?query=%7Ba(x%3A%222%22)%7D"))
+        #expect(
+            stub.differences(from: request).map { "\($0.expected) | \($0.actual)" } == [
+                #"query (anonymous): document {a(x:"1")} | document {a(x:"2")}"#
+            ]
+        )
+    }
+
     @Test func variablesDifferencesNameThePath() throws {
         let stub = try GraphQLOperation(
             entry: GraphQLEntry(

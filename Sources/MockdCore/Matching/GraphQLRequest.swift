@@ -310,6 +310,8 @@ struct GraphQLDocument {
                         operations.append(Operation(type: "query", name: nil))  // the query shorthand `{ … }`
                     } else {
                         openOperation(named: nil)
+                        // `query { … }` is the shorthand `{ … }` written out (GraphQL spec §2.3): one text for both.
+                        if header == "query", tokens.last == "query" { tokens.removeLast() }
                     }
                     header = nil
                 }
@@ -416,7 +418,13 @@ extension GraphQLOperation {
     /// or document), else each variable that differs (at most `limit`, by path: `variables.input.email`), as
     /// `(expected, actual)` texts: `("operation GetUser: variables.id = 7", "variables.id = 8")`.
     func differences(from actual: GraphQLOperation, limit: Int = 3) -> [(expected: String, actual: String)] {
-        if identity != actual.identity { return [(label, actual.label)] }
+        if identity != actual.identity {
+            // Anonymous operations keyed by their documents: the labels alike, the documents tell them apart.
+            if label == actual.label, operationName == nil, persistedQuery == nil {
+                return [("\(label): document \(Self.excerpt(document))", "document \(Self.excerpt(actual.document))")]
+            }
+            return [(label, actual.label)]
+        }
         let expectedLeaves = GraphQLOperation.leaves(variablesObject, path: "variables")
         let actualLeaves = GraphQLOperation.leaves(actual.variablesObject, path: "variables")
         var result: [(String, String)] = []
@@ -431,6 +439,12 @@ extension GraphQLOperation {
             if result.count == limit { break }
         }
         return result
+    }
+
+    /// A normalised document as a near miss shows it: at most 100 characters.
+    static func excerpt(_ document: String?) -> String {
+        guard let document else { return "(none)" }
+        return document.count > 100 ? document.prefix(99) + "…" : document
     }
 
     /// Every scalar (and empty container) of `value` by dot path with `[i]`, as JSON text.
