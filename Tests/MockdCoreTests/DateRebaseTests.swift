@@ -83,6 +83,33 @@ struct DateRebaseTests {
         )
     }
 
+    /// Found by fuzzing (scripts/fuzz har): a Fiddler entry dated in the year 1005 made the Unix-time span an empty
+    /// range and stopped the importer. A recording dated outside 1990–9999 counts as made at the nearer end.
+    @Test func aRecordingFromTheYear1005ImportsAndServes() throws {
+        let har = #"""
+            {"log": {"version": "1.2", "creator": {"name": "Fiddler", "version": "2.3.0.0"}, "entries": [{
+              "startedDateTime": "1005-08-30T16:47:39.1859821-04:00", "time": 94,
+              "request": {"method": "GET", "url": "http://bango.net/v1/code", "httpVersion": "HTTP/1.1", "headers": []},
+              "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Last-Modified", "value": "Tue, 27 Jan 2004 11:54:00 GMT"},
+                            {"name": "X-RateLimit-Reset", "value": "1"}],
+                "content": {"size": 37, "mimeType": "application/json", "text": "{\"expiresAt\": 1, \"sentAt\": \"1005-08-30\"}"}}
+            }]}}
+            """#
+        let archive = try HARReader.parse(Data(har.utf8), fileName: "fiddler.har")
+        let (build, _) = HARImporter.build(archive, options: HARImportOptions())
+        #expect(build.file.stubs.count == 1)
+        #expect(build.file.stubs.first?.responses.first?.dates == nil)
+        #expect(DateFields.plausibleEpoch(around: -30_000_000_000_000).contains(631_152_000_000))
+        #expect(DateFields.plausible(around: .max).contains(253_402_300_799_999))
+        let shift = try DateShift(
+            recordedAt: "1005-08-30T16:47:39Z",
+            body: ["/expiresAt"],
+            headers: ["X-RateLimit-Reset"]
+        )
+        #expect(shift.body(Data(#"{"expiresAt": 1}"#.utf8), now: Date()) == Data(#"{"expiresAt": 1}"#.utf8))
+    }
+
     @Test func aBodyMovesWithEveryOtherByteKept() throws {
         let shift = try DateShift(
             recordedAt: "2026-11-29T20:00:00.000Z",

@@ -437,8 +437,11 @@ public struct HARCompiler {
         let reference =
             entry.startedDateTime
             ?? entry.response?.headers["date"].flatMap { DateText.parse($0.trimmingCharacters(in: .whitespaces))?.date }
-        guard let reference else { return nil }
-        let recordedAtMs = Int64((reference.timeIntervalSince1970 * 1000).rounded())
+        // A recording dated outside 1990–9999 (a broken or hostile `startedDateTime`) has no dates to keep relative
+        // to it.
+        guard let reference, let recordedAtMs = Int64(exactly: (reference.timeIntervalSince1970 * 1000).rounded()),
+            DateFields.recordingTimesMs.contains(recordedAtMs)
+        else { return nil }
         let inBody = DateFields.inJSON(body, recordedAtMs: recordedAtMs)
         let fields = headers.compactMap { HeaderLine.parse($0).map { (name: $0.name, value: $0.value) } }
         let inHeaders = DateFields.inHeaders(fields, recordedAtMs: recordedAtMs)

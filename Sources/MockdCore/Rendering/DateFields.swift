@@ -16,14 +16,21 @@ enum DateFields {
     /// The same for a Unix time (20 years): `0`, `1` or a duration under a date-named field is not one.
     static let epochSpanMs: Int64 = 20 * 365 * 86_400_000
 
+    /// The recording times the spans are taken around, in ms since 1970 (1990-01-01 to 9999-12-31): a recording
+    /// dated outside them (a broken or hostile HAR's `startedDateTime: "1005-08-30…"`, a hand-written `recordedAt`)
+    /// counts as made at the nearer end, so the spans below are always ranges and never overflow.
+    static let recordingTimesMs: ClosedRange<Int64> = 631_152_000_000...253_402_300_799_999
+
     /// The instants (ms since 1970) a date written as text of a recording made at `recordedAtMs` may have.
     static func plausible(around recordedAtMs: Int64) -> ClosedRange<Int64> {
-        (recordedAtMs - textSpanMs)...(recordedAtMs + textSpanMs)
+        let recorded = min(max(recordedAtMs, recordingTimesMs.lowerBound), recordingTimesMs.upperBound)
+        return (recorded - textSpanMs)...(recorded + textSpanMs)
     }
 
     /// The instants a Unix time of a recording made at `recordedAtMs` may have.
     static func plausibleEpoch(around recordedAtMs: Int64) -> ClosedRange<Int64> {
-        max(1, recordedAtMs - epochSpanMs)...(recordedAtMs + epochSpanMs)
+        let recorded = min(max(recordedAtMs, recordingTimesMs.lowerBound), recordingTimesMs.upperBound)
+        return max(1, recorded - epochSpanMs)...(recorded + epochSpanMs)
     }
 
     /// Words a date-named field's name ends with (after a unit such as `Ms` or `_seconds`): `createdAt`,
