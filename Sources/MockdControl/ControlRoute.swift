@@ -87,26 +87,41 @@ public enum MCPExposure: Sendable, Equatable {
 /// A second MCP tool on a route, for a common call: its own arguments (`Arguments`, spread as the tool's), made into
 /// the route's body by `body`. `fail_requests` adds the runtime stub that fails the next requests to a path.
 public struct ControlShortcut: Sendable {
+    /// Arguments the shortcut cannot make a body of: its one-line message is the tool's error.
+    public struct Refusal: Error, Sendable {
+        public var message: String
+
+        public init(_ message: String) {
+            self.message = message
+        }
+    }
+
     /// The tool's name.
     public var name: String
     /// One line: what the tool does (its MCP description).
     public var doc: String
     /// The arguments' type (a struct whose properties are the tool's arguments).
     public var argumentsType: any (Codable & Sendable).Type
-    /// The route's body for the arguments, as JSON.
-    /// - Throws: `DecodingError` when the arguments do not decode as `argumentsType`.
-    public var body: @Sendable (Data) throws -> JSONValue
+    /// The route's body for the arguments, as JSON; `nil` to call `otherwise` instead.
+    /// - Throws: `DecodingError` when the arguments do not decode as `argumentsType`; `Refusal` for arguments the
+    ///   shortcut cannot use together.
+    public var body: @Sendable (Data) throws -> JSONValue?
+    /// The route (without a body) a call goes to when `body` gives none: `set_clock` with nothing to change reads the
+    /// clock.
+    public var otherwise: ControlRouteID?
 
     public init<Arguments: Codable & Sendable>(
         _ name: String,
         arguments: Arguments.Type,
         doc: String,
-        body: @escaping @Sendable (Arguments) -> JSONValue
+        otherwise: ControlRouteID? = nil,
+        body: @escaping @Sendable (Arguments) throws -> JSONValue?
     ) {
         self.name = name
         self.doc = doc
         argumentsType = Arguments.self
-        self.body = { data in body(try JSONDecoder().decode(Arguments.self, from: data)) }
+        self.otherwise = otherwise
+        self.body = { data in try body(try JSONDecoder().decode(Arguments.self, from: data)) }
     }
 }
 

@@ -111,8 +111,15 @@ public enum ControlRoutes {
                 arguments: FailRequests.self,
                 doc:
                     "Make the session's next requests to a path fail, then answer as before. Client faults (offline, dnsFailure, tlsFailure, timeout, cancelled) are raised in the app by MockdAppRedirect as URLError (notConnectedToInternet, cannotFindHost, secureConnectionFailed, timedOut, cancelled); a client without it gets a reset (no answer for timeout). Wire faults (connectionReset, emptyResponse, truncatedBody, malformedChunk, noResponse) break the connection.",
-                body: \.stub
-            )
+                body: { $0.stub }
+            ),
+            ControlShortcut(
+                "add_graphql_stub",
+                arguments: GraphQLStubArguments.self,
+                doc:
+                    "Add a runtime stub for one GraphQL operation, matched by operation name and variables rather than the body's text (POST or GET, document or persisted-query hash, variables in any order): answers {\"data\": data}, a GraphQL error answer (200 {\"data\": null, \"errors\": […]}) from errors, or both. Without data and errors it passes the mock set's answer through.",
+                body: { $0.stub }
+            ),
         ],
         links: [
             ControlLink("stub", to: .getStub, ["id": "$response.body#/id"]),
@@ -246,7 +253,16 @@ public enum ControlRoutes {
         createsSession: true,
         doc: "Move the session's virtual clock forward (advanceMs) or set it (set); it runs on with real time.",
         client: "advanceClock(byMs:)",
-        mcp: .tool("move_clock")
+        mcp: .tool("move_clock"),
+        shortcuts: [
+            ControlShortcut(
+                "set_clock",
+                arguments: SetClockArguments.self,
+                doc:
+                    "Read or move the session's virtual clock, which {{now}}, rebased recorded dates (rebaseDates), the Date header, state timeouts and rate-limit windows read: set (an RFC 3339 date-time with a zone) or advanceMs; with neither, the clock as it is. It runs on with real time from there.",
+                otherwise: .readClock
+            ) { try $0.body() }
+        ]
     )
     public static let readSwitches = ControlRoute(
         .readSwitches,
@@ -269,7 +285,15 @@ public enum ControlRoutes {
         doc:
             "Set the session's switches: scale latency, reseed chance rules, turn overrides and runtime stubs off or on.",
         client: "setSwitches(latencyScale:seed:rules:)",
-        mcp: .tool("set_switches")
+        mcp: .tool("set_switches"),
+        shortcuts: [
+            ControlShortcut(
+                "set_seed",
+                arguments: SetSeedArguments.self,
+                doc:
+                    "Set the session's seed: {{fake.…}} data (names, e-mails, phones, addresses, UUIDs, numbers) and chance rules are a function of it, so a run with the same seed gets the same values. Answers the session's switches."
+            ) { ["seed": .int(Int($0.seed))] }
+        ]
     )
     public static let listResources = ControlRoute(
         .listResources,

@@ -62,6 +62,11 @@ public enum KnownFields {
             ]
         )
     )
+    /// A stub's GraphQL operation (`GraphQLEntry`).
+    public static let graphqlKey: Shape = .object(fields(of: GraphQLEntry.CodingKeys.self))
+
+    /// A response's recorded dates (`MockSetFile.DatesEntry`).
+    public static let dates: Shape = .object(fields(of: MockSetFile.DatesEntry.CodingKeys.self))
 
     /// A query or header condition: a string, or an operator object.
     public static let valueMatch: Shape = .object(fields(of: ValueMatchEntry.CodingKeys.self))
@@ -73,11 +78,29 @@ public enum KnownFields {
     public static let webSocketStep: Shape = .object(
         fields(of: WebSocketStep.CodingKeys.self, ["close": .object(fields(of: WebSocketClose.CodingKeys.self))])
     )
+    /// A WebSocket script's GraphQL protocol (`GraphQLWebSocketScript`).
+    public static let graphQLWebSocket: Shape = .object(
+        fields(
+            of: GraphQLWebSocketScript.CodingKeys.self,
+            [
+                "subscriptions": .array(
+                    .object(
+                        fields(
+                            of: GraphQLSubscriptionEntry.CodingKeys.self,
+                            ["events": .array(.object(fields(of: GraphQLSubscriptionEvent.CodingKeys.self)))]
+                        )
+                    )
+                )
+            ]
+        )
+    )
+
     /// A WebSocket script; `connections` (scripts per connection) is checked by the decoder only.
     public static let webSocket: Shape = .object(
         fields(
             of: WebSocketScript.CodingKeys.self,
             [
+                "graphql": graphQLWebSocket,
                 "steps": .array(webSocketStep),
                 "replies": .array(
                     .object(
@@ -103,6 +126,9 @@ public enum KnownFields {
             [
                 "query": .map(valueMatch), "headers": .map(valueMatch),
                 "body": .oneOrMany(.object(fields(of: ScenarioFile.BodyMatchEntry.CodingKeys.self))),
+                "graphql": .object(
+                    fields(of: ScenarioFile.GraphQLMatchEntry.CodingKeys.self, ["operationName": valueMatch])
+                ),
             ]
         )
     )
@@ -184,6 +210,7 @@ public enum KnownFields {
                                                 "recordedBody": .object(
                                                     fields(of: MockSetFile.BodyEntry.CodingKeys.self)
                                                 ),
+                                                "graphql": graphqlKey,
                                             ]
                                         )
                                     ),
@@ -191,7 +218,10 @@ public enum KnownFields {
                                         .object(
                                             fields(
                                                 of: MockSetFile.ResponseEntry.CodingKeys.self,
-                                                ["websocket": webSocket, "events": eventStream, "emit": .array(emit)]
+                                                [
+                                                    "websocket": webSocket, "events": eventStream, "emit": .array(emit),
+                                                    "dates": dates,
+                                                ]
                                             )
                                         )
                                     ),

@@ -2,7 +2,7 @@ extension ScenarioFile {
     /// Which requests an override catches. Every given part must hold; absent parts match anything.
     public struct MatchEntry: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case host, method, path, pathPattern, url, urlPattern, query, headers, body
+            case host, method, path, pathPattern, url, urlPattern, query, headers, body, graphql
         }
 
         /// The recorded host the request is for (`api.example.com`, `host:port`; case and the default ports 80 and 443
@@ -26,6 +26,8 @@ extension ScenarioFile {
         public var headers: [String: ValueMatchEntry]?
         /// One body condition, or an array of them that must all hold.
         public var body: BodyMatchList?
+        /// The GraphQL operation the request must be: its name, type and variables.
+        public var graphql: GraphQLMatchEntry?
 
         public init(
             method: String? = nil,
@@ -37,8 +39,10 @@ extension ScenarioFile {
             url: String? = nil,
             urlPattern: String? = nil,
             bodies: [BodyMatchEntry]? = nil,
-            host: String? = nil
+            host: String? = nil,
+            graphql: GraphQLMatchEntry? = nil
         ) {
+            self.graphql = graphql
             self.host = host
             self.method = method
             self.path = path

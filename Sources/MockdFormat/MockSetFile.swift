@@ -4,7 +4,8 @@
 /// are applied when the file is turned into `Stub`s.
 public struct MockSetFile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case version, matchHeaders, acceptMatching, normalize, cors, conditionalRequests, origins, rewriteURLs, stubs
+        case version, matchHeaders, acceptMatching, normalize, cors, conditionalRequests, origins, rewriteURLs
+        case rebaseDates, stubs
     }
 
     /// The newest format version this mockd reads and writes.
@@ -35,6 +36,10 @@ public struct MockSetFile: Codable, Sendable, Equatable {
     /// Rewrite absolute URLs of `origins` at serve time (default true), so an app that follows an image link or a
     /// redirect stays on the mock; `false` serves recorded URLs as recorded.
     public var rewriteURLs: Bool?
+    /// Serve the recorded dates of responses that list them (`ResponseEntry.dates`) moved by the session clock's now
+    /// minus the recording's time, in the recorded format and zone (default false: as recorded). A scenario's
+    /// `rebaseDates` overrides it for every set it serves.
+    public var rebaseDates: Bool?
     public var stubs: [StubEntry]
 
     public init(
@@ -45,6 +50,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         conditionalRequests: Bool? = nil,
         origins: [String]? = nil,
         rewriteURLs: Bool? = nil,
+        rebaseDates: Bool? = nil,
         stubs: [StubEntry]
     ) {
         self.version = version
@@ -54,6 +60,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         self.conditionalRequests = conditionalRequests
         self.origins = origins
         self.rewriteURLs = rewriteURLs
+        self.rebaseDates = rebaseDates
         self.stubs = stubs
     }
 
@@ -67,6 +74,7 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         conditionalRequests = try container.decodeIfPresent(Bool.self, forKey: .conditionalRequests)
         origins = try container.decodeIfPresent([String].self, forKey: .origins)
         rewriteURLs = try container.decodeIfPresent(Bool.self, forKey: .rewriteURLs)
+        rebaseDates = try container.decodeIfPresent(Bool.self, forKey: .rebaseDates)
         stubs = try container.decodeIfPresent([StubEntry].self, forKey: .stubs) ?? []
     }
 
@@ -90,7 +98,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
 
     /// What a request must look like.
     public struct RequestEntry: Codable, Sendable, Equatable {
-        enum CodingKeys: String, CodingKey, CaseIterable { case host, method, path, query, headers, body, recordedBody }
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case host, method, path, query, headers, body, recordedBody, graphql
+        }
 
         /// The recorded upstream host (`host[:port]`) in sets that keep several hosts apart; absent: any host.
         public var host: String?
@@ -106,6 +116,10 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         /// The body the recording sent when it is not part of the key (`body` absent): never matched, only sent again
         /// by `mockd refresh` (as `import-har` redacted it). Absent when the request had no body.
         public var recordedBody: BodyEntry?
+        /// A GraphQL operation: the stub answers it by operation name and variables (sent by `POST` or `GET`),
+        /// whatever the body's text; `query` then holds only the parameters GraphQL does not define, and `body` is
+        /// not given.
+        public var graphql: GraphQLEntry?
 
         public init(
             method: String,
@@ -114,8 +128,10 @@ public struct MockSetFile: Codable, Sendable, Equatable {
             headers: [String]? = nil,
             body: BodyEntry? = nil,
             host: String? = nil,
-            recordedBody: BodyEntry? = nil
+            recordedBody: BodyEntry? = nil,
+            graphql: GraphQLEntry? = nil
         ) {
+            self.graphql = graphql
             self.host = host
             self.method = method
             self.path = path
@@ -145,11 +161,30 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         }
     }
 
+    /// `dates` of a response: `{"recordedAt": "2026-11-29T20:00:00.123Z", "body": ["/code/expiresAt",
+    /// "/messages/*/sentAt"], "headers": ["Expires"]}`.
+    public struct DatesEntry: Codable, Sendable, Equatable {
+        enum CodingKeys: String, CodingKey, CaseIterable { case recordedAt, body, headers }
+
+        /// When the answer was recorded (the HAR entry's `startedDateTime`), RFC 3339 with a zone.
+        public var recordedAt: String
+        /// RFC 6901 JSON pointers to the dates in the JSON body; `*` stands for every element of an array.
+        public var body: [String]?
+        /// Response headers holding a date (`Expires`, `Last-Modified`; `Set-Cookie`: its `Expires` attribute).
+        public var headers: [String]?
+
+        public init(recordedAt: String, body: [String]? = nil, headers: [String]? = nil) {
+            self.recordedAt = recordedAt
+            self.body = body
+            self.headers = headers
+        }
+    }
+
     /// One step of a response sequence.
     public struct ResponseEntry: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case status, headers, bodyFile, body, json, recordedTimeMs, templated, websocket, events, fault, miss
-            case conditionalOnly, validators, rangeOnly, cachedCopy, emit
+            case conditionalOnly, validators, rangeOnly, cachedCopy, emit, dates
         }
 
         /// HTTP status, default 200.
@@ -197,6 +232,9 @@ public struct MockSetFile: Codable, Sendable, Equatable {
         public var rangeOnly: Bool?
         /// Pushes the answer causes, after it is sent (`EmitEntry`): WebSocket messages, Server-Sent Events, webhooks.
         public var emit: [EmitEntry]?
+        /// The recorded dates of this answer and when it was recorded, written by `mockd import-har`: served moved to
+        /// the session's clock when the set or scenario says `rebaseDates: true`.
+        public var dates: DatesEntry?
 
         public init(
             status: Int? = nil,

@@ -3,7 +3,7 @@
 public struct ResponseStepEntry: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case status, headers, addHeaders, body, bodyFile, bodyPatch, latency, throttle, fault, serverUnavailable,
-            websocket, events, hold, templated, emit
+            websocket, events, hold, templated, emit, graphqlErrors
     }
 
     public var status: Int?
@@ -33,6 +33,9 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
     /// Pushes the answer causes, after it is sent: WebSocket messages, Server-Sent Events and webhooks (`EmitEntry`).
     /// A step with its own `emit` replaces the pushes of the response it edits; without one it keeps them.
     public var emit: [EmitEntry]?
+    /// A GraphQL error answer (`GraphQLErrorsEntry`): `200` with `{"data": null, "errors": [...]}`; a string is one
+    /// error's message, an object one error, an array several.
+    public var graphqlErrors: GraphQLErrorsEntry?
 
     public init(
         status: Int? = nil,
@@ -49,8 +52,10 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
         events: EventStream? = nil,
         hold: HoldEntry? = nil,
         templated: Bool? = nil,
-        emit: [EmitEntry]? = nil
+        emit: [EmitEntry]? = nil,
+        graphqlErrors: GraphQLErrorsEntry? = nil
     ) {
+        self.graphqlErrors = graphqlErrors
         self.status = status
         self.headers = headers
         self.addHeaders = addHeaders
@@ -70,7 +75,9 @@ public struct ResponseStepEntry: Codable, Sendable, Equatable {
 
     /// Whether the step replaces the response outright (`body`, `bodyFile`, `serverUnavailable`) rather than
     /// editing the stub's.
-    public var definesResponse: Bool { body != nil || bodyFile != nil || serverUnavailable != nil }
+    public var definesResponse: Bool {
+        body != nil || bodyFile != nil || serverUnavailable != nil || graphqlErrors != nil
+    }
 }
 
 /// `latency`: a number (fixed ms) or one of `{"fixed": ms}`, `{"min": ms, "max": ms}`,

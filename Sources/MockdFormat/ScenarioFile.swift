@@ -5,6 +5,7 @@
 public struct ScenarioFile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case version, description, include, sets, defaults, conditionalRequests, overrides, normalize, cors, resources
+        case rebaseDates
     }
 
     public static let currentVersion = 1
@@ -26,6 +27,9 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
     public var cors: Bool?
     /// Stateful REST collections, per session (`ResourceEntry`).
     public var resources: [ResourceEntry]?
+    /// Serve the recorded dates of every set's responses moved to the session's clock (`true`) or as recorded
+    /// (`false`), whatever the sets say (`MockSetFile.rebaseDates`); absent: each set's own setting.
+    public var rebaseDates: Bool?
 
     public init(
         version: Int = ScenarioFile.currentVersion,
@@ -37,7 +41,8 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         overrides: [OverrideEntry]? = nil,
         normalize: RequestNormalization? = nil,
         cors: Bool? = nil,
-        resources: [ResourceEntry]? = nil
+        resources: [ResourceEntry]? = nil,
+        rebaseDates: Bool? = nil
     ) {
         self.version = version
         self.description = description
@@ -49,6 +54,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         self.normalize = normalize
         self.cors = cors
         self.resources = resources
+        self.rebaseDates = rebaseDates
     }
 
     public init(from decoder: any Decoder) throws {
@@ -63,6 +69,7 @@ public struct ScenarioFile: Codable, Sendable, Equatable {
         normalize = try container.decodeIfPresent(RequestNormalization.self, forKey: .normalize)
         cors = try container.decodeIfPresent(Bool.self, forKey: .cors)
         resources = try container.decodeIfPresent([ResourceEntry].self, forKey: .resources)
+        rebaseDates = try container.decodeIfPresent(Bool.self, forKey: .rebaseDates)
     }
 
     /// One override: which requests it catches, its priority, and what it answers.

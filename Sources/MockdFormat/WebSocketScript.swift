@@ -13,7 +13,7 @@ public import Foundation
 /// }
 /// ```
 public struct WebSocketScript: Codable, Sendable, Equatable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case steps, replies, connections, subprotocols }
+    enum CodingKeys: String, CodingKey, CaseIterable { case steps, replies, connections, subprotocols, graphql }
 
     /// Steps after the connection opens; each `after` counts from the previous step.
     public var steps: [WebSocketStep]?
@@ -29,13 +29,19 @@ public struct WebSocketScript: Codable, Sendable, Equatable {
     /// client that requires a subprotocol (GraphQL subscriptions) gets one. Read on the top-level script only (the
     /// handshake comes before the connection's number is known), not inside `connections`.
     public var subprotocols: [String]?
+    /// GraphQL over WebSocket (`graphql-transport-ws`, and the older `graphql-ws` of subscriptions-transport-ws): the
+    /// endpoint speaks the protocol (acknowledges `connection_init`, answers pings) and plays each subscription the
+    /// client starts from the entry for its operation.
+    public var graphql: GraphQLWebSocketScript?
 
     public init(
         steps: [WebSocketStep]? = nil,
         replies: [WebSocketReply]? = nil,
         connections: [WebSocketScript]? = nil,
-        subprotocols: [String]? = nil
+        subprotocols: [String]? = nil,
+        graphql: GraphQLWebSocketScript? = nil
     ) {
+        self.graphql = graphql
         self.steps = steps
         self.replies = replies
         self.connections = connections

@@ -34,6 +34,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         var firedOnce: Set<Int> = []
         /// Replies' `emit`, compiled on first use (the script was checked when it loaded).
         var replyEmissions: [Int: Emissions] = [:]
+        /// GraphQL over WebSocket, when the script speaks it (`websocket.graphql`).
+        var graphQL: GraphQLWebSocketSession?
 
         init(
             id: Int,
@@ -86,6 +88,8 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             case step(WebSocketStep, replyingTo: WebSocketMessage?)
             /// The grace period after our close frame is over: end the connection whether or not the client answered.
             case closeGraceOver
+            /// A GraphQL subscription's result (`GraphQLWebSocketSession`), sent while `subscription` runs.
+            case graphQL(message: String, subscription: String?, ends: Bool)
         }
 
         let deadline: UInt64
@@ -267,6 +271,9 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                     ), 0, 0
                 )
             }
+            if let graphQL = connection.script.graphql ?? script.graphql {
+                connection.graphQL = GraphQLWebSocketSession(script: graphQL)
+            }
             schedule(connection.script.steps ?? [], for: connection, replyingTo: nil)
             if !extra.isEmpty { extra.withUnsafeBytes { process(connection, connection.parser.feed($0)) } }
         case .send(let message, let session, let path):
@@ -343,6 +350,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
             switch event {
             case .message(let message):
                 let sequence = journal(connection, incoming: true, message: message)
+                if let session = connection.graphQL { react(to: session.receive(message), on: connection) }
                 // Each message's `regex` replies share one matching budget (`BoundedRegex`).
                 RegexBudget.startRequest()
                 for (index, reply) in (connection.script.replies ?? []).enumerated() where reply.when.matches(message) {
@@ -429,10 +437,40 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         }
     }
 
+    /// Carries out what the connection's GraphQL protocol says to a message: results timed from now, or a close.
+    private func react(to reactions: [GraphQLWebSocketSession.Reaction], on connection: Connection) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        for reaction in reactions {
+            switch reaction {
+            case .send(let afterMs, let message, let subscription, let ends):
+                push(
+                    Timer(
+                        deadline: now + UInt64(afterMs * 1_000_000),
+                        connection: connection.id,
+                        action: .graphQL(message: message, subscription: subscription, ends: ends)
+                    )
+                )
+            case .close(let code, let reason):
+                sendClose(code: code, reason: reason, on: connection)
+                connection.closeAfterFlush = true
+                flush(connection)
+            }
+        }
+    }
+
     private func fireDueTimers() {
         let now = DispatchTime.now().uptimeNanoseconds
         while let timer = timers.popDue(now: now) {
             guard let connection = connections[timer.connection] else { continue }
+            if case .graphQL(let message, let subscription, let ends) = timer.action {
+                guard !connection.closeSent, let session = connection.graphQL else { continue }
+                if let subscription {
+                    guard session.isActive(subscription) else { continue }
+                    if ends { session.ended(subscription) }
+                }
+                sendMessage(.text(message), on: connection)
+                continue
+            }
             guard case .step(let step, let trigger) = timer.action else {
                 teardown(connection)
                 continue

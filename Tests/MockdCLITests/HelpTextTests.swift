@@ -260,6 +260,8 @@ struct HelpTextTests {
           --cors                  Answer CORS preflights the recording lacks with a permissive 204, and let every
                                   answer allow the request's Origin.
           --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
+          --rebase-dates          Serve the recorded dates found in answers (listed in the report either way)
+                                  moved to the session's clock: writes "rebaseDates": true.
           --merge                 Merge into an existing set: stubs this HAR records are replaced, others (and
                                   hand edits to them) kept.
           -h, --help              Show help information.

@@ -122,6 +122,16 @@ struct MCPTests {
                     out["emit"] = await call("emit", {**t, "emit": [{"after": 20, "events": {"path": "/v1/feed", "event": "order", "data": {"id": 4521}}}]})
                     out["bad_emit"] = await call("emit", {**t, "emit": [{"events": {"path": "feed"}}]})
                     out["reset"] = await call("reset", t)
+                    out["add_graphql_stub"] = await call("add_graphql_stub", {**t, "id": "user7", "operationName": "GetUser", "variables": {"id": "7"}, "path": "/graphql", "data": {"user": {"name": "Ada"}}})
+                    out["add_graphql_errors"] = await call("add_graphql_stub", {**t, "operationName": "SendMessage", "errors": "Rate limited"})
+                    for document, variables in [("query GetUser($id: ID!) { user(id: $id) { name } }", {"id": "7"}), ("mutation SendMessage { send }", None)]:
+                        request = urllib.request.Request(base + "/graphql", data=json.dumps({"query": document, "variables": variables}).encode(), headers={"X-Mockd-Session": "t1", "Content-Type": "application/json"})
+                        out.setdefault("graphql_answers", []).append(urllib.request.urlopen(request).read().decode())
+                    out["set_clock"] = await call("set_clock", {**t, "set": "2030-01-01T09:00:00Z"})
+                    out["advance_clock"] = await call("set_clock", {**t, "advanceMs": 86400000})
+                    out["clock_both"] = await call("set_clock", {**t, "set": "2030-01-01T09:00:00Z", "advanceMs": 1})
+                    out["set_seed"] = await call("set_seed", {**t, "seed": 42})
+                    out["reset_again"] = await call("reset", t)
                     out["drop_session"] = await call("drop_session", t)
                     out["import_har"] = await call("import_har", {"file": har, "set": "agent", "root": root})
                     out["lint_set"] = await call("lint_set", {"set": "agent", "root": root})
@@ -253,6 +263,26 @@ struct MCPTests {
             "\(out["bad_emit"] ?? "")"
         )
         #expect(tool("reset").isError == false)
+        #expect((tool("add_graphql_stub").value as? [String: Any])?["id"] as? String == "user7")
+        #expect(tool("add_graphql_errors").isError == false, "\(out["add_graphql_errors"] ?? "")")
+        #expect(
+            out["graphql_answers"] as? [String] == [
+                #"{"data":{"user":{"name":"Ada"}}}"#, #"{"data":null,"errors":[{"message":"Rate limited"}]}"#,
+            ]
+        )
+        #expect(
+            ((tool("set_clock").value as? [String: Any])?["now"] as? String)?.hasPrefix("2030-01-01T09:00:") == true
+        )
+        #expect(
+            ((tool("advance_clock").value as? [String: Any])?["now"] as? String)?.hasPrefix("2030-01-02T09:00:")
+                == true,
+            "\(out["advance_clock"] ?? "")"
+        )
+        #expect(
+            tool("clock_both").isError
+                && tool("clock_both").value as? String == "set_clock: give set or advanceMs, not both"
+        )
+        #expect((tool("set_seed").value as? [String: Any])?["seed"] as? Int == 42, "\(out["set_seed"] ?? "")")
         #expect((tool("import_har").value as? String)?.contains("stubs written:  1 (1 responses, 0 sequences)") == true)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks/agent/index.json").path))
         #expect(tool("lint_set").isError == false)

@@ -50,7 +50,15 @@ struct WebSocketSubprotocolTests {
         #expect(index.contains(#""subprotocols" : ["#) || index.contains(#""subprotocols": ["#), "\(index)")
         let daemon = try RunningDaemon(["--set", "gql", "--root", root.path, "--port", "0", "--quiet"])
         defer { daemon.stop() }
-        let chosen = try Self.connect(daemon, "/graphql", offering: ["graphql-transport-ws"])
+        // The recorded connection speaks graphql-transport-ws: the endpoint acknowledges the client's init.
+        let chosen = try TimingWebSocketTests.python(
+            daemon,
+            """
+            async with websockets.connect(URL + "/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+                await ws.send(json.dumps({"type": "connection_init"}))
+                return {"subprotocol": ws.subprotocol, "first": await ws.recv()}
+            """
+        )
         #expect(chosen["subprotocol"] as? String == "graphql-transport-ws")
         #expect(chosen["first"] as? String == #"{"type":"connection_ack"}"#)
     }

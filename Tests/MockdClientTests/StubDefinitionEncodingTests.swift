@@ -83,6 +83,27 @@ struct StubDefinitionEncodingTests {
         )
     }
 
+    @Test func graphQLStubsMatchTheOperationAndAnswerDataOrErrors() throws {
+        #expect(
+            try encoded(StubDefinition.graphQL("GetUser", variables: ["id": "7", "first": 10], data: ["user": nil]))
+                == #"{"body":{"data":{"user":null}},"match":{"graphql":{"operationName":"GetUser","variables":{"first":10,"id":"7"}}}}"#
+        )
+        #expect(
+            try encoded(StubDefinition.graphQL(.init(matches: "Send.*"), path: "/graphql", errors: "Rate limited"))
+                == #"{"graphqlErrors":"Rate limited","match":{"graphql":{"operationName":{"matches":"Send.*"}},"path":"/graphql"}}"#
+        )
+        #expect(
+            try encoded(
+                StubDefinition.graphQL(
+                    "Feed",
+                    data: ["feed": []],
+                    errors: ["late", ["message": "x", "path": ["feed"]]]
+                )
+            )
+                == #"{"body":{"data":{"feed":[]},"errors":[{"message":"late"},{"message":"x","path":["feed"]}]},"match":{"graphql":{"operationName":"Feed"}}}"#
+        )
+    }
+
     @Test func jsonValueLiteralsRoundTrip() throws {
         let value: JSONValue = ["a": 1, "b": [true, nil, 2.5, "s"], "c": .object(["d": -3])]
         let text = try encoded(value)

@@ -230,7 +230,7 @@ struct ScenarioEngineTests {
                "headers": {"X-Request-Path": "{{request.path}}"},
                "body": {"path": "{{request.path}}", "q": "{{request.query.q}}", "h": "{{request.header.X-Device}}",
                         "name": "{{request.json.user.names[1]}}", "n": "{{counter}}", "token": "{{token}}", "email": "{{email}}",
-                        "unknown": "{{nope}}", "id": "{{uuid}}", "at": "{{now}}", "date": "{{now.http}}"}}
+                        "id": "{{uuid}}", "at": "{{now}}", "date": "{{now.http}}"}}
             ]}
             """#
         )
@@ -248,7 +248,6 @@ struct ScenarioEngineTests {
         #expect(first["n"] as? Int == 1)
         #expect(first["token"] as? String == "mockd-token-0000000000000000")
         #expect(first["email"] as? String == "user@example.com")
-        #expect(first["unknown"] as? String == "{{nope}}")
         #expect(
             (first["id"] as? String)?.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/)
                 != nil
@@ -270,16 +269,41 @@ struct ScenarioEngineTests {
         #expect(DateFormats.imfFixdate(date) == "Wed, 25 Nov 2026 20:00:00 GMT")
     }
 
-    @Test func unknownPlaceholdersAndNonUTF8BodiesStayByteExact() {
-        let text = Data("a {{ nope }} b {{x y}} c {{{token}}} {{ token }}".utf8)
-        let rendered = Template.parse(text)!.render(
-            TemplateContext(request: HTTPRequest(method: "GET", target: "/"), call: 1)
-        )
-        #expect(
-            String(decoding: rendered, as: UTF8.self)
-                == "a {{ nope }} b {{x y}} c {{{token}}} mockd-token-0000000000000000"
-        )
-        #expect(Template.parse(Data([0xFF, 0xD8, 0x7B, 0x7B]) + Data("token}}".utf8)) == nil)
+    @Test func unknownPlaceholdersAreRefusedWhereTheyLoad() throws {
+        // An override's body, and a mock set's: the file, the JSON path and the placeholder, never sent as written.
+        let root = try Self.makeRoot([
+            "s": #"{"sets": ["base"], "overrides": [{"match": {"path": "/x"}, "body": {"a": "{{ nope }}"}}]}"#
+        ])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect(throws: ConfigErrors.self) { try Scenario.load(named: "s", root: root) }
+        do {
+            _ = try Scenario.load(named: "s", root: root)
+        } catch let errors as ConfigErrors {
+            #expect(
+                errors.errors.map(\.description) == [
+                    #"configs/s.json: overrides[0].body: line 1: {{nope}}: unknown helper 'nope' (did you mean 'now'?) (docs/FORMAT.md lists the placeholders; "templated": false sends {{…}} as written)"#
+                ]
+            )
+        }
+        let set = root.url.appendingPathComponent("mocks/base/index.json")
+        try
+            #"{"stubs": [{"id": "a", "request": {"method": "GET", "path": "/a"}, "responses": [{"headers": ["X-At: {{now.htp}}"], "body": "x"}]}]}"#
+            .write(to: set, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) { try MockSetLoader(root: root).load(set: "base") }
+        do {
+            _ = try MockSetLoader(root: root).load(set: "base")
+        } catch let error as ConfigError {
+            #expect(
+                error.description
+                    == #"mocks/base/index.json: stubs[0].responses[0].headers: line 1: {{now.htp}}: unknown helper 'now.htp' (did you mean 'now.http'?) (docs/FORMAT.md lists the placeholders; "templated": false sends {{…}} as written)"#
+            )
+        }
+        // `templated: false` sends it as written.
+        try
+            #"{"stubs": [{"id": "a", "request": {"method": "GET", "path": "/a"}, "responses": [{"templated": false, "body": "{{nope}}"}]}]}"#
+            .write(to: set, atomically: true, encoding: .utf8)
+        let stubs = try MockSetLoader(root: root).load(set: "base")
+        #expect(String(decoding: stubs[0].firstResponse.body, as: UTF8.self) == "{{nope}}")
     }
 
     @Test func plainBodiesCarryNoTemplate() {

@@ -285,7 +285,7 @@ struct WireMockImportTests {
         #expect(
             result.mockSet.file.stubs.map(Self.compact) == [
                 #"{"id":"templates[0]","request":{"method":"POST","path":"/echo"},"responses":[{"body":"{{request.path}} {{request.method}} {{request.query.q}} {{request.query.q}} {{request.header.X-Id}} {{request.header.X-Id}} {{request.json.car.model}} {{request.json.items[0]}} {{uuid}} {{now}} {{request.body}}","headers":["X-Path: {{request.path}}"],"status":200}]}"#,
-                #"{"id":"templates[1]","request":{"method":"POST","path":"/rest"},"responses":[{"body":"{\"url\":\"{{request.url}}\",\"n\":\"{{randomValue length=5 type='NUMERIC'}}\",\"when\":\"{{now offset='1 days'}}\",\"x\":\"{{{request.body}}}\"}","status":200}]}"#,
+                #"{"id":"templates[1]","request":{"method":"POST","path":"/rest"},"responses":[{"body":"{\"url\":\"{{request.url}}\",\"n\":\"{{{{raw}}}}{{randomValue length=5 type='NUMERIC'}}{{{{/raw}}}}\",\"when\":\"{{{{raw}}}}{{now offset='1 days'}}{{{{/raw}}}}\",\"x\":\"{{{{raw}}}}{{{request.body}}}{{{{/raw}}}}\"}","status":200}]}"#,
             ]
         )
         let file = "$ROOT/templates.json"

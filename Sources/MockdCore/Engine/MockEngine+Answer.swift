@@ -470,7 +470,7 @@ extension MockEngine {
         }
         scenario.stubUsage.set(ordinal)
         // Stays set only while the response is the stub's step exactly as loaded.
-        var slot = response.template == nil ? takenSlot : nil
+        var slot = response.template == nil && response.dateShift == nil ? takenSlot : nil
         let defaults = scenario.defaults
         if let defaults {
             if defaults.literal { response.disableTemplate() }
@@ -513,13 +513,27 @@ extension MockEngine {
             response = ConditionalRequest.notModified(response)
             slot = nil
         }
+        if response.template != nil, let failure = response.templateFailure {
+            // Refused at load; a body read on first use, or made by a patch, is checked here: never sent as written.
+            return .planned(PlannedResponse(response: failure), nearMisses: [])
+        }
         let context = TemplateContext(request: request, call: call + 1, now: state.clock.date())
+        context.stubID = response.stubID ?? ""
+        context.seed = { state.switches.seed.seed }
         if !scenario.resources.isEmpty {
             context.resourceValue = { MockEngine.resourcePlaceholder($0, scenario: scenario, store: state.resources) }
         }
         context.scheme = clientScheme(of: request)
+        var rendered = response.rendered(context)
+        // A session whose clock was moved answers with its own `Date` (RFC 9110 §6.6.1) rather than the host's, so an
+        // app that reads `Date` against the body's (rebased or `{{now}}`) dates sees one clock.
+        if state.clock.offsetMs != 0, !rendered.headers.contains(name: "date") {
+            let now = Int64((state.clock.date().timeIntervalSince1970 * 1000).rounded(.down))
+            rendered.headers.add(name: "Date", value: DateText(milliseconds: now, layout: .http(zone: "GMT")).text)
+            slot = nil
+        }
         var plan = PlannedResponse(
-            response: response.rendered(context),
+            response: rendered,
             delayMs: min(
                 TimeLimits.maxDelayMs,
                 (recipe?.latency?.delay(call: call, recordedTimeMs: response.recordedTimeMs) ?? 0)

@@ -113,6 +113,14 @@ public struct HARCompiler {
                 scale: options.webSocketTimeScale,
                 waitForClient: options.webSocketWaitForClient
             )
+            if script.graphql != nil,
+                let operations = WebSocketScriptRecorder.graphQLScript(entry, scale: options.webSocketTimeScale)?
+                    .operations
+            {
+                for operation in operations {
+                    report.noteGraphQL(operation, path: key.path, requests: 1, stubs: 1)
+                }
+            }
             let recorded = RecordedResponse(
                 status: 101,
                 headers: [],
@@ -174,7 +182,7 @@ public struct HARCompiler {
         report.keptHosts[url.hostAndPort, default: 0] += 1
         origins.insert(url.origin)
 
-        let key = RequestKey(
+        var key = RequestKey(
             method: request.method,
             rawPath: url.rawPath,
             rawQuery: rawQuery,
@@ -216,6 +224,33 @@ public struct HARCompiler {
             requestBody = requestBody.with(bytes: requestBody.bytes, normalizer: normalizer)
         }
 
+        // A GraphQL operation is keyed by its name and variables, sent by GET or POST alike (a batch keeps its body).
+        var graphQL: GraphQLOperation?
+        if request.method == "POST" || request.method == "GET",
+            let operations = GraphQLRequest.operations(
+                method: request.method,
+                query: Substring(rawQuery),
+                body: requestBody.bytes,
+                contentType: requestBody.contentType,
+                normalizer: normalizer
+            ), operations.count == 1
+        {
+            graphQL = operations[0]
+            // A GraphQL operation is the same by GET (no body, no Content-Type) or POST: never keyed by Content-Type.
+            if let position = constraints.firstIndex(where: { $0.name == "content-type" }) {
+                constraints.remove(at: position)
+                constraintLines.remove(at: position)
+            }
+            key = RequestKey(
+                method: "POST",
+                rawPath: url.rawPath,
+                rawQuery: GraphQLRequest.otherQuery(rawQuery),
+                host: url.hostAndPort,
+                normalizer: normalizer
+            )
+            requestBody.canonical = Data(operations[0].key.utf8)
+        }
+
         guard let response = entry.response, failure == nil else {
             var recorded = RecordedResponse(status: 0, headers: [], body: Data(), mimeType: nil, time: entry.time)
             if let clientFault = RecordedFailure.clientFault(entry.failureText) {
@@ -230,7 +265,8 @@ public struct HARCompiler {
                 lines: constraintLines,
                 body: requestBody,
                 recorded,
-                entry: entry.index
+                entry: entry.index,
+                graphQL: graphQL.map { ($0, request.method) }
             )
             return
         }
@@ -241,6 +277,14 @@ public struct HARCompiler {
             hexBinary: entry.isPollyEntry
         )
         for note in decoded.notes { bodyNotes[note, default: []].append(entry.index) }
+        if graphQL != nil, HARCompiler.isPersistedQueryNotFound(decoded.bytes) {
+            report.keptHosts[url.hostAndPort, default: 0] -= 1
+            if report.keptHosts[url.hostAndPort] == 0 { report.keptHosts[url.hostAndPort] = nil }
+            return skip(
+                entry,
+                "GraphQL automatic persisted query handshake (PersistedQueryNotFound): the mock answers the operation by its hash, so the app never needs to send the document again"
+            )
+        }
         let mimeType = response.content.mimeType ?? response.headers["content-type"]
         var bodyNotRecorded: String?
         let recordedLength =
@@ -371,13 +415,47 @@ public struct HARCompiler {
             recorded.templated = redactedBody || redactedHeaders ? .redactedOnly : .off
         }
         recorded.miss = bodyNotRecorded
+        recorded.dates = recordedDates(
+            entry,
+            body: recorded.eventStream == nil && request.method != "HEAD" ? decoded.bytes : Data(),
+            headers: headers
+        )
         append(
             key: key,
             constraints: constraints,
             lines: constraintLines,
             body: requestBody,
             recorded,
-            entry: entry.index
+            entry: entry.index,
+            graphQL: graphQL.map { ($0, request.method) }
+        )
+    }
+
+    /// The dates of a recorded answer (`DateFields`) relative to the entry's `startedDateTime` (else the answer's
+    /// `Date`), noted for the report; `nil` when it holds none.
+    private mutating func recordedDates(_ entry: HAREntry, body: Data, headers: [String]) -> MockSetFile.DatesEntry? {
+        let reference =
+            entry.startedDateTime
+            ?? entry.response?.headers["date"].flatMap { DateText.parse($0.trimmingCharacters(in: .whitespaces))?.date }
+        // A recording dated outside 1990–9999 (a broken or hostile `startedDateTime`) has no dates to keep relative
+        // to it.
+        guard let reference, let recordedAtMs = Int64(exactly: (reference.timeIntervalSince1970 * 1000).rounded()),
+            DateFields.recordingTimesMs.contains(recordedAtMs)
+        else { return nil }
+        let inBody = DateFields.inJSON(body, recordedAtMs: recordedAtMs)
+        let fields = headers.compactMap { HeaderLine.parse($0).map { (name: $0.name, value: $0.value) } }
+        let inHeaders = DateFields.inHeaders(fields, recordedAtMs: recordedAtMs)
+        guard !inBody.isEmpty || !inHeaders.isEmpty else { return nil }
+        for found in inBody { report.noteDate("body \(found.location)", kind: found.kind, entry: entry.index) }
+        for found in inHeaders {
+            let name = HARImporter.canonicalHeaderName(found.location.asciiLowercased)
+            report.noteDate("header \(name)", kind: found.kind, entry: entry.index)
+        }
+        report.datedResponses += 1
+        return MockSetFile.DatesEntry(
+            recordedAt: DateFormats.rfc3339Milliseconds(Date(timeIntervalSince1970: Double(recordedAtMs) / 1000)),
+            body: inBody.isEmpty ? nil : inBody.map(\.location),
+            headers: inHeaders.isEmpty ? nil : inHeaders.map(\.location)
         )
     }
 
@@ -391,18 +469,28 @@ public struct HARCompiler {
         lines: [String],
         body: RecordedRequestBody,
         _ recorded: RecordedResponse,
-        entry: Int
+        entry: Int,
+        graphQL: (operation: GraphQLOperation, method: String)? = nil
     ) {
-        let groupKey = GroupKey(key: key, constraints: constraints)
+        let groupKey = GroupKey(key: key, constraints: constraints, graphQL: graphQL?.operation.identity)
         if let position = groups[groupKey] {
             ordered[position].entries.append((body, recorded, entry))
+            if let graphQL { ordered[position].graphQLOperations.append(graphQL.operation) }
         } else {
             let constraints = sharedConstraints.shared(constraints)
             let lines = sharedHeaderLines.shared(lines)
-            groups[GroupKey(key: key, constraints: constraints)] = ordered.count
-            ordered.append(
-                Group(key: key, constraintLines: lines, constraints: constraints, entries: [(body, recorded, entry)])
+            groups[GroupKey(key: key, constraints: constraints, graphQL: groupKey.graphQL)] = ordered.count
+            var group = Group(
+                key: key,
+                constraintLines: lines,
+                constraints: constraints,
+                entries: [(body, recorded, entry)]
             )
+            if let graphQL {
+                group.graphQLMethod = graphQL.method
+                group.graphQLOperations = [graphQL.operation]
+            }
+            ordered.append(group)
         }
     }
 
@@ -416,6 +504,34 @@ public struct HARCompiler {
         guard (300..<400).contains(status) else { return false }
         let location = response.headers["location"]?.trimmingCharacters(in: .whitespaces) ?? ""
         return !location.isEmpty || response.redirectURL != nil
+    }
+
+    /// A GraphQL stub's `request.graphql`: its name, type, variables and persisted query; the document only when it is
+    /// the key (no name, no persisted query).
+    static func entry(for operation: GraphQLOperation) -> GraphQLEntry {
+        let variables = try? JSONDecoder().decode(JSONValue.self, from: operation.variables)
+        return GraphQLEntry(
+            operationName: operation.operationName,
+            operationType: operation.operationType,
+            variables: variables == .object([:]) ? nil : variables,
+            persistedQuery: operation.persistedQuery,
+            document: operation.operationName == nil && operation.persistedQuery == nil ? operation.document : nil
+        )
+    }
+
+    /// Whether a GraphQL answer is Apollo's automatic-persisted-query refusal (`PersistedQueryNotFound`, or
+    /// `extensions.code` `PERSISTED_QUERY_NOT_FOUND`): the client sends the document next, which is what to keep.
+    static func isPersistedQueryNotFound(_ body: Data) -> Bool {
+        guard
+            ByteSearch.contains(Array("ERSISTED".utf8), in: body)
+                || ByteSearch.contains(Array("ersisted".utf8), in: body),
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let errors = object["errors"] as? [[String: Any]], !errors.isEmpty
+        else { return false }
+        return errors.allSatisfy { error in
+            error["message"] as? String == "PersistedQueryNotFound"
+                || (error["extensions"] as? [String: Any])?["code"] as? String == "PERSISTED_QUERY_NOT_FOUND"
+        }
     }
 
     /// Whether `Content-Range: bytes 0-(N-1)/N` covers all `length` bytes of a body (RFC 9110 §14.4).
@@ -466,7 +582,9 @@ public struct HARCompiler {
         var groups = ordered
         ordered = []
         self.groups = [:]
-        for group in groups where group.entries.count > 1 {
+        // A GraphQL operation's requests differ in their text by design (whitespace, member order, the document):
+        // one sequence per set of variables, nothing to note.
+        for group in groups where group.entries.count > 1 && group.graphQLOperations.isEmpty {
             // Entries are one sequence when their canonical bodies agree: the first entry of each body is the one
             // later entries are compared with.
             var firstByBody: [Data: (entry: Int, bytes: Data)] = [:]
@@ -599,7 +717,15 @@ public struct HARCompiler {
             let group = groups[position]
             // Only this iteration holds the group's entries now: they go with it, their bodies kept in `files`.
             groups[position].entries = []
-            for var variant in group.variants() {
+            let graphQLByEntry = Dictionary(
+                zip(group.entries.map(\.entry), group.graphQLOperations),
+                uniquingKeysWith: { first, _ in first }
+            )
+            let variants = group.variants()
+            if let first = group.graphQLOperations.first {
+                report.noteGraphQL(first, path: group.key.path, requests: group.entries.count, stubs: variants.count)
+            }
+            for var variant in variants {
                 HARCompiler.gateSteps(of: &variant, key: group.key, report: &report, conditional: &conditional)
                 HARCompiler.refuseAmbiguousLossyBodies(&variant, key: group.key, report: &report)
                 if let rewrite {
@@ -618,9 +744,13 @@ public struct HARCompiler {
                         }
                     }
                 }
-                let id = namer.uniqueID(for: group.key)
+                let operation = variant.entries.first.flatMap { graphQLByEntry[$0] }
+                let id = namer.uniqueID(
+                    for: group.key.with(method: operation == nil ? group.key.method : group.graphQLMethod ?? "POST"),
+                    label: operation.map { $0.operationName ?? "anonymous" }
+                )
                 var requestEntry = MockSetFile.RequestEntry(
-                    method: group.key.method,
+                    method: operation == nil ? group.key.method : group.graphQLMethod ?? "POST",
                     path: group.key.path,
                     query: group.key.query.isEmpty ? nil : group.key.readableQuery,
                     headers: group.constraintLines.isEmpty ? nil : group.constraintLines,
@@ -634,13 +764,14 @@ public struct HARCompiler {
                         contentType: MediaType.essence(of: body.contentType).nilIfEmpty
                     )
                     // Part of the key when the group's requests differed by body; otherwise kept as what was sent,
-                    // for `mockd refresh` to send again.
-                    if variant.requestBody != nil {
+                    // for `mockd refresh` to send again. A GraphQL operation's body is never its key.
+                    if variant.requestBody != nil, operation == nil {
                         requestEntry.body = entry
                     } else {
                         requestEntry.recordedBody = entry
                     }
                 }
+                if let operation { requestEntry.graphql = HARCompiler.entry(for: operation) }
                 var responses: [MockSetFile.ResponseEntry] = []
                 for (step, recorded) in variant.responses.enumerated() {
                     var entry = MockSetFile.ResponseEntry(
@@ -657,6 +788,7 @@ public struct HARCompiler {
                         recorded.conditionalOnly && !recorded.validators.isEmpty ? recorded.validators : nil
                     entry.rangeOnly = recorded.rangeOnly ? true : nil
                     entry.cachedCopy = recorded.cachedCopy
+                    entry.dates = recorded.dates
                     // Recorded bytes are literal: a `{{` in a recorded page must never be rendered as a placeholder.
                     entry.templated = recorded.templated
                     if !recorded.body.isEmpty, recorded.eventStream == nil {
@@ -698,8 +830,10 @@ public struct HARCompiler {
             cors: options.cors ? true : nil,
             conditionalRequests: conditional ? true : nil,
             origins: origins.isEmpty ? nil : origins.sorted(),
+            rebaseDates: options.rebaseDates ? true : nil,
             stubs: stubs
         )
+        report.rebaseDates = options.rebaseDates
         return (MockSetBuild(file: file, files: files), report)
     }
 
@@ -785,22 +919,34 @@ public struct HARCompiler {
         var merged: [Group] = []
         for group in groups {
             let key = group.key.with(host: "")
-            let groupKey = GroupKey(key: key, constraints: group.constraints)
+            let groupKey = GroupKey(
+                key: key,
+                constraints: group.constraints,
+                graphQL: group.graphQLOperations.first?.identity
+            )
             if let position = positions[groupKey] {
                 merged[position].entries += group.entries
-                merged[position].entries.sort { $0.entry < $1.entry }
+                merged[position].graphQLOperations += group.graphQLOperations
+                let order = merged[position].entries.indices.sorted {
+                    merged[position].entries[$0].entry < merged[position].entries[$1].entry
+                }
+                merged[position].entries = order.map { merged[position].entries[$0] }
+                if !merged[position].graphQLOperations.isEmpty {
+                    merged[position].graphQLOperations = order.map { merged[position].graphQLOperations[$0] }
+                }
                 if !hostsByKey[position]!.contains(group.key.host) { hostsByKey[position]!.append(group.key.host) }
             } else {
                 positions[groupKey] = merged.count
                 hostsByKey[merged.count] = [group.key.host]
-                merged.append(
-                    Group(
-                        key: key,
-                        constraintLines: group.constraintLines,
-                        constraints: group.constraints,
-                        entries: group.entries
-                    )
+                var flattened = Group(
+                    key: key,
+                    constraintLines: group.constraintLines,
+                    constraints: group.constraints,
+                    entries: group.entries
                 )
+                flattened.graphQLMethod = group.graphQLMethod
+                flattened.graphQLOperations = group.graphQLOperations
+                merged.append(flattened)
             }
         }
         if warn {
@@ -818,6 +964,9 @@ public struct HARCompiler {
 private struct GroupKey: Hashable {
     let key: RequestKey
     let constraints: [HeaderConstraint]
+    /// A GraphQL operation's identity (`GraphQLOperation.identity`): its requests are one group whatever their
+    /// bodies, told apart by variables as body variants are.
+    var graphQL: String? = nil
 }
 
 private struct RecordedResponse {
@@ -834,6 +983,8 @@ private struct RecordedResponse {
     /// Why this answer cannot be served (body not recorded, only a 304): written as the step's `miss`.
     var miss: String? = nil
     var conditionalOnly = false
+    /// The recorded dates found in the answer (`DateFields`), written as the step's `dates`.
+    var dates: MockSetFile.DatesEntry? = nil
     /// For a 304: the recorded request's `If-None-Match` / `If-Modified-Since` lines.
     var validators: [String] = []
     /// For a 304 whose body is the client's cached copy and no whole representation beside it: the copy's media type.
@@ -861,7 +1012,8 @@ private struct RecordedResponse {
 private struct RecordedRequestBody {
     let bytes: Data
     let contentType: String?
-    let canonical: Data
+    /// What tells requests apart: the canonical body, or a GraphQL operation's key.
+    var canonical: Data
     /// Whether the exporter wrote bytes that were not UTF-8 as text, each invalid sequence a U+FFFD: the recorded
     /// text is all that is known of the body, and different bodies may have become the same text.
     var lossy = false
@@ -939,6 +1091,9 @@ private struct Group {
     let constraintLines: [String]
     var constraints: [HeaderConstraint] = []
     var entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]
+    /// For a GraphQL operation's group: the first request's method (the stub's) and each entry's operation, in order.
+    var graphQLMethod: String?
+    var graphQLOperations: [GraphQLOperation] = []
 
     init(
         key: RequestKey,

@@ -30,6 +30,9 @@ public struct HARImportOptions: Sendable {
     public var cors = false
     /// Leave hosts out of keys even when several hosts are kept (same-path collisions are reported).
     public var flattenHosts = false
+    /// Write `"rebaseDates": true`: the recorded dates found in answers (always listed in their `dates`) are served
+    /// moved to the session's clock.
+    public var rebaseDates = false
     /// Request headers recorded as match constraints (lower-case names).
     public var matchHeaders: [String]
     /// Recorded WebSocket frame delays are multiplied by this (0 sends everything at once).
@@ -159,10 +162,13 @@ struct FileNamer {
     private var nextSuffix: [String: Int] = [:]
 
     /// `GET_v1_messages__limit-20`; a repeat gets `-2`, `-3` in order of appearance.
-    mutating func uniqueID(for key: RequestKey) -> String {
+    /// - Parameter label: Said instead of the query (a GraphQL operation's name: `POST_graphql__GetUser`).
+    mutating func uniqueID(for key: RequestKey, label: String? = nil) -> String {
         var base = key.method + "_" + FileNamer.sanitize(key.path.split(separator: "/").joined(separator: "_"))
         if key.path == "/" { base += "root" }
-        if !key.query.isEmpty {
+        if let label {
+            base += "__" + FileNamer.sanitize(label)
+        } else if !key.query.isEmpty {
             let query = key.query.replacingOccurrences(of: "=", with: "-").replacingOccurrences(of: "&", with: "_")
             base += "__" + FileNamer.sanitize(query)
         }

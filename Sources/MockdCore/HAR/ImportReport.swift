@@ -44,6 +44,50 @@ public struct ImportReport: Sendable, Equatable {
     /// What the import did that serves an answer the recording justifies although a producer wrote it unusually.
     public var notes: [String] = []
 
+    /// Recorded dates found in answers, by where (`body /code/expiresAt`, `header Expires`) and how they are written
+    /// (`ISO 8601`, `epoch ms`), with the entries: kept relative to each entry's time (`rebaseDates`).
+    public struct DateFinding: Sendable, Equatable {
+        public let location: String
+        public let kind: String
+        public var entries: [Int]
+    }
+
+    public var dates: [DateFinding] = []
+    /// Answers holding at least one date.
+    public var datedResponses = 0
+    /// Whether the set was written with `rebaseDates: true`.
+    public var rebaseDates = false
+
+    mutating func noteDate(_ location: String, kind: String, entry: Int) {
+        if let index = dates.firstIndex(where: { $0.location == location && $0.kind == kind }) {
+            dates[index].entries.append(entry)
+        } else {
+            dates.append(DateFinding(location: location, kind: kind, entries: [entry]))
+        }
+    }
+
+    /// A GraphQL operation the recording holds: `query GetUser`, its requests and the stubs they became (one per set
+    /// of variables).
+    public struct GraphQLOperationSummary: Sendable, Equatable {
+        public let label: String
+        public var requests: Int
+        public var stubs: Int
+    }
+
+    public var graphQLOperations: [GraphQLOperationSummary] = []
+    /// The paths GraphQL requests went to (`/graphql`).
+    public var graphQLPaths: [String] = []
+
+    mutating func noteGraphQL(_ operation: GraphQLOperation, path: String, requests: Int, stubs: Int) {
+        if !graphQLPaths.contains(path) { graphQLPaths.append(path) }
+        if let index = graphQLOperations.firstIndex(where: { $0.label == operation.label }) {
+            graphQLOperations[index].requests += requests
+            graphQLOperations[index].stubs += stubs
+        } else {
+            graphQLOperations.append(GraphQLOperationSummary(label: operation.label, requests: requests, stubs: stubs))
+        }
+    }
+
     public struct BodyNote: Sendable, Equatable {
         public let note: String
         public let entries: [Int]
@@ -173,6 +217,37 @@ public struct ImportReport: Sendable, Equatable {
             lines.append(
                 "  304 responses:  \(notModifiedAsConditional) kept in place in their sequences, answered to conditional requests; a plain request gets the recorded full response"
             )
+        }
+        if !graphQLOperations.isEmpty {
+            let requests = graphQLOperations.reduce(0) { $0 + $1.requests }
+            lines.append(
+                "  GraphQL:        \(requests) request\(requests == 1 ? "" : "s") to \(graphQLPaths.joined(separator: ", ")) as \(graphQLOperations.count) operation\(graphQLOperations.count == 1 ? "" : "s"), matched by operation name and variables (not the body's text)"
+            )
+            for operation in graphQLOperations.prefix(30) {
+                let stubs = operation.stubs == 1 ? "1 stub" : "\(operation.stubs) stubs (one per set of variables)"
+                lines.append(
+                    "    \(operation.label): \(operation.requests) request\(operation.requests == 1 ? "" : "s"), \(stubs)"
+                )
+            }
+            if graphQLOperations.count > 30 { lines.append("    … (\(graphQLOperations.count) operations in all)") }
+        }
+        if !dates.isEmpty {
+            let total = dates.reduce(0) { $0 + $1.entries.count }
+            var kinds: [String: Int] = [:]
+            for finding in dates { kinds[finding.kind, default: 0] += finding.entries.count }
+            let byKind = kinds.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map {
+                "\($0.key) ×\($0.value)"
+            }
+            lines.append(
+                "  dates:          \(total) in \(datedResponses) response\(datedResponses == 1 ? "" : "s") (\(byKind.joined(separator: ", "))), kept relative to each entry's startedDateTime; "
+                    + (rebaseDates
+                        ? "served moved to the session's clock (rebaseDates: true)"
+                        : "served as recorded until the set or a scenario says rebaseDates: true (import-har --rebase-dates)")
+            )
+            for finding in dates.prefix(12) {
+                lines.append("    \(finding.location): \(finding.kind) (\(ImportReport.entryList(finding.entries)))")
+            }
+            if dates.count > 12 { lines.append("    … (\(dates.count) places in all)") }
         }
         for note in notes {
             lines.append("  note: \(note)")

@@ -11,6 +11,8 @@ extension RequestPattern {
         if let host, host != narrower.host { return false }
         if let method, method != narrower.method { return false }
         guard bodies.isEmpty else { return false }
+        // A GraphQL condition covers only the same condition (operators are not compared).
+        if let graphQL, graphQL.entry != narrower.graphQL?.entry { return false }
         guard coversPath(of: narrower) else { return false }
         for condition in query where !narrower.query.contains(where: { $0 == condition }) { return false }
         for (name, matcher) in queryMatchers {

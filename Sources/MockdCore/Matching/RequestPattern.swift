@@ -30,6 +30,9 @@ public struct RequestPattern: Sendable {
     public let headerMatchers: [(name: String, matcher: ValueMatcher)]
     /// Body conditions; all must hold.
     public let bodies: [BodyCondition]
+    /// The GraphQL operation the request must be (`match.graphql`); read from the request only when every other part
+    /// holds.
+    let graphQL: GraphQLCondition?
 
     /// The first body condition (patterns written with a single `body` object have at most one).
     public var body: BodyCondition? { bodies.first }
@@ -81,8 +84,10 @@ public struct RequestPattern: Sendable {
         headers: [String: ValueMatchEntry],
         queryMatchers: [(String, ValueMatcher)] = [],
         headerMatchers: [(String, ValueMatcher)] = [],
-        bodies: [BodyCondition]
+        bodies: [BodyCondition],
+        graphQL: GraphQLCondition? = nil
     ) {
+        self.graphQL = graphQL
         self.host = host.map(HostName.normalized)
         self.method = method
         self.pathText = path
@@ -267,6 +272,9 @@ public struct RequestPattern: Sendable {
             )
             if stopAtFirst || outcome { return result }
         }
+        if let graphQL, stopAtFirst ? result.isEmpty : true {
+            result += graphQL.differences(request, stopAtFirst: stopAtFirst)
+        }
         return result
     }
 
@@ -411,6 +419,14 @@ extension RequestPattern {
         }
         let queryMatchers = matchers(match.query, "query")
         let headerMatchers = matchers(match.headers, "headers")
+        var graphQL: GraphQLCondition?
+        if let entry = match.graphql {
+            do {
+                graphQL = try GraphQLCondition(entry)
+            } catch {
+                fail("graphql", error.message)
+            }
+        }
         var bodies: [BodyCondition] = []
         if let list = match.body {
             for (index, body) in list.conditions.enumerated() {
@@ -434,7 +450,8 @@ extension RequestPattern {
             headers: match.headers ?? [:],
             queryMatchers: queryMatchers,
             headerMatchers: headerMatchers,
-            bodies: bodies
+            bodies: bodies,
+            graphQL: graphQL
         )
     }
 }

@@ -32,14 +32,17 @@ public final class Stub: NativeResponseSlot {
         let laterResponses: [MockResponse]
         let laterSlots: [NativeResponseBox]
         let afterLast: ExhaustionPolicy
+        let graphQL: GraphQLOperation?
 
         init(
             headerConstraints: [HeaderConstraint],
             body: Data?,
             bodyContentType: String?,
             laterResponses: [MockResponse],
-            afterLast: ExhaustionPolicy
+            afterLast: ExhaustionPolicy,
+            graphQL: GraphQLOperation? = nil
         ) {
+            self.graphQL = graphQL
             self.headerConstraints = headerConstraints
             self.body = body
             self.bodyContentType = bodyContentType
@@ -84,7 +87,8 @@ public final class Stub: NativeResponseSlot {
         responses: [MockResponse],
         afterLast: ExhaustionPolicy,
         deferred: DeferredResponses?,
-        sharing extrasCache: ConstraintExtrasCache? = nil
+        sharing extrasCache: ConstraintExtrasCache? = nil,
+        graphQL: GraphQLOperation? = nil
     ) {
         precondition(!responses.isEmpty, "a stub needs at least one response")
         self.deferred = deferred
@@ -96,7 +100,8 @@ public final class Stub: NativeResponseSlot {
         // Sorted already when the loader shares one list among many stubs: kept as is, not copied.
         let isSorted = zip(headerConstraints, headerConstraints.dropFirst()).allSatisfy { $0.name <= $1.name }
         let constraints = isSorted ? headerConstraints : headerConstraints.sorted { $0.name < $1.name }
-        let onlyConstraints = body == nil && bodyContentType == nil && responses.count == 1 && afterLast == .repeatLast
+        let onlyConstraints =
+            body == nil && bodyContentType == nil && responses.count == 1 && afterLast == .repeatLast && graphQL == nil
         if constraints.isEmpty, onlyConstraints {
             self.extras = nil
         } else if onlyConstraints, let extrasCache {
@@ -107,7 +112,8 @@ public final class Stub: NativeResponseSlot {
                 body: body,
                 bodyContentType: bodyContentType,
                 laterResponses: Array(stamped.dropFirst()),
-                afterLast: afterLast
+                afterLast: afterLast,
+                graphQL: graphQL
             )
         }
         self.loadedIsStatic = Stub.isStatic(first: responses[0], count: responses.count, afterLast: afterLast)
@@ -117,6 +123,7 @@ public final class Stub: NativeResponseSlot {
         // Pushes are rendered per request (their templates read it), so a stub with `emit` is never answered as loaded.
         count == 1 && afterLast != .notFound && first.template == nil && first.unjustified == nil
             && first.emissions == nil
+            && first.dateShift == nil
     }
 
     /// The first response of the sequence (for most stubs the only one).
@@ -145,6 +152,9 @@ public final class Stub: NativeResponseSlot {
     public var body: Data? { extras?.body }
     /// The media type `body` was canonicalised as (`application/json`, a form…), for re-normalising it.
     public var bodyContentType: String? { extras?.bodyContentType }
+    /// The GraphQL operation the stub answers (`request.graphql`): matched by operation and variables, not by key
+    /// body; `nil` for other stubs.
+    var graphQL: GraphQLOperation? { extras?.graphQL }
     /// What happens after the last response of the sequence.
     public var afterLast: ExhaustionPolicy { extras?.afterLast ?? .repeatLast }
     /// How many responses the sequence has (at least one).
@@ -181,7 +191,7 @@ public final class Stub: NativeResponseSlot {
     /// How many constraints beyond the key this stub imposes; more specific stubs win.
     var specificity: Int {
         guard let extras else { return 0 }
-        return extras.headerConstraints.count + (extras.body == nil ? 0 : 1)
+        return extras.headerConstraints.count + (extras.body == nil && extras.graphQL == nil ? 0 : 1)
     }
 
     /// Whether every header constraint holds for `headers`.
@@ -201,9 +211,12 @@ public final class Stub: NativeResponseSlot {
         let key: RequestKey
         let headerConstraints: [HeaderConstraint]
         let body: Data?
+        let graphQL: String?
     }
 
-    var identity: Identity { Identity(key: key, headerConstraints: headerConstraints, body: body) }
+    var identity: Identity {
+        Identity(key: key, headerConstraints: headerConstraints, body: body, graphQL: graphQL?.key)
+    }
 }
 
 /// Hands out one `Stub.Extras` per list of header constraints, for stubs that differ from a plain stub only by

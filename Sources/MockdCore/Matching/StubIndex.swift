@@ -48,6 +48,9 @@ public final class StubIndex: Sendable {
     private let recordedHosts: [RequestKey: String]
     /// Every host that recorded a host-keyed stub: a `Host` header names an upstream only when it is one of these.
     let recordedHostNames: Set<String>
+    /// The stubs keyed by GraphQL operation (`request.graphql`), outside the key table; `nil` when there are none, so
+    /// other sets' requests pay one check.
+    let graphQL: GraphQLRoutes?
 
     /// Builds the index from mock sets layered in order; a later stub with the same key and constraints
     /// replaces an earlier one in place.
@@ -58,11 +61,22 @@ public final class StubIndex: Sendable {
         var stubs: [Stub] = []
         stubs.reserveCapacity(total)
         var builder = Builder(capacity: total)
+        // GraphQL stubs are routed by operation (`GraphQLRoutes`), not by key: layered by identity here.
+        var graphQLPositions: [Stub.Identity: Int] = [:]
         if normalizer.isEmpty {
             // Keys and bodies are the stubs' own, so one table serves both layering and routing: one hash per stub,
             // no identity table beside the routes.
             for layer in layers {
                 for stub in layer {
+                    if stub.graphQL != nil {
+                        if let earlier = graphQLPositions[stub.identity] {
+                            stubs[earlier] = stub
+                        } else {
+                            graphQLPositions[stub.identity] = stubs.count
+                            stubs.append(stub)
+                        }
+                        continue
+                    }
                     let hash = stub.key.routeHash
                     if let earlier = builder.sameIdentity(as: stub, hash: hash, stubs: stubs) {
                         stubs[earlier] = stub
@@ -99,7 +113,7 @@ public final class StubIndex: Sendable {
                         ) : body
                 }
             }
-            for ordinal in stubs.indices {
+            for ordinal in stubs.indices where stubs[ordinal].graphQL == nil {
                 builder.add(
                     ordinal,
                     key: routeKeys[ordinal],
@@ -117,6 +131,8 @@ public final class StubIndex: Sendable {
         self.table = builder.table
         self.groups = builder.groups
         self.normalizer = normalizer
+        let keys = self.routeKeys
+        self.graphQL = GraphQLRoutes(stubs: stubs, normalizer: normalizer) { keys.isEmpty ? stubs[$0].key : keys[$0] }
         var recordedHosts: [RequestKey: String] = [:]
         var hostNames: Set<String> = []
         if hasHostKeys {
@@ -237,12 +253,35 @@ public final class StubIndex: Sendable {
     /// answered by that host's stubs, else by host-free ones; a request naming none by host-free stubs, else by the
     /// stubs of the one host that recorded its key.
     func match(_ request: HTTPRequest, key: RequestKey) -> Int? {
+        if let graphQL, graphQL.paths.contains(key.path), let hit = matchGraphQL(request, key: key, routes: graphQL) {
+            return hit
+        }
         guard hasHostKeys else { return matchRoute(request, key: key) }
         if let host = namedHost(of: request) {
             return matchRoute(request, key: key.with(host: host)) ?? matchRoute(request, key: key)
         }
         if let hit = matchRoute(request, key: key) { return hit }
         return soleRecordedHost(of: key).flatMap { matchRoute(request, key: key.with(host: $0)) }
+    }
+
+    /// The GraphQL stub answering `request` (read as GraphQL only here, for a path GraphQL stubs answer): among those
+    /// of its operation whose header constraints hold, the most specific, then the first listed. `nil` when the
+    /// request is not GraphQL or no stub has its operation.
+    private func matchGraphQL(_ request: HTTPRequest, key: RequestKey, routes: GraphQLRoutes) -> Int? {
+        guard request.method == "POST" || request.method == "GET",
+            let operations = GraphQLRequest.operations(of: request, normalizer: normalizer)
+        else { return nil }
+        let candidates = routes.candidates(
+            for: operations,
+            path: key.path,
+            query: GraphQLRequest.otherQuery(request.query, normalizer: normalizer),
+            namedHost: hasHostKeys ? namedHost(of: request) : nil
+        )
+        var best: Int?
+        for ordinal in candidates where stubs[ordinal].acceptsHeaders(request.headers) {
+            if best == nil || stubs[ordinal].specificity > stubs[best!].specificity { best = ordinal }
+        }
+        return best
     }
 
     private func matchRoute(_ request: HTTPRequest, key: RequestKey) -> Int? {

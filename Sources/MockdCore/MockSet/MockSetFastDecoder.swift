@@ -93,6 +93,7 @@ enum MockSetFastDecoder {
                 case "conditionalRequests": return parser.optional(&file.conditionalRequests) { $0.bool() }
                 case "origins": return parser.optional(&file.origins) { $0.stringArray() }
                 case "rewriteURLs": return parser.optional(&file.rewriteURLs) { $0.bool() }
+                case "rebaseDates": return parser.optional(&file.rebaseDates) { $0.bool() }
                 case "stubs": return parser.optional(&stubs) { $0.stubArray() }
                 default: return false
                 }
@@ -216,6 +217,7 @@ enum MockSetFastDecoder {
             var headers: [String]?
             var body: MockSetFile.BodyEntry?
             var recordedBody: MockSetFile.BodyEntry?
+            var graphql: GraphQLEntry?
             let ok = object { parser, key in
                 switch key {
                 case "host": return parser.optional(&host) { $0.string() }
@@ -226,6 +228,8 @@ enum MockSetFastDecoder {
                     return parser.optional(&headers) { $0.stringArray(repeating: \.lastRequestHeaders) }
                 case "body": return parser.optional(&body) { $0.requestBody() }
                 case "recordedBody": return parser.optional(&recordedBody) { $0.requestBody() }
+                case "graphql":
+                    return parser.optional(&graphql) { $0.decoded(GraphQLEntry.self, shape: KnownFields.graphqlKey) }
                 default: return false
                 }
             }
@@ -237,7 +241,8 @@ enum MockSetFastDecoder {
                 headers: headers,
                 body: body,
                 host: host,
-                recordedBody: recordedBody
+                recordedBody: recordedBody,
+                graphql: graphql
             )
         }
 
@@ -283,6 +288,10 @@ enum MockSetFastDecoder {
                 case "cachedCopy": return parser.optional(&step.cachedCopy) { $0.string() }
                 case "emit":
                     return parser.optional(&step.emit) { $0.decoded([EmitEntry].self, shape: .array(KnownFields.emit)) }
+                case "dates":
+                    return parser.optional(&step.dates) {
+                        $0.decoded(MockSetFile.DatesEntry.self, shape: KnownFields.dates)
+                    }
                 default: return false
                 }
             }

@@ -14,11 +14,19 @@ public struct MockSetLoader: Sendable {
     /// body file; their existence and permissions are still checked, see `DeferredResponses`). Tools that inspect a
     /// set (`mockd validate`) read them at load, so an unreadable one is an error there.
     public var defersBodies = true
+    /// A scenario's `rebaseDates`, which wins over each set's own; `nil`: the set's.
+    public var rebaseDates: Bool?
 
-    public init(root: MockdRoot, alwaysCheckUnknownFields: Bool = false, defersBodies: Bool = true) {
+    public init(
+        root: MockdRoot,
+        alwaysCheckUnknownFields: Bool = false,
+        defersBodies: Bool = true,
+        rebaseDates: Bool? = nil
+    ) {
         self.root = root
         self.alwaysCheckUnknownFields = alwaysCheckUnknownFields
         self.defersBodies = defersBodies
+        self.rebaseDates = rebaseDates
     }
 
     /// Loads mock set `name` from `mocks/<name>/`.
@@ -143,6 +151,7 @@ public struct MockSetLoader: Sendable {
             matchHeaders: Set((file.matchHeaders ?? MockSetFile.defaultMatchHeaders).map(\.asciiLowercased)),
             origins: origins,
             negotiatesAccept: file.acceptMatching != "exact",
+            rebasesDates: rebaseDates ?? file.rebaseDates ?? false,
             firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs),
             deferred: defersBodies
                 ? DeferredResponses.Context(read: bodyReader.readChecked, origins: origins, indexName: indexName) : nil
@@ -156,6 +165,13 @@ public struct MockSetLoader: Sendable {
         stubs.reserveCapacity(entries.count)
         for slice in slices { stubs.append(contentsOf: try slice.get()) }
         return stubs
+    }
+
+    /// A placeholder problem as a load error's message: the body file it is in, the problem, and how to send `{{…}}`
+    /// as written instead.
+    static func templateMessage(_ problem: TemplateProblem, in file: String?) -> String {
+        (file.map { "'\($0)' " } ?? "") + problem.message
+            + #" (docs/FORMAT.md lists the placeholders; "templated": false sends {{…}} as written)"#
     }
 
     /// A stub's id: its own, or `METHOD_path`.
@@ -181,6 +197,8 @@ private struct StubBuilder: Sendable {
     let origins: OriginRewrite?
     /// Whether `Accept` constraints negotiate (`acceptMatching` is not `exact`).
     let negotiatesAccept: Bool
+    /// Whether responses' recorded `dates` are served moved to the session's clock (`rebaseDates`).
+    let rebasesDates: Bool
     let firstDuplicateID: Int?
     /// Set when small body files are read on first use (`MockSetLoader.defersBodies`).
     let deferred: DeferredResponses.Context?
@@ -216,10 +234,25 @@ private struct StubBuilder: Sendable {
             if let host = request.host, host.isEmpty || host.contains(where: { $0 == "/" || $0 == " " }) {
                 throw fail("request.host", "'\(host)' is not a host[:port]")
             }
+            var graphQL: GraphQLOperation?
+            if let entry = request.graphql {
+                guard request.body == nil else {
+                    throw fail(
+                        "request.graphql",
+                        #"a GraphQL stub is keyed by its operation: give "graphql" or "body", not both"#
+                    )
+                }
+                do {
+                    graphQL = try GraphQLOperation(entry: entry)
+                } catch {
+                    throw fail("request.graphql", error.message)
+                }
+            }
             let key = RequestKey(
                 method: request.method,
                 rawPath: request.path.detached,
-                rawQuery: request.query ?? "",
+                // A GraphQL stub's key holds the other parameters only; its operation is its GraphQL key.
+                rawQuery: graphQL == nil ? request.query ?? "" : GraphQLRequest.otherQuery(request.query ?? ""),
                 host: request.host.map(HostName.normalized) ?? ""
             )
             let id = MockSetLoader.stubID(of: entry).detached
@@ -352,9 +385,48 @@ private struct StubBuilder: Sendable {
                     bodyTemplate: bodyTemplate,
                     headersHavePlaceholders: headersHavePlaceholders
                 )
-                if pending == nil { response.applyTemplateMode(step.templated ?? .on) }
+                if pending == nil {
+                    response.applyTemplateMode(step.templated ?? .on)
+                    if let (part, problem) = response.templateProblems.first {
+                        let field =
+                            part != "body"
+                            ? "headers" : step.bodyFile != nil ? "bodyFile" : step.json != nil ? "json" : "body"
+                        throw ConfigError(
+                            .invalidValue,
+                            file: indexName,
+                            jsonPath: "\(stepPath).\(field)",
+                            message: MockSetLoader.templateMessage(problem, in: part == "body" ? step.bodyFile : nil)
+                        )
+                    }
+                }
                 // Set only when present: the setter rebuilds the rare-fields box even for nil.
                 if let fault = step.fault { response.fault = fault }
+                if let dates = step.dates {
+                    let shift: DateShift
+                    do {
+                        shift = try DateShift(
+                            recordedAt: dates.recordedAt,
+                            body: dates.body ?? [],
+                            headers: dates.headers ?? []
+                        )
+                    } catch {
+                        throw ConfigError(
+                            .invalidValue,
+                            file: indexName,
+                            jsonPath: "\(stepPath).dates",
+                            message: error.message
+                        )
+                    }
+                    if let name = dates.headers?.first(where: { !HTTPToken.isToken($0) }) {
+                        throw ConfigError(
+                            .invalidValue,
+                            file: indexName,
+                            jsonPath: "\(stepPath).dates.headers",
+                            message: "'\(name)' is not a header name"
+                        )
+                    }
+                    if rebasesDates { response.dateShift = shift }
+                }
                 if let fileBody { response.fileBody = fileBody }
                 if let origins, pending == nil { response.rewriteURLs(of: origins) }
                 if let stream = step.events {
@@ -436,7 +508,8 @@ private struct StubBuilder: Sendable {
                     afterLast: entry.afterLast ?? .repeatLast,
                     deferred: pendingBodies.contains { $0 != nil }
                         ? DeferredResponses(context: deferred!, pending: pendingBodies) : nil,
-                    sharing: sharedExtras
+                    sharing: sharedExtras,
+                    graphQL: graphQL
                 )
             )
         }

@@ -150,6 +150,7 @@ public struct MockSetMerger {
         file.cors = file.cors == true || incoming.file.cors == true ? true : nil
         file.conditionalRequests =
             file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
+        if incoming.file.rebaseDates == true { file.rebaseDates = true }
         return (MockSetBuild(file: file, files: files), summary)
     }
 
@@ -196,10 +197,19 @@ public struct MockSetMerger {
         let key: RequestKey
         let headers: [String]
         let body: Data?
+        /// A GraphQL stub's operation key (`GraphQLOperation.key`): the same operation with other variables is
+        /// another stub.
+        let graphQL: String?
 
         init(_ request: MockSetFile.RequestEntry, files: [String: Data]) {
             host = request.host.map(HostName.normalized) ?? ""
-            key = RequestKey(method: request.method, rawPath: request.path, rawQuery: request.query ?? "")
+            graphQL = request.graphql.flatMap { try? GraphQLOperation(entry: $0) }?.key
+            // GraphQL over HTTP sends an operation by GET or POST: one stub either way.
+            key = RequestKey(
+                method: graphQL == nil ? request.method : "POST",
+                rawPath: request.path,
+                rawQuery: request.query ?? ""
+            )
             headers = (request.headers ?? []).map { $0.lowercased() }.sorted()
             if let body = request.body {
                 let raw =

@@ -59,21 +59,57 @@ extension MockResponse {
         )
     }
 
-    /// The response with every placeholder rendered; itself when it has none.
+    /// What is wrong with the placeholders of the body and the header values that render (`Template.problems`):
+    /// `body` and header names with their problems, first problem first. Empty for a literal response.
+    var templateProblems: [(part: String, problem: TemplateProblem)] {
+        guard let template else { return [] }
+        var found = (template.body?.problems ?? []).map { (part: "body", problem: $0) }
+        if template.hasHeaderPlaceholders {
+            for field in headers.fields {
+                found += Template.problems(in: field.value).map { (part: "header \(field.name)", problem: $0) }
+            }
+        }
+        return found
+    }
+
+    /// The 500 a response whose placeholders cannot render answers with (`templateProblems`), so that a placeholder
+    /// is never sent as written; `nil` when they render.
+    var templateFailure: MockResponse? {
+        guard let (part, problem) = templateProblems.first else { return nil }
+        var failure = MockResponse.jsonError(
+            status: 500,
+            code: "template_error",
+            message:
+                "\(stubID.map { "stub '\($0)'" } ?? "the answer")'s \(part): \(problem.message) (mockd validate lists every problem)"
+        )
+        failure.stubID = stubID
+        return failure
+    }
+
+    /// The response with every placeholder rendered and its recorded dates moved to the session's clock; itself when
+    /// it has neither.
     func rendered(_ context: @autoclosure () -> TemplateContext) -> MockResponse {
-        guard let template else { return self }
+        let dateShift = self.dateShift
+        guard template != nil || dateShift != nil else { return self }
         let context = context()
         var copy = self
-        if let body = template.body { copy.body = body.render(context) }
-        if template.hasHeaderPlaceholders {
-            copy.headers = HTTPHeaders(
-                headers.fields.map { .init(name: $0.name, value: Template.renderText($0.value, context)) }
-            )
+        if let template {
+            if let body = template.body { copy.body = body.render(context) }
+            if template.hasHeaderPlaceholders {
+                copy.headers = HTTPHeaders(
+                    headers.fields.map { .init(name: $0.name, value: Template.renderText($0.value, context)) }
+                )
+            }
+            if let origins = template.origins {
+                origins.rewrite(&copy, for: context.request, scheme: context.scheme)
+            }
+            copy.template = nil
         }
-        if let origins = template.origins {
-            origins.rewrite(&copy, for: context.request, scheme: context.scheme)
+        if let dateShift {
+            copy.body = dateShift.body(copy.body, now: context.now)
+            copy.headers = dateShift.headers(copy.headers, now: context.now)
+            copy.dateShift = nil
         }
-        copy.template = nil
         return copy
     }
 }

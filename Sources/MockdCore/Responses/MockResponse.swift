@@ -27,6 +27,11 @@ public struct MockResponse: Sendable {
         get { extras?.template }
         set { updateExtras { $0.template = newValue } }
     }
+    /// Recorded dates served relative to the session's clock (`rebaseDates`), applied where placeholders render.
+    var dateShift: DateShift? {
+        get { extras?.dateShift }
+        set { updateExtras { $0.dateShift = newValue } }
+    }
     /// For a WebSocket endpoint: what to do after the handshake (the status is then 101).
     public var webSocket: WebSocketScript? {
         get { extras?.webSocket }
@@ -103,6 +108,7 @@ public struct MockResponse: Sendable {
         let unjustified: Unjustified?
         let liveFeed: (any LiveFeed)?
         let emissions: (any ResponsePushes)?
+        let dateShift: DateShift?
 
         init(fields: ExtraFields) {
             self.template = fields.template
@@ -113,11 +119,12 @@ public struct MockResponse: Sendable {
             self.unjustified = fields.unjustified
             self.liveFeed = fields.liveFeed
             self.emissions = fields.emissions
+            self.dateShift = fields.dateShift
         }
 
         var isEmpty: Bool {
             template == nil && webSocket == nil && eventStream == nil && fault == nil && fileBody == nil
-                && unjustified == nil && liveFeed == nil && emissions == nil
+                && unjustified == nil && liveFeed == nil && emissions == nil && dateShift == nil
         }
     }
 
@@ -130,6 +137,7 @@ public struct MockResponse: Sendable {
         var unjustified: Unjustified?
         var liveFeed: (any LiveFeed)?
         var emissions: (any ResponsePushes)?
+        var dateShift: DateShift?
     }
 
     private mutating func updateExtras(_ change: (inout ExtraFields) -> Void) {
@@ -141,7 +149,8 @@ public struct MockResponse: Sendable {
             fileBody: extras?.fileBody,
             unjustified: extras?.unjustified,
             liveFeed: extras?.liveFeed,
-            emissions: extras?.emissions
+            emissions: extras?.emissions,
+            dateShift: extras?.dateShift
         )
         change(&fields)
         let updated = Extras(fields: fields)

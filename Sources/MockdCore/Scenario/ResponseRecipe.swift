@@ -101,6 +101,7 @@ struct ResponseRecipe: Sendable {
         if let status { response.status = status }
         if let body {
             response.replaceBody(body, jsonValues: bodyIsJSONValue)
+            response.dateShift = nil  // a body of the step's own holds no recorded date
             if let bodyContentType {
                 response.headers.remove(name: "Content-Type")
                 response.headers.add(name: "Content-Type", value: bodyContentType)

@@ -104,7 +104,7 @@ public final class Scenario: Sendable {
                 )
             )
         }
-        let loader = MockSetLoader(root: root, defersBodies: defersBodies)
+        let loader = MockSetLoader(root: root, defersBodies: defersBodies, rebaseDates: resolved.rebaseDates)
         var layers: [[Stub]] = []
         var normalization = RequestNormalization()
         var cors = resolved.cors ?? false
@@ -248,6 +248,7 @@ struct ScenarioResolver {
         var normalize: (value: RequestNormalization, display: String)?
         var cors: Bool?
         var resources: [(entry: ResourceEntry, display: String, index: Int)] = []
+        var rebaseDates: Bool?
     }
 
     func resolve(_ name: String, chain: [String], problems: inout [ConfigError]) -> Resolved? {
@@ -305,6 +306,7 @@ struct ScenarioResolver {
                 )
             }
             resolved.cors = base.cors ?? resolved.cors
+            resolved.rebaseDates = base.rebaseDates ?? resolved.rebaseDates
             resolved.resources += base.resources
             resolved.description = resolved.description ?? base.description
         }
@@ -332,6 +334,7 @@ struct ScenarioResolver {
             resolved.normalize = (resolved.normalize?.value.merged(with: normalize) ?? normalize, display)
         }
         if let cors = file.cors { resolved.cors = cors }
+        if let rebaseDates = file.rebaseDates { resolved.rebaseDates = rebaseDates }
         for (index, entry) in (file.overrides ?? []).enumerated() {
             resolved.overrides.append(OverrideSource(entry: entry, display: display, index: index))
         }
@@ -376,7 +379,8 @@ extension ResponseStepEntry {
             events: own.events ?? base.events,
             hold: own.hold ?? base.hold,
             templated: own.templated ?? base.templated,
-            emit: own.emit ?? base.emit
+            emit: own.emit ?? base.emit,
+            graphqlErrors: own.graphqlErrors ?? base.graphqlErrors
         )
     }
 }
@@ -491,6 +495,16 @@ struct RecipeCompiler {
             case .string(let text)?: body = (Data(text.utf8), "text/plain; charset=utf-8")
             case let json?: body = ((try? JSONValueEncoding.data(json)) ?? Data(), "application/json; charset=utf-8")
             }
+            if let data = body?.data, let problem = Template.parse(data)?.problems.first {
+                problems.append(
+                    ConfigError(
+                        .invalidValue,
+                        file: file,
+                        jsonPath: "\(path).rateLimit.body",
+                        message: MockSetLoader.templateMessage(problem, in: nil)
+                    )
+                )
+            }
             rateLimit = RateLimitRule(
                 limit: rule.limit,
                 windowMs: Double(rule.windowMs ?? 60_000),
@@ -521,6 +535,37 @@ struct RecipeCompiler {
             state: stateRule,
             chance: entry.chance
         )
+    }
+
+    /// `{"data": null, "errors": [...]}` (GraphQL spec §7.1.2) for a step's `graphqlErrors`: a string is an error
+    /// with that message, an object an error as written (with a string `message`), an array several of either.
+    static func graphQLErrorsBody(_ errors: GraphQLErrorsEntry) -> Result<Data, PatternError> {
+        let items: [JSONValue]
+        if case .array(let list) = errors {
+            items = list
+        } else {
+            items = [errors]
+        }
+        guard !items.isEmpty else { return .failure(PatternError(message: "give at least one error")) }
+        var list: [JSONValue] = []
+        for (index, item) in items.enumerated() {
+            switch item {
+            case .string(let message): list.append(.object(["message": .string(message)]))
+            case .object(let members):
+                guard case .string? = members["message"] else {
+                    return .failure(
+                        PatternError(message: "error \(index + 1) needs a string \"message\" (GraphQL spec §7.1.2)")
+                    )
+                }
+                list.append(item)
+            default:
+                return .failure(PatternError(message: "write a message, an error object or an array of them"))
+            }
+        }
+        guard let data = try? JSONValueEncoding.data(.object(["data": .null, "errors": .array(list)])) else {
+            return .failure(PatternError(message: "cannot be written as JSON"))
+        }
+        return .success(data)
     }
 
     func compile(
@@ -568,6 +613,19 @@ struct RecipeCompiler {
             fail("serverUnavailable.retryAfter", "must be ≥ 0 s")
         }
         if entry.body != nil && entry.bodyFile != nil { fail("", #"give "body" or "bodyFile", not both"#) }
+        if let errors = entry.graphqlErrors {
+            if entry.body != nil || entry.bodyFile != nil {
+                fail("", #"give "graphqlErrors" or "body"/"bodyFile", not both"#)
+            }
+            switch RecipeCompiler.graphQLErrorsBody(errors) {
+            case .success(let body):
+                recipe.body = body
+                recipe.bodyContentType = "application/json; charset=utf-8"
+                recipe.bodyIsJSONValue = true
+            case .failure(let problem):
+                fail("graphqlErrors", problem.message)
+            }
+        }
         if let body = entry.body {
             if case .string(let text) = body {
                 recipe.body = Data(text.utf8)
@@ -648,6 +706,31 @@ struct RecipeCompiler {
             case .success(let emissions): recipe.emissions = emissions
             case .failure(let emitProblems):
                 for problem in emitProblems.problems { fail("emit" + problem.field, problem.message) }
+            }
+        }
+        if !recipe.literal {
+            // A placeholder that cannot render is refused here, never sent as written.
+            func check(_ data: Data?, jsonValues: Bool, _ field: String) {
+                guard let data, let problem = Template.parse(data, jsonValues: jsonValues)?.problems.first else {
+                    return
+                }
+                fail(field, MockSetLoader.templateMessage(problem, in: field == "bodyFile" ? entry.bodyFile : nil))
+            }
+            check(
+                recipe.body,
+                jsonValues: recipe.bodyIsJSONValue,
+                entry.bodyFile != nil ? "bodyFile" : entry.graphqlErrors != nil ? "graphqlErrors" : "body"
+            )
+            check(entry.bodyPatch.flatMap { try? JSONValueEncoding.data($0) }, jsonValues: true, "bodyPatch")
+            for (name, value) in recipe.headerEdits {
+                if let value, let problem = Template.problems(in: value).first {
+                    fail("headers.\(name)", MockSetLoader.templateMessage(problem, in: nil))
+                }
+            }
+            for (index, field) in recipe.addHeaders.enumerated() {
+                if let problem = Template.problems(in: field.value).first {
+                    fail("addHeaders[\(index)]", MockSetLoader.templateMessage(problem, in: nil))
+                }
             }
         }
         return problems.count == before ? recipe : nil

@@ -55,6 +55,24 @@ enum WebSocketScriptCheck {
                 problems += emitProblems.problems.map { "replies[\(index)].emit\($0.field): \($0.message)" }
             }
         }
+        for (index, subscription) in (script.graphql?.subscriptions ?? []).enumerated() {
+            let path = "graphql.subscriptions[\(index)]"
+            if subscription.operationName.isEmpty { problems.append("\(path).operationName: name the operation") }
+            switch subscription.variables {
+            case nil, .null?, .object?: break
+            default: problems.append("\(path).variables: must be an object of the operation's variables")
+            }
+            for (eventIndex, event) in (subscription.events ?? []).enumerated() {
+                if event.data != nil && event.payload != nil {
+                    problems.append("\(path).events[\(eventIndex)]: give \"data\" or \"payload\", not both")
+                }
+                if let after = event.after, !(0...TimeLimits.maxDelayMs).contains(after) {
+                    problems.append(
+                        "\(path).events[\(eventIndex)].after: must be within 0–\(Int(TimeLimits.maxDelayMs)) ms"
+                    )
+                }
+            }
+        }
         for (index, connection) in (script.connections ?? []).enumerated() {
             problems += self.problems(connection).map { "connections[\(index)].\($0)" }
         }

@@ -13,9 +13,11 @@ import MockdFormat
 /// - `{{jsonPath request.body '$.a.b[0]'}}` (a simple path) → `{{request.json.a.b[0]}}`
 /// - `{{now}}` → `{{now}}` (UTC, `2026-11-29T20:00:00Z`); `{{randomValue type='UUID'}}` → `{{uuid}}`
 ///
-/// Anything else (other helpers, block helpers, formats and offsets, `{{{…}}}`) is left as written.
+/// Anything else (other helpers, block helpers, formats and offsets, `{{{…}}}`) is sent as written: wrapped in a
+/// `{{{{raw}}}}…{{{{/raw}}}}` block, since a templated mockd body refuses a helper it does not know.
 enum WireMockTemplate {
-    /// The text with translatable expressions rewritten, and every expression left as written.
+    /// The text with translatable expressions rewritten and the others in raw blocks, and every expression left as
+    /// written.
     /// - Parameter webhook: Translate a webhook's template, where WireMock names the request that triggered it
     ///   `originalRequest` (`{{originalRequest.body}}`, `{{jsonPath originalRequest.body '$.id'}}`) and `request`
     ///   is something else.
@@ -39,7 +41,8 @@ enum WireMockTemplate {
             {
                 output += "{{\(placeholder)}}"
             } else {
-                output += whole
+                // Sent as written: inside a raw block, the one way a templated body says `{{…}}` literally.
+                output += "{{{{raw}}}}" + whole + "{{{{/raw}}}}"
                 untranslated.append(whole)
             }
             rest = rest[close.upperBound...]

@@ -34,6 +34,7 @@ struct ImportHAR: MockdCommand, Equatable {
     var missingBodies = HARImportOptions.MissingBodyPolicy.miss
     var cors = false
     var flattenHosts = false
+    var rebaseDates = false
     var merge = false
 
     static let name = "import-har"
@@ -87,6 +88,8 @@ struct ImportHAR: MockdCommand, Equatable {
           --cors                  Answer CORS preflights the recording lacks with a permissive 204, and let every
                                   answer allow the request's Origin.
           --flatten-hosts         With several hosts, leave hosts out of keys anyway (collisions are reported).
+          --rebase-dates          Serve the recorded dates found in answers (listed in the report either way)
+                                  moved to the session's clock: writes "rebaseDates": true.
           --merge                 Merge into an existing set: stubs this HAR records are replaced, others (and
                                   hand edits to them) kept.
           -h, --help              Show help information.
@@ -132,6 +135,7 @@ struct ImportHAR: MockdCommand, Equatable {
                 importHAR.missingBodies = value
             case "--cors": importHAR.cors = true
             case "--flatten-hosts": importHAR.flattenHosts = true
+            case "--rebase-dates": importHAR.rebaseDates = true
             case "--merge": importHAR.merge = true
             default:
                 if argument.hasPrefix("-") { throw UsageError.unknown(argument) }
@@ -203,6 +207,7 @@ struct ImportHAR: MockdCommand, Equatable {
             importOptions.missingBodies = missingBodies
             importOptions.cors = cors
             importOptions.flattenHosts = flattenHosts
+            importOptions.rebaseDates = rebaseDates
             let result = try HARImportPipeline.run(
                 har: harURL,
                 displayName: file,

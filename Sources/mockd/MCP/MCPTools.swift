@@ -231,7 +231,31 @@ struct MCPTools {
     /// One control call of `tool`'s route, its arguments placed in the path, the query, the body and the session
     /// header; the daemon's JSON answer is the result, an error status a tool error with its message.
     private func control(_ tool: ControlTool, _ arguments: [String: Any]) throws -> Outcome {
-        let route = tool.route
+        var route = tool.route
+        var body: Any?
+        if route.requestType != nil {
+            var fields: [String: Any] = [:]
+            for (name, value) in arguments where tool.placements[name] == .bodyField { fields[name] = value }
+            body = arguments.first { tool.placements[$0.key] == .body }?.value ?? fields
+        }
+        // A shortcut's arguments become the route's body (`fail_requests`: the stub that fails the next requests),
+        // or, given nothing to send, the call goes to its other route (`set_clock` reads the clock).
+        if let shortcut = tool.shortcut, let fields = body {
+            let arguments = try JSONSerialization.data(withJSONObject: fields)
+            do {
+                if let made = try shortcut.body(arguments) {
+                    body = made.foundationValue
+                } else if let otherwise = shortcut.otherwise {
+                    route = ControlRoutes.route(otherwise)
+                    body = nil
+                }
+            } catch let refusal as ControlShortcut.Refusal {
+                return Outcome(text: refusal.message, isError: true, structured: nil)
+            } catch {
+                let problem = "\(tool.name): the arguments do not fit its schema"
+                return Outcome(text: problem, isError: true, structured: nil)
+            }
+        }
         var segment = CharacterSet.urlPathAllowed
         segment.remove("/")
         let path = route.segments.map { part -> String in
@@ -245,21 +269,6 @@ struct MCPTools {
         var query = URLComponents()
         query.queryItems = arguments.sorted(by: { $0.key < $1.key }).compactMap { name, value in
             tool.placements[name] == .query ? URLQueryItem(name: name, value: Self.text(value)) : nil
-        }
-        var body: Any?
-        if route.requestType != nil {
-            var fields: [String: Any] = [:]
-            for (name, value) in arguments where tool.placements[name] == .bodyField { fields[name] = value }
-            body = arguments.first { tool.placements[$0.key] == .body }?.value ?? fields
-        }
-        // A shortcut's arguments become the route's body (`fail_requests`: the stub that fails the next requests).
-        if let shortcut = tool.shortcut, let fields = body {
-            let arguments = try JSONSerialization.data(withJSONObject: fields)
-            guard let made = try? shortcut.body(arguments) else {
-                let problem = "\(tool.name): the arguments do not fit its schema"
-                return Outcome(text: problem, isError: true, structured: nil)
-            }
-            body = made.foundationValue
         }
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed]) }
         let target = path + ((query.queryItems?.isEmpty ?? true) ? "" : "?" + (query.percentEncodedQuery ?? ""))
