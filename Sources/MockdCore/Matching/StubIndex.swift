@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 
 /// All stubs of a scenario, indexed by `RequestKey` for constant-time lookup.
 ///
@@ -42,6 +43,18 @@ public final class StubIndex: Sendable {
     func routeBody(_ ordinal: Int) -> Data? { routeBodies.isEmpty ? stubs[ordinal].body : routeBodies[ordinal] }
     /// Whether some stub is keyed by host (a multi-host import): only then is a request's host looked at.
     let hasHostKeys: Bool
+    /// The stubs arranged for the near-miss search (`NearMissIndex`), made on the first miss that needs them.
+    private let nearMisses = Mutex<NearMissIndex?>(nil)
+
+    /// The near-miss trie of this index, built now if this is the first miss that needs it.
+    func nearMissIndex() -> NearMissIndex {
+        nearMisses.withLock { built in
+            if let built { return built }
+            let made = NearMissIndex(self)
+            built = made
+            return made
+        }
+    }
     /// For each key of host-keyed stubs (taken without its host): the one host that recorded it, or `""` when several
     /// did. A request that names no host is answered by that host's stubs; where hosts collide it must name one.
     /// Empty unless `hasHostKeys`.
