@@ -163,11 +163,10 @@ public final class StubIndex: Sendable {
     }
 
     /// The hosts that recorded `key` (taken without its host), sorted; empty for a key no host-keyed stub has.
+    /// - Complexity: one table lookup per recorded host (a miss in a large multi-host set looked at every stub).
     func recordingHosts(of key: RequestKey) -> [String] {
         guard hasHostKeys else { return [] }
-        let hostless = key.with(host: "")
-        return Set(stubs.indices.map(routeKey).filter { !$0.host.isEmpty && $0.with(host: "") == hostless }.map(\.host))
-            .sorted()
+        return recordedHostNames.filter { contains(key.with(host: $0)) }.sorted()
     }
 
     /// Fills the table and groups while stubs are added.
