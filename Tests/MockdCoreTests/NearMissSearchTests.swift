@@ -170,5 +170,19 @@ struct NearMissSearchTests {
         #expect(misses.map(\.stubID) == ["item-19999", "item-0", "item-1"])
         #expect(misses.map(\.distance) == [0.5, 1.0, 1.0])
         #expect(misses[0].differences == [.init(part: "path", expected: "/bench/19999", actual: "/bench/19999/extra")])
+
+        // The recorded path with a query no stub has: a whole query from `/bench/7`, a query and a segment from the
+        // rest (the query filter bounds each of them without comparing it).
+        let withQuery = HTTPRequest(
+            method: "GET",
+            target: "/bench/7?page=2",
+            headers: HTTPHeaders([("Accept", "application/json")])
+        )
+        let queryMisses = NearMissCalculator.nearest(to: withQuery, in: index)
+        #expect(queryMisses == NearMissCalculator.nearest(to: withQuery, in: index, limit: 3, search: .exhaustive))
+        #expect(queryMisses.map(\.stubID) == ["item-7", "item-0", "item-1"])
+        let segmentAndQuery: Double = 2 * (1.0 / 3) + 1
+        #expect(queryMisses.map(\.distance) == [1.0, segmentAndQuery, segmentAndQuery])
+        #expect(queryMisses[0].differences == [.init(part: "query", expected: "", actual: "page=2")])
     }
 }

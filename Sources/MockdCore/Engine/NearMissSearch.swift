@@ -7,8 +7,9 @@ import Foundation
 /// The bound of a subtree adds, in `Assessment.assess`'s order, 1 for a host or a method no stub below has, the path's
 /// share from the Levenshtein row of the subtree's prefix (`min_j row[j] + |(n - depth) - (m - j)|` segments at least
 /// for a stub of `n` segments, over the subtree's segment counts), and the smallest header share of the constraint
-/// lists below; the query and the body count 0 (for many stubs ending at one node, a stub sharing no query pair with
-/// the request counts its whole 1). Floating-point addition is monotonic, so a bound never exceeds the distance it
+/// lists below; the query counts its whole 1 where the subtree's query filter shares no bit with the request's (and,
+/// for many stubs ending at one node, for a stub sharing no query pair with the request), else 0; the body 0.
+/// Floating-point addition is monotonic, so a bound never exceeds the distance it
 /// bounds, and equals it bit for bit when every part does.
 struct PrunedSearch {
     let assessment: NearMissCalculator.Assessment
@@ -16,6 +17,8 @@ struct PrunedSearch {
     private let segments: [Substring]
     private let methodBit: UInt64
     private let hostBits: UInt64
+    /// `NearMissIndex.queryBits` of the request.
+    private let requestQueryBits: UInt64
     /// Header share per constraint list, worked out on first need.
     private let listDistances: ListDistances
 
@@ -25,6 +28,7 @@ struct PrunedSearch {
     }
 
     init(assessment: NearMissCalculator.Assessment, trie: NearMissIndex) {
+        requestQueryBits = NearMissIndex.queryBits(pairs: assessment.requestPairs, query: assessment.key.query)
         self.assessment = assessment
         self.trie = trie
         segments = assessment.requestSegments
@@ -101,7 +105,9 @@ struct PrunedSearch {
         if trie.methods[node] & methodBit == 0 { bound += 1 }
         let span = lengths ?? Int(trie.minLength[node])...Int(trie.maxLength[node])
         bound += pathBound(row, depth: depth ?? Int(trie.depth[node]), lengths: span)
-        bound += query
+        // A whole query apart from every stub below (the filter shares no bit with the request's), or as the caller
+        // knows.
+        bound += trie.queryBits[node] & requestQueryBits == 0 ? 1 : query
         bound += headerBound(trie.lists[node])
         return bound
     }

@@ -28,6 +28,9 @@ final class NearMissIndex: Sendable {
     let methods: [UInt64]
     let hosts: [UInt64]
     let lists: [UInt64]
+    /// A 64-bit filter of the queries below (`queryBits(pairs:query:)`): no bit shared with a request's means every
+    /// stub below differs from it by a whole query.
+    let queryBits: [UInt64]
     /// Children, in the order of their `minOrdinal`: the first, then each one's next sibling (-1: none).
     let firstChild: [Int32]
     let nextSibling: [Int32]
@@ -69,6 +72,7 @@ final class NearMissIndex: Sendable {
         var methods: [UInt64] = [0]
         var hosts: [UInt64] = [0]
         var lists: [UInt64] = [0]
+        var queryBits: [UInt64] = [0]
         var firstChild: [Int32] = [-1]
         var lastChild: [Int32] = [-1]
         var nextSibling: [Int32] = [-1]
@@ -95,6 +99,10 @@ final class NearMissIndex: Sendable {
             let hostBit = bit(id(key.host, in: &hostIDs))
             let list = index.stubs[ordinal].headerConstraints
             let listBit = bit(id(list, in: &listIDs))
+            let stubQueryBits = NearMissIndex.queryBits(
+                pairs: key.query.isEmpty ? [] : key.query.split(separator: "&").prefix(64).map(String.init),
+                query: key.query
+            )
             var node: Int32 = 0
             func note(_ node: Int) {
                 minOrdinal[node] = min(minOrdinal[node], Int32(ordinal))
@@ -103,6 +111,7 @@ final class NearMissIndex: Sendable {
                 methods[node] |= methodBit
                 hosts[node] |= hostBit
                 lists[node] |= listBit
+                queryBits[node] |= stubQueryBits
             }
             note(0)
             for segment in segments {
@@ -118,6 +127,7 @@ final class NearMissIndex: Sendable {
                     methods.append(0)
                     hosts.append(0)
                     lists.append(0)
+                    queryBits.append(0)
                     firstChild.append(-1)
                     lastChild.append(-1)
                     nextSibling.append(-1)
@@ -168,6 +178,7 @@ final class NearMissIndex: Sendable {
         self.methods = methods
         self.hosts = hosts
         self.lists = lists
+        self.queryBits = queryBits
         self.firstChild = firstChild
         self.nextSibling = nextSibling
         self.firstTerminal = firstTerminal
@@ -180,6 +191,25 @@ final class NearMissIndex: Sendable {
         for (list, id) in listIDs { constraintLists[id] = list }
         self.constraintLists = constraintLists
         self.queryPostings = queryPostings
+    }
+
+    /// The query filter of a stub or a request: a bit for each pair (`name=value`, as the distance compares them, at
+    /// most 64), one for the whole query, and one for "no pairs". Two queries sharing no bit are different strings
+    /// with no pair in common and not both without pairs: the distance counts them a whole 1 apart.
+    static func queryBits(pairs: some Sequence<String>, query: String) -> UInt64 {
+        func bit(_ kind: Int, _ text: String) -> UInt64 {
+            var hasher = Hasher()
+            hasher.combine(kind)
+            hasher.combine(text)
+            return 1 << UInt64(UInt(bitPattern: hasher.finalize()) & 63)
+        }
+        var bits = bit(1, query)
+        var empty = true
+        for pair in pairs {
+            bits |= bit(0, pair)
+            empty = false
+        }
+        return empty ? bits | bit(2, "") : bits
     }
 
     /// The child of `node` for `segment`, if any.
