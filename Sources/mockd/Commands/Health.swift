@@ -62,7 +62,7 @@ struct Health: MockdCommand, Equatable {
                 port: port,
                 path: "/__mockd/health",
                 headers: headers,
-                timeoutMilliseconds: timeoutSeconds * 1000
+                timeoutMs: timeoutSeconds * 1000
             )
         } catch {
             Output.error("mockd: health: \(url): \(error)")
