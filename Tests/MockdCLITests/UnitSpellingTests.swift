@@ -10,12 +10,10 @@ struct UnitSpellingTests {
     static let kept: [String: String] = [
         "fixedDelayMilliseconds": "WireMock's own field, read from its mapping files",
         "rfc3339Milliseconds": "a timestamp format (RFC 3339 with milliseconds), not a quantity",
-        // To be spelt `…Ms` once the files issues 37 and 39 are changing have landed.
-        "longestHoldMilliseconds": "MockdServer, mid-change for issue 39 (pushes)",
-        "holdMilliseconds": "MockdServer, mid-change for issue 39 (pushes)",
-        "gracePeriodMilliseconds": "MockdServer, mid-change for issue 39 (pushes)",
-        "elapsedMilliseconds": "MockdServer, mid-change for issue 39 (pushes)",
-        "afterMilliseconds": "ResumeTimer, called from issue 39's new push dispatcher",
+        "isoMilliseconds": "a date layout (ISO 8601 with milliseconds), not a quantity",
+        "epochMilliseconds": "a date layout (a Unix time written in ms), not a quantity",
+        "subMilliseconds": "the digits of a recorded date below the millisecond, kept as text",
+        // To be spelt `…Ms` once the files issue 37 is changing have landed.
         "pollMilliseconds": "LiveFeed, implemented by StreamedJSON, mid-change for issue 37",
         "requestMilliseconds": "RegexBudget, quoted by NearMiss, mid-change for issue 37",
     ]
