@@ -97,10 +97,12 @@ let package = Package(
             swiftSettings: daemonSettings,
             linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
-        // zlib and brotli for HAR bodies recorded still compressed (import only).
+        // zlib and brotli for HAR bodies recorded still compressed (import only). The dashboard's files are compiled
+        // into the binary (`PackageResources.index_html`, …: no resource bundle, so one binary still holds it all).
         .target(
             name: "MockdCore",
             dependencies: ["MockdFormat", "MockdControl", "MockdPlatform", "CCompression"],
+            resources: [.embedInCode("ControlAPI/Dashboard")],
             swiftSettings: daemonSettings
         ),
         // JSON Schema draft 4 / OpenAPI 3.0 / 2020-12 validation, our own (no Swift library can be fetched here).

@@ -20,7 +20,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     var pushes: PushDispatcher?
     /// How long an open-ended answer holds its connection at most, in ms: a `noResponse` fault (then closed) and an
     /// event stream kept open after its last event.
-    let longestHoldMilliseconds: Double
+    let longestHoldMs: Double
     /// Requests whose headers have arrived and whose exchange has not completed. In an object of its own: every
     /// worker thread writes it twice per request, and inline it shared a cache line with the fields above, which
     /// every request reads.
@@ -30,11 +30,11 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     /// Whether the reactor still takes upgraded sockets; guards adopting against `stopWebSockets()`.
     private let webSocketsOpen = Mutex(true)
 
-    init(engine: MockEngine, logger: Logger, maxBodyBytes: Int, longestHoldMilliseconds: Double = 600_000) {
+    init(engine: MockEngine, logger: Logger, maxBodyBytes: Int, longestHoldMs: Double = 600_000) {
         self.engine = engine
         self.logger = logger
         self.maxBodyBytes = maxBodyBytes
-        self.longestHoldMilliseconds = longestHoldMilliseconds
+        self.longestHoldMs = longestHoldMs
     }
 
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the one place a request context is released.
@@ -182,7 +182,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         if Self.wireFault(of: outcome) == .noResponse {
             context.outcome = outcome
             finish(outcome, context: context, status: nil)
-            return suspensions.suspend(connection, resumeAfter: longestHoldMilliseconds, endsAtDrain: true)
+            return suspensions.suspend(connection, resumeAfter: longestHoldMs, endsAtDrain: true)
                 ? .YES : .NO
         }
         if let hold = outcome.plan.holdMs {
@@ -288,7 +288,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
                 plan.response,
                 events: Array(events),
                 keepOpen: stream.keepOpen == true,
-                holdMilliseconds: longestHoldMilliseconds,
+                holdMs: longestHoldMs,
                 on: connection,
                 suspensions: suspensions,
                 logger: logger

@@ -14,7 +14,7 @@ import MockdPlatform
 final class EventStreamBody: StreamingBody, @unchecked Sendable {
     private let events: [ServerSentEvent]
     private let keepOpen: Bool
-    private let holdMilliseconds: Double
+    private let holdMs: Double
     private let connection: OpaquePointer
     private let suspensions: Suspensions
     // Touched only from libmicrohttpd's calls of `read`, one at a time.
@@ -31,13 +31,13 @@ final class EventStreamBody: StreamingBody, @unchecked Sendable {
     init(
         events: [ServerSentEvent],
         keepOpen: Bool,
-        holdMilliseconds: Double,
+        holdMs: Double,
         connection: OpaquePointer,
         suspensions: Suspensions
     ) {
         self.events = events
         self.keepOpen = keepOpen
-        self.holdMilliseconds = holdMilliseconds
+        self.holdMs = holdMs
         self.connection = connection
         self.suspensions = suspensions
     }
@@ -82,7 +82,7 @@ final class EventStreamBody: StreamingBody, @unchecked Sendable {
                 // A graceful shutdown ends a kept-open stream cleanly once its events are sent.
                 guard keepOpen, !suspensions.isDraining else { return -1 }
                 let now = DispatchTime.now().uptimeNanoseconds
-                let deadline = holdDeadline ?? now + UInt64(holdMilliseconds * 1_000_000)
+                let deadline = holdDeadline ?? now + UInt64(holdMs * 1_000_000)
                 holdDeadline = deadline
                 guard deadline > now else { return -1 }
                 return wait(milliseconds: Double(deadline - now) / 1_000_000, endsAtDrain: true)

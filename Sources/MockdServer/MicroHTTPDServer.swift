@@ -8,7 +8,7 @@ import MockdPlatform
 /// libmicrohttpd parses HTTP on its own pool of epoll threads (one per core by default); the engine is
 /// called on those threads.
 /// - Important: Lifecycle is idle → running → (draining →) stopped; `start()` may be called once, `stop()`
-///   and `shutdown(gracePeriodMilliseconds:cutShort:)` any time.
+///   and `shutdown(gracePeriodMs:cutShort:)` any time.
 public final class MicroHTTPDServer: Sendable {
     /// How the server listens and what it accepts.
     public struct Configuration: Sendable {
@@ -26,7 +26,7 @@ public final class MicroHTTPDServer: Sendable {
         public var maxBodyBytes: Int
         /// How long an open-ended answer holds its connection at most, in ms: a `noResponse` fault (then closed) and an
         /// event stream kept open after its last event.
-        public var longestHoldMilliseconds: Double = 600_000
+        public var longestHoldMs: Double = 600_000
         /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`), in bytes. The
         /// default 32 KiB is the largest pool libmicrohttpd 0.9.75 takes from malloc; larger pools are
         /// mmap'ed per connection, and the page faults and TLB shootdowns of that halved throughput with a
@@ -82,13 +82,13 @@ public final class MicroHTTPDServer: Sendable {
         /// Whether `cutShort` ended the wait before the grace period (a second signal).
         public var cutShort: Bool
         /// From the start of the shutdown until the daemon had stopped, in ms.
-        public var elapsedMilliseconds: Double
+        public var elapsedMs: Double
 
-        public init(inFlightAtStart: Int, cut: Int, cutShort: Bool, elapsedMilliseconds: Double) {
+        public init(inFlightAtStart: Int, cut: Int, cutShort: Bool, elapsedMs: Double) {
             self.inFlightAtStart = inFlightAtStart
             self.cut = cut
             self.cutShort = cutShort
-            self.elapsedMilliseconds = elapsedMilliseconds
+            self.elapsedMs = elapsedMs
         }
     }
 
@@ -124,7 +124,7 @@ public final class MicroHTTPDServer: Sendable {
             engine: engine,
             logger: logger,
             maxBodyBytes: configuration.maxBodyBytes,
-            longestHoldMilliseconds: configuration.longestHoldMilliseconds
+            longestHoldMs: configuration.longestHoldMs
         )
         bridge.proxy = proxy
         self.watch = ConnectionWatch(
@@ -300,10 +300,10 @@ public final class MicroHTTPDServer: Sendable {
     /// faults close, kept-open event streams end, WebSockets get a 1001 close. Whatever is still in flight
     /// when the grace period ends is cut (its connection closed) by `stop()`.
     /// - Parameters:
-    ///   - gracePeriodMilliseconds: How long to wait for requests in flight, in ms; 0 cuts them at once.
+    ///   - gracePeriodMs: How long to wait for requests in flight, in ms; 0 cuts them at once.
     ///   - cutShort: Asked every 10 ms while waiting; `true` ends the wait early (e.g. a second signal).
     /// - Returns: How many requests were in flight and how many were cut; zeros when the server was not running.
-    public func shutdown(gracePeriodMilliseconds: Double, cutShort: () -> Bool = { false }) -> ShutdownReport {
+    public func shutdown(gracePeriodMs: Double, cutShort: () -> Bool = { false }) -> ShutdownReport {
         let started = DispatchTime.now().uptimeNanoseconds
         let running: Running? = state.withLock { state in
             guard case .running(let running) = state else { return nil }
@@ -314,11 +314,11 @@ public final class MicroHTTPDServer: Sendable {
             return running
         }
         guard running != nil else {
-            return ShutdownReport(inFlightAtStart: 0, cut: 0, cutShort: false, elapsedMilliseconds: 0)
+            return ShutdownReport(inFlightAtStart: 0, cut: 0, cutShort: false, elapsedMs: 0)
         }
         let inFlightAtStart = bridge.requestsInFlight
         bridge.beginDrain()
-        let grace = gracePeriodMilliseconds.isFinite ? min(max(0, gracePeriodMilliseconds), 86_400_000) : 86_400_000
+        let grace = gracePeriodMs.isFinite ? min(max(0, gracePeriodMs), 86_400_000) : 86_400_000
         let deadline = started + UInt64(grace * 1_000_000)
         var interrupted = false
         while bridge.requestsInFlight > 0, DispatchTime.now().uptimeNanoseconds < deadline {
@@ -335,7 +335,7 @@ public final class MicroHTTPDServer: Sendable {
             inFlightAtStart: inFlightAtStart,
             cut: cut,
             cutShort: interrupted && cut > 0,
-            elapsedMilliseconds: elapsed
+            elapsedMs: elapsed
         )
     }
 

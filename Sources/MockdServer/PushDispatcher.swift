@@ -56,7 +56,7 @@ final class PushDispatcher: PushHub, @unchecked Sendable {
                 }
                 return (state.nextToken, state.timer!)
             }
-            scheduled?.timer.schedule(scheduled!.token, afterMilliseconds: push.delayMs)
+            scheduled?.timer.schedule(scheduled!.token, afterMs: push.delayMs)
         }
     }
 

@@ -73,7 +73,7 @@ enum ResponseWriter {
         _ response: MockResponse,
         events: [ServerSentEvent],
         keepOpen: Bool,
-        holdMilliseconds: Double,
+        holdMs: Double,
         on connection: OpaquePointer,
         suspensions: Suspensions,
         logger: Logger,
@@ -82,7 +82,7 @@ enum ResponseWriter {
         let body = EventStreamBody(
             events: events,
             keepOpen: keepOpen,
-            holdMilliseconds: holdMilliseconds,
+            holdMs: holdMs,
             connection: connection,
             suspensions: suspensions
         )

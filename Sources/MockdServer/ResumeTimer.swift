@@ -22,7 +22,7 @@ final class ResumeTimer: @unchecked Sendable {
     }
 
     /// Fires `token` after `milliseconds`.
-    func schedule(_ token: UInt64, afterMilliseconds milliseconds: Double) {
+    func schedule(_ token: UInt64, afterMs milliseconds: Double) {
         // Clamped to a day so no input can overflow the deadline.
         let bounded = milliseconds.isFinite ? min(max(0, milliseconds), 86_400_000) : 86_400_000
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(bounded * 1_000_000)

@@ -46,12 +46,12 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
             guard let self else { return }
             if token == Suspensions.sweepToken {
                 self.resumeDeparted()
-                self.timer.schedule(Suspensions.sweepToken, afterMilliseconds: Suspensions.sweepIntervalMs)
+                self.timer.schedule(Suspensions.sweepToken, afterMs: Suspensions.sweepIntervalMs)
             } else {
                 self.resume(token)
             }
         }
-        timer.schedule(Suspensions.sweepToken, afterMilliseconds: Suspensions.sweepIntervalMs)
+        timer.schedule(Suspensions.sweepToken, afterMs: Suspensions.sweepIntervalMs)
     }
 
     /// Suspended connections do not notice a client leaving (libmicrohttpd stops polling them), so once a
@@ -124,7 +124,7 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
         }
         guard let token else { return nil }
         MHD_suspend_connection(connection)
-        if let milliseconds { timer.schedule(token, afterMilliseconds: milliseconds) }
+        if let milliseconds { timer.schedule(token, afterMs: milliseconds) }
         return token
     }
 

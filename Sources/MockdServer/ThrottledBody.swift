@@ -38,9 +38,9 @@ final class ThrottledBody: StreamingBody {
         // The first chunk goes at once; then the bytes sent never run ahead of elapsed time × rate.
         let due = chunkSize + Int(min(elapsedSeconds * Double(bytesPerSecond), Double(body.count)))
         if offset >= due {
-            let waitMilliseconds =
+            let waitMs =
                 Double(offset + 1 - chunkSize) / Double(bytesPerSecond) * 1000 - elapsedSeconds * 1000
-            return suspensions.suspend(connection, resumeAfter: max(1, waitMilliseconds)) ? 0 : -2
+            return suspensions.suspend(connection, resumeAfter: max(1, waitMs)) ? 0 : -2
         }
         let count = min(capacity, chunkSize, due - offset, body.count - offset)
         let copied = body.copy(from: offset, into: UnsafeMutableRawPointer(buffer), capacity: count)

@@ -26,7 +26,7 @@ enum HTTPProbe {
         port: Int,
         path: String,
         headers: [(String, String)],
-        timeoutMilliseconds: Double
+        timeoutMs: Double
     ) throws -> Answer {
         try request(
             method: "GET",
@@ -35,7 +35,7 @@ enum HTTPProbe {
             path: path,
             headers: headers,
             body: nil,
-            timeoutMilliseconds: timeoutMilliseconds
+            timeoutMs: timeoutMs
         )
     }
 
@@ -49,10 +49,10 @@ enum HTTPProbe {
         path: String,
         headers: [(String, String)],
         body: Data?,
-        timeoutMilliseconds: Double
+        timeoutMs: Double
     ) throws -> Answer {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(1, timeoutMilliseconds) * 1_000_000)
-        let socket = try connect(host: host, port: port, deadline: deadline, timeoutMilliseconds: timeoutMilliseconds)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(1, timeoutMs) * 1_000_000)
+        let socket = try connect(host: host, port: port, deadline: deadline, timeoutMs: timeoutMs)
         defer { close(socket) }
         var request = "\(method) \(path) HTTP/1.1\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
@@ -62,14 +62,13 @@ enum HTTPProbe {
             Array(request.utf8) + (body.map(Array.init) ?? []),
             on: socket,
             deadline: deadline,
-            timeoutMilliseconds: timeoutMilliseconds
+            timeoutMs: timeoutMs
         )
-        let bytes = try receive(on: socket, deadline: deadline, timeoutMilliseconds: timeoutMilliseconds)
+        let bytes = try receive(on: socket, deadline: deadline, timeoutMs: timeoutMs)
         return try parse(bytes)
     }
 
-    private static func connect(host: String, port: Int, deadline: UInt64, timeoutMilliseconds: Double) throws -> Int32
-    {
+    private static func connect(host: String, port: Int, deadline: UInt64, timeoutMs: Double) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = PlatformSocket.streamType
@@ -96,7 +95,7 @@ enum HTTPProbe {
             if code == EINPROGRESS {
                 guard try wait(for: Int16(POLLOUT), on: socket, deadline: deadline) else {
                     close(socket)
-                    throw timedOut(timeoutMilliseconds)
+                    throw timedOut(timeoutMs)
                 }
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 code = 0
@@ -112,7 +111,7 @@ enum HTTPProbe {
         throw Failure(description: reason)
     }
 
-    private static func send(_ bytes: [UInt8], on socket: Int32, deadline: UInt64, timeoutMilliseconds: Double) throws {
+    private static func send(_ bytes: [UInt8], on socket: Int32, deadline: UInt64, timeoutMs: Double) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes {
@@ -122,7 +121,7 @@ enum HTTPProbe {
                 offset += written
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
                 guard try wait(for: Int16(POLLOUT), on: socket, deadline: deadline) else {
-                    throw timedOut(timeoutMilliseconds)
+                    throw timedOut(timeoutMs)
                 }
             } else {
                 throw Failure(description: "sending the request failed: \(String(cString: strerror(errno)))")
@@ -130,7 +129,7 @@ enum HTTPProbe {
         }
     }
 
-    private static func receive(on socket: Int32, deadline: UInt64, timeoutMilliseconds: Double) throws -> [UInt8] {
+    private static func receive(on socket: Int32, deadline: UInt64, timeoutMs: Double) throws -> [UInt8] {
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while answer.count < maxAnswerBytes {
@@ -141,7 +140,7 @@ enum HTTPProbe {
                 break
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
                 guard try wait(for: Int16(POLLIN), on: socket, deadline: deadline) else {
-                    throw timedOut(timeoutMilliseconds)
+                    throw timedOut(timeoutMs)
                 }
             } else if errno == ECONNRESET, !answer.isEmpty {
                 break
@@ -168,8 +167,8 @@ enum HTTPProbe {
         }
     }
 
-    private static func timedOut(_ timeoutMilliseconds: Double) -> Failure {
-        Failure(description: "no answer within \(EnvironmentDefaults.format(timeoutMilliseconds / 1000)) s")
+    private static func timedOut(_ timeoutMs: Double) -> Failure {
+        Failure(description: "no answer within \(EnvironmentDefaults.format(timeoutMs / 1000)) s")
     }
 
     /// The status code and body of `HTTP/1.x NNN …\r\n…\r\n\r\nbody`.

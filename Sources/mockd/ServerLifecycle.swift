@@ -158,7 +158,7 @@ enum ServerLifecycle {
                 ? "mockd: \(name) received, stopping"
                 : "mockd: \(name) received, stopping; waiting up to \(timeout) s for \(requests(inFlight)) in flight"
         )
-        let report = server.shutdown(gracePeriodMilliseconds: flags.shutdownTimeoutSeconds * 1000) { signals.count > 1 }
+        let report = server.shutdown(gracePeriodMs: flags.shutdownTimeoutSeconds * 1000) { signals.count > 1 }
         if report.cut > 0 {
             Output.error(
                 report.cutShort

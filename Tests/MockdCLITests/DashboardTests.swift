@@ -54,6 +54,28 @@ struct DashboardTests {
         #expect(!answers[1].text.contains("innerHTML") && !answers[1].text.contains("insertAdjacentHTML"))
     }
 
+    /// The dashboard's files are real files (Sources/MockdCore/ControlAPI/Dashboard/) compiled into the binary: each
+    /// one is served byte for byte, and a file added to the folder but not to `Dashboard.files` fails here.
+    /// (scripts/container-smoke checks the same of the stripped release binary alone in a folder.)
+    @Test func everyFileOfTheDashboardFolderIsServedByteForByte() throws {
+        let folder = Paths.packageRoot.appendingPathComponent("Sources/MockdCore/ControlAPI/Dashboard")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+            .sorted()
+        #expect(names.contains("index.html") && names.contains("app.js") && names.contains("app.css"))
+        let (daemon, root) = try daemon()
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let paths = names.map { $0 == "index.html" ? "/__mockd/ui" : "/__mockd/ui/" + $0 }
+        let answers = try Curl.batch(paths.map { CurlRequest(url: daemon.baseURL + $0) })
+        for (name, answer) in zip(names, answers) {
+            let file = try Data(contentsOf: folder.appendingPathComponent(name))
+            #expect(answer.status == 200, "\(name)")
+            #expect(answer.body == file, "\(name): served \(answer.body.count) bytes, the file has \(file.count)")
+        }
+    }
+
     @Test func theLiveJournalSendsWhatIsThereThenEachNewRequestAndAReset() throws {
         let (daemon, root) = try daemon()
         defer {

@@ -656,16 +656,6 @@ struct HealthCommandTests {
         #expect(result.status == 64)
         #expect(result.stderr == expected)
     }
-
-    @Test func helpDescribesTheCommand() throws {
-        let result = try Lifecycle.mockd(["health", "--help"])
-        #expect(result.status == 0)
-        #expect(
-            result.stdout.hasPrefix(
-                "OVERVIEW: Ask a running mockd whether it is up: GET /__mockd/health, exit 0 on 200, else 1 with one line\n"
-            )
-        )
-    }
 }
 
 /// `mockd health --timeout` against a port that never answers: it gives up in time.

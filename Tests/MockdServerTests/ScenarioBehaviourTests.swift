@@ -42,7 +42,7 @@ struct TimingScenarioBehaviourTests {
             }
             let loaded = try Scenario.load(named: "s", root: MockdRoot(url: root))
             var configuration = MicroHTTPDServer.Configuration()
-            configuration.longestHoldMilliseconds = 3_000
+            configuration.longestHoldMs = 3_000
             server = MicroHTTPDServer(
                 configuration: configuration,
                 engine: MockEngine(scenario: loaded),

@@ -60,50 +60,134 @@ public enum NearMissCalculator {
     }
 
     /// The `limit` closest stubs to `request`, nearest first; ties keep stub order.
-    /// - Complexity: O(n) in the number of stubs; it runs only for requests that matched nothing.
+    /// - Complexity: for a small index O(n) in the number of stubs; for a large one, the stubs whose route prefix
+    ///   can still be among the nearest (`NearMissIndex`), which names the same stubs. It runs only for requests that
+    ///   matched nothing.
     public static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int = 3) -> [NearMiss] {
-        let key = index.key(for: request)
-        let requestHost = index.hasHostKeys ? index.namedHost(of: request) : nil
-        // Bounded work per stub, so a hostile 10,000-segment path or query cannot stall the daemon: distances
-        // look at the first 64 segments and pairs (equality still compares everything).
-        let requestPairs = Set(
-            RequestKey.queryPairs(request.query, normalizer: index.normalizer).prefix(64).map {
-                "\($0.name)=\($0.value)"
+        // GraphQL stubs measure method and query their own way (`assessGraphQL`), outside the trie's bounds.
+        let search: Search = index.stubs.count > exhaustiveLimit && index.graphQL == nil ? .pruned : .exhaustive
+        return nearest(to: request, in: index, limit: limit, search: search)
+    }
+
+    /// Indexes up to this many stubs are searched stub by stub (cheaper than building the trie).
+    static let exhaustiveLimit = 256
+
+    enum Search {
+        /// Every stub's distance.
+        case exhaustive
+        /// Only the subtrees of the route trie that can still hold one of the nearest (`NearMissIndex`).
+        case pruned
+    }
+
+    static func nearest(to request: HTTPRequest, in index: StubIndex, limit: Int, search: Search) -> [NearMiss] {
+        guard limit > 0, index.stubs.count > 0 else { return [] }
+        let assessment = Assessment(request, in: index)
+        var ranking = Ranking(limit: limit)
+        switch search {
+        case .exhaustive:
+            for ordinal in 0..<index.stubs.count {
+                ranking.offer(assessment.assess(ordinal, collect: false).distance, ordinal)
             }
-        )
-        let requestSegments = Array(key.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
-        var canonicalBody: Data?
-        // A request naming no host whose key several hosts recorded: the near miss says to choose one.
-        let collidingHosts = index.hasHostKeys && requestHost == nil ? index.recordingHosts(of: key) : []
-        let noHost =
-            collidingHosts.count > 1
-            ? "(none; \(key.method) \(key.path) was recorded on \(collidingHosts.joined(separator: ", ")): choose one with /__host/NAME/ or X-Forwarded-Host)"
-            : nil
-        // How far stub `ordinal` is, and with `collect` what differs: the distance of every stub first, the differences
-        // (strings for the answer) only for the `limit` nearest. Building them for every stub made a miss in a set of
-        // 10,000 stubs cost 170 million instructions.
-        // A GraphQL request's operations, read once and only when a GraphQL stub is looked at.
-        var requestOperations: [GraphQLOperation]??
-        func operations() -> [GraphQLOperation]? {
-            if let known = requestOperations { return known }
-            let read = GraphQLRequest.operations(of: request, normalizer: index.normalizer)
-            requestOperations = .some(read)
-            return read
+        case .pruned:
+            PrunedSearch(assessment: assessment, trie: index.nearMissIndex()).run(into: &ranking)
         }
+        return ranking.nearest.map { candidate in
+            let assessed = assessment.assess(candidate.ordinal, collect: true)
+            let stub = index.stubs[candidate.ordinal]
+            return NearMiss(
+                stub: stub.id,
+                set: stub.setName,
+                distance: assessed.distance,
+                differs: assessed.differences
+            )
+        }
+    }
+
+    /// The `limit` nearest so far, nearest first; among equal distances the earlier stub (a stable order).
+    struct Ranking {
+        let limit: Int
+        var nearest: [(distance: Double, ordinal: Int)] = []
+
+        init(limit: Int) {
+            self.limit = limit
+            nearest.reserveCapacity(limit + 1)
+        }
+
+        mutating func offer(_ distance: Double, _ ordinal: Int) {
+            if nearest.count == limit, !(distance < nearest[limit - 1].distance) {
+                // Equal to the last one's distance: the earlier ordinal stays (ties keep stub order).
+                guard distance == nearest[limit - 1].distance, ordinal < nearest[limit - 1].ordinal else { return }
+            }
+            let position =
+                nearest.firstIndex { $0.distance > distance || ($0.distance == distance && $0.ordinal > ordinal) }
+                ?? nearest.count
+            nearest.insert((distance, ordinal), at: position)
+            if nearest.count > limit { nearest.removeLast() }
+        }
+
+        /// Whether no stub whose distance is at least `bound` and whose ordinal is at least `ordinal` can be among the
+        /// nearest any more.
+        @inline(__always)
+        func excludes(_ bound: Double, from ordinal: Int) -> Bool {
+            guard nearest.count == limit else { return false }
+            let last = nearest[limit - 1]
+            return bound > last.distance || (bound == last.distance && ordinal > last.ordinal)
+        }
+    }
+
+    /// What a request is compared by, worked out once per miss, and the distance of one stub to it.
+    final class Assessment {
+        let index: StubIndex
+        let request: HTTPRequest
+        let key: RequestKey
+        let requestHost: String?
+        let requestPairs: Set<String>
+        let requestSegments: [Substring]
+        let noHost: String?
+        private var canonicalBody: Data?
+        /// A GraphQL request's operations, read once and only when a GraphQL stub is looked at.
+        private var requestOperations: [GraphQLOperation]??
+
+        init(_ request: HTTPRequest, in index: StubIndex) {
+            self.index = index
+            self.request = request
+            key = index.key(for: request)
+            requestHost = index.hasHostKeys ? index.namedHost(of: request) : nil
+            // Bounded work per stub, so a hostile 10,000-segment path or query cannot stall the daemon: distances
+            // look at the first 64 segments and pairs (equality still compares everything).
+            requestPairs = Set(
+                RequestKey.queryPairs(request.query, normalizer: index.normalizer).prefix(64).map {
+                    "\($0.name)=\($0.value)"
+                }
+            )
+            requestSegments = NearMissIndex.segments(key.path)
+            // A request naming no host whose key several hosts recorded: the near miss says to choose one.
+            let collidingHosts = index.hasHostKeys && requestHost == nil ? index.recordingHosts(of: key) : []
+            noHost =
+                collidingHosts.count > 1
+                ? "(none; \(key.method) \(key.path) was recorded on \(collidingHosts.joined(separator: ", ")): choose one with /__host/NAME/ or X-Forwarded-Host)"
+                : nil
+        }
+
+        /// The header constraints' share of the distance for `list`: what `assess` adds for a stub with that list.
+        func headerDistance(_ constraints: [HeaderConstraint]) -> Double {
+            let failedCount = constraints.reduce(0) { $0 + ($1.isSatisfied(by: request.headers) ? 0 : 1) }
+            return failedCount > 0 ? 0.5 * Double(failedCount) / Double(constraints.count) : 0
+        }
+
+        /// How far stub `ordinal` is, and with `collect` what differs: the distance of every candidate first, the
+        /// differences (strings for the answer) only for the nearest. Building them for every stub made a miss in a
+        /// set of 10,000 stubs cost 170 million instructions.
+        ///
+        /// The parts are added in this order: host, method, path, query, headers, body (`PrunedSearch` adds its lower
+        /// bounds in the same order, so a bound equal to a distance is the same number).
         func assess(_ ordinal: Int, collect: Bool) -> (distance: Double, differences: [NearMiss.Difference]) {
-            let stub = index.stubs[ordinal]
             let stubKey = index.routeKey(ordinal)
+            if let expected = index.graphQL?.operations[ordinal] {
+                return assessGraphQL(expected, stub: index.stubs[ordinal], stubKey: stubKey, collect: collect)
+            }
             var distance = 0.0
             var differences: [NearMiss.Difference] = []
-            if let expected = index.graphQL?.operations[ordinal] {
-                return assessGraphQL(
-                    expected,
-                    stub: stub,
-                    stubKey: stubKey,
-                    operations: operations(),
-                    collect: collect
-                )
-            }
             if !stubKey.host.isEmpty, stubKey.host != requestHost {
                 distance += 1
                 if collect {
@@ -122,10 +206,7 @@ public enum NearMissCalculator {
                 if collect { differences.append(.init(part: "method", expected: stubKey.method, actual: key.method)) }
             }
             if stubKey.path != key.path {
-                let stubSegments = Array(
-                    stubKey.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64)
-                )
-                distance += 2 * segmentDistance(stubSegments, requestSegments)
+                distance += 2 * segmentDistance(NearMissIndex.segments(stubKey.path), requestSegments)
                 if collect { differences.append(.init(part: "path", expected: stubKey.path, actual: key.path)) }
             }
             if stubKey.query != key.query {
@@ -138,10 +219,10 @@ public enum NearMissCalculator {
                     )
                 }
             }
-            let constraints = stub.headerConstraints
-            let failedCount = constraints.reduce(0) { $0 + ($1.isSatisfied(by: request.headers) ? 0 : 1) }
-            if failedCount > 0 {
-                distance += 0.5 * Double(failedCount) / Double(constraints.count)
+            let constraints = index.stubs[ordinal].headerConstraints
+            let headers = headerDistance(constraints)
+            if headers > 0 {
+                distance += headers
                 if collect {
                     for constraint in constraints where !constraint.isSatisfied(by: request.headers) {
                         differences.append(
@@ -173,13 +254,20 @@ public enum NearMissCalculator {
             }
             return (distance, differences)
         }
+
+        private func operations() -> [GraphQLOperation]? {
+            if let known = requestOperations { return known }
+            let read = GraphQLRequest.operations(of: request, normalizer: index.normalizer)
+            requestOperations = .some(read)
+            return read
+        }
+
         /// A GraphQL stub's distance: host, path and other query parameters as for any stub (`GET` and `POST` alike),
         /// then the operation: another operation is far (1), the same one with other variables near (0.5).
-        func assessGraphQL(
+        private func assessGraphQL(
             _ expected: GraphQLOperation,
             stub: Stub,
             stubKey: RequestKey,
-            operations: [GraphQLOperation]?,
             collect: Bool
         ) -> (distance: Double, differences: [NearMiss.Difference]) {
             var distance = 0.0
@@ -195,10 +283,7 @@ public enum NearMissCalculator {
                 if collect { differences.append(.init(part: "method", expected: "POST or GET", actual: key.method)) }
             }
             if stubKey.path != key.path {
-                let stubSegments = Array(
-                    stubKey.path.split(separator: "/", omittingEmptySubsequences: false).prefix(64)
-                )
-                distance += 2 * segmentDistance(stubSegments, requestSegments)
+                distance += 2 * segmentDistance(NearMissIndex.segments(stubKey.path), requestSegments)
                 if collect { differences.append(.init(part: "path", expected: stubKey.path, actual: key.path)) }
             }
             let otherQuery = GraphQLRequest.otherQuery(request.query, normalizer: index.normalizer)
@@ -206,11 +291,11 @@ public enum NearMissCalculator {
                 distance += 0.5
                 if collect { differences.append(.init(part: "query", expected: stubKey.query, actual: otherQuery)) }
             }
-            let failed = stub.headerConstraints.filter { !$0.isSatisfied(by: request.headers) }
-            if !failed.isEmpty {
-                distance += 0.5 * Double(failed.count) / Double(stub.headerConstraints.count)
+            let headers = headerDistance(stub.headerConstraints)
+            if headers > 0 {
+                distance += headers
                 if collect {
-                    for constraint in failed {
+                    for constraint in stub.headerConstraints where !constraint.isSatisfied(by: request.headers) {
                         differences.append(
                             .init(
                                 part: "header",
@@ -222,6 +307,7 @@ public enum NearMissCalculator {
                     }
                 }
             }
+            let operations = operations()
             guard let operations, operations.count == 1 else {
                 distance += 1.5
                 if collect {
@@ -246,26 +332,6 @@ public enum NearMissCalculator {
                 }
             }
             return (distance, differences)
-        }
-        // The `limit` nearest, nearest first; among equal distances the earlier stub (a stable order).
-        var nearest: [(distance: Double, ordinal: Int)] = []
-        nearest.reserveCapacity(limit + 1)
-        for ordinal in index.stubs.indices where limit > 0 {
-            let distance = assess(ordinal, collect: false).distance
-            guard nearest.count < limit || distance < nearest[nearest.count - 1].distance else { continue }
-            let position = nearest.firstIndex { $0.distance > distance } ?? nearest.count
-            nearest.insert((distance, ordinal), at: position)
-            if nearest.count > limit { nearest.removeLast() }
-        }
-        return nearest.map { candidate in
-            let stub = index.stubs[candidate.ordinal]
-            let assessed = assess(candidate.ordinal, collect: true)
-            return NearMiss(
-                stub: stub.id,
-                set: stub.setName,
-                distance: assessed.distance,
-                differs: assessed.differences
-            )
         }
     }
 

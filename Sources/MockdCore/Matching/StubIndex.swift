@@ -1,4 +1,5 @@
 import Foundation
+import MockdPlatform
 
 /// All stubs of a scenario, indexed by `RequestKey` for constant-time lookup.
 ///
@@ -42,6 +43,18 @@ public final class StubIndex: Sendable {
     func routeBody(_ ordinal: Int) -> Data? { routeBodies.isEmpty ? stubs[ordinal].body : routeBodies[ordinal] }
     /// Whether some stub is keyed by host (a multi-host import): only then is a request's host looked at.
     let hasHostKeys: Bool
+    /// The stubs arranged for the near-miss search (`NearMissIndex`), made on the first miss that needs them.
+    private let nearMisses = Mutex<NearMissIndex?>(nil)
+
+    /// The near-miss trie of this index, built now if this is the first miss that needs it.
+    func nearMissIndex() -> NearMissIndex {
+        nearMisses.withLock { built in
+            if let built { return built }
+            let made = NearMissIndex(self)
+            built = made
+            return made
+        }
+    }
     /// For each key of host-keyed stubs (taken without its host): the one host that recorded it, or `""` when several
     /// did. A request that names no host is answered by that host's stubs; where hosts collide it must name one.
     /// Empty unless `hasHostKeys`.
@@ -166,11 +179,10 @@ public final class StubIndex: Sendable {
     }
 
     /// The hosts that recorded `key` (taken without its host), sorted; empty for a key no host-keyed stub has.
+    /// - Complexity: one table lookup per recorded host (a miss in a large multi-host set looked at every stub).
     func recordingHosts(of key: RequestKey) -> [String] {
         guard hasHostKeys else { return [] }
-        let hostless = key.with(host: "")
-        return Set(stubs.indices.map(routeKey).filter { !$0.host.isEmpty && $0.with(host: "") == hostless }.map(\.host))
-            .sorted()
+        return recordedHostNames.filter { contains(key.with(host: $0)) }.sorted()
     }
 
     /// Fills the table and groups while stubs are added.

@@ -484,6 +484,20 @@ struct WireMockMapper {
 
     // MARK: Response
 
+    /// The response fields `mapResponse` reads; any other is reported (`noteUnreadResponseFields`).
+    static let responseFields: Set<String> = [
+        "status", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fixedDelayMilliseconds",
+        "delayDistribution",
+        "chunkedDribbleDelay", "fault", "proxyBaseUrl", "transformers", "transformerParameters", "statusMessage",
+    ]
+    /// Proxy settings that mean something only beside `proxyBaseUrl`.
+    static let proxyOnlyFields: Set<String> = [
+        "proxyUrlPrefixToRemove", "additionalProxyRequestHeaders", "removeProxyRequestHeaders",
+    ]
+
+    /// A WireMock response definition as a `WireMockResponse`, in named steps: whether it is a template, the status,
+    /// the headers, the body, the untranslated template expressions, the latency, the dribble, the fault, the fields
+    /// left unread, and WireMock's 500 for a body file it cannot read. Report items come in that order.
     private mutating func mapResponse(
         _ node: WireMockNode,
         id: String,
@@ -491,6 +505,47 @@ struct WireMockMapper {
     ) throws(WireMockImportError) -> WireMockResponse {
         var response = WireMockResponse()
         let members = try node.object()
+        let templated = try isTemplated(node)
+        if let status = try mapStatus(node, skips: &skips) { response.status = status }
+        if let proxy = node["proxyBaseUrl"] {
+            _ = try proxy.string()
+            skips.append(
+                (
+                    proxy,
+                    "proxy stubs are not imported (mockd --on-miss proxy --upstream URL proxies what no stub answers); mapping skipped"
+                )
+            )
+        }
+        var untranslated: [(WireMockNode, String)] = []
+        response.headers = try mapHeaders(node, templated: templated, &untranslated)
+        let body = try mapBody(node, members, id: id, into: &response, templated: templated, &untranslated)
+        for (at, expression) in untranslated {
+            note(at, "template \(expression) has no mockd equivalent; sent as written")
+        }
+        response.literal = !templated && containsPlaceholder(response)
+        if response.literal {
+            note(
+                node,
+                "{{…}} sent as written: the mapping has no \"transformers\": [\"response-template\"], as WireMock does by default; if the WireMock server ran with --global-response-templating, import with --global-templating to render them"
+            )
+        }
+        response.latency = try mapLatency(node)
+        response.throttle = try mapDribble(node, bodyBytes: body.bytes)
+        response.fault = try mapFault(node)
+        noteUnreadResponseFields(node, members)
+        if let missingFile = body.missingFile {
+            // WireMock 3 fails the request when the file cannot be read: 500, naming the file. Never an empty 200.
+            response.status = 500
+            response.headers = [("Content-Type", "text/plain; charset=utf-8")]
+            response.body = .text("\(missingFile) not found")
+            response.literal = true
+        }
+        return response
+    }
+
+    /// Whether the response is a template: `"transformers": ["response-template"]`, or every response with
+    /// `--global-templating`. Other transformers are reported and ignored.
+    private mutating func isTemplated(_ node: WireMockNode) throws(WireMockImportError) -> Bool {
         var templated = globalTemplating
         if let transformersNode = node["transformers"] {
             for transformer in try transformersNode.array() {
@@ -502,83 +557,97 @@ struct WireMockMapper {
                 }
             }
         }
-        if let statusNode = node["status"] {
-            let status = try statusNode.int()
-            guard (100...999).contains(status) else {
-                throw statusNode.fail("\(status) is not an HTTP status code (100–999)")
-            }
-            if status < 200 {
-                skips.append(
-                    (
-                        statusNode,
-                        "\(status) is an interim (1xx) status; mockd answers with final ones only; mapping skipped"
-                    )
-                )
-            }
-            response.status = status
+        return templated
+    }
+
+    /// The `status`, or `nil` when absent (200). An interim (1xx) status skips the mapping.
+    /// - Throws: When it is not a number in 100–999.
+    private func mapStatus(
+        _ node: WireMockNode,
+        skips: inout [(WireMockNode, String)]
+    ) throws(WireMockImportError) -> Int? {
+        guard let statusNode = node["status"] else { return nil }
+        let status = try statusNode.int()
+        guard (100...999).contains(status) else {
+            throw statusNode.fail("\(status) is not an HTTP status code (100–999)")
         }
-        if let proxy = node["proxyBaseUrl"] {
-            _ = try proxy.string()
+        if status < 200 {
             skips.append(
                 (
-                    proxy,
-                    "proxy stubs are not imported (mockd --on-miss proxy --upstream URL proxies what no stub answers); mapping skipped"
+                    statusNode,
+                    "\(status) is an interim (1xx) status; mockd answers with final ones only; mapping skipped"
                 )
             )
         }
-        var untranslated: [(WireMockNode, String)] = []
-        func translated(_ text: String, _ at: WireMockNode) -> String {
-            guard templated else { return text }
-            let result = WireMockTemplate.translate(text)
-            for expression in result.untranslated { untranslated.append((at, expression)) }
-            return result.text
-        }
-        if let headersNode = node["headers"] {
-            for (name, valueNode) in try headersNode.members() {
-                guard HTTPToken.isToken(name) else { throw headersNode.fail("'\(name)' is not a header name") }
-                let values: [WireMockNode]
-                if case .array = valueNode.value { values = try valueNode.array() } else { values = [valueNode] }
-                for value in values {
-                    let text = try value.string()
-                    guard HeaderLine.isValidValue(text) else {
-                        throw value.fail("a header value cannot contain CR, LF or NUL")
-                    }
-                    if ResponseHeaderPolicy.isDropped(name) {
-                        note(
-                            value,
-                            "mockd never sends '\(name)' (hop-by-hop, or computed from the body it sends); dropped"
-                        )
-                        continue
-                    }
-                    response.headers.append((name, translated(text, value)))
+        return status
+    }
+
+    /// The `headers`, in order, a list value as repeated fields; those mockd never sends (hop-by-hop, or computed
+    /// from the body) are reported and dropped.
+    /// - Throws: On a name that is not an RFC 9110 token or a value with CR, LF or NUL.
+    private mutating func mapHeaders(
+        _ node: WireMockNode,
+        templated: Bool,
+        _ untranslated: inout [(WireMockNode, String)]
+    ) throws(WireMockImportError) -> [(name: String, value: String)] {
+        guard let headersNode = node["headers"] else { return [] }
+        var headers: [(name: String, value: String)] = []
+        for (name, valueNode) in try headersNode.members() {
+            guard HTTPToken.isToken(name) else { throw headersNode.fail("'\(name)' is not a header name") }
+            let values: [WireMockNode]
+            if case .array = valueNode.value { values = try valueNode.array() } else { values = [valueNode] }
+            for value in values {
+                let text = try value.string()
+                guard HeaderLine.isValidValue(text) else {
+                    throw value.fail("a header value cannot contain CR, LF or NUL")
                 }
+                if ResponseHeaderPolicy.isDropped(name) {
+                    note(
+                        value,
+                        "mockd never sends '\(name)' (hop-by-hop, or computed from the body it sends); dropped"
+                    )
+                    continue
+                }
+                headers.append((name, translated(text, value, templated: templated, &untranslated)))
             }
         }
+        return headers
+    }
+
+    /// Sets `response.body` from `body`, `jsonBody`, `base64Body` or `bodyFileName` (at most one), keeping a file's
+    /// bytes in `files`.
+    /// - Returns: The body's size in bytes (for the dribble), and the name of a body file that could not be read.
+    /// - Throws: When more than one body is given, `body` is not a string or `base64Body` not base64.
+    private mutating func mapBody(
+        _ node: WireMockNode,
+        _ members: [String: JSONValue],
+        id: String,
+        into response: inout WireMockResponse,
+        templated: Bool,
+        _ untranslated: inout [(WireMockNode, String)]
+    ) throws(WireMockImportError) -> (bytes: Int, missingFile: String?) {
         let bodyKeys = ["body", "jsonBody", "base64Body", "bodyFileName"].filter { members[$0] != nil }
         if bodyKeys.count > 1 {
             throw node.fail(
                 "give at most one of body, jsonBody, base64Body, bodyFileName (got \(bodyKeys.joined(separator: ", ")))"
             )
         }
-        var bodyBytes = 0
-        var missingFile: String?
         if let bodyNode = node["body"] {
             guard case .string(let text) = bodyNode.value else {
                 throw bodyNode.fail("expected a string, got \(bodyNode.typeName) (jsonBody takes JSON)")
             }
-            response.body = .text(translated(text, bodyNode))
-            bodyBytes = text.utf8.count
+            response.body = .text(translated(text, bodyNode, templated: templated, &untranslated))
+            return (text.utf8.count, nil)
         } else if let jsonNode = node["jsonBody"] {
             if let written = jsonNode.writtenText {
                 // WireMock 3 sends jsonBody as written: keys in their order, numbers as spelt (`550.00`); a
                 // template's expressions are translated where they stand.
-                response.body = .text(translated(written, jsonNode))
-                bodyBytes = written.utf8.count
-            } else {
-                let json = templated ? translatedJSON(jsonNode.value, jsonNode, &untranslated) : jsonNode.value
-                response.body = .json(json)
-                bodyBytes = (try? JSONValueEncoding.data(json).count) ?? 0
+                response.body = .text(translated(written, jsonNode, templated: templated, &untranslated))
+                return (written.utf8.count, nil)
             }
+            let json = templated ? translatedJSON(jsonNode.value, jsonNode, &untranslated) : jsonNode.value
+            response.body = .json(json)
+            return ((try? JSONValueEncoding.data(json).count) ?? 0, nil)
         } else if let base64Node = node["base64Body"] {
             guard let data = Data(base64Encoded: try base64Node.string(), options: .ignoreUnknownCharacters) else {
                 throw base64Node.fail("not valid base64")
@@ -587,27 +656,23 @@ struct WireMockMapper {
             let path = "bodies/\(Self.fileName(id)).\(FileNamer.fileExtension(mimeType: contentType, body: data))"
             files[path] = translatedData(data, base64Node, templated: templated, &untranslated)
             response.body = .file(path: path)
-            bodyBytes = data.count
+            return (data.count, nil)
         } else if let fileNode = node["bodyFileName"] {
             let name = try fileNode.string()
-            if let (path, data) = bodyFile(name, fileNode) {
-                files[path] = translatedData(data, fileNode, templated: templated, &untranslated)
-                response.body = .file(path: path)
-                bodyBytes = data.count
-            } else {
-                missingFile = name
-            }
+            guard let (path, data) = bodyFile(name, fileNode) else { return (0, name) }
+            files[path] = translatedData(data, fileNode, templated: templated, &untranslated)
+            response.body = .file(path: path)
+            return (data.count, nil)
         }
-        for (at, expression) in untranslated {
-            note(at, "template \(expression) has no mockd equivalent; sent as written")
-        }
-        response.literal = !templated && containsPlaceholder(response)
-        if response.literal {
-            note(
-                node,
-                "{{…}} sent as written: the mapping has no \"transformers\": [\"response-template\"], as WireMock does by default; if the WireMock server ran with --global-response-templating, import with --global-templating to render them"
-            )
-        }
+        return (0, nil)
+    }
+
+    /// The latency of `fixedDelayMilliseconds` (capped at `TimeLimits.maxDelayMs`, reported) or else of a
+    /// `delayDistribution` (lognormal, uniform, fixed) within what mockd delays; anything else is reported and
+    /// ignored.
+    /// - Throws: When `fixedDelayMilliseconds` is negative or not finite, or a field has the wrong type.
+    private mutating func mapLatency(_ node: WireMockNode) throws(WireMockImportError) -> LatencyEntry? {
+        var latency: LatencyEntry?
         if let delayNode = node["fixedDelayMilliseconds"] {
             let delay = try delayNode.number()
             guard delay >= 0, delay.isFinite else { throw delayNode.fail("must be ≥ 0 ms") }
@@ -617,115 +682,129 @@ struct WireMockMapper {
                     "mockd delays at most \(Int(TimeLimits.maxDelayMs)) ms; mapped to latency \(Int(TimeLimits.maxDelayMs))"
                 )
             }
-            response.latency = .fixed(min(delay, TimeLimits.maxDelayMs))
+            latency = .fixed(min(delay, TimeLimits.maxDelayMs))
         }
-        if let distributionNode = node["delayDistribution"] {
-            let type = try distributionNode["type"]?.string()
-            var latency: LatencyEntry?
-            let limit = TimeLimits.maxDelayMs
-            var inRange = true
-            switch type {
-            case "lognormal":
-                if let median = try distributionNode["median"]?.number(),
-                    let sigma = try distributionNode["sigma"]?.number()
-                {
-                    latency = .logNormal(median: median, sigma: sigma, seed: nil)
-                    inRange = (0...limit).contains(median) && (0...5).contains(sigma)
-                }
-            case "uniform":
-                if let lower = try distributionNode["lower"]?.number(),
-                    let upper = try distributionNode["upper"]?.number()
-                {
-                    latency = .uniform(min: lower, max: upper, seed: nil)
-                    inRange = lower >= 0 && lower <= upper && upper <= limit
-                }
-            case "fixed":
-                if let milliseconds = try distributionNode["milliseconds"]?.number() {
-                    latency = .fixed(milliseconds)
-                    inRange = (0...limit).contains(milliseconds)
-                }
-            default: break
+        guard let distributionNode = node["delayDistribution"] else { return latency }
+        let type = try distributionNode["type"]?.string()
+        var distribution: LatencyEntry?
+        let limit = TimeLimits.maxDelayMs
+        var inRange = true
+        switch type {
+        case "lognormal":
+            if let median = try distributionNode["median"]?.number(),
+                let sigma = try distributionNode["sigma"]?.number()
+            {
+                distribution = .logNormal(median: median, sigma: sigma, seed: nil)
+                inRange = (0...limit).contains(median) && (0...5).contains(sigma)
             }
-            if !inRange {
-                note(
-                    distributionNode,
-                    "outside what mockd delays (0–\(Int(limit)) ms, sigma 0–5, lower ≤ upper); ignored"
-                )
-            } else if response.latency != nil {
-                note(distributionNode, "mockd has one latency per response and fixedDelayMilliseconds is set; ignored")
-            } else if let latency {
-                response.latency = latency
-            } else {
-                note(
-                    distributionNode,
-                    "delay distribution \(type.map { "'\($0)'" } ?? "without a type") has no mockd equivalent; ignored"
-                )
+        case "uniform":
+            if let lower = try distributionNode["lower"]?.number(),
+                let upper = try distributionNode["upper"]?.number()
+            {
+                distribution = .uniform(min: lower, max: upper, seed: nil)
+                inRange = lower >= 0 && lower <= upper && upper <= limit
             }
+        case "fixed":
+            if let milliseconds = try distributionNode["milliseconds"]?.number() {
+                distribution = .fixed(milliseconds)
+                inRange = (0...limit).contains(milliseconds)
+            }
+        default: break
         }
-        if let dribbleNode = node["chunkedDribbleDelay"] {
-            let total = try dribbleNode["totalDuration"]?.number() ?? 0
-            if bodyBytes > 0 && total > 0 {
-                let rate = max(1, (Double(bodyBytes) * 1000 / total).rounded(.up))
-                if rate > Double(TimeLimits.maxBytesPerSecond) {
-                    note(
-                        dribbleNode,
-                        "faster than mockd throttles (at most \(TimeLimits.maxBytesPerSecond) bytes/s); ignored"
-                    )
-                } else {
-                    response.throttle = Int(rate)
-                    note(
-                        dribbleNode,
-                        "mapped to throttle \(Int(rate)) bytes/s (the body over about \(Int(total)) ms, in 50 ms chunks rather than WireMock's chunk count)"
-                    )
-                }
-            } else {
-                note(dribbleNode, "nothing to dribble (empty body or no totalDuration); ignored")
-            }
+        if !inRange {
+            note(
+                distributionNode,
+                "outside what mockd delays (0–\(Int(limit)) ms, sigma 0–5, lower ≤ upper); ignored"
+            )
+        } else if latency != nil {
+            note(distributionNode, "mockd has one latency per response and fixedDelayMilliseconds is set; ignored")
+        } else if let distribution {
+            latency = distribution
+        } else {
+            note(
+                distributionNode,
+                "delay distribution \(type.map { "'\($0)'" } ?? "without a type") has no mockd equivalent; ignored"
+            )
         }
-        if let faultNode = node["fault"] {
-            let name = try faultNode.string()
-            guard let mapped = Self.faults[name] else {
-                throw faultNode.fail(
-                    "unknown fault '\(name)' (WireMock faults: \(Self.faults.keys.sorted().joined(separator: ", ")))"
-                )
-            }
-            response.fault = mapped.fault
-            if !mapped.exact {
-                note(
-                    faultNode,
-                    "\(name) has no exact mockd equivalent; mapped to malformedChunk, the closest (a valid status line and headers, then an invalid chunk, then the connection closes)"
-                )
-            }
+        return latency
+    }
+
+    /// `chunkedDribbleDelay` as a throttle in bytes/s: the body of `bodyBytes` over `totalDuration` ms, or `nil`
+    /// (reported) when there is nothing to dribble or it is faster than mockd throttles.
+    private mutating func mapDribble(
+        _ node: WireMockNode,
+        bodyBytes: Int
+    ) throws(WireMockImportError) -> Int? {
+        guard let dribbleNode = node["chunkedDribbleDelay"] else { return nil }
+        let total = try dribbleNode["totalDuration"]?.number() ?? 0
+        guard bodyBytes > 0 && total > 0 else {
+            note(dribbleNode, "nothing to dribble (empty body or no totalDuration); ignored")
+            return nil
         }
+        let rate = max(1, (Double(bodyBytes) * 1000 / total).rounded(.up))
+        guard rate <= Double(TimeLimits.maxBytesPerSecond) else {
+            note(
+                dribbleNode,
+                "faster than mockd throttles (at most \(TimeLimits.maxBytesPerSecond) bytes/s); ignored"
+            )
+            return nil
+        }
+        note(
+            dribbleNode,
+            "mapped to throttle \(Int(rate)) bytes/s (the body over about \(Int(total)) ms, in 50 ms chunks rather than WireMock's chunk count)"
+        )
+        return Int(rate)
+    }
+
+    /// The `fault` as a mockd fault (`faults`); one without an exact equivalent is reported as approximated.
+    /// - Throws: On a fault WireMock does not have.
+    private mutating func mapFault(_ node: WireMockNode) throws(WireMockImportError) -> Fault? {
+        guard let faultNode = node["fault"] else { return nil }
+        let name = try faultNode.string()
+        guard let mapped = Self.faults[name] else {
+            throw faultNode.fail(
+                "unknown fault '\(name)' (WireMock faults: \(Self.faults.keys.sorted().joined(separator: ", ")))"
+            )
+        }
+        if !mapped.exact {
+            note(
+                faultNode,
+                "\(name) has no exact mockd equivalent; mapped to malformedChunk, the closest (a valid status line and headers, then an invalid chunk, then the connection closes)"
+            )
+        }
+        return mapped.fault
+    }
+
+    /// Reports the response fields mockd does not use: `statusMessage`, `transformerParameters`, proxy settings
+    /// without `proxyBaseUrl` and unknown fields.
+    private mutating func noteUnreadResponseFields(_ node: WireMockNode, _ members: [String: JSONValue]) {
         if let message = node["statusMessage"] {
             note(message, "mockd sends the standard reason phrase; ignored")
         }
         if let parameters = node["transformerParameters"] {
             note(parameters, "transformer parameters are not available in mockd; ignored")
         }
-        let handled: Set<String> = [
-            "status", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fixedDelayMilliseconds",
-            "delayDistribution",
-            "chunkedDribbleDelay", "fault", "proxyBaseUrl", "transformers", "transformerParameters", "statusMessage",
-        ]
-        let proxyOnly: Set<String> = [
-            "proxyUrlPrefixToRemove", "additionalProxyRequestHeaders", "removeProxyRequestHeaders",
-        ]
-        for key in members.keys.sorted() where !handled.contains(key) {
-            if proxyOnly.contains(key) {
+        for key in members.keys.sorted() where !Self.responseFields.contains(key) {
+            if Self.proxyOnlyFields.contains(key) {
                 if members["proxyBaseUrl"] == nil { note(node[key]!, "a proxy setting without proxyBaseUrl; ignored") }
             } else {
                 note(node[key]!, "unknown WireMock response field; ignored")
             }
         }
-        if let missingFile {
-            // WireMock 3 fails the request when the file cannot be read: 500, naming the file. Never an empty 200.
-            response.status = 500
-            response.headers = [("Content-Type", "text/plain; charset=utf-8")]
-            response.body = .text("\(missingFile) not found")
-            response.literal = true
-        }
-        return response
+    }
+
+    /// `text` with its template expressions translated when the response is a template; those mockd has no
+    /// equivalent for are added to `untranslated`.
+    private func translated(
+        _ text: String,
+        _ at: WireMockNode,
+        templated: Bool,
+        _ untranslated: inout [(WireMockNode, String)]
+    ) -> String {
+        guard templated else { return text }
+        let result = WireMockTemplate.translate(text)
+        for expression in result.untranslated { untranslated.append((at, expression)) }
+        return result.text
     }
 
     private func translatedJSON(

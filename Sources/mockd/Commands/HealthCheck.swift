@@ -63,7 +63,7 @@ struct HealthCheck: MockdCommand, Equatable {
                 port: port,
                 path: "/__mockd/health",
                 headers: headers,
-                timeoutMilliseconds: timeoutSeconds * 1000
+                timeoutMs: timeoutSeconds * 1000
             )
         } catch {
             Output.error("mockd: health: \(url): \(error)")

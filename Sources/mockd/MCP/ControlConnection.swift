@@ -50,7 +50,7 @@ struct ControlConnection: Sendable {
             path: prefix + "/__mockd/" + route,
             headers: headers,
             body: body,
-            timeoutMilliseconds: 30_000
+            timeoutMs: 30_000
         )
         return Answer(status: answer.status, body: answer.body)
     }
