@@ -1,3 +1,4 @@
+import MockdCore
 public import MockdFormat
 
 /// A deterministic example value for a schema, for responses the document gives no example for.
@@ -143,22 +144,6 @@ public struct ExampleGenerator {
             return .int(integer(members))
         }
         return .double(Double(random.next() % 10_000) / 100 + 0.25)
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a small deterministic generator, so a `--seed` gives the same examples
-/// on every machine.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

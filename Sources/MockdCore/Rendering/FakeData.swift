@@ -10,7 +10,7 @@ import Foundation
 /// for mockd; e-mail domains are the reserved `example.com`, `example.net` and `example.org` (RFC 2606) and phone
 /// numbers are in the 555-0100…0199 range set aside for fiction in the North American Numbering Plan.
 struct FakeData {
-    private var state: UInt64
+    private var random: SplitMix64
 
     /// A generator for `key` (any text) under the session's `seed`.
     init(seed: UInt64, key: String) {
@@ -19,17 +19,11 @@ struct FakeData {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3
         }
-        state = hash ^ (seed &* 0x9E37_79B9_7F4A_7C15)
+        random = SplitMix64(seed: hash ^ (seed &* 0x9E37_79B9_7F4A_7C15))
     }
 
     /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     /// A whole number in `range` (both ends included).
     mutating func int(in range: ClosedRange<Int64>) -> Int64 {
@@ -39,7 +33,7 @@ struct FakeData {
     }
 
     /// A number in `[0, 1)`.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
+    mutating func unit() -> Double { random.unit() }
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
 

@@ -13,11 +13,11 @@ final class SessionSwitches: Sendable {
 
     private struct Generator {
         var seed: UInt64
-        var state: UInt64
+        var random: SplitMix64
         var draws = 0
         init(seed: UInt64) {
             self.seed = seed
-            self.state = seed
+            self.random = SplitMix64(seed: seed)
         }
     }
 
@@ -74,13 +74,8 @@ final class SessionSwitches: Sendable {
     /// The next value in [0, 1) of the session's generator.
     func nextDraw() -> Double {
         generator.withLock { generator in
-            generator.state &+= 0x9E37_79B9_7F4A_7C15
-            var z = generator.state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
             generator.draws += 1
-            return Double(z >> 11) / Double(UInt64(1) << 53)
+            return generator.random.unit()
         }
     }
 }
