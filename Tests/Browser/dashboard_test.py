@@ -346,6 +346,9 @@ async def main_checks(run, browser, mockd, shots):
         ui = daemon.base + "/__mockd/ui"
         # Traffic before the page opens: two sessions besides the default one.
         equal(daemon.request("GET", "/v1/me", session="alpha", headers={"X-Test": "hello"})[0], 200, "GET /v1/me")
+        # lastActivity has millisecond resolution and a tie keeps the first session: beta's request must arrive
+        # in a later millisecond for it to be the newest (back to back, both can land in the same one).
+        time.sleep(0.01)
         equal(daemon.request("GET", "/v1/conversations", session="beta")[0], 200, "GET /v1/conversations")
         page = await browser.new_page()
 
