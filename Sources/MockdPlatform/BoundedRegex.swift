@@ -14,7 +14,7 @@ import Darwin
 /// matches. ICU itself counts its backtracking steps; this calls ICU's C API (the toolchain's `_FoundationICU` on
 /// Linux, the system's libicucore on macOS) with two bounds:
 /// - **per match**: at most `stepLimit` × 10,000 steps (`uregex_setTimeLimit`), about 12 ms here, deterministic;
-/// - **per request**: the request's matches together get `RegexBudget.requestMilliseconds` of this thread's CPU
+/// - **per request**: the request's matches together get `RegexBudget.requestMs` of this thread's CPU
 ///   time, checked between matches and every 10,000 steps within one (`uregex_setMatchCallback`). Engine requests
 ///   open a budget with `RegexBudget.startRequest()`; code that never does (an import) has the per-match bound only.
 ///
@@ -122,7 +122,7 @@ public enum RegexBudget {
     /// CPU time all of one request's matches may take together, in ms: twice the slowest ordinary pattern measured
     /// (`.*a.*b` failing on 1 KiB, about 5 ms), while four sessions sending patterns that exhaust it kept another
     /// session's worst request near 0.1 s (`scripts/bench/isolation`).
-    public static let requestMilliseconds = 10.0
+    public static let requestMs = 10.0
 
     /// One thread's account.
     struct Account {
@@ -132,10 +132,10 @@ public enum RegexBudget {
         var exhausted = false
     }
 
-    /// Starts the calling thread's account for a new request: `requestMilliseconds` of CPU time for its matches.
+    /// Starts the calling thread's account for a new request: `requestMs` of CPU time for its matches.
     public static func startRequest() {
         let account = current
-        account.pointee = Account(limit: UInt64(requestMilliseconds * 1_000_000))
+        account.pointee = Account(limit: UInt64(requestMs * 1_000_000))
     }
 
     /// Whether the calling thread's request ran out of budget (a match said `.overBudget` for lack of it).

@@ -30,7 +30,7 @@ final class LiveFeedBody: StreamingBody {
             guard let next = feed.next(now: DispatchTime.now().uptimeNanoseconds) else {
                 if feed.isFinished { return -1 }
                 if clientLeft() { return -2 }
-                if suspensions.suspend(connection, resumeAfter: feed.pollMilliseconds, endsAtDrain: true) { return 0 }
+                if suspensions.suspend(connection, resumeAfter: feed.pollMs, endsAtDrain: true) { return 0 }
                 return suspensions.isStopping ? -2 : -1
             }
             pending = next

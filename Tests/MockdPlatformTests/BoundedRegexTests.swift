@@ -3,7 +3,7 @@ import MockdPlatform
 import Testing
 
 /// `BoundedRegex`: ICU's results, within a budget. One match stops after a million backtracking steps (counted by
-/// ICU, so the same on every machine); one request's matches stop together after `RegexBudget.requestMilliseconds`
+/// ICU, so the same on every machine); one request's matches stop together after `RegexBudget.requestMs`
 /// of CPU time.
 struct BoundedRegexTests {
     static let almost = String(repeating: "a", count: 4000)

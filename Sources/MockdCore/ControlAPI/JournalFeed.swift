@@ -4,7 +4,7 @@ import MockdPlatform
 /// One session's journal as a live Server-Sent Events feed (`GET /__mockd/journal/stream`), read by the dashboard.
 ///
 /// The feed holds a cursor, not a subscription: the server bridge asks for `next(now:)` when the connection may
-/// send, and suspends the connection for `pollMilliseconds` (200) when there is nothing to say, so no worker thread waits
+/// send, and suspends the connection for `pollMs` (200) when there is nothing to say, so no worker thread waits
 /// for a viewer (`LiveFeed`). Events:
 /// - `event: entry` with `id: <sequence>` and one journal row as JSON (`JournalJSON.row`), in arrival order, at
 ///   most `batchLimit` per call;
@@ -20,7 +20,7 @@ public final class JournalFeed: LiveFeed {
     /// Entries sent per `next(now:)` call at most (a full journal is sent in several writes).
     public static let batchLimit = 200
     /// How long the bridge waits before asking again when there was nothing new, in ms.
-    public var pollMilliseconds: Double { 200 }
+    public var pollMs: Double { 200 }
     /// Silence after which a comment line is sent.
     public static let keepAliveSeconds: UInt64 = 15
 
@@ -74,7 +74,7 @@ public final class JournalFeed: LiveFeed {
         JournalFeed.openFeeds.subtract(1, ordering: .releasing)
     }
 
-    /// The bytes to send now, or `nil` when there is nothing yet (ask again after `pollMilliseconds`).
+    /// The bytes to send now, or `nil` when there is nothing yet (ask again after `pollMs`).
     /// - Parameter now: Monotonic time in ns (`DispatchTime.now().uptimeNanoseconds`).
     /// - Complexity: O(n) in the journal's length when there are new entries (`RequestJournal.page`), O(1) otherwise.
     public func next(now: UInt64) -> Data? {

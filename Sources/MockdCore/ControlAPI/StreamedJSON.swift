@@ -25,7 +25,7 @@ final class StreamedJSON: LiveFeed, @unchecked Sendable {
     private var started = false
     private var finished = false
 
-    var pollMilliseconds: Double { 0 }
+    var pollMs: Double { 0 }
     var isFinished: Bool { finished }
     var hasEnd: Bool { true }
 

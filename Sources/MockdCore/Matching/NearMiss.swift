@@ -18,7 +18,7 @@ extension NearMiss.Difference {
     func undecidedReason(of id: String) -> String {
         "'\(id)': its \(part) condition (\(expected ?? "")) ran out of its matching budget on this request (at most "
             + "\(BoundedRegex.stepLimit * 10_000) backtracking steps per match, "
-            + "\(Int(RegexBudget.requestMilliseconds)) ms of CPU time per request): mockd cannot tell whether it "
+            + "\(Int(RegexBudget.requestMs)) ms of CPU time per request): mockd cannot tell whether it "
             + "matches, so nothing answers; simplify the pattern (no nested or adjacent overlapping repetitions "
             + "such as (a+)+ or \\w*\\w*)"
     }

@@ -3,11 +3,11 @@ public import Foundation
 /// A response body produced while it is sent, a piece per write: the live journal (`JournalFeed`), which has no end
 /// of its own, and large control answers (`StreamedJSON`), which end. The server bridge asks `next(now:)` whenever
 /// the connection may send; on `nil` it ends the body when `isFinished`, else suspends the connection for
-/// `pollMilliseconds` (no worker thread waits). A feed without an end stops when the client leaves or the daemon
+/// `pollMs` (no worker thread waits). A feed without an end stops when the client leaves or the daemon
 /// drains; one with an end is sent whole unless the daemon stops outright.
 public protocol LiveFeed: AnyObject, Sendable {
     /// How long to wait before asking again after `next(now:)` had nothing, in ms.
-    var pollMilliseconds: Double { get }
+    var pollMs: Double { get }
 
     /// The bytes to send now, or `nil` when there is nothing yet (or nothing more, once `isFinished`).
     /// - Parameter now: Monotonic time in ns (`DispatchTime.now().uptimeNanoseconds`).
