@@ -1,0 +1,80 @@
+import Foundation
+import MockdFormat
+import MockdPlatform
+
+/// Reads body files of one mock set, refusing any path that leaves the set folder. Each file is read (and
+/// its path checked) once, and stubs sharing a file share its bytes; safe to use from several threads.
+final class BodyFileReader: Sendable {
+    let folder: URL
+    let resolvedFolder: String
+    let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
+    /// Directories of body files (relative) and whether they resolve inside the folder; see `isSmallReadableFile`.
+    let checkedDirectories = Mutex<[String: Bool]>([:])
+    /// The set folder, held open while its stubs live (-1 if it could not be opened): body files read on first use
+    /// are opened relative to it, so a set replaced on disk meanwhile (`import-har --force`) is never mixed into
+    /// the loaded one.
+    let directory: Int32
+
+    init(folder: URL) {
+        self.folder = folder
+        let resolved = folder.resolvingSymlinksInPath().standardizedFileURL.path
+        self.resolvedFolder = resolved.hasSuffix("/") ? resolved : resolved + "/"
+        self.directory = open(resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    deinit { if directory >= 0 { close(directory) } }
+
+    /// - Parameter jsonPath: Named in an error; built only then.
+    func read(_ relativePath: String, indexName: String, jsonPath: @autoclosure () -> String) throws -> Data {
+        try readParsed(relativePath, indexName: indexName, jsonPath: jsonPath()).data
+    }
+
+    /// The file's bytes and their placeholders (`Template.parse`), both worked out once per file.
+    func readParsed(
+        _ relativePath: String,
+        indexName: String,
+        jsonPath: @autoclosure () -> String
+    ) throws -> (data: Data, template: Template?) {
+        try parsedOnce(relativePath) { try readUncached(relativePath, indexName: indexName, jsonPath: jsonPath()) }
+    }
+
+    /// The bytes of `relativePath` and their placeholders from the cache, or from `read` (then kept): each file is
+    /// read and parsed once, and stubs sharing it share its bytes.
+    func parsedOnce(_ relativePath: String, read: () throws -> Data) rethrows -> (data: Data, template: Template?) {
+        if let cached = cache.withLock({ $0[relativePath] }) { return cached }
+        let data = try read()
+        let parsed = (data, Template.parse(data))
+        // Two threads may read a file at once; the first copy stored is the one every stub shares.
+        return cache.withLock { cache in
+            if let stored = cache[relativePath] { return stored }
+            cache[relativePath] = parsed
+            return parsed
+        }
+    }
+
+    private func readUncached(_ relativePath: String, indexName: String, jsonPath: String) throws -> Data {
+        if let problem = SetRelativePath.problem(relativePath) {
+            throw ConfigError(.invalidValue, file: indexName, jsonPath: jsonPath, message: problem)
+        }
+        let url = folder.appendingPathComponent(relativePath).standardizedFileURL
+        guard url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder) else {
+            throw ConfigError(
+                .invalidValue,
+                file: indexName,
+                jsonPath: jsonPath,
+                message: "'\(relativePath)' is outside the mock set folder; body files must stay inside it"
+            )
+        }
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            let exists = FileManager.default.fileExists(atPath: url.path)
+            throw ConfigError(
+                exists ? .unreadable : .fileNotFound,
+                file: indexName,
+                jsonPath: jsonPath,
+                message: exists ? "cannot read '\(relativePath)'" : "body file '\(relativePath)' not found"
+            )
+        }
+    }
+}

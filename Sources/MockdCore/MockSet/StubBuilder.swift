@@ -1,0 +1,406 @@
+import Foundation
+import MockdFormat
+
+/// Turns index entries into stubs, checking each; shared by the threads building one index (it holds nothing they
+/// write: what one thread's builds share is in its `Interning`).
+///
+/// `build` reads as the steps of one entry: the request's key, its header constraints and body, then each response
+/// step (status and headers, body, templates, dates, streams and pushes), then the steps' gates, the `Accept`
+/// negotiation and the shared constraint list.
+struct StubBuilder: Sendable {
+    let setName: String
+    let indexName: String
+    let bodyReader: BodyFileReader
+    let matchHeaders: Set<String>
+    /// The set's recorded origins, whose URLs responses rewrite per request (`nil`: `rewriteURLs` is false).
+    let origins: OriginRewrite?
+    /// Whether `Accept` constraints negotiate (`acceptMatching` is not `exact`).
+    let negotiatesAccept: Bool
+    /// Whether responses' recorded `dates` are served moved to the session's clock (`rebaseDates`).
+    let rebasesDates: Bool
+    let firstDuplicateID: Int?
+    /// Set when small body files are read on first use (`MockSetLoader.defersBodies`).
+    let deferred: DeferredResponses.Context?
+
+    /// What the stubs one thread builds share: identical header lists (most stubs of a set share a few), kept once
+    /// with whether they hold placeholders; constraint lists (`Accept: application/json`) and the type each offers,
+    /// kept and worked out once (the negotiation's parsing was a fifth of a 10,000-stub start).
+    struct Interning {
+        var headers: [[String]: (headers: HTTPHeaders, hasPlaceholders: Bool)] = [:]
+        /// Consecutive stubs usually share a header list, so the last is compared before hashing.
+        var lastHeaders: (lines: [String], headers: HTTPHeaders, hasPlaceholders: Bool)?
+        var constraints: [[HeaderConstraint]: [HeaderConstraint]] = [:]
+        var offeredTypes: [String: String?] = [:]
+        let extras = ConstraintExtrasCache()
+    }
+
+    /// The stubs of `entries[range]`, in order.
+    /// - Throws: `ConfigError` for the first invalid entry in `range`.
+    func build(_ entries: [MockSetFile.StubEntry], _ range: Range<Int>) throws -> [Stub] {
+        var interning = Interning()
+        var stubs: [Stub] = []
+        stubs.reserveCapacity(range.count)
+        for index in range {
+            stubs.append(try stub(entries[index], at: index, interning: &interning))
+        }
+        return stubs
+    }
+
+    /// Entry `index` as a stub.
+    private func stub(_ entry: MockSetFile.StubEntry, at index: Int, interning: inout Interning) throws -> Stub {
+        // Built only for an error message, never for every stub.
+        var path: String { "stubs[\(index)]" }
+        let (key, graphQL) = try requestKey(of: entry.request, at: index)
+        let id = MockSetLoader.stubID(of: entry).detached
+        guard index != firstDuplicateID else { throw fail(index, "id", "duplicate stub id '\(id)'") }
+        var constraints = try headerConstraints(of: entry.request, at: index)
+        let (canonicalBody, bodyContentType) = try requestBody(of: entry.request, constraints: constraints, at: index)
+        // Never matched; `mockd validate` (bodies read now) checks that its file is there for `mockd refresh`.
+        if deferred == nil, let file = entry.request.recordedBody?.file {
+            _ = try bodyReader.read(file, indexName: indexName, jsonPath: "\(path).request.recordedBody.file")
+        }
+
+        guard !entry.responses.isEmpty else { throw fail(index, "responses", "needs at least one response") }
+        var responses: [MockResponse] = []
+        var pendingBodies: [DeferredResponses.PendingBody?] = []
+        for (stepIndex, step) in entry.responses.enumerated() {
+            let (response, pending) = try self.response(
+                step,
+                method: entry.request.method,
+                stepPath: "\(path).responses[\(stepIndex)]",
+                interning: &interning
+            )
+            responses.append(response)
+            pendingBodies.append(pending)
+        }
+        if entry.responses.contains(where: {
+            $0.miss != nil || $0.conditionalOnly == true || $0.rangeOnly == true || $0.cachedCopy != nil
+        }) {
+            try MockSetLoader.gate(&responses, entry.responses, path: path, indexName: indexName)
+        }
+        if negotiatesAccept {
+            // A 304 whose body is the client's cached copy offers the copy's type.
+            negotiate(
+                &constraints,
+                contentType: responses[0].headers["content-type"] ?? entry.responses[0].cachedCopy,
+                interning: &interning
+            )
+        }
+        return Stub(
+            id: id,
+            setName: setName,
+            key: key,
+            headerConstraints: shared(constraints, interning: &interning),
+            body: canonicalBody,
+            bodyContentType: bodyContentType,
+            responses: responses,
+            afterLast: entry.afterLast ?? .repeatLast,
+            deferred: pendingBodies.contains { $0 != nil }
+                ? DeferredResponses(context: deferred!, pending: pendingBodies) : nil,
+            sharing: interning.extras,
+            graphQL: graphQL
+        )
+    }
+
+    private func fail(_ index: Int, _ field: String, _ message: String) -> ConfigError {
+        ConfigError(.invalidValue, file: indexName, jsonPath: "stubs[\(index)].\(field)", message: message)
+    }
+
+    private func fail(at jsonPath: String, _ message: String) -> ConfigError {
+        ConfigError(.invalidValue, file: indexName, jsonPath: jsonPath, message: message)
+    }
+
+    // MARK: The request
+
+    /// The request's method, path and host checked, as the key it is routed by, with its GraphQL operation if any.
+    private func requestKey(
+        of request: MockSetFile.RequestEntry,
+        at index: Int
+    ) throws -> (key: RequestKey, graphQL: GraphQLOperation?) {
+        guard HTTPToken.isToken(request.method) else {
+            throw fail(index, "request.method", "'\(request.method)' is not an HTTP method token")
+        }
+        guard request.path.hasPrefix("/") else {
+            throw fail(index, "request.path", "must start with '/' (got '\(request.path)')")
+        }
+        if let host = request.host, host.isEmpty || host.contains(where: { $0 == "/" || $0 == " " }) {
+            throw fail(index, "request.host", "'\(host)' is not a host[:port]")
+        }
+        var graphQL: GraphQLOperation?
+        if let entry = request.graphql {
+            guard request.body == nil else {
+                throw fail(
+                    index,
+                    "request.graphql",
+                    #"a GraphQL stub is keyed by its operation: give "graphql" or "body", not both"#
+                )
+            }
+            do {
+                graphQL = try GraphQLOperation(entry: entry)
+            } catch {
+                throw fail(index, "request.graphql", error.message)
+            }
+        }
+        let key = RequestKey(
+            method: request.method,
+            rawPath: request.path.detached,
+            // A GraphQL stub's key holds the other parameters only; its operation is its GraphQL key.
+            rawQuery: graphQL == nil ? request.query ?? "" : GraphQLRequest.otherQuery(request.query ?? ""),
+            host: request.host.map(HostName.normalized) ?? ""
+        )
+        return (key, graphQL)
+    }
+
+    /// The request's header lines as constraints, each named in `matchHeaders` (not yet sorted or negotiated).
+    private func headerConstraints(of request: MockSetFile.RequestEntry, at index: Int) throws -> [HeaderConstraint] {
+        var constraints: [HeaderConstraint] = []
+        for (headerIndex, line) in (request.headers ?? []).enumerated() {
+            guard let field = HeaderLine.parse(line) else {
+                throw fail(index, "request.headers[\(headerIndex)]", "expected \"Name: value\", got '\(line)'")
+            }
+            guard matchHeaders.contains(field.name.asciiLowercased) else {
+                throw fail(
+                    index,
+                    "request.headers[\(headerIndex)]",
+                    "'\(field.name)' is not in matchHeaders \(matchHeaders.sorted()); add it there to match on it"
+                )
+            }
+            constraints.append(HeaderConstraint(name: field.name, value: field.value))
+        }
+        return constraints
+    }
+
+    /// The body the request must carry, canonicalized for matching, with its content type; `nil`s without one.
+    private func requestBody(
+        of request: MockSetFile.RequestEntry,
+        constraints: [HeaderConstraint],
+        at index: Int
+    ) throws -> (body: Data?, contentType: String?) {
+        guard let body = request.body else { return (nil, nil) }
+        let contentType = body.contentType ?? constraints.first { $0.name == "content-type" }?.value
+        let raw: Data
+        if let file = body.file {
+            raw = try bodyReader.read(file, indexName: indexName, jsonPath: "stubs[\(index)].request.body.file")
+        } else if let text = body.text {
+            raw = Data(text.utf8)
+        } else if let json = body.json {
+            raw = try JSONValueEncoding.data(json)
+        } else {
+            throw fail(index, "request.body", "needs one of \"file\", \"text\" or \"json\"")
+        }
+        let isJSON = body.json != nil || (body.file?.hasSuffix(".json") ?? false)
+        let bodyContentType = contentType ?? (isJSON ? "application/json" : nil)
+        return (BodyCanonicalizer.canonicalize(raw, contentType: bodyContentType), bodyContentType)
+    }
+
+    /// `constraints`' `Accept` (if any) with the type the stub's first response offers (`contentType`), worked out
+    /// once per content type and recorded `Accept`.
+    private func negotiate(_ constraints: inout [HeaderConstraint], contentType: String?, interning: inout Interning) {
+        guard let position = constraints.firstIndex(where: { $0.name == "accept" }) else { return }
+        let recordedAccept = constraints[position].value
+        let memoKey = (contentType ?? "") + "\u{0}" + recordedAccept
+        let offered: String?
+        if let known = interning.offeredTypes[memoKey] {
+            offered = known
+        } else {
+            offered = AcceptNegotiation.offeredType(contentType: contentType, recordedAccept: recordedAccept)
+            interning.offeredTypes[memoKey] = offered
+        }
+        if let offered {
+            constraints[position] = HeaderConstraint(name: "accept", value: recordedAccept, offeredType: offered)
+        }
+    }
+
+    /// `constraints` sorted by name, as the one copy every stub with the same list shares.
+    private func shared(_ constraints: [HeaderConstraint], interning: inout Interning) -> [HeaderConstraint] {
+        guard !constraints.isEmpty else { return constraints }
+        let sorted = constraints.sorted { $0.name < $1.name }
+        if let shared = interning.constraints[sorted] { return shared }
+        interning.constraints[sorted] = sorted
+        return sorted
+    }
+
+    // MARK: A response step
+
+    /// One response step, checked, with its body file to read on first use (`nil`: read now or none).
+    private func response(
+        _ step: MockSetFile.ResponseEntry,
+        method: String,
+        stepPath: @autoclosure () -> String,
+        interning: inout Interning
+    ) throws -> (MockResponse, DeferredResponses.PendingBody?) {
+        let status = try self.status(of: step, stepPath: stepPath())
+        let (headers, headersHavePlaceholders) = try self.headers(
+            step.headers ?? [],
+            method: method,
+            stepPath: stepPath(),
+            interning: &interning
+        )
+        let (body, bodyTemplate, fileBody, pending) = try self.body(of: step, stepPath: stepPath())
+        var response = MockResponse(
+            status: status,
+            headers: headers,
+            body: body,
+            recordedTimeMs: step.recordedTimeMs,
+            bodyTemplate: bodyTemplate,
+            headersHavePlaceholders: headersHavePlaceholders
+        )
+        if pending == nil { try applyTemplateMode(to: &response, of: step, stepPath: stepPath()) }
+        // Set only when present: the setter rebuilds the rare-fields box even for nil.
+        if let fault = step.fault { response.fault = fault }
+        if let dates = step.dates {
+            let shift = try dateShift(dates, stepPath: stepPath())
+            if rebasesDates { response.dateShift = shift }
+        }
+        if let fileBody { response.fileBody = fileBody }
+        if let origins, pending == nil { response.rewriteURLs(of: origins) }
+        try applyStreams(of: step, to: &response, stepPath: stepPath())
+        return (response, pending)
+    }
+
+    /// The step's status (200 when absent): a final one, or 101 for a WebSocket.
+    private func status(of step: MockSetFile.ResponseEntry, stepPath: @autoclosure () -> String) throws -> Int {
+        let status = step.status ?? 200
+        guard (100...999).contains(status) else {
+            throw fail(at: "\(stepPath()).status", "\(status) is not an HTTP status code (100–999)")
+        }
+        guard status >= 200 || (status == 101 && step.websocket != nil) else {
+            throw fail(
+                at: "\(stepPath()).status",
+                "\(status) is an interim (1xx) status; a stub needs a final one (200–999)"
+            )
+        }
+        return status
+    }
+
+    /// The step's header lines as headers (those `ResponseHeaderPolicy` drops left out), with whether any holds a
+    /// placeholder; parsed once per distinct list, except a HEAD answer's, which keeps its Content-Length.
+    private func headers(
+        _ lines: [String],
+        method: String,
+        stepPath: @autoclosure () -> String,
+        interning: inout Interning
+    ) throws -> (HTTPHeaders, hasPlaceholders: Bool) {
+        let isHead = method == "HEAD"
+        if !isHead, let last = interning.lastHeaders, last.lines == lines {
+            return (last.headers, last.hasPlaceholders)
+        }
+        if !isHead, let known = interning.headers[lines] {
+            interning.lastHeaders = (lines, known.headers, known.hasPlaceholders)
+            return known
+        }
+        var headers = HTTPHeaders()
+        for (headerIndex, line) in lines.enumerated() {
+            guard let field = HeaderLine.parse(line), HeaderLine.isValidValue(field.value) else {
+                throw fail(
+                    at: "\(stepPath()).headers[\(headerIndex)]",
+                    "expected \"Name: value\" without CR, LF or NUL, got '\(line)'"
+                )
+            }
+            if !ResponseHeaderPolicy.isDropped(field.name, method: method) {
+                headers.add(name: field.name, value: field.value)
+            }
+        }
+        let hasPlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
+        if !isHead {
+            interning.headers[lines] = (headers, hasPlaceholders)
+            interning.lastHeaders = (lines, headers, hasPlaceholders)
+        }
+        return (headers, hasPlaceholders)
+    }
+
+    /// The step's body: its file read now (bytes and placeholders, or a `FileBody` served from disk), or left to read
+    /// on first use (`pending`), or its inline `body` / `json`.
+    private func body(
+        of step: MockSetFile.ResponseEntry,
+        stepPath: @autoclosure () -> String
+    ) throws -> (body: Data, template: Template?, file: FileBody?, pending: DeferredResponses.PendingBody?) {
+        let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
+        guard sources <= 1 else {
+            throw fail(at: stepPath(), "give at most one of \"bodyFile\", \"body\" and \"json\"")
+        }
+        if let file = step.bodyFile, deferred != nil, step.events == nil, step.websocket == nil,
+            try bodyReader.isSmallReadableFile(file, indexName: indexName, jsonPath: "\(stepPath()).bodyFile")
+        {
+            // Read on first use; what depends on the bytes is done then (`DeferredResponses`).
+            return (Data(), nil, nil, .init(relativePath: file.detached, templated: step.templated ?? .on))
+        }
+        if let file = step.bodyFile {
+            let (body, template, fileBody) = try bodyReader.readParsedOrReference(
+                file,
+                templated: step.templated ?? .on,
+                indexName: indexName,
+                jsonPath: "\(stepPath()).bodyFile"
+            )
+            return (body, template, fileBody, nil)
+        }
+        var body = Data()
+        if let text = step.body {
+            body = Data(text.utf8)
+        } else if let json = step.json {
+            body = try JSONValueEncoding.data(json)
+        }
+        return (body, Template.parse(body), nil, nil)
+    }
+
+    /// The step's `templated` mode applied to a response whose body is known; its first placeholder problem thrown.
+    private func applyTemplateMode(
+        to response: inout MockResponse,
+        of step: MockSetFile.ResponseEntry,
+        stepPath: @autoclosure () -> String
+    ) throws {
+        response.applyTemplateMode(step.templated ?? .on)
+        guard let (part, problem) = response.templateProblems.first else { return }
+        let field = part != "body" ? "headers" : step.bodyFile != nil ? "bodyFile" : step.json != nil ? "json" : "body"
+        throw fail(
+            at: "\(stepPath()).\(field)",
+            MockSetLoader.templateMessage(problem, in: part == "body" ? step.bodyFile : nil)
+        )
+    }
+
+    /// The step's recorded `dates`, checked, as the shift that serves them moved to the session's clock.
+    private func dateShift(
+        _ dates: MockSetFile.DatesEntry,
+        stepPath: @autoclosure () -> String
+    ) throws -> DateShift {
+        let shift: DateShift
+        do {
+            shift = try DateShift(recordedAt: dates.recordedAt, body: dates.body ?? [], headers: dates.headers ?? [])
+        } catch {
+            throw fail(at: "\(stepPath()).dates", error.message)
+        }
+        if let name = dates.headers?.first(where: { !HTTPToken.isToken($0) }) {
+            throw fail(at: "\(stepPath()).dates.headers", "'\(name)' is not a header name")
+        }
+        return shift
+    }
+
+    /// The step's event stream, WebSocket script and pushes (`emit`), checked, set on `response`.
+    private func applyStreams(
+        of step: MockSetFile.ResponseEntry,
+        to response: inout MockResponse,
+        stepPath: @autoclosure () -> String
+    ) throws {
+        if let stream = step.events {
+            response.eventStream = stream
+            if response.headers["content-type"] == nil {
+                response.headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+            }
+            response.headersChanged()
+        }
+        if let script = step.websocket {
+            if let problem = WebSocketScriptCheck.problems(script).first {
+                throw fail(at: "\(stepPath()).websocket", problem)
+            }
+            response.status = 101
+            response.webSocket = script
+        }
+        if let emit = step.emit {
+            switch Emissions.compile(emit) {
+            case .success(let emissions): response.emissions = emissions
+            case .failure(let problems):
+                throw fail(at: "\(stepPath()).emit\(problems.problems[0].field)", problems.problems[0].message)
+            }
+        }
+    }
+}
