@@ -2,9 +2,10 @@ import Foundation
 import MockdTestSupport
 import Testing
 
-/// Small body files are read when a stub first answers, not at start (`DeferredResponses`), on the real daemon with
-/// curl: what a first answer reads, that a served body is kept, that a set folder replaced on disk is not mixed into
-/// the loaded one, and the 500 (then the reload) when a body file disappeared.
+/// Body files are read when a stub first answers, not at start, not even looked at (`DeferredResponses`), on the real
+/// daemon with curl: what a first answer reads, that a served body is kept, that a set folder replaced on disk is not
+/// mixed into the loaded one, and the 500 naming the index entry and the file (the line `mockd validate` gives) when
+/// a body file is missing or unreadable, while every other stub answers.
 @Suite(.serialized)
 struct DeferredBodyTests {
     static func set() throws -> HandWrittenSet {
@@ -58,7 +59,7 @@ struct DeferredBodyTests {
         #expect(gone.text.contains(#""error":"body_file_unavailable""#), "\(gone.text)")
         #expect(
             gone.text.contains(
-                "mocks/web/index.json: cannot read body file 'bodies/c.json' of stub 'c' (No such file or directory)"
+                "mocks/web/index.json: stubs[2].responses[0].bodyFile: body file 'bodies/c.json' not found"
             ),
             "\(gone.text)"
         )
@@ -83,25 +84,59 @@ struct DeferredBodyTests {
         let linked = try Curl.send(CurlRequest(url: daemon.baseURL + "/a"))
         #expect(linked.status == 500)
         #expect(!linked.text.contains("SECRET"))
-        #expect(linked.text.contains("cannot read body file 'bodies/a.json' of stub 'a'"), "\(linked.text)")
-        // A body file grown past 1 MiB before its first answer is not read into memory: it needs a reload.
+        #expect(
+            linked.text.contains(
+                "mocks/web/index.json: stubs[0].responses[0].bodyFile: 'bodies/a.json' is outside the mock set folder"
+            ),
+            "\(linked.text)"
+        )
+        // A body file grown past 1 MiB before its first answer is served from disk, as one that large at start is.
         try FileManager.default.removeItem(at: bodies)
         try FileManager.default.moveItem(at: set.folder.appendingPathComponent("bodies-old"), to: bodies)
         let grown = try Curl.send(CurlRequest(url: daemon.baseURL + "/b"))
-        #expect(grown.status == 500)
-        #expect(grown.text.contains("(now 2097152 bytes, not a small regular file)"), "\(grown.text)")
+        #expect(grown.status == 200)
+        #expect(grown.header("Content-Length") == "2097152")
+        #expect(grown.body == Data(repeating: 0x20, count: 2 << 20))
     }
 
-    @Test func aMissingSmallBodyFileIsStillAnErrorAtStart() throws {
+    @Test func aMissingOrUnreadableBodyFileIsFoundAtFirstUseAndByValidate() throws {
         let set = try Self.set()
-        try FileManager.default.removeItem(at: set.folder.appendingPathComponent("bodies/c.json"))
-        let result = try ProcessRunner.mockd(["--set", set.name, "--root", set.root.path, "--port", "0", "--quiet"])
-        #expect(result.status == 1)
-        #expect(
-            result.stderr.contains(
-                "mocks/web/index.json: stubs[2].responses[0].bodyFile: body file 'bodies/c.json' not found"
-            ),
-            "\(result.stderr)"
+        let bodies = set.folder.appendingPathComponent("bodies")
+        try FileManager.default.removeItem(at: bodies.appendingPathComponent("c.json"))
+        // A directory where a file should be: unreadable as a body, whoever runs the test (root reads any file).
+        try FileManager.default.removeItem(at: bodies.appendingPathComponent("b.json"))
+        try FileManager.default.createDirectory(
+            at: bodies.appendingPathComponent("b.json"),
+            withIntermediateDirectories: false
         )
+        let missing = "mocks/web/index.json: stubs[2].responses[0].bodyFile: body file 'bodies/c.json' not found"
+        let unreadable = "mocks/web/index.json: stubs[1].responses[0].bodyFile: cannot read 'bodies/b.json'"
+
+        // `validate` stops at the first broken stub: b, then c once b is a file again.
+        let validate = try ProcessRunner.mockd(["validate", "--set", set.name, "--root", set.root.path])
+        #expect(validate.status == 1)
+        #expect(validate.stderr == "mockd: \(unreadable)\n", "\(validate.stderr)")
+
+        // The start does not look at body files: it serves, and each broken stub says what is wrong when asked.
+        let daemon = try set.start()
+        defer { daemon.stop() }
+        let answers = try Curl.batch(["/c", "/a", "/b", "/c"].map { CurlRequest(url: daemon.baseURL + $0) })
+        #expect(answers.map(\.status) == [500, 200, 500, 500])
+        #expect(answers[1].text == #"{"v":"a1"}"#)
+        for (answer, line) in [(answers[0], missing), (answers[2], unreadable), (answers[3], missing)] {
+            #expect(answer.text.contains(#""error":"body_file_unavailable""#), "\(answer.text)")
+            #expect(answer.text.contains(line), "\(answer.text)")
+        }
+        #expect(try daemon.health()["status"] as? String == "ok")
+        try FileManager.default.removeItem(at: bodies.appendingPathComponent("b.json"))
+        try Data(#"{"v":"b2"}"#.utf8).write(to: bodies.appendingPathComponent("b.json"))
+        let again = try ProcessRunner.mockd(["validate", "--set", set.name, "--root", set.root.path])
+        #expect(again.status == 1)
+        #expect(again.stderr == "mockd: \(missing)\n", "\(again.stderr)")
+        // A failed read is not kept: the file put back answers on the next request, without a reload.
+        try Data(#"{"v":"c2"}"#.utf8).write(to: bodies.appendingPathComponent("c.json"))
+        let restored = try Curl.batch(["/c", "/b", "/c"].map { CurlRequest(url: daemon.baseURL + $0) })
+        #expect(restored.map(\.status) == [200, 200, 200])
+        #expect(restored.map(\.text) == [#"{"v":"c2"}"#, #"{"v":"b2"}"#, #"{"v":"c2"}"#])
     }
 }

@@ -144,9 +144,26 @@ struct HostileFileTests {
                 ),
                 ("status", stub(#"{"status":"200"}"#), "stubs[0].responses[0].status: expected a number"),
             ]
+            // A response's body file is not looked at when serving starts: what is wrong with it is the answer of its
+            // stub (500, the line `validate` gives), and the daemon serves the rest.
+            let foundAtFirstUse: Set = ["link", "missing"]
             for (set, index, error) in cases {
                 try write(index, to: root.appendingPathComponent("mocks/\(set)/index.json"))
-                for command in [["validate", "--set", set], ["--set", set, "--port", "0"]] {
+                if foundAtFirstUse.contains(set) {
+                    let daemon = try RunningDaemon(["--set", set, "--root", root.path, "--port", "0", "--quiet"])
+                    defer { daemon.stop() }
+                    let answer = try Curl.send(CurlRequest(url: daemon.baseURL + "/a"))
+                    #expect(answer.status == 500, "\(set)")
+                    #expect(answer.text.contains("mocks/\(set)/index.json: \(error)"), "\(set): \(answer.text)")
+                    #expect(!answer.text.contains("secret"))
+                }
+                let commands =
+                    foundAtFirstUse.contains(set)
+                    ? [["validate", "--set", set]]
+                    : [
+                        ["validate", "--set", set], ["--set", set, "--port", "0"],
+                    ]
+                for command in commands {
                     let result = try ProcessRunner.mockd(command + ["--root", root.path])
                     #expect(result.status == 1, "\(set) \(command[0])")
                     #expect(

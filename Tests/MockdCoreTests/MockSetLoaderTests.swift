@@ -31,7 +31,8 @@ struct MockSetLoaderTests {
         let root = try root(index: index, files: files)
         defer { try? FileManager.default.removeItem(at: root.url) }
         do {
-            _ = try MockSetLoader(root: root).load(set: "s")
+            // Body files read at load, as `mockd validate` does: serving reads them on first use (`DeferredBodyTests`).
+            _ = try MockSetLoader(root: root, defersBodies: false).load(set: "s")
             return "loaded"
         } catch {
             return "\(error)"

@@ -137,6 +137,8 @@ public final class Stub: NativeResponseSlot {
     var staticFirstResponse: MockResponse? {
         guard let deferred else { return loadedIsStatic ? loadedFirst : nil }
         let first = deferred.responses(self.loadedResponses).first
+        // A body file that could not be read answers 500 and is tried again next time: never served as loaded.
+        guard deferred.isCompleted else { return nil }
         return Stub.isStatic(first: first, count: responseCount, afterLast: afterLast) ? first : nil
     }
 
@@ -173,7 +175,12 @@ public final class Stub: NativeResponseSlot {
     }
 
     /// The native-response slot of step `step`, for a step served unchanged.
-    func nativeSlot(_ step: Int) -> any NativeResponseSlot { step == 0 ? self : extras!.laterSlots[step - 1] }
+    /// While a deferred body file cannot be read, a slot of the request's own: the 500 it answers is never kept for
+    /// later requests (`loadedStatus` is the stub's own status, and the file may be back by then).
+    func nativeSlot(_ step: Int) -> any NativeResponseSlot {
+        if let deferred, !deferred.isCompleted { return NativeResponseBox() }
+        return step == 0 ? self : extras!.laterSlots[step - 1]
+    }
 
     /// The first response's status as loaded: the status of the native response once one is stored (it is built
     /// only from a completed first response, whose status a deferred body never changes), without looking at the

@@ -3,33 +3,14 @@ import MockdFormat
 import MockdPlatform
 
 extension BodyFileReader {
-    /// Whether `relativePath` names a regular file smaller than `FileBody.threshold` that this process may read,
-    /// inside the set folder: checked with one `lstat` and no read, so that a start can defer reading it
-    /// (`DeferredResponses`).
+    /// Whether a body file at `relativePath` may be read on first use instead of at load: a plain relative path (no
+    /// `..`, empty or `.` component, `SetRelativePath`) whose directory resolves inside the set folder (worked out once
+    /// per directory, since a set's thousands of body files sit in a few). The file itself is not looked at.
     ///
-    /// `false` means "take the reading path", which then reports what is wrong in its own words: a path leaving the
-    /// folder or through a symbolic link (resolved there), a large file (served from disk), a directory, a file
-    /// without read permission.
-    /// - Throws: `ConfigError` `.fileNotFound` naming `jsonPath` when the file does not exist.
-    func isSmallReadableFile(
-        _ relativePath: String,
-        indexName: String,
-        jsonPath: @autoclosure () -> String
-    ) throws -> Bool {
-        guard self.directory >= 0, let directory = Self.plainDirectory(of: relativePath), isInsideFolder(directory)
-        else { return false }
-        var info = stat()
-        guard fstatat(self.directory, relativePath, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-            guard errno == ENOENT || errno == ENOTDIR else { return false }
-            throw ConfigError(
-                .fileNotFound,
-                file: indexName,
-                jsonPath: jsonPath(),
-                message: "body file '\(relativePath)' not found"
-            )
-        }
-        return info.st_mode & S_IFMT == S_IFREG && Int(info.st_size) < FileBody.threshold
-            && Self.mayRead(info)
+    /// `false` means "take the reading path at load", which reports what is wrong in its own words.
+    func mayDefer(_ relativePath: String) -> Bool {
+        guard self.directory >= 0, let directory = Self.plainDirectory(of: relativePath) else { return false }
+        return isInsideFolder(directory)
     }
 
     /// The directory part of a relative path (`""` for a file at the top of the folder), or `nil` when the path is
@@ -51,64 +32,93 @@ extension BodyFileReader {
         return inside
     }
 
-    /// Whether the permission bits let this process read the file (root reads any).
-    private static func mayRead(_ info: stat) -> Bool {
-        let user = effectiveUser
-        if user == 0 { return true }
-        if info.st_uid == user { return info.st_mode & S_IRUSR != 0 }
-        if processGroups.contains(info.st_gid) { return info.st_mode & S_IRGRP != 0 }
-        return info.st_mode & S_IROTH != 0
-    }
-
-    private static let effectiveUser = geteuid()
-
-    /// The effective group and the supplementary groups, read once.
-    private static let processGroups: Set<gid_t> = {
-        var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)) + 1)
-        let count = Int(getgroups(Int32(groups.count - 1), &groups))
-        return Set(groups.prefix(max(0, count))).union([getegid()])
-    }()
-
-    /// The bytes and placeholders of a body file that `isSmallReadableFile` accepted at load, read now (first use)
-    /// from the folder as it was loaded.
-    /// - Throws: `BodyFileReadError` with the system's reason when it cannot be read any more (deleted, its
-    ///   permissions changed, the set folder replaced or removed since the load).
-    func readChecked(_ relativePath: String) throws -> (data: Data, template: Template?) {
-        try parsedOnce(relativePath) { try Self.readAll(relativePath, in: directory) }
+    /// A body file `mayDefer` accepted at load, read now (first use) from the set folder as it was loaded: its
+    /// bytes and placeholders (kept, shared by every stub naming it), or for a file of `FileBody.threshold` bytes or
+    /// more what `readParsedOrReference` gives (served from disk).
+    ///
+    /// Every directory on the way is opened without following a symbolic link, so a folder of the set swapped for a
+    /// link after the load does not lead out of it; a path through a link takes the load's reading path, which
+    /// resolves it and refuses it outside the folder.
+    /// - Throws: `ConfigError` naming `jsonPath` and the file, the one `mockd validate` gives: `.fileNotFound` (missing,
+    ///   or gone with the folder it was loaded from), `.unreadable` (no permission, not a regular file),
+    ///   `.invalidValue` (a link leading out of the folder).
+    func readOnFirstUse(
+        _ relativePath: String,
+        templated: TemplateMode,
+        indexName: String,
+        jsonPath: @autoclosure () -> String
+    ) throws -> (data: Data, template: Template?, file: FileBody?) {
+        func unreadable() -> ConfigError {
+            ConfigError(.unreadable, file: indexName, jsonPath: jsonPath(), message: "cannot read '\(relativePath)'")
+        }
+        if let cached = cache.withLock({ $0[relativePath] }) { return (cached.data, cached.template, nil) }
+        let file: Int32
+        switch Self.openWithoutLinks(relativePath, in: directory) {
+        case .success(let opened): file = opened
+        case .failure(let error) where error.code == ELOOP || error.code == ENOTDIR:
+            // A symbolic link on the way (a folder: `ENOTDIR` with `O_DIRECTORY`), or a file where a folder should be.
+            return try readParsedOrReference(
+                relativePath,
+                templated: templated,
+                indexName: indexName,
+                jsonPath: jsonPath()
+            )
+        case .failure(let error) where error.code == ENOENT:
+            throw ConfigError(
+                .fileNotFound,
+                file: indexName,
+                jsonPath: jsonPath(),
+                message: "body file '\(relativePath)' not found"
+            )
+        case .failure: throw unreadable()
+        }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw unreadable() }
+        guard Int(info.st_size) < FileBody.threshold else {
+            return try readParsedOrReference(
+                relativePath,
+                templated: templated,
+                indexName: indexName,
+                jsonPath: jsonPath()
+            )
+        }
+        let parsed = try parsedOnce(relativePath) {
+            guard let data = Self.readAll(file, size: Int(info.st_size)) else { throw unreadable() }
+            return data
+        }
+        return (parsed.data, parsed.template, nil)
     }
 }
 
-/// Why a body file read on first use could not be read: the system's message (`strerror`).
-struct BodyFileReadError: Error, CustomStringConvertible {
-    let description: String
+/// Why `openWithoutLinks` failed: the system's `errno`.
+struct OpenFailure: Error {
+    let code: Int32
 }
 
 extension BodyFileReader {
-    /// The whole file `relativePath` under the open folder `directory`, with `openat`, `fstat` and `read`.
-    fileprivate static func readAll(_ relativePath: String, in directory: Int32) throws -> Data {
-        func failure() -> BodyFileReadError { BodyFileReadError(description: String(cString: strerror(errno))) }
-        // Every component opened without following a symbolic link: a folder of the set swapped for a link after
-        // the load must not lead out of it (the load checked the folders as they were then).
+    /// `relativePath` under the open folder `directory`, opened for reading with `openat`, no component followed
+    /// through a symbolic link.
+    fileprivate static func openWithoutLinks(_ relativePath: String, in directory: Int32) -> Result<Int32, OpenFailure>
+    {
         var components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
-        guard let name = components.popLast() else { throw BodyFileReadError(description: "empty path") }
+        guard let name = components.popLast() else { return .failure(OpenFailure(code: ENOENT)) }
         var parent = directory
         defer { if parent != directory { close(parent) } }
         for component in components {
             let next = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { throw failure() }
+            guard next >= 0 else { return .failure(OpenFailure(code: errno)) }
             if parent != directory { close(parent) }
             parent = next
         }
         let file = openat(parent, String(name), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard file >= 0 else { throw failure() }
-        defer { close(file) }
-        var info = stat()
-        guard fstat(file, &info) == 0 else { throw failure() }
-        guard info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) < FileBody.threshold else {
-            // Small and regular at load; a large file is served from disk, which needs a reload to set up.
-            throw BodyFileReadError(description: "now \(info.st_size) bytes, not a small regular file")
-        }
-        var data = Data(count: Int(info.st_size))
+        return file >= 0 ? .success(file) : .failure(OpenFailure(code: errno))
+    }
+
+    /// The bytes of the open `file`, `size` of them by `fstat` (fewer if it was truncated meanwhile); `nil` on a read
+    /// error.
+    fileprivate static func readAll(_ file: Int32, size: Int) -> Data? {
+        var data = Data(count: size)
         var filled = 0
         while filled < data.count {
             let count = data.withUnsafeMutableBytes {
@@ -118,7 +128,7 @@ extension BodyFileReader {
             guard count > 0 else {
                 // Shorter than it was a moment ago (truncated meanwhile): what is there.
                 if count == 0 { break }
-                throw BodyFileReadError(description: String(cString: strerror(errno)))
+                return nil
             }
             filled += count
         }

@@ -8,7 +8,7 @@ final class BodyFileReader: Sendable {
     let folder: URL
     let resolvedFolder: String
     let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
-    /// Directories of body files (relative) and whether they resolve inside the folder; see `isSmallReadableFile`.
+    /// Directories of body files (relative) and whether they resolve inside the folder; see `mayDefer`.
     let checkedDirectories = Mutex<[String: Bool]>([:])
     /// The set folder, held open while its stubs live (-1 if it could not be opened): body files read on first use
     /// are opened relative to it, so a set replaced on disk meanwhile (`import-har --force`) is never mixed into

@@ -10,9 +10,9 @@ public struct MockSetLoader: Sendable {
     public let root: MockdRoot
     /// Check for unknown fields whatever the file size (`mockd validate`).
     public var alwaysCheckUnknownFields = false
-    /// Read small response body files when a stub first answers instead of at load (serving: a start then opens no
-    /// body file; their existence and permissions are still checked, see `DeferredResponses`). Tools that inspect a
-    /// set (`mockd validate`) read them at load, so an unreadable one is an error there.
+    /// Read response body files when a stub first answers instead of at load (serving: a start then makes no system
+    /// call per body file; a missing or unreadable one answers 500 with its error, see `DeferredResponses`). Tools
+    /// that inspect a set (`mockd validate`) read them at load, so a missing or unreadable one is an error there.
     public var defersBodies = true
     /// A scenario's `rebaseDates`, which wins over each set's own; `nil`: the set's.
     public var rebaseDates: Bool?
@@ -154,7 +154,18 @@ public struct MockSetLoader: Sendable {
             rebasesDates: rebaseDates ?? file.rebaseDates ?? false,
             firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs),
             deferred: defersBodies
-                ? DeferredResponses.Context(read: bodyReader.readChecked, origins: origins, indexName: indexName) : nil
+                ? DeferredResponses.Context(
+                    read: { path, templated, jsonPath in
+                        try bodyReader.readOnFirstUse(
+                            path,
+                            templated: templated,
+                            indexName: indexName,
+                            jsonPath: jsonPath
+                        )
+                    },
+                    origins: origins,
+                    indexName: indexName
+                ) : nil
         )
         let entries = file.stubs
         guard entries.count >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 else {

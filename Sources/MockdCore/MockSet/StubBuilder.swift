@@ -19,8 +19,10 @@ struct StubBuilder: Sendable {
     /// Whether responses' recorded `dates` are served moved to the session's clock (`rebaseDates`).
     let rebasesDates: Bool
     let firstDuplicateID: Int?
-    /// Set when small body files are read on first use (`MockSetLoader.defersBodies`).
+    /// Set when body files are read on first use (`MockSetLoader.defersBodies`).
     let deferred: DeferredResponses.Context?
+
+    private typealias BodyLocation = DeferredResponses.StepLocation
 
     /// What the stubs one thread builds share: identical header lists (most stubs of a set share a few), kept once
     /// with whether they hold placeholders; constraint lists (`Accept: application/json`) and the type each offers,
@@ -30,6 +32,9 @@ struct StubBuilder: Sendable {
         /// Consecutive stubs usually share a header list, so the last is compared before hashing.
         var lastHeaders: (lines: [String], headers: HTTPHeaders, hasPlaceholders: Bool)?
         var constraints: [[HeaderConstraint]: [HeaderConstraint]] = [:]
+        /// Request header lines already checked, as their constraint: most stubs of a set carry the same few
+        /// (`Accept: application/json`), and parsing one was a tenth of a 10,000-stub start.
+        var constraintLines: [String: HeaderConstraint] = [:]
         var offeredTypes: [String: String?] = [:]
         let extras = ConstraintExtrasCache()
     }
@@ -53,7 +58,7 @@ struct StubBuilder: Sendable {
         let (key, graphQL) = try requestKey(of: entry.request, at: index)
         let id = MockSetLoader.stubID(of: entry).detached
         guard index != firstDuplicateID else { throw fail(index, "id", "duplicate stub id '\(id)'") }
-        var constraints = try headerConstraints(of: entry.request, at: index)
+        var constraints = try headerConstraints(of: entry.request, at: index, interning: &interning)
         let (canonicalBody, bodyContentType) = try requestBody(of: entry.request, constraints: constraints, at: index)
         // Never matched; `mockd validate` (bodies read now) checks that its file is there for `mockd refresh`.
         if deferred == nil, let file = entry.request.recordedBody?.file {
@@ -67,7 +72,7 @@ struct StubBuilder: Sendable {
             let (response, pending) = try self.response(
                 step,
                 method: entry.request.method,
-                stepPath: "\(path).responses[\(stepIndex)]",
+                at: BodyLocation(entry: index, step: stepIndex),
                 interning: &interning
             )
             responses.append(response)
@@ -152,9 +157,17 @@ struct StubBuilder: Sendable {
     }
 
     /// The request's header lines as constraints, each named in `matchHeaders` (not yet sorted or negotiated).
-    private func headerConstraints(of request: MockSetFile.RequestEntry, at index: Int) throws -> [HeaderConstraint] {
+    private func headerConstraints(
+        of request: MockSetFile.RequestEntry,
+        at index: Int,
+        interning: inout Interning
+    ) throws -> [HeaderConstraint] {
         var constraints: [HeaderConstraint] = []
         for (headerIndex, line) in (request.headers ?? []).enumerated() {
+            if let known = interning.constraintLines[line] {
+                constraints.append(known)
+                continue
+            }
             guard let field = HeaderLine.parse(line) else {
                 throw fail(index, "request.headers[\(headerIndex)]", "expected \"Name: value\", got '\(line)'")
             }
@@ -165,7 +178,9 @@ struct StubBuilder: Sendable {
                     "'\(field.name)' is not in matchHeaders \(matchHeaders.sorted()); add it there to match on it"
                 )
             }
-            constraints.append(HeaderConstraint(name: field.name, value: field.value))
+            let constraint = HeaderConstraint(name: field.name, value: field.value)
+            interning.constraintLines[line] = constraint
+            constraints.append(constraint)
         }
         return constraints
     }
@@ -226,17 +241,19 @@ struct StubBuilder: Sendable {
     private func response(
         _ step: MockSetFile.ResponseEntry,
         method: String,
-        stepPath: @autoclosure () -> String,
+        at location: BodyLocation,
         interning: inout Interning
     ) throws -> (MockResponse, DeferredResponses.PendingBody?) {
-        let status = try self.status(of: step, stepPath: stepPath())
+        // Built only for an error message, never for every step.
+        var stepPath: String { location.stepPath }
+        let status = try self.status(of: step, stepPath: stepPath)
         let (headers, headersHavePlaceholders) = try self.headers(
             step.headers ?? [],
             method: method,
-            stepPath: stepPath(),
+            stepPath: stepPath,
             interning: &interning
         )
-        let (body, bodyTemplate, fileBody, pending) = try self.body(of: step, stepPath: stepPath())
+        let (body, bodyTemplate, fileBody, pending) = try self.body(of: step, at: location)
         var response = MockResponse(
             status: status,
             headers: headers,
@@ -245,16 +262,16 @@ struct StubBuilder: Sendable {
             bodyTemplate: bodyTemplate,
             headersHavePlaceholders: headersHavePlaceholders
         )
-        if pending == nil { try applyTemplateMode(to: &response, of: step, stepPath: stepPath()) }
+        if pending == nil { try applyTemplateMode(to: &response, of: step, stepPath: stepPath) }
         // Set only when present: the setter rebuilds the rare-fields box even for nil.
         if let fault = step.fault { response.fault = fault }
         if let dates = step.dates {
-            let shift = try dateShift(dates, stepPath: stepPath())
+            let shift = try dateShift(dates, stepPath: stepPath)
             if rebasesDates { response.dateShift = shift }
         }
         if let fileBody { response.fileBody = fileBody }
         if let origins, pending == nil { response.rewriteURLs(of: origins) }
-        try applyStreams(of: step, to: &response, stepPath: stepPath())
+        try applyStreams(of: step, to: &response, stepPath: stepPath)
         return (response, pending)
     }
 
@@ -309,28 +326,36 @@ struct StubBuilder: Sendable {
         return (headers, hasPlaceholders)
     }
 
-    /// The step's body: its file read now (bytes and placeholders, or a `FileBody` served from disk), or left to read
-    /// on first use (`pending`), or its inline `body` / `json`.
+    /// The step's body: left to read on first use (`pending`: a body file, when the loader defers them), or its file
+    /// read now (bytes and placeholders, or a `FileBody` served from disk), or its inline `body` / `json`.
+    ///
+    /// A deferred body file is not looked at here, not even with `stat` (a start with 100,000 stubs then makes no
+    /// system call per body file): its path is checked as written (`BodyFileReader.mayDefer`), and a file missing
+    /// or unreadable is found at first use (`DeferredResponses`) and by `mockd validate`, with the same error.
     private func body(
         of step: MockSetFile.ResponseEntry,
-        stepPath: @autoclosure () -> String
+        at location: BodyLocation
     ) throws -> (body: Data, template: Template?, file: FileBody?, pending: DeferredResponses.PendingBody?) {
+        var stepPath: String { location.stepPath }
         let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
-        guard sources <= 1 else {
-            throw fail(at: stepPath(), "give at most one of \"bodyFile\", \"body\" and \"json\"")
-        }
+        guard sources <= 1 else { throw fail(at: stepPath, "give at most one of \"bodyFile\", \"body\" and \"json\"") }
         if let file = step.bodyFile, deferred != nil, step.events == nil, step.websocket == nil,
-            try bodyReader.isSmallReadableFile(file, indexName: indexName, jsonPath: "\(stepPath()).bodyFile")
+            bodyReader.mayDefer(file)
         {
             // Read on first use; what depends on the bytes is done then (`DeferredResponses`).
-            return (Data(), nil, nil, .init(relativePath: file.detached, templated: step.templated ?? .on))
+            let pending = DeferredResponses.PendingBody(
+                relativePath: file.detached,
+                templated: step.templated ?? .on,
+                location: location
+            )
+            return (Data(), nil, nil, pending)
         }
         if let file = step.bodyFile {
             let (body, template, fileBody) = try bodyReader.readParsedOrReference(
                 file,
                 templated: step.templated ?? .on,
                 indexName: indexName,
-                jsonPath: "\(stepPath()).bodyFile"
+                jsonPath: "\(stepPath).bodyFile"
             )
             return (body, template, fileBody, nil)
         }

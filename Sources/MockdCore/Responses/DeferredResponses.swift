@@ -3,39 +3,61 @@ import MockdFormat
 import MockdPlatform
 
 /// A stub's responses whose body files are read when the stub first answers, not when the set loads: a start with
-/// 100,000 imported stubs (one small body file each) then opens no body file, and an idle daemon holds no body it
-/// has not served.
+/// 100,000 imported stubs (one body file each) then makes no system call per body file, and an idle daemon holds no
+/// body it has not served.
 ///
 /// What the loader built from the index (status, headers, fault, `miss`, recorded time, the stub id) is kept as a
 /// placeholder response per step; the placeholders are completed here in the order the eager loader uses (body,
 /// its `{{placeholders}}`, the step's `templated` mode, recorded origins' URLs), so a deferred stub answers with the
-/// same bytes an eagerly loaded one would. The body file's existence, type and permissions were checked at load
-/// (`BodyFileReader.isSmallReadableFile`), without reading it.
+/// same bytes an eagerly loaded one would. The body file was not looked at during the load (only its path as
+/// written, `BodyFileReader.mayDefer`): it is opened here, relative to the set folder as loaded
+/// (`BodyFileReader.readOnFirstUse`); a file of 1 MiB or more is then served from disk, as at load.
 ///
-/// The completed responses are published once (a compare-and-exchange of one address); two threads completing at once both read the
-/// file and the first result is kept. A file that cannot be read any more (deleted, its permissions changed since
-/// the start) answers 500 naming the file and the stub, and is tried again on the next request; a reload
-/// (SIGHUP, `POST /__mockd/reload`) reports it as a load error.
+/// The completed responses are published once (a compare-and-exchange of one address); two threads completing at
+/// once both read the file and the first result is kept. A file that cannot be read (missing, unreadable, outside
+/// the set folder, or gone since the start) answers 500 with the one-line error `mockd validate` gives for it
+/// (`mocks/web/index.json: stubs[2].responses[0].bodyFile: body file 'bodies/c.json' not found`), and is tried again
+/// on the next request; the daemon keeps answering every other stub.
 final class DeferredResponses: Sendable {
+    /// A response step's place in its index: the entry and the step, for error messages.
+    struct StepLocation: Sendable {
+        private let entryIndex: Int32
+        private let stepIndex: Int32
+
+        init(entry: Int, step: Int) {
+            self.entryIndex = Int32(clamping: entry)
+            self.stepIndex = Int32(clamping: step)
+        }
+
+        /// `stubs[3].responses[0]`.
+        var stepPath: String { "stubs[\(entryIndex)].responses[\(stepIndex)]" }
+    }
+
     /// A step's body file, read on first use.
     struct PendingBody: Sendable {
         /// The path inside the set folder, as the index gives it (`bodies/GET_users.json`).
         let relativePath: String
         let templated: TemplateMode
+        /// Where the index names it: `stubs[3].responses[0].bodyFile` in an error.
+        let location: StepLocation
     }
 
     /// What every deferred stub of one set shares.
     final class Context: Sendable {
-        /// Reads a body file and parses its placeholders (`BodyFileReader.readChecked` of the set's folder).
-        let read: @Sendable (String) throws -> (data: Data, template: Template?)
+        /// Reads a body file on first use: its path in the set folder, the step's `templated` mode and the JSON path
+        /// naming it in an error; its bytes and placeholders, or a `FileBody` served from disk
+        /// (`BodyFileReader.readOnFirstUse`).
+        /// - Throws: `ConfigError` naming the index, the JSON path and the file.
+        typealias Read =
+            @Sendable (String, TemplateMode, String) throws -> (
+                data: Data, template: Template?, file: FileBody?
+            )
+
+        let read: Read
         let origins: OriginRewrite?
         let indexName: String
 
-        init(
-            read: @escaping @Sendable (String) throws -> (data: Data, template: Template?),
-            origins: OriginRewrite?,
-            indexName: String
-        ) {
+        init(read: @escaping Read, origins: OriginRewrite?, indexName: String) {
             self.read = read
             self.origins = origins
             self.indexName = indexName
@@ -78,6 +100,10 @@ final class DeferredResponses: Sendable {
         return complete(placeholders())
     }
 
+    /// Whether the responses are completed and kept: every body file was read. `false` before the first use and
+    /// while a body file cannot be read.
+    var isCompleted: Bool { loadCompleted() != nil }
+
     private func complete(_ placeholders: [MockResponse]) -> Completed {
         var responses: [MockResponse] = []
         responses.reserveCapacity(placeholders.count)
@@ -91,13 +117,10 @@ final class DeferredResponses: Sendable {
                 responses.append(try completing(placeholder, with: body))
             } catch {
                 failed = true
-                var answer = MockResponse.jsonError(
-                    status: 500,
-                    code: "body_file_unavailable",
-                    message: "\(context.indexName): cannot read body file '\(body.relativePath)' of stub "
-                        + "'\(placeholder.stubID ?? "")' (\(error)): it changed on disk since the set was loaded; "
-                        + "reload the set (SIGHUP or POST /__mockd/reload)"
-                )
+                let message =
+                    (error as? ConfigError)?.description
+                    ?? "\(context.indexName): \(body.location.stepPath).bodyFile: cannot read '\(body.relativePath)' (\(error))"
+                var answer = MockResponse.jsonError(status: 500, code: "body_file_unavailable", message: message)
                 answer.stubID = placeholder.stubID
                 responses.append(answer)
             }
@@ -137,8 +160,13 @@ final class DeferredResponses: Sendable {
 
     /// `placeholder` with the body of `body` and everything that depends on it, as `StubBuilder` does for a body
     /// read at load.
+    /// - Throws: `ConfigError` naming the index, the step's `bodyFile` and the file, as `mockd validate` does.
     private func completing(_ placeholder: MockResponse, with body: PendingBody) throws -> MockResponse {
-        let (data, template) = try context.read(body.relativePath)
+        let (data, template, fileBody) = try context.read(
+            body.relativePath,
+            body.templated,
+            "\(body.location.stepPath).bodyFile"
+        )
         var response = placeholder
         response.body = data
         let headersHavePlaceholders = placeholder.template?.hasHeaderPlaceholders ?? false
@@ -146,6 +174,7 @@ final class DeferredResponses: Sendable {
             template != nil || headersHavePlaceholders
             ? ResponseTemplate(body: template, hasHeaderPlaceholders: headersHavePlaceholders) : nil
         response.applyTemplateMode(body.templated)
+        if let fileBody { response.fileBody = fileBody }
         if let origins = context.origins { response.rewriteURLs(of: origins) }
         return response
     }
