@@ -65,7 +65,11 @@ final class FileSegments: ByteSource {
         case .file(let fileOffset, let length):
             let wanted = min(capacity, length - within)
             while true {
-                let read = FileDescriptor(rawValue: descriptor).read(into: buffer, count: wanted, at: Int64(fileOffset + within))
+                let read = FileDescriptor(rawValue: descriptor).read(
+                    into: buffer,
+                    count: wanted,
+                    at: Int64(fileOffset + within)
+                )
                 if read > 0 { return read }
                 if read < 0, errno == EINTR { continue }
                 return -1  // an error, or the file shrank under us

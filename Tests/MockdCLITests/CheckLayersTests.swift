@@ -71,7 +71,8 @@ struct CheckLayersTests {
         // File calls on descriptors go through MockdPlatform's FileDescriptor in the daemon's sources.
         (
             "Sources/MockdCore/MockSet/Planted.swift",
-            "func f() {\n    let file = " + "open" + "(path, O_WRONLY | O_CREAT)\n    _ = " + "fsync" + "(file)\n}\n", 2,
+            "func f() {\n    let file = " + "open" + "(path, O_WRONLY | O_CREAT)\n    _ = " + "fsync" + "(file)\n}\n",
+            2,
             "POSIX file call"
         ),
         ("Sources/mockd/Closes.swift", "func f(_ socket: Int32) { " + "close" + "(socket) }\n", 1, "POSIX file call"),

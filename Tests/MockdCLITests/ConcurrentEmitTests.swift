@@ -84,7 +84,9 @@ struct ConcurrentEmitTests {
                 return out
                 """
             )
-            #expect(result["statuses"] as? [Int] == Array(repeating: 200, count: Self.sessions * Self.streamsPerSession))
+            #expect(
+                result["statuses"] as? [Int] == Array(repeating: 200, count: Self.sessions * Self.streamsPerSession)
+            )
             let receipts = try #require(result["receipts"] as? [String: [[Any]]])
             let sockets = try #require(result["sockets"] as? [String: [[String]]])
             let streams = try #require(result["streams"] as? [String: [[[String]]]])
@@ -123,7 +125,10 @@ struct ConcurrentEmitTests {
                     opened.sorted() == Array(repeating: "/feed", count: Self.streamsPerSession)
                         + Array(repeating: "/live", count: Self.socketsPerSession)
                 )
-                #expect(pushes.count + opened.count == entries.count, "only its own connections in \(session)'s journal")
+                #expect(
+                    pushes.count + opened.count == entries.count,
+                    "only its own connections in \(session)'s journal"
+                )
                 // One WS-OUT per push and socket: each text once on each connection number.
                 let sent = pushes.filter { $0["method"] as? String == "WS-OUT" }.map { entry in
                     "\((entry["headers"] as? [String] ?? []).filter { $0.hasPrefix("Connection-Number") }) \(entry["body"] ?? "")"
@@ -132,11 +137,15 @@ struct ConcurrentEmitTests {
                     texts.map { "[\"Connection-Number: \(number)\"] \($0)" }
                 }
                 #expect(sent.sorted() == eachSocket.sorted(), "WS-OUT of \(session)")
-                let streamed = pushes.filter { $0["method"] as? String == "SSE-OUT" }.compactMap { $0["body"] as? String }
+                let streamed = pushes.filter { $0["method"] as? String == "SSE-OUT" }.compactMap {
+                    $0["body"] as? String
+                }
                 #expect(streamed.count == Self.emitsPerSession * Self.streamsPerSession, "SSE-OUT of \(session)")
                 #expect(streamed.allSatisfy { $0.contains(session + " #") }, "\(streamed.prefix(2))")
                 #expect(
-                    pushes.allSatisfy { $0["stub"] as? String == ($0["method"] as? String == "WS-OUT" ? "live" : "feed") }
+                    pushes.allSatisfy {
+                        $0["stub"] as? String == ($0["method"] as? String == "WS-OUT" ? "live" : "feed")
+                    }
                 )
                 #expect(pushes.allSatisfy { $0["note"] as? String == "sent by POST /__mockd/emit" })
             }

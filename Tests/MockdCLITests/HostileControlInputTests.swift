@@ -147,7 +147,9 @@ struct HostileControlInputTests {
         let codes = Set(ControlErrorCode.allCases.map(\.rawValue))
         var failures: [String] = []
         for entry in cases {
-            let (name, method, target) = (entry[0] as? String ?? "", entry[1] as? String ?? "", entry[2] as? String ?? "")
+            let (name, method, target) = (
+                entry[0] as? String ?? "", entry[1] as? String ?? "", entry[2] as? String ?? ""
+            )
             let status = entry[3] as? Int ?? 0
             let seconds = entry[4] as? Double ?? 99
             let body = entry[5] as? String ?? ""
@@ -187,7 +189,10 @@ struct HostileControlInputTests {
             )
         )
         let entries = ((try? JSONSerialization.jsonObject(with: journal.body)) as? [String: Any])?["entries"]
-        #expect((entries as? [[String: Any]])?.count == 1, "\(String(decoding: journal.body.prefix(300), as: UTF8.self))" as Comment)
+        #expect(
+            (entries as? [[String: Any]])?.count == 1,
+            "\(String(decoding: journal.body.prefix(300), as: UTF8.self))" as Comment
+        )
         let after = Self.files(under: root)
         #expect(after.keys.sorted() == before.keys.sorted())
         #expect(after.filter { before[$0.key] != $0.value }.keys.sorted() == [])

@@ -4,7 +4,10 @@ import Testing
 /// A control error's message quotes what the client sent: it stays short printable text whatever that was.
 struct ControlErrorMessageTests {
     @Test func controlCharactersAreEscapedAndLineBreaksBetweenProblemsKept() {
-        let error = ControlError(.invalidGroup, "group name 'a\u{0}b\r\nX-Injected: 1\t\u{1B}[31m' is refused\nsecond problem")
+        let error = ControlError(
+            .invalidGroup,
+            "group name 'a\u{0}b\r\nX-Injected: 1\t\u{1B}[31m' is refused\nsecond problem"
+        )
         #expect(error.message == #"group name 'a\0b\r\u{A}X-Injected: 1\t\u{1B}[31m' is refused"# + "\nsecond problem")
         #expect(error.code == .invalidGroup)
     }

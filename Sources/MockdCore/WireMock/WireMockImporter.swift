@@ -1,6 +1,6 @@
 import Foundation
-import MockdPlatform
 public import MockdFormat
+import MockdPlatform
 
 /// What a WireMock import writes: the mock set `mocks/<set>/` and the scenario `configs/<set>.json`.
 public struct WireMockImport: Sendable {
