@@ -90,9 +90,48 @@ public struct ControlError: Codable, Sendable, Equatable, Error {
     public var error: String
     public var message: String
 
+    /// An error with `message` made printable (`printable(_:)`): it often quotes what the client sent.
     public init(_ code: ControlErrorCode, _ message: String) {
         self.error = code.rawValue
-        self.message = message
+        self.message = Self.printable(message)
+    }
+
+    /// Characters of one line of a message; a longer line is cut, saying how much was left out.
+    public static let maxLineLength = 400
+    /// Lines (problems) of one message; the rest are counted.
+    public static let maxLines = 40
+
+    /// `message` as short printable text, whatever the client sent for it to quote: control characters other than
+    /// the line breaks between problems written as escapes (`\0`, `\r`, `\t`, `\u{1B}`), so a NUL or a CR LF in a
+    /// name cannot cut or forge a line in a log or a terminal; each line at most `maxLineLength` characters and at
+    /// most `maxLines` lines, so a 3 MiB value is not echoed back whole.
+    public static func printable(_ message: String) -> String {
+        var lines = message.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            var text = ""
+            var count = 0
+            var cut = 0
+            for scalar in line.unicodeScalars {
+                if count >= maxLineLength {
+                    cut += 1
+                    continue
+                }
+                count += 1
+                switch scalar.value {
+                case 0: text += "\\0"
+                case 0x09: text += "\\t"
+                case 0x0D: text += "\\r"
+                case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029:
+                    text += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            return cut == 0 ? text : text + "… (\(cut) more characters)"
+        }
+        if lines.count > maxLines {
+            let more = lines.count - maxLines
+            lines = Array(lines.prefix(maxLines)) + ["… and \(more) more lines"]
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The code, when this version knows it.

@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdPlatform
 
 /// Bytes a body reader copies from, by offset: a body in memory, or a body served from its file.
 protocol ByteSource: AnyObject {
@@ -47,7 +48,7 @@ final class FileSegments: ByteSource {
         self.count = start
     }
 
-    deinit { close(descriptor) }
+    deinit { FileDescriptor(rawValue: descriptor).close() }
 
     func copy(from offset: Int, into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
         // The last part starting at or before `offset` (there are a handful: ranges of one request).
@@ -64,7 +65,11 @@ final class FileSegments: ByteSource {
         case .file(let fileOffset, let length):
             let wanted = min(capacity, length - within)
             while true {
-                let read = pread(descriptor, buffer, wanted, off_t(fileOffset + within))
+                let read = FileDescriptor(rawValue: descriptor).read(
+                    into: buffer,
+                    count: wanted,
+                    at: Int64(fileOffset + within)
+                )
                 if read > 0 { return read }
                 if read < 0, errno == EINTR { continue }
                 return -1  // an error, or the file shrank under us

@@ -41,7 +41,7 @@ struct ListeningSocket {
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         if Foundation.bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
             let code = errno
-            close(descriptor)
+            FileDescriptor(rawValue: descriptor).close()
             switch code {
             case EADDRINUSE:
                 throw ServerError(
@@ -61,7 +61,7 @@ struct ListeningSocket {
         }
         guard listen(descriptor, backlog) == 0 else {
             let code = errno
-            close(descriptor)
+            FileDescriptor(rawValue: descriptor).close()
             throw ServerError(.socketFailed, "cannot listen on \(host):\(port): \(String(cString: strerror(code)))")
         }
 

@@ -166,7 +166,7 @@ public final class MicroHTTPDServer: Sendable {
                     listeners = [(primary, configuration.tls)]
                 }
             } catch {
-                for listener in listeners { close(listener.socket.descriptor) }
+                for listener in listeners { FileDescriptor(rawValue: listener.socket.descriptor).close() }
                 throw error
             }
             let reactor = WebSocketReactor(engine: engine, logger: logger)
@@ -194,7 +194,7 @@ public final class MicroHTTPDServer: Sendable {
                     ? listener.socket.baseURL : "https" + listener.socket.baseURL.dropFirst("http".count)
                 guard let daemon = CMicroHTTPD_startDaemon(settings) else {
                     Self.release(settings)
-                    for later in listeners[index...] { close(later.socket.descriptor) }
+                    for later in listeners[index...] { FileDescriptor(rawValue: later.socket.descriptor).close() }
                     for daemon in daemons { MHD_stop_daemon(daemon) }
                     settingsList.forEach(Self.release)
                     let why =
@@ -359,7 +359,7 @@ public final class MicroHTTPDServer: Sendable {
         bridge.suspensions.resumeAll()
         stopping.running.daemons.forEach { MHD_stop_daemon($0) }
         // A quiesced listening socket is the caller's to close, and only once the worker threads are gone.
-        for socket in stopping.listenSockets { close(socket) }
+        for socket in stopping.listenSockets { FileDescriptor(rawValue: socket).close() }
         stopping.running.settings.forEach(Self.release)
     }
 }

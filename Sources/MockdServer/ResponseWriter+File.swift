@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MockdCore
+import MockdPlatform
 
 extension ResponseWriter {
     /// Queues a response whose body is served from its file (`FileBody`), in bounded memory.
@@ -18,9 +19,11 @@ extension ResponseWriter {
         suspensions: Suspensions,
         logger: Logger
     ) -> MHD_Result {
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
+        let descriptor: Int32
+        do {
+            descriptor = try FileDescriptor.open(file.path, .read).rawValue
+        } catch {
+            let reason = FileDescriptor.message(of: error)
             return failed(
                 response,
                 "body file '\(file.path)' cannot be opened (\(reason))",
@@ -30,7 +33,7 @@ extension ResponseWriter {
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0, Int(info.st_size) == file.size else {
-            close(descriptor)
+            FileDescriptor(rawValue: descriptor).close()
             return failed(
                 response,
                 "body file '\(file.path)' changed size since it was loaded (\(file.size) bytes); reload the mock set (SIGHUP or POST /__mockd/reload)",
@@ -42,7 +45,7 @@ extension ResponseWriter {
             // libmicrohttpd owns the descriptor from here and closes it with the response.
             guard let created = MHD_create_response_from_fd_at_offset64(UInt64(count), descriptor, UInt64(offset))
             else {
-                close(descriptor)
+                FileDescriptor(rawValue: descriptor).close()
                 return .NO
             }
             defer { MHD_destroy_response(created) }

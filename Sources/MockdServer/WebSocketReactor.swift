@@ -252,8 +252,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
                 connectionNumber: number,
                 maxMessageBytes: maxMessageBytes
             )
-            let flags = fcntl(socket, F_GETFL)
-            _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
+            FileDescriptor(rawValue: socket).setNonBlocking()
             connections[connection.id] = connection
             bySocket[socket] = connection.id
             PlatformSocket.noSignalOnWrite(socket)

@@ -53,7 +53,7 @@ enum HTTPProbe {
     ) throws -> Answer {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(1, timeoutMs) * 1_000_000)
         let socket = try connect(host: host, port: port, deadline: deadline, timeoutMs: timeoutMs)
-        defer { close(socket) }
+        defer { FileDescriptor(rawValue: socket).close() }
         var request = "\(method) \(path) HTTP/1.1\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         if let body { request += "Content-Length: \(body.count)\r\n" }
@@ -94,7 +94,7 @@ enum HTTPProbe {
             var code = errno
             if code == EINPROGRESS {
                 guard try wait(for: Int16(POLLOUT), on: socket, deadline: deadline) else {
-                    close(socket)
+                    FileDescriptor(rawValue: socket).close()
                     throw timedOut(timeoutMs)
                 }
                 var length = socklen_t(MemoryLayout<Int32>.size)
@@ -102,7 +102,7 @@ enum HTTPProbe {
                 getsockopt(socket, SOL_SOCKET, SO_ERROR, &code, &length)
                 if code == 0 { return socket }
             }
-            close(socket)
+            FileDescriptor(rawValue: socket).close()
             lastError = code
         }
         let reason =

@@ -21,13 +21,9 @@ enum Output {
         error.localizedLines.forEach { Output.error("mockd: \($0)") }
     }
 
+    /// Writes the whole line; a closed or full stream drops it (there is nowhere else to say so).
     private static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            bytes = bytes.dropFirst(written)
-        }
+        try? FileDescriptor(rawValue: descriptor).writeAll(Data(text.utf8))
     }
 }
 

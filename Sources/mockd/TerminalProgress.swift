@@ -1,5 +1,6 @@
 import Foundation
 import MockdCore
+import MockdPlatform
 
 /// Redraws `ImportProgress` lines in place on stderr (at most 10 per second).
 final class TerminalProgress {
@@ -40,11 +41,6 @@ final class TerminalProgress {
     }
 
     private func write(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Foundation.write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            bytes = bytes.dropFirst(written)
-        }
+        try? FileDescriptor.standardError.writeAll(Data(text.utf8))
     }
 }

@@ -68,6 +68,19 @@ struct CheckLayersTests {
             "Examples/App/Tests/Planted.swift", "#if canImport(" + "Darwin)\nlet y = 2\n#endif\n", 1,
             "platform conditional"
         ),
+        // File calls on descriptors go through MockdPlatform's FileDescriptor in the daemon's sources.
+        (
+            "Sources/MockdCore/MockSet/Planted.swift",
+            "func f() {\n    let file = " + "open" + "(path, O_WRONLY | O_CREAT)\n    _ = " + "fsync" + "(file)\n}\n",
+            2,
+            "POSIX file call"
+        ),
+        ("Sources/mockd/Closes.swift", "func f(_ socket: Int32) { " + "close" + "(socket) }\n", 1, "POSIX file call"),
+        (
+            "Sources/MockdServer/Writes.swift",
+            "func f(_ d: Int32, _ p: UnsafeRawPointer) { _ = Foundation." + "write" + "(d, p, 1) }\n", 1,
+            "POSIX file call"
+        ),
         // A client library may use the Objective-C runtime, but not bring Darwin along with it.
         (
             "Sources/MockdTestKit/Both.swift", "#if canImport(ObjectiveC) && canImport(" + "Darwin)\n#endif\n", 1,
@@ -92,6 +105,28 @@ struct CheckLayersTests {
         for (path, text, _, _) in Self.violations.prefix(5) {
             try Self.write(text, to: root, "Sources/MockdPlatform/" + URL(fileURLWithPath: path).lastPathComponent)
         }
+        let result = try Self.check(root)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    /// File calls are the seam's inside it; tests may make them; methods and enum cases of the same name are no
+    /// file calls.
+    @Test func fileCallsInTheSeamInTestsAndNamesAlikePass() throws {
+        let root = try Self.cleanTree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let calls = "func f(_ d: Int32) {\n    _ = " + "fsync" + "(d)\n    " + "close" + "(d)\n}\n"
+        try Self.write(calls, to: root, "Sources/MockdPlatform/Files.swift")
+        try Self.write(calls, to: root, "Tests/MockdCLITests/Files.swift")
+        let alike = """
+            enum Push { case close(code: Int) }
+            func f(_ file: FileDescriptor, _ log: Log) {
+                file.close()
+                log.write("line", to: 2)
+                let message = "3 are open (\\(1) refused)"
+            }
+
+            """
+        try Self.write(alike, to: root, "Sources/MockdCore/Streaming/Alike.swift")
         let result = try Self.check(root)
         #expect(result.status == 0, "\(result.stderr)")
     }

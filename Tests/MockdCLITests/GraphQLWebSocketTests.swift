@@ -17,21 +17,11 @@ struct GraphQLWebSocketTests {
     static var recording: [String: Any] {
         let subscribe =
             #"{"id":"1","type":"subscribe","payload":{"operationName":"OnMessage","query":"subscription OnMessage($room: String!, $limit: Int) { message(room: $room, limit: $limit) { id text } }","variables":{"room":"general","limit":2}}}"#
-        let entry: [String: Any] = [
-            "startedDateTime": "2025-11-29T10:00:00.000Z", "time": 5, "_resourceType": "websocket",
-            "request": [
-                "method": "GET", "url": "wss://api.chat.test/graphql", "httpVersion": "HTTP/1.1",
-                "headers": [["name": "Sec-WebSocket-Protocol", "value": "graphql-transport-ws"]],
-            ],
-            "response": [
-                "status": 101, "statusText": "Switching Protocols", "httpVersion": "HTTP/1.1",
-                "headers": [
-                    ["name": "Upgrade", "value": "websocket"],
-                    ["name": "Sec-WebSocket-Protocol", "value": "graphql-transport-ws"],
-                ],
-                "content": ["mimeType": "", "size": 0],
-            ],
-            "_webSocketMessages": [
+        let entry = HARFixture.webSocketEntry(
+            url: "wss://api.chat.test/graphql",
+            subprotocol: "graphql-transport-ws",
+            startedDateTime: "2025-11-29T10:00:00.000Z",
+            messages: [
                 message("send", at: 0.01, #"{"type":"connection_init","payload":{"token":"t"}}"#),
                 message("receive", at: 0.02, #"{"type":"connection_ack"}"#),
                 message("send", at: 0.03, subscribe),
@@ -48,9 +38,9 @@ struct GraphQLWebSocketTests {
                     #"{"id":"1","type":"next","payload":{"data":{"message":{"id":"m2","text":"Hello from Olga"}}}}"#
                 ),
                 message("receive", at: 0.64, #"{"id":"1","type":"complete"}"#),
-            ],
-        ]
-        return ["log": ["version": "1.2", "creator": ["name": "test", "version": "1"], "entries": [entry]]]
+            ]
+        )
+        return HARFixture.log([entry])
     }
 
     @Test func aRecordedSubscriptionReplaysByOperation() throws {

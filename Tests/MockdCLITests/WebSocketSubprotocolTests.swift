@@ -22,27 +22,15 @@ struct WebSocketSubprotocolTests {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let har = root.appendingPathComponent("graphql.har")
-        let entry: [String: Any] = [
-            "startedDateTime": "2026-11-29T10:00:00.000Z", "time": 5, "_resourceType": "websocket",
-            "request": [
-                "method": "GET", "url": "wss://api.web.test/graphql", "httpVersion": "HTTP/1.1",
-                "headers": [["name": "Sec-WebSocket-Protocol", "value": "graphql-transport-ws"]],
-            ],
-            "response": [
-                "status": 101, "statusText": "Switching Protocols", "httpVersion": "HTTP/1.1",
-                "headers": [
-                    ["name": "Upgrade", "value": "websocket"],
-                    ["name": "Sec-WebSocket-Protocol", "value": "graphql-transport-ws"],
-                ],
-                "content": ["mimeType": "", "size": 0],
-            ],
-            "_webSocketMessages": [
+        let entry = HARFixture.webSocketEntry(
+            url: "wss://api.web.test/graphql",
+            subprotocol: "graphql-transport-ws",
+            startedDateTime: "2026-11-29T10:00:00.000Z",
+            messages: [
                 ["type": "receive", "time": 1_764_410_400.01, "opcode": 1, "data": #"{"type":"connection_ack"}"#]
-            ],
-        ]
-        let log: [String: Any] = [
-            "log": ["version": "1.2", "creator": ["name": "test", "version": "1"], "entries": [entry]]
-        ]
+            ]
+        )
+        let log = HARFixture.log([entry])
         try JSONSerialization.data(withJSONObject: log).write(to: har)
         let imported = try ProcessRunner.mockd(["import-har", har.path, "--set", "gql", "--root", root.path])
         #expect(imported.status == 0, "\(imported.stderr)")

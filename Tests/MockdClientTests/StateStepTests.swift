@@ -45,12 +45,19 @@ struct StateStepTests {
             let knock = harness.request("POST", "/v1/door/knock")
             let look = harness.request("/v1/door")
             let push = harness.request("POST", "/v1/door/push")
+            // The push's 10 s timeout starts somewhere after this instant.
+            let beforePush = Date()
             let responses = try Curl.batch([knock, knock, look, knock, look, push, look, knock])
             #expect(responses.map(\.status) == [202, 202, 404, 202, 200, 200, 200, 404])
             #expect(responses[4].body == Data("open".utf8))
             #expect(responses[6].body == Data("open".utf8))
             try await harness.client.advanceClock(byMs: 5_000)
-            #expect(try Curl.send(look).status == 200)
+            let halfway = try Curl.send(look)
+            // The virtual clock runs on with real time (an offset): the door is still ajar 5 virtual seconds on only
+            // when fewer than 5 real ones passed too, which a loaded machine does not promise.
+            if Date().timeIntervalSince(beforePush) < 5 {
+                #expect(halfway.status == 200)
+            }
             try await harness.client.advanceClock(byMs: 5_000)
             // Back in Started: the count starts over, so three knocks open again.
             let closed = try Curl.batch([look, knock, knock, look, knock, look])

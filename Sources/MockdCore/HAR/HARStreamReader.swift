@@ -1,4 +1,5 @@
 public import Foundation
+import MockdPlatform
 
 /// `log.version` and `log.creator` of a HAR read by `HARStreamReader`, and how many entries it listed.
 public struct HARLogInfo: Sendable, Equatable {
@@ -60,14 +61,13 @@ public struct HARStreamReader: Sendable {
         entry: (HAREntry) throws -> Void
     ) throws -> HARLogInfo {
         let name = displayName ?? url.path
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         // Missing, unreadable, a folder: the whole-file reader names the problem as before.
-        guard descriptor >= 0 else {
+        guard let file = try? FileDescriptor.open(url.path, .read) else {
             return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
         }
-        defer { close(descriptor) }
+        defer { file.close() }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        guard fstat(file.rawValue, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
         }
         let total = Int(status.st_size)
@@ -76,7 +76,7 @@ public struct HARStreamReader: Sendable {
             var buffer = [UInt8](repeating: 0, count: chunkSize)
             var bytesRead = 0
             while true {
-                let count = try buffer.withUnsafeMutableBytes { try Self.fill($0, from: descriptor, name: name) }
+                let count = try buffer.withUnsafeMutableBytes { try Self.fill($0, from: file, name: name) }
                 if count == 0 { break }
                 bytesRead += count
                 try buffer.withUnsafeBufferPointer { try scanner.feed(UnsafeBufferPointer(rebasing: $0[..<count])) }
@@ -125,24 +125,18 @@ public struct HARStreamReader: Sendable {
     /// Reads until `buffer` is full or the file ends; returns the byte count.
     private static func fill(
         _ buffer: UnsafeMutableRawBufferPointer,
-        from descriptor: Int32,
+        from file: FileDescriptor,
         name: String
     ) throws -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let count = Foundation.read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw HARImportError(
-                    .unreadable,
-                    file: name,
-                    message: "cannot read the file (\(String(cString: strerror(errno))))"
-                )
-            }
-            filled += count
+        do {
+            return try file.readFully(into: buffer)
+        } catch {
+            throw HARImportError(
+                .unreadable,
+                file: name,
+                message: "cannot read the file (\(FileDescriptor.message(of: error)))"
+            )
         }
-        return filled
     }
 }
 

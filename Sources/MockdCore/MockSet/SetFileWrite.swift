@@ -11,16 +11,7 @@ enum SetFileWrite {
     /// Writes `data` to `url`, creating or truncating it, without `fsync` (see `flush(folder:)`).
     /// - Throws: `POSIXError` when the disk refuses.
     static func write(_ data: Data, to url: URL) throws {
-        let file = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(file) }
-        var written = 0
-        while written < data.count {
-            let count = data.withUnsafeBytes { Foundation.write(file, $0.baseAddress! + written, $0.count - written) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            written += count
-        }
+        try FileSystem.write(data, to: url.path)
     }
 
     /// Puts every file written with `write` under `folder` on disk (`FileSystem.flush`).

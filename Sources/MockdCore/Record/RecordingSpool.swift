@@ -21,7 +21,8 @@ public final class RecordingSpool: Sendable {
 
     let url: URL
     private struct State {
-        var descriptor: Int32
+        /// The open spool; `nil` once removed.
+        var file: FileDescriptor?
         var unsynced = 0
         var lastSync = Date()
         /// Bytes of whole lines written so far: where a failed write is cut back to.
@@ -48,16 +49,15 @@ public final class RecordingSpool: Sendable {
     init(har: URL, set: String, mode: Recorder.ExistingSet, upstream: String) throws {
         url = Self.url(for: har)
         try FileManager.default.createDirectory(at: har.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let file = try FileDescriptor.open(url.path, .append(permissions: 0o600))
         // Locked before it is emptied: another recording's live spool is never truncated.
-        guard let lock = FileLock.lock(descriptor: descriptor) else {
-            close(descriptor)
+        guard let lock = FileLock.lock(descriptor: file.rawValue) else {
+            file.close()
             throw POSIXError(.EBUSY)
         }
         writerLock = lock
-        _ = ftruncate(descriptor, 0)
-        state = Mutex(State(descriptor: descriptor))
+        file.truncate(to: 0)
+        state = Mutex(State(file: file))
         let header: [String: Any] = [
             "mockdSpool": 1, "set": set, "har": har.path, "upstream": upstream,
             "mode": mode == .merge ? "merge" : mode == .replace ? "replace" : "create",
@@ -83,33 +83,25 @@ public final class RecordingSpool: Sendable {
         }
         line.append(0x0A)
         return state.withLock { state in
-            guard state.descriptor >= 0 else { return .failure(WriteError(code: EBADF)) }
-            let failure = line.withUnsafeBytes { bytes -> Int32? in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(state.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0, errno == EINTR { continue }
-                    // 0 bytes written for a non-empty write: no room, as ENOSPC says on the next try.
-                    guard written > 0 else { return written < 0 ? errno : ENOSPC }
-                    offset += written
-                }
-                return nil
-            }
-            if let failure {
+            guard let file = state.file else { return .failure(WriteError(code: EBADF)) }
+            do {
+                // 0 bytes written for a non-empty write: no room, as ENOSPC says on the next try (`writeAll`).
+                try file.writeAll(line)
+            } catch {
                 // Half a line would spoil the next one: cut back to the last whole line (O_APPEND writes at the end).
-                _ = ftruncate(state.descriptor, state.size)
-                return .failure(WriteError(code: failure))
+                file.truncate(to: Int64(state.size))
+                return .failure(WriteError(code: (error as? POSIXError)?.code.rawValue ?? EIO))
             }
             state.size += off_t(line.count)
             state.unsynced += 1
             if syncNow || state.unsynced >= RecordingSpool.syncEvery
                 || Date().timeIntervalSince(state.lastSync) >= RecordingSpool.syncIntervalSeconds
             {
-                let synced = fsync(state.descriptor)
+                let failure = file.sync()
                 state.unsynced = 0
                 state.lastSync = Date()
                 // Some file systems (NFS, a full thin volume) report a lost write only here.
-                if synced != 0, errno != EINVAL { return .failure(WriteError(code: errno)) }
+                if failure != 0, failure != EINVAL { return .failure(WriteError(code: failure)) }
             }
             return .success(())
         }
@@ -118,12 +110,12 @@ public final class RecordingSpool: Sendable {
     /// Closes and deletes the spool (the recording ended and was written whole).
     func remove() {
         state.withLock { state in
-            guard state.descriptor >= 0 else { return }
+            guard let file = state.file else { return }
             // Removed while still locked, so no recovery reads it on its way out.
             try? FileManager.default.removeItem(at: url)
             writerLock.release()
-            close(state.descriptor)
-            state.descriptor = -1
+            file.close()
+            state.file = nil
         }
     }
 

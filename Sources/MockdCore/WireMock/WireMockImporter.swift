@@ -1,5 +1,6 @@
 import Foundation
 public import MockdFormat
+import MockdPlatform
 
 /// What a WireMock import writes: the mock set `mocks/<set>/` and the scenario `configs/<set>.json`.
 public struct WireMockImport: Sendable {
@@ -304,8 +305,10 @@ public struct WireMockWriter: Sendable {
             try? fileManager.removeItem(at: staging)
             throw WireMockImportError(.writeFailed, file: setDisplay, message: "\(error)")
         }
-        guard rename(staging.path, configURL.path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try FileSystem.rename(staging.path, to: configURL.path)
+        } catch {
+            let reason = FileDescriptor.message(of: error)
             try? fileManager.removeItem(at: staging)
             throw WireMockImportError(
                 .writeFailed,
