@@ -138,6 +138,14 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         ftruncate(rawValue, off_t(size)) == 0
     }
 
+    /// The size in bytes of the open file when it is a regular file (`fstat(2)`), else `nil` (a folder, a device, a
+    /// pipe, or a failed call).
+    public func regularFileSize() -> Int? {
+        var info = stat()
+        guard fstat(rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
     /// Makes reads and writes on the descriptor return `EAGAIN` rather than wait (`fcntl(2)` `O_NONBLOCK`).
     public func setNonBlocking() {
         let flags = fcntl(rawValue, F_GETFL)

@@ -9,7 +9,7 @@ extension BodyFileReader {
     ///
     /// `false` means "take the reading path at load", which reports what is wrong in its own words.
     func mayDefer(_ relativePath: String) -> Bool {
-        guard self.directory >= 0, let directory = Self.plainDirectory(of: relativePath) else { return false }
+        guard self.directory != nil, let directory = Self.plainDirectory(of: relativePath) else { return false }
         return isInsideFolder(directory)
     }
 
@@ -52,10 +52,18 @@ extension BodyFileReader {
             ConfigError(.unreadable, file: indexName, jsonPath: jsonPath(), message: "cannot read '\(relativePath)'")
         }
         if let cached = cache.withLock({ $0[relativePath] }) { return (cached.data, cached.template, nil) }
-        let file: Int32
+        guard let directory else {
+            return try readParsedOrReference(
+                relativePath,
+                templated: templated,
+                indexName: indexName,
+                jsonPath: jsonPath()
+            )
+        }
+        let file: FileDescriptor
         switch Self.openWithoutLinks(relativePath, in: directory) {
         case .success(let opened): file = opened
-        case .failure(let error) where error.code == ELOOP || error.code == ENOTDIR:
+        case .failure(let error) where error.code == .ELOOP || error.code == .ENOTDIR:
             // A symbolic link on the way (a folder: `ENOTDIR` with `O_DIRECTORY`), or a file where a folder should be.
             return try readParsedOrReference(
                 relativePath,
@@ -63,7 +71,7 @@ extension BodyFileReader {
                 indexName: indexName,
                 jsonPath: jsonPath()
             )
-        case .failure(let error) where error.code == ENOENT:
+        case .failure(let error) where error.code == .ENOENT:
             throw ConfigError(
                 .fileNotFound,
                 file: indexName,
@@ -72,10 +80,9 @@ extension BodyFileReader {
             )
         case .failure: throw unreadable()
         }
-        defer { close(file) }
-        var info = stat()
-        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw unreadable() }
-        guard Int(info.st_size) < FileBody.threshold else {
+        defer { file.close() }
+        guard let size = file.regularFileSize() else { throw unreadable() }
+        guard size < FileBody.threshold else {
             return try readParsedOrReference(
                 relativePath,
                 templated: templated,
@@ -84,54 +91,43 @@ extension BodyFileReader {
             )
         }
         let parsed = try parsedOnce(relativePath) {
-            guard let data = Self.readAll(file, size: Int(info.st_size)) else { throw unreadable() }
+            guard let data = Self.readAll(file, size: size) else { throw unreadable() }
             return data
         }
         return (parsed.data, parsed.template, nil)
     }
 }
 
-/// Why `openWithoutLinks` failed: the system's `errno`.
-struct OpenFailure: Error {
-    let code: Int32
-}
-
 extension BodyFileReader {
-    /// `relativePath` under the open folder `directory`, opened for reading with `openat`, no component followed
-    /// through a symbolic link.
-    fileprivate static func openWithoutLinks(_ relativePath: String, in directory: Int32) -> Result<Int32, OpenFailure>
-    {
+    /// `relativePath` under the open folder `directory`, opened for reading, no component followed through a symbolic
+    /// link (`FileDescriptor.open(_:in:_:)`).
+    fileprivate static func openWithoutLinks(
+        _ relativePath: String,
+        in directory: FileDescriptor
+    ) -> Result<FileDescriptor, POSIXError> {
         var components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
-        guard let name = components.popLast() else { return .failure(OpenFailure(code: ENOENT)) }
+        guard let name = components.popLast() else { return .failure(POSIXError(.ENOENT)) }
         var parent = directory
-        defer { if parent != directory { close(parent) } }
-        for component in components {
-            let next = openat(parent, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { return .failure(OpenFailure(code: errno)) }
-            if parent != directory { close(parent) }
-            parent = next
+        defer { if parent != directory { parent.close() } }
+        do {
+            for component in components {
+                let next = try FileDescriptor.open(String(component), in: parent, .folder)
+                if parent != directory { parent.close() }
+                parent = next
+            }
+            return .success(try FileDescriptor.open(String(name), in: parent, .read))
+        } catch let error as POSIXError {
+            return .failure(error)
+        } catch {
+            return .failure(POSIXError(.EIO))
         }
-        let file = openat(parent, String(name), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        return file >= 0 ? .success(file) : .failure(OpenFailure(code: errno))
     }
 
-    /// The bytes of the open `file`, `size` of them by `fstat` (fewer if it was truncated meanwhile); `nil` on a read
-    /// error.
-    fileprivate static func readAll(_ file: Int32, size: Int) -> Data? {
+    /// The bytes of the open `file`, `size` of them by `regularFileSize()` (fewer if it was truncated meanwhile);
+    /// `nil` on a read error.
+    fileprivate static func readAll(_ file: FileDescriptor, size: Int) -> Data? {
         var data = Data(count: size)
-        var filled = 0
-        while filled < data.count {
-            let count = data.withUnsafeMutableBytes {
-                Foundation.read(file, $0.baseAddress! + filled, $0.count - filled)
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                // Shorter than it was a moment ago (truncated meanwhile): what is there.
-                if count == 0 { break }
-                return nil
-            }
-            filled += count
-        }
+        guard let filled = try? data.withUnsafeMutableBytes({ try file.readFully(into: $0) }) else { return nil }
         if filled < data.count { data.removeSubrange(filled...) }
         return data
     }

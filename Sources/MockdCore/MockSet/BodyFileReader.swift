@@ -10,19 +10,19 @@ final class BodyFileReader: Sendable {
     let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
     /// Directories of body files (relative) and whether they resolve inside the folder; see `mayDefer`.
     let checkedDirectories = Mutex<[String: Bool]>([:])
-    /// The set folder, held open while its stubs live (-1 if it could not be opened): body files read on first use
-    /// are opened relative to it, so a set replaced on disk meanwhile (`import-har --force`) is never mixed into
+    /// The set folder, held open while its stubs live (`nil` if it could not be opened): body files read on first
+    /// use are opened relative to it, so a set replaced on disk meanwhile (`import-har --force`) is never mixed into
     /// the loaded one.
-    let directory: Int32
+    let directory: FileDescriptor?
 
     init(folder: URL) {
         self.folder = folder
         let resolved = folder.resolvingSymlinksInPath().standardizedFileURL.path
         self.resolvedFolder = resolved.hasSuffix("/") ? resolved : resolved + "/"
-        self.directory = open(resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        self.directory = try? FileDescriptor.open(resolved, .folder)
     }
 
-    deinit { if directory >= 0 { close(directory) } }
+    deinit { directory?.close() }
 
     /// - Parameter jsonPath: Named in an error; built only then.
     func read(_ relativePath: String, indexName: String, jsonPath: @autoclosure () -> String) throws -> Data {
