@@ -17,8 +17,14 @@ struct AnswerCacheTests {
                 "version": 1,
                 // `/item` at another position than in `web`: an answer kept by position would name the wrong stub.
                 "stubs": [
-                    ["id": "web2-other", "request": ["method": "GET", "path": "/other"], "responses": [["body": "other"]]],
-                    ["id": "web2-item", "request": ["method": "GET", "path": "/item"], "responses": [["body": "from web2"]]],
+                    [
+                        "id": "web2-other", "request": ["method": "GET", "path": "/other"],
+                        "responses": [["body": "other"]],
+                    ],
+                    [
+                        "id": "web2-item", "request": ["method": "GET", "path": "/item"],
+                        "responses": [["body": "from web2"]],
+                    ],
                 ],
             ]
         ).write(to: web2.appendingPathComponent("index.json"))
@@ -32,7 +38,8 @@ struct AnswerCacheTests {
     /// - Parameter shifted: With a stub first, so every other stub is one position further.
     static func index(itemBody: String, shifted: Bool = false) -> [String: Any] {
         let first: [[String: Any]] =
-            shifted ? [["id": "first", "request": ["method": "GET", "path": "/first"], "responses": [["body": "first"]]]] : []
+            shifted
+            ? [["id": "first", "request": ["method": "GET", "path": "/first"], "responses": [["body": "first"]]]] : []
         return [
             "version": 1,
             "matchHeaders": ["accept", "x-client"],
