@@ -228,7 +228,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         // The outcome owns the stub; a retained copy here was one more write to a count all threads share.
         stub._withUnsafeGuaranteedRef { stub in
             let result = ResponseWriter.queueShared(stub: stub, on: connection, logger: logger)
-            finish(outcome, context: context, status: stub.firstResponse.status)
+            finish(outcome, context: context, status: stub.loadedStatus)
             return result
         }
     }
@@ -416,10 +416,31 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             )
         }
         guard logger.isEnabled(.info) else { return }
+        // A stub's first response as loaded: its id, without building the plan (a copy of its response).
+        if let stub = outcome.borrowedServedStub {
+            let id = stub._withUnsafeGuaranteedRef { $0.id }
+            logger.request(
+                RequestLogLine(
+                    method: context.method,
+                    target: context.target,
+                    status: status ?? 0,
+                    fault: nil,
+                    answeredBy: id,
+                    elapsedMs: elapsed
+                )
+            )
+            return
+        }
         let plan = outcome.plan
-        let result = plan.fault.map { "fault=\($0.rawValue)" } ?? String(status ?? 0)
-        logger.info(
-            "\(context.method) \(context.target) \(result) \(answeredBy(outcome, plan: plan, context: context)) \(Self.twoDecimals(elapsed))ms"
+        logger.request(
+            RequestLogLine(
+                method: context.method,
+                target: context.target,
+                status: status ?? 0,
+                fault: plan.fault?.rawValue,
+                answeredBy: answeredBy(outcome, plan: plan, context: context),
+                elapsedMs: elapsed
+            )
         )
     }
 
@@ -443,19 +464,5 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         // Faults and shutdown end connections on purpose by returning MHD_NO; MHD calls that an internal error.
         let level: Logger.Level = text.hasPrefix("Application reported internal error") ? .debug : .warning
         logger.log(level, "libmicrohttpd: \(text)")
-    }
-}
-
-extension ConnectionBridge {
-    /// `value` with two decimals, as `String(format: "%.2f")` writes it, without Foundation's
-    /// formatter: it was a sixth of the instructions of a logged request.
-    static func twoDecimals(_ value: Double) -> String {
-        guard value.isFinite, value >= 0, value < 1e15 else { return String(format: "%.2f", value) }
-        let scaled = value * 100
-        // A tie after scaling may not be one in the exact binary value printf rounds: it decides those.
-        guard abs(scaled - scaled.rounded(.down) - 0.5) > 1e-9 else { return String(format: "%.2f", value) }
-        let hundredths = Int(scaled.rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

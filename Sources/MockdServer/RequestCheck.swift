@@ -29,7 +29,7 @@ enum RequestCheck {
         }
         if context.fieldProblems.needsCheck, let answer = framingRejection(of: context) { return answer }
         // Most requests have no Content-Length: answered by the headers' names signature, no list made.
-        guard context.headers.contains(name: "content-length") else { return nil }
+        guard context.headers.contains("content-length") else { return nil }
         let lengths = context.headers.values(named: "content-length")
         let values = Set(lengths.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
         if values.count > 1 { return .badRequest("conflicting Content-Length values") }
@@ -45,10 +45,14 @@ enum RequestCheck {
 
     /// Whether the path of `target` (before any `?`) holds a space or a tab.
     private static func pathHasWhitespace(_ target: String) -> Bool {
-        for byte in target.utf8 {
-            if byte == 0x3F { return false }  // ?
-            if byte == 0x20 || byte == 0x09 { return true }
+        // Over the contiguous bytes: iterating `utf8` cost ~40 instructions a byte, on every request.
+        func scan<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+            for byte in bytes {
+                if byte == 0x3F { return false }  // ?
+                if byte == 0x20 || byte == 0x09 { return true }
+            }
+            return false
         }
-        return false
+        return target.utf8.withContiguousStorageIfAvailable(scan) ?? scan(target.utf8)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 struct LogLineFormatTests {
     @Test(arguments: [0, 0.004, 0.005, 0.015, 0.125, 1, 1.999, 2.005, 12.3456, 999.995, 1234.5, 86_400_000.25])
     func twoDecimalsMatchesPrintf(_ value: Double) {
-        #expect(ConnectionBridge.twoDecimals(value) == String(format: "%.2f", value))
+        #expect(RequestLogLine.twoDecimals(value) == String(format: "%.2f", value))
     }
 
     @Test func timestampIsRFC3339WithMilliseconds() throws {

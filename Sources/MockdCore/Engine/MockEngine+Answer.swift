@@ -165,9 +165,16 @@ extension MockEngine {
     /// match found there that needs more (a sequence) is kept for the general path, under the same scenario.
     /// - Returns: `nil` when the session's scenario does not serve stubs as loaded (overrides, defaults…).
     private func answerFromThreadCache(_ request: HTTPRequest, in session: Session) -> CachedMatch? {
-        ScenarioCache.withScenarioServingAsLoaded(of: session) { scenario -> CachedMatch in
+        ScenarioCache.withScenarioServingAsLoaded(of: session) { scenario, answers -> CachedMatch in
+            // A repeat of a request a stub answered as loaded: that stub again, without routing (`AnswerCache`).
+            if let ordinal = answers.ordinal(for: request) {
+                scenario.stubUsage.set(ordinal)
+                return .answer(.stub(scenario.index.stubs[ordinal]))
+            }
             guard let base = MockEngine.baseMatch(request, in: scenario) else { return .unmatched }
-            if let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) {
+            let stub = scenario.index.stubs[base.ordinal]
+            if let answer = MockEngine.asLoaded(stub) {
+                if case .stub = answer, stub.answersAsLoadedForGood { answers.remember(base.ordinal, for: request) }
                 scenario.stubUsage.set(base.ordinal)
                 return .answer(answer)
             }

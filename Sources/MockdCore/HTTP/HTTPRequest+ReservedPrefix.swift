@@ -3,8 +3,11 @@ extension HTTPRequest {
     /// and `/__host/NAME/…` routing): a three-byte comparison instead of string prefix checks, asked of every request.
     @inline(__always)
     var hasReservedPrefix: Bool {
-        var utf8 = target.utf8.makeIterator()
-        return utf8.next() == UInt8(ascii: "/") && utf8.next() == UInt8(ascii: "_") && utf8.next() == UInt8(ascii: "_")
+        // Over the contiguous bytes (every target here is native): the iterator cost ~80 instructions per call.
+        target.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.count >= 3 && bytes[0] == UInt8(ascii: "/") && bytes[1] == UInt8(ascii: "_")
+                && bytes[2] == UInt8(ascii: "_")
+        } ?? target.utf8.starts(with: "/__".utf8)
     }
 }
 

@@ -4,6 +4,14 @@ import MockdPlatform
 /// Where log lines go; `StderrLogSink` in the daemon, `InMemoryLogSink` in tests.
 public protocol LogSink: Sendable {
     func write(level: Logger.Level, message: String)
+    /// Writes one request's `info` line (`RequestLogLine`); by default as `write(level: .info, message: line.message)`.
+    func writeRequest(_ line: borrowing RequestLogLine)
+}
+
+extension LogSink {
+    public func writeRequest(_ line: borrowing RequestLogLine) {
+        write(level: .info, message: line.message)
+    }
 }
 
 /// A small swift-log-shaped logger: one line per event, level-filtered, messages built only when emitted.
@@ -39,6 +47,12 @@ public struct Logger: Sendable {
         sink.write(level: level, message: message())
     }
 
+    /// Writes one request's line at `info` (see `RequestLogLine`).
+    public func request(_ line: borrowing RequestLogLine) {
+        guard isEnabled(.info) else { return }
+        sink.writeRequest(line)
+    }
+
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
     public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
@@ -57,6 +71,16 @@ public final class StderrLogSink: LogSink {
         line += message
         line += "\n"
         StderrLogBuffer.shared.append(line)
+    }
+
+    /// The line written straight into the writer's buffer, under its lock: no message string is made.
+    public func writeRequest(_ line: borrowing RequestLogLine) {
+        StderrLogBuffer.shared.append { bytes in
+            Timestamp.appendISO8601Now(to: &bytes)
+            bytes.append(contentsOf: " info ".utf8)
+            line.append(to: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
     }
 
     /// Lines dropped so far because standard error was not read fast enough (shown in `/__mockd/health`).
@@ -99,13 +123,21 @@ final class StderrLogBuffer: Sendable {
     var droppedTotal: Int { state.withLock { $0.droppedTotal } }
 
     func append(_ line: String) {
+        append { $0.append(contentsOf: line.utf8) }
+    }
+
+    /// Appends the bytes `write` adds to the pending ones (one whole line), under the lock; a line that makes the
+    /// pending bytes exceed `capacity` is taken back out and counted as dropped.
+    func append(_ write: (inout [UInt8]) -> Void) {
         let (signal, start) = state.withLock { state -> (Bool, Bool) in
-            if state.pending.count + line.utf8.count > capacity {
+            let before = state.pending.count
+            write(&state.pending)
+            if state.pending.count > capacity {
+                state.pending.removeSubrange(before...)
                 state.dropped += 1
                 state.droppedTotal += 1
                 return (false, false)
             }
-            state.pending.append(contentsOf: line.utf8)
             let start = !state.writerStarted
             state.writerStarted = true
             let signal = state.writerWaiting
@@ -202,30 +234,30 @@ public final class InMemoryLogSink: LogSink {
 enum Timestamp {
     /// UTC time with milliseconds, RFC 3339.
     static func iso8601Now() -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendISO8601Now(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `iso8601Now()`'s 24 bytes (`2026-11-29T20:00:00.123Z`) to `bytes`.
+    static func appendISO8601Now(to bytes: inout [UInt8]) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         var time = spec.tv_sec
         var parts = tm()
         gmtime_r(&time, &parts)
         // Written as bytes: the interpolated form was a tenth of the instructions of a logged request.
-        var bytes = [UInt8](repeating: 0, count: 24)
-        func put(_ value: Int, _ width: Int, at offset: Int) {
-            var rest = value
-            for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
+        func put(_ value: Int, _ width: Int, then separator: UInt8?) {
+            RequestLogLine.appendDigits(value, width: width, to: &bytes)
+            if let separator { bytes.append(separator) }
         }
-        put(Int(parts.tm_year) + 1900, 4, at: 0)
-        put(Int(parts.tm_mon) + 1, 2, at: 5)
-        put(Int(parts.tm_mday), 2, at: 8)
-        put(Int(parts.tm_hour), 2, at: 11)
-        put(Int(parts.tm_min), 2, at: 14)
-        put(Int(parts.tm_sec), 2, at: 17)
-        put(Int(spec.tv_nsec / 1_000_000), 3, at: 20)
-        (bytes[4], bytes[7], bytes[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
-        (bytes[13], bytes[16], bytes[19], bytes[23]) =
-            (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
+        put(Int(parts.tm_year) + 1900, 4, then: UInt8(ascii: "-"))
+        put(Int(parts.tm_mon) + 1, 2, then: UInt8(ascii: "-"))
+        put(Int(parts.tm_mday), 2, then: UInt8(ascii: "T"))
+        put(Int(parts.tm_hour), 2, then: UInt8(ascii: ":"))
+        put(Int(parts.tm_min), 2, then: UInt8(ascii: ":"))
+        put(Int(parts.tm_sec), 2, then: UInt8(ascii: "."))
+        put(Int(spec.tv_nsec / 1_000_000), 3, then: UInt8(ascii: "Z"))
     }
 }

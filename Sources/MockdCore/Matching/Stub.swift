@@ -142,6 +142,15 @@ public final class Stub: NativeResponseSlot {
         return Stub.isStatic(first: first, count: responseCount, afterLast: afterLast) ? first : nil
     }
 
+    /// Whether the stub answers with its first response exactly as loaded (static and plain: `MockEngine.asLoaded`
+    /// gives `.stub`), and will for its whole life: `false` while a deferred body is unread or failed to read.
+    var answersAsLoadedForGood: Bool {
+        guard let deferred else { return loadedIsStatic && loadedFirst.isPlain }
+        guard let completed = deferred.publishedCompleted else { return false }
+        return completed.first.isPlain
+            && Stub.isStatic(first: completed.first, count: responseCount, afterLast: afterLast)
+    }
+
     /// The responses as loaded (placeholders for deferred bodies).
     private var loadedResponses: [MockResponse] { [loadedFirst] + (extras?.laterResponses ?? []) }
 

@@ -130,6 +130,9 @@ final class DeferredResponses: Sendable {
         return failed ? result : storeCompleted(result)
     }
 
+    /// The completed responses once published (a body that could not be read is never published), else `nil`.
+    var publishedCompleted: Completed? { loadCompleted() }
+
     @inline(__always) private func loadCompleted() -> Completed? {
         Self.completed(at: completed.load(ordering: .acquiring))
     }

@@ -5,6 +5,8 @@ enum SessionRouting {
     static let header = "X-Mockd-Session"
     static let cookie = "mockd_session"
     static let pathPrefix = ReservedPrefix.session
+    /// `header` and `Cookie`, the fields that may name a session.
+    static let fields = HTTPHeaders.NameSignature("x-mockd-session", "cookie")
 
     /// The session id and the request as it should be matched (prefix removed).
     /// - Returns: `nil` id for the default session; `.failure` when an id is not a valid session name.
@@ -24,6 +26,8 @@ enum SessionRouting {
             request.routedSession = id
             let remainder = rest[end...]
             request.target = remainder.hasPrefix("/") ? String(remainder) : "/" + remainder
+        } else if !request.headers.mayContain(anyOf: fields) {
+            // Neither field is there (one test of the names signature): the default session, no field looked up.
         } else if let header = request.headers[header] {
             id = header.trimming([" ", "\t"])
         } else if request.headers.contains(name: "cookie"),

@@ -1,0 +1,220 @@
+import Foundation
+import MockdTestSupport
+import Testing
+
+/// The per-worker answer cache (`AnswerCache`) on the real daemon, with one worker (`--threads 1`) and one keep-alive
+/// connection, so every repeat goes through the very cache the first request filled: a cached answer never outlives
+/// what it depended on, and a cached answer is the routed one, byte for byte, in the response and in the journal.
+@Suite(.serialized)
+struct AnswerCacheTests {
+    /// A set `web` (and `web2`) whose `/item` answers are told apart by body, with configs `a` (web) and `b` (web2).
+    static func makeRoot(itemBody: String = "from set") throws -> HandWrittenSet {
+        let set = try HandWrittenSet(index: index(itemBody: itemBody))
+        let web2 = set.root.appendingPathComponent("mocks/web2")
+        try FileManager.default.createDirectory(at: web2, withIntermediateDirectories: true)
+        try JSONSerialization.data(
+            withJSONObject: [
+                "version": 1,
+                // `/item` at another position than in `web`: an answer kept by position would name the wrong stub.
+                "stubs": [
+                    [
+                        "id": "web2-other", "request": ["method": "GET", "path": "/other"],
+                        "responses": [["body": "other"]],
+                    ],
+                    [
+                        "id": "web2-item", "request": ["method": "GET", "path": "/item"],
+                        "responses": [["body": "from web2"]],
+                    ],
+                ],
+            ]
+        ).write(to: web2.appendingPathComponent("index.json"))
+        let configs = set.root.appendingPathComponent("configs")
+        try FileManager.default.createDirectory(at: configs, withIntermediateDirectories: true)
+        try Data(#"{"sets": ["web"]}"#.utf8).write(to: configs.appendingPathComponent("a.json"))
+        try Data(#"{"sets": ["web2"]}"#.utf8).write(to: configs.appendingPathComponent("b.json"))
+        return set
+    }
+
+    /// - Parameter shifted: With a stub first, so every other stub is one position further.
+    static func index(itemBody: String, shifted: Bool = false) -> [String: Any] {
+        let first: [[String: Any]] =
+            shifted
+            ? [["id": "first", "request": ["method": "GET", "path": "/first"], "responses": [["body": "first"]]]] : []
+        return [
+            "version": 1,
+            "matchHeaders": ["accept", "x-client"],
+            "stubs": first + [
+                [
+                    "id": "item", "request": ["method": "GET", "path": "/item"],
+                    "responses": [["headers": ["Content-Type: text/plain", "X-Kind: plain"], "body": itemBody]],
+                ],
+                [
+                    "id": "item-ios", "request": ["method": "GET", "path": "/item", "headers": ["X-Client: ios"]],
+                    "responses": [["body": "ios"]],
+                ],
+                [
+                    "id": "seq", "request": ["method": "GET", "path": "/seq"],
+                    "responses": [["body": "one"], ["body": "two"]],
+                ],
+                [
+                    "id": "query", "request": ["method": "GET", "path": "/q", "query": "a=1&b=2"],
+                    "responses": [["body": "query"]],
+                ],
+            ],
+        ]
+    }
+
+    static func get(_ base: String, _ target: String, _ headers: [(String, String)] = []) -> CurlRequest {
+        CurlRequest(url: base + target, headers: headers)
+    }
+
+    static func session(_ id: String) -> [(String, String)] { [("X-Mockd-Session", id)] }
+
+    static func addStub(_ base: String, id: String, body: String, session: String? = nil) -> CurlRequest {
+        CurlRequest(
+            method: "POST",
+            url: base + "/__mockd/stubs",
+            headers: [("Content-Type", "application/json")] + (session.map(Self.session) ?? []),
+            body: Data(#"{"id": "\#(id)", "match": {"method": "GET", "path": "/item"}, "body": "\#(body)"}"#.utf8)
+        )
+    }
+
+    @Test func aCachedAnswerNeverOutlivesWhatItDependedOn() throws {
+        let set = try Self.makeRoot()
+        let daemon = try RunningDaemon([
+            "--config", "a", "--root", set.root.path, "--port", "0", "--quiet", "--threads", "1",
+        ])
+        defer { daemon.stop() }
+        let base = daemon.baseURL
+        let steps: [(CurlRequest, Int, String?)] = [
+            (Self.get(base, "/item"), 200, "from set"),
+            (Self.get(base, "/item"), 200, "from set"),
+            // A header the set matches on is part of the key; one it does not match on is not.
+            (Self.get(base, "/item", [("X-Client", "ios")]), 200, "ios"),
+            (Self.get(base, "/item", [("X-Client", "ios")]), 200, "ios"),
+            (Self.get(base, "/item", [("X-Other", "1")]), 200, "from set"),
+            (Self.get(base, "/item", [("X-Client", "android")]), 200, "from set"),
+            // The query, in another order, and a HEAD.
+            (Self.get(base, "/q?b=2&a=1"), 200, "query"),
+            (Self.get(base, "/q?a=1&b=2"), 200, "query"),
+            (Self.get(base, "/q?a=1&b=3"), 404, nil),
+            (Self.get(base, "/q?a=1&b=3"), 404, nil),
+            // A sequence is never cached.
+            (Self.get(base, "/seq"), 200, "one"),
+            (Self.get(base, "/seq"), 200, "two"),
+            // A runtime stub added, then removed.
+            (Self.addStub(base, id: "rt", body: "runtime"), 201, nil),
+            (Self.get(base, "/item"), 200, "runtime"),
+            (Self.get(base, "/item"), 200, "runtime"),
+            (CurlRequest(method: "DELETE", url: base + "/__mockd/stubs/rt"), 204, nil),
+            (Self.get(base, "/item"), 200, "from set"),
+            (Self.get(base, "/item"), 200, "from set"),
+            // A session's runtime stub, chosen by header, cookie or path prefix; the default session is untouched.
+            (Self.get(base, "/item", Self.session("s1")), 200, "from set"),
+            (Self.addStub(base, id: "rt1", body: "runtime s1", session: "s1"), 201, nil),
+            (Self.get(base, "/item", Self.session("s1")), 200, "runtime s1"),
+            (Self.get(base, "/item", [("Cookie", "mockd_session=s1")]), 200, "runtime s1"),
+            (Self.get(base, "/__session/s1/item"), 200, "runtime s1"),
+            (Self.get(base, "/item"), 200, "from set"),
+            (Self.get(base, "/item", Self.session("s2")), 200, "from set"),
+            // Reset and delete of the session.
+            (CurlRequest(method: "POST", url: base + "/__mockd/reset", headers: Self.session("s1")), 200, nil),
+            (Self.get(base, "/item", Self.session("s1")), 200, "from set"),
+            (Self.addStub(base, id: "rt1", body: "runtime s1 again", session: "s1"), 201, nil),
+            (Self.get(base, "/__session/s1/item"), 200, "runtime s1 again"),
+            (CurlRequest(method: "DELETE", url: base + "/__mockd/session", headers: Self.session("s1")), 200, nil),
+            (Self.get(base, "/__session/s1/item"), 200, "from set"),
+            // A scenario switch, and back.
+            (
+                CurlRequest(
+                    method: "PUT",
+                    url: base + "/__mockd/scenario",
+                    headers: [("Content-Type", "application/json")],
+                    body: Data(#"{"name": "b"}"#.utf8)
+                ), 200, nil
+            ),
+            (Self.get(base, "/item"), 200, "from web2"),
+            (Self.get(base, "/item"), 200, "from web2"),
+            (Self.get(base, "/item", Self.session("s2")), 200, "from set"),
+            (
+                CurlRequest(
+                    method: "PUT",
+                    url: base + "/__mockd/scenario",
+                    headers: [("Content-Type", "application/json")],
+                    body: Data(#"{"name": "a"}"#.utf8)
+                ), 200, nil
+            ),
+            (Self.get(base, "/item"), 200, "from set"),
+            (Self.get(base, "/item"), 200, "from set"),
+        ]
+        let answers = try Curl.batch(steps.map(\.0))
+        for (index, (answer, step)) in zip(answers, steps).enumerated() {
+            #expect(answer.status == step.1, "step \(index): \(step.0.method) \(step.0.url)")
+            if let body = step.2 { #expect(answer.text == body, "step \(index): \(step.0.method) \(step.0.url)") }
+        }
+
+        // The set changes on disk and is reloaded: the next repeat gets the new answer.
+        try JSONSerialization.data(withJSONObject: Self.index(itemBody: "reloaded", shifted: true))
+            .write(to: set.folder.appendingPathComponent("index.json"))
+        let reloaded = try Curl.batch([
+            CurlRequest(method: "POST", url: base + "/__mockd/reload"), Self.get(base, "/item"),
+            Self.get(base, "/item"),
+        ])
+        #expect(reloaded.map(\.status) == [200, 200, 200])
+        #expect(reloaded.dropFirst().map(\.text) == ["reloaded", "reloaded"])
+    }
+
+    @Test func aCachedAnswerIsTheRoutedOneByteForByteInResponseJournalAndCoverage() throws {
+        let set = try Self.makeRoot()
+        let daemon = try RunningDaemon([
+            "--config", "a", "--root", set.root.path, "--port", "0", "--quiet", "--threads", "1",
+        ])
+        defer { daemon.stop() }
+        let base = daemon.baseURL
+        // The first of each is routed (and fills the cache), the others are answered from it.
+        let answers = try Curl.batch(
+            Array(repeating: Self.get(base, "/item", [("Accept", "text/plain")]), count: 4)
+                + Array(repeating: Self.get(base, "/__session/s9/q?b=2&a=1"), count: 3)
+        )
+        #expect(answers.map(\.status) == [200, 200, 200, 200, 200, 200, 200])
+        for group in [0..<4, 4..<7] {
+            let first = answers[group.lowerBound]
+            for answer in answers[group].dropFirst() {
+                #expect(answer.body == first.body)
+                #expect(Self.headers(answer) == Self.headers(first))
+            }
+        }
+        #expect(answers[0].text == "from set")
+        #expect(answers[4].text == "query")
+
+        for (session, count, stub) in [("default", 4, "item"), ("s9", 3, "query")] {
+            let journal = try Curl.send(
+                CurlRequest(url: base + "/__mockd/journal", headers: Self.session(session))
+            )
+            let entries =
+                (try JSONSerialization.jsonObject(with: journal.body) as? [String: Any])?["entries"] as? [[String: Any]]
+                ?? []
+            #expect(entries.count == count, "\(session)")
+            #expect(entries.map { $0["stub"] as? String } == Array(repeating: stub, count: count))
+            let stable = entries.map(Self.withoutTimes)
+            for entry in stable.dropFirst() { #expect(entry == stable[0], "\(session)") }
+        }
+        let coverage = try Curl.send(CurlRequest(url: base + "/__mockd/coverage"))
+        #expect(coverage.status == 200)
+        let used = (try JSONSerialization.jsonObject(with: coverage.body) as? [String: Any]).map { "\($0)" } ?? ""
+        #expect(used.contains("item"))
+    }
+
+    /// Every response header but `Date` (the clock's), in order.
+    static func headers(_ response: CurlResponse) -> [String] {
+        response.headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name): \($0.value)" }
+    }
+
+    /// A journal entry as canonical JSON without its times and sequence number.
+    static func withoutTimes(_ entry: [String: Any]) -> String {
+        var entry = entry
+        for key in ["time", "durationMs", "sequence", "seq", "id"] { entry[key] = nil }
+        let data = (try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
