@@ -21,6 +21,9 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     public enum Mode: Sendable, Equatable {
         /// Reading (`O_RDONLY`).
         case read
+        /// Reading a path that may not be a regular file (`O_RDONLY | O_NONBLOCK`): opening a FIFO returns at once
+        /// instead of waiting for a writer (check the type with `regularFileSize()` before reading).
+        case readWithoutWaiting
         /// A folder, for `open(_:in:_:)` and `flush` (`O_RDONLY | O_DIRECTORY`).
         case folder
         /// Writing from the start, created with `permissions` if missing, emptied if present
@@ -32,6 +35,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         var flags: (Int32, mode_t) {
             switch self {
             case .read: (O_RDONLY | O_CLOEXEC, 0)
+            case .readWithoutWaiting: (O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
             case .folder: (O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
             case .replace(let permissions): (O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(permissions))
             case .append(let permissions): (O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode_t(permissions))

@@ -21,7 +21,8 @@ extension ResponseWriter {
     ) -> MHD_Result {
         let descriptor: Int32
         do {
-            descriptor = try FileDescriptor.open(file.path, .read).rawValue
+            // Without waiting: a FIFO put in the file's place would hold the worker until something wrote to it.
+            descriptor = try FileDescriptor.open(file.path, .readWithoutWaiting).rawValue
         } catch {
             let reason = FileDescriptor.message(of: error)
             return failed(
@@ -31,12 +32,15 @@ extension ResponseWriter {
                 logger: logger
             )
         }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, Int(info.st_size) == file.size else {
+        // A FIFO, a device or a folder put in the file's place is never read: it could block or never end.
+        let size = FileDescriptor(rawValue: descriptor).regularFileSize()
+        guard size == file.size else {
             FileDescriptor(rawValue: descriptor).close()
+            let change =
+                size == nil ? "is no longer a regular file" : "changed size since it was loaded (\(file.size) bytes)"
             return failed(
                 response,
-                "body file '\(file.path)' changed size since it was loaded (\(file.size) bytes); reload the mock set (SIGHUP or POST /__mockd/reload)",
+                "body file '\(file.path)' \(change); reload the mock set (SIGHUP or POST /__mockd/reload)",
                 on: connection,
                 logger: logger
             )

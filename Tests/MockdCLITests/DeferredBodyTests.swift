@@ -139,4 +139,53 @@ struct DeferredBodyTests {
         #expect(restored.map(\.status) == [200, 200, 200])
         #expect(restored.map(\.text) == [#"{"v":"c2"}"#, #"{"v":"b2"}"#, #"{"v":"c2"}"#])
     }
+
+    /// A body file swapped for what is not a regular file before its first answer (a FIFO nobody writes to, a link to
+    /// one, a link to `/dev/zero`), and a large file served from disk swapped for a FIFO after its first answer: each
+    /// answers a 500 naming the file at once, and the only worker (`--threads 1`) goes on answering. Opening a FIFO
+    /// for reading waits for a writer, which held the worker for good.
+    @Test func aFIFOOrDeviceInABodyFilesPlaceNeverHoldsTheWorker() throws {
+        let set = try Self.set()
+        let bodies = set.folder.appendingPathComponent("bodies")
+        try Data(repeating: 0x20, count: 2 << 20).write(to: bodies.appendingPathComponent("c.json"))
+        let daemon = try set.start(["--threads", "1"])
+        defer { daemon.stop() }
+        let large = try Curl.run(["--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}", daemon.baseURL + "/c"])
+        #expect(large.stdout == "200")
+        for name in ["a.json", "c.json"] {
+            try FileManager.default.removeItem(at: bodies.appendingPathComponent(name))
+            #expect(mkfifo(bodies.appendingPathComponent(name).path, 0o644) == 0)
+        }
+        try FileManager.default.removeItem(at: bodies.appendingPathComponent("b.json"))
+        #expect(mkfifo(bodies.appendingPathComponent("fifo").path, 0o644) == 0)
+        try FileManager.default.createSymbolicLink(
+            atPath: bodies.appendingPathComponent("b.json").path,
+            withDestinationPath: "fifo"
+        )
+        let expected = [
+            "/a": "mocks/web/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies/a.json'",
+            "/b": "mocks/web/index.json: stubs[1].responses[0].bodyFile: cannot read 'bodies/b.json'",
+            "/c": "no longer a regular file; reload the mock set",
+        ]
+        for path in ["/a", "/b", "/c", "/a"] {
+            let answer = try Curl.run(["--max-time", "10", "-w", "\n%{http_code}", daemon.baseURL + path])
+            #expect(answer.status == 0, "\(path): curl exit \(answer.status) \(answer.stderr)")
+            #expect(answer.stdout.hasSuffix("\n500"), "\(path): \(answer.stdout)")
+            #expect(answer.stdout.contains(expected[path]!), "\(path): \(answer.stdout)")
+        }
+        try FileManager.default.removeItem(at: bodies.appendingPathComponent("a.json"))
+        try FileManager.default.createSymbolicLink(
+            atPath: bodies.appendingPathComponent("a.json").path,
+            withDestinationPath: "/dev/zero"
+        )
+        let zero = try Curl.run(["--max-time", "10", "-w", "\n%{http_code}", daemon.baseURL + "/a"])
+        #expect(zero.stdout.hasSuffix("\n500"), "\(zero.stdout)")
+        #expect(
+            zero.stdout.contains(
+                "mocks/web/index.json: stubs[0].responses[0].bodyFile: 'bodies/a.json' is outside the mock set folder"
+            ),
+            "\(zero.stdout)"
+        )
+        #expect(try daemon.health()["status"] as? String == "ok")
+    }
 }

@@ -115,7 +115,8 @@ extension BodyFileReader {
                 if parent != directory { parent.close() }
                 parent = next
             }
-            return .success(try FileDescriptor.open(String(name), in: parent, .read))
+            // Without waiting: a FIFO put where the file was would hold the worker until something wrote to it.
+            return .success(try FileDescriptor.open(String(name), in: parent, .readWithoutWaiting))
         } catch let error as POSIXError {
             return .failure(error)
         } catch {
