@@ -167,6 +167,10 @@ struct DeferredBodyTests {
             "/b": "mocks/web/index.json: stubs[1].responses[0].bodyFile: cannot read 'bodies/b.json'",
             "/c": "no longer a regular file; reload the mock set",
         ]
+        // `validate` reads body files at once, through the same checks, and gives the same line.
+        let validate = try ProcessRunner.mockd(["validate", "--set", set.name, "--root", set.root.path])
+        #expect(validate.status == 1)
+        #expect(validate.stderr == "mockd: \(expected["/a"]!)\n", "\(validate.stderr)")
         for path in ["/a", "/b", "/c", "/a"] {
             let answer = try Curl.run(["--max-time", "10", "-w", "\n%{http_code}", daemon.baseURL + path])
             #expect(answer.status == 0, "\(path): curl exit \(answer.status) \(answer.stderr)")

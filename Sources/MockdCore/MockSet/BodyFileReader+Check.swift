@@ -126,7 +126,7 @@ extension BodyFileReader {
 
     /// The bytes of the open `file`, `size` of them by `regularFileSize()` (fewer if it was truncated meanwhile);
     /// `nil` on a read error.
-    fileprivate static func readAll(_ file: FileDescriptor, size: Int) -> Data? {
+    static func readAll(_ file: FileDescriptor, size: Int) -> Data? {
         var data = Data(count: size)
         guard let filled = try? data.withUnsafeMutableBytes({ try file.readFully(into: $0) }) else { return nil }
         if filled < data.count { data.removeSubrange(filled...) }

@@ -66,7 +66,13 @@ final class BodyFileReader: Sendable {
             )
         }
         do {
-            return try Data(contentsOf: url)
+            // Without waiting, and only a regular file: a FIFO would wait for a writer, a device might never end.
+            let file = try FileDescriptor.open(url.path, .readWithoutWaiting)
+            defer { file.close() }
+            guard let size = file.regularFileSize(), let data = Self.readAll(file, size: size) else {
+                throw POSIXError(.EINVAL)
+            }
+            return data
         } catch {
             let exists = FileManager.default.fileExists(atPath: url.path)
             throw ConfigError(
