@@ -205,6 +205,100 @@ struct AnswerCacheTests {
         #expect(used.contains("item"))
     }
 
+    /// Each request three times on one keep-alive connection and one worker (the repeats answered from the cache),
+    /// against a second daemon where every request carries a header of its own (never cached): the same answers byte
+    /// for byte (status, headers but `Date`, body) for HEAD, ranges, validators, encodings, negotiation, CORS and
+    /// odd query spellings, and for a body file missing at first, then put back; every request journaled once.
+    @Test func everyRepeatAnswersAsARequestTheCacheCannotHelp() throws {
+        let requests: [(String, String, [(String, String)])] = [
+            ("GET", "/etag", []), ("HEAD", "/etag", []), ("GET", "/etag", [("Range", "bytes=0-9")]),
+            ("GET", "/etag", [("Range", "bytes=5-1")]), ("GET", "/etag", [("Accept-Encoding", "gzip")]),
+            ("GET", "/etag", [("If-None-Match", #""v1""#)]),
+            ("GET", "/etag", [("If-Modified-Since", "Tue, 01 Dec 2026 10:00:00 GMT")]),
+            ("GET", "/etag", [("Range", "bytes=0-9"), ("If-Range", #""v0""#)]),
+            ("GET", "/etag", [("Origin", "http://example.com")]),
+            ("OPTIONS", "/etag", [("Origin", "http://example.com"), ("Access-Control-Request-Method", "GET")]),
+            ("GET", "/neg", [("Accept", "text/html")]), ("GET", "/neg", [("accept", "text/html")]),
+            ("GET", "/neg", [("Accept", "application/json")]),
+            ("GET", "/neg", [("Accept", "text/html"), ("Accept", "application/json")]),
+            ("GET", "/q?a=1&b=%20x", []), ("GET", "/q?b=%20x&a=1", []), ("GET", "/q?a=1&b=+x", []),
+            ("GET", "/q?a=%31&b=%20x", []), ("HEAD", "/h", []), ("GET", "/h", []), ("HEAD", "/late", []),
+            ("GET", "/late", []),
+        ]
+        func run(varying: Bool) throws -> (answers: [[String]], journaled: Int) {
+            let set = try HandWrittenSet(
+                index: [
+                    "version": 1, "matchHeaders": ["accept"],
+                    "stubs": [
+                        [
+                            "id": "etag", "request": ["method": "GET", "path": "/etag"],
+                            "responses": [
+                                [
+                                    "headers": [
+                                        "Content-Type: application/json", #"ETag: "v1""#,
+                                        "Last-Modified: Tue, 01 Dec 2026 10:00:00 GMT",
+                                    ],
+                                    "bodyFile": "bodies/etag.json",
+                                ]
+                            ],
+                        ],
+                        [
+                            "id": "html",
+                            "request": ["method": "GET", "path": "/neg", "headers": ["Accept: text/html"]],
+                            "responses": [["body": "<p>html</p>"]],
+                        ],
+                        ["id": "json", "request": ["method": "GET", "path": "/neg"], "responses": [["body": "{}"]]],
+                        [
+                            "id": "q", "request": ["method": "GET", "path": "/q", "query": "a=1&b=%20x"],
+                            "responses": [["body": "q"]],
+                        ],
+                        [
+                            "id": "head", "request": ["method": "HEAD", "path": "/h"],
+                            "responses": [["status": 204, "headers": ["X-H: head"]]],
+                        ],
+                        ["id": "get-h", "request": ["method": "GET", "path": "/h"], "responses": [["body": "get"]]],
+                        [
+                            "id": "late", "request": ["method": "GET", "path": "/late"],
+                            "responses": [["bodyFile": "bodies/late.json"]],
+                        ],
+                    ],
+                ],
+                bodies: ["bodies/etag.json": Data(String(repeating: #"{"item":1}"#, count: 300).utf8)]
+            )
+            let daemon = try set.start(["--threads", "1"])
+            defer { daemon.stop() }
+            var serial = 0
+            func batch() throws -> [[String]] {
+                let sent = requests.flatMap { request in Array(repeating: request, count: 3) }.map { request in
+                    serial += 1
+                    let nonce = varying ? [("X-Nonce", "\(serial)")] : []
+                    return CurlRequest(method: request.0, url: daemon.baseURL + request.1, headers: request.2 + nonce)
+                }
+                return try Curl.batch(sent).map { ["\($0.status)"] + Self.headers($0) + [$0.text] }
+            }
+            var answers = try batch()
+            try Data(#"{"late":true}"#.utf8).write(to: set.folder.appendingPathComponent("bodies/late.json"))
+            answers += try batch()
+            let journal = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/journal"))
+            let entries =
+                (try JSONSerialization.jsonObject(with: journal.body) as? [String: Any])?["entries"] as? [[String: Any]]
+            return (answers, entries?.count ?? -1)
+        }
+        let cached = try run(varying: false)
+        let routed = try run(varying: true)
+        #expect(cached.answers.count == requests.count * 6)
+        for (index, (fromCache, fromRouting)) in zip(cached.answers, routed.answers).enumerated() {
+            #expect(fromCache == fromRouting, "request \(index): \(requests[(index / 3) % requests.count])")
+        }
+        // `GET /late`, last: a 500 naming the missing file, then the file put back.
+        let late = (requests.count - 1) * 3
+        #expect(cached.answers[late].first == "500")
+        #expect(cached.answers[late].last?.contains("body file 'bodies/late.json' not found") == true)
+        #expect(cached.answers[requests.count * 3 + late].last == #"{"late":true}"#)
+        #expect(cached.journaled == requests.count * 6)
+        #expect(routed.journaled == requests.count * 6)
+    }
+
     /// Every response header but `Date` (the clock's), in order.
     static func headers(_ response: CurlResponse) -> [String] {
         response.headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name): \($0.value)" }
