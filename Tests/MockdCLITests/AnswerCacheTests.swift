@@ -299,6 +299,38 @@ struct AnswerCacheTests {
         #expect(routed.journaled == requests.count * 6)
     }
 
+    /// A session whose clock was moved answers a plain stub with its own `Date`, as it does any other answer; one
+    /// whose clock was not moved, or was reset, answers with the host's. The plain stub was answered (and cached)
+    /// before the move, so the move must reach the thread's cached answers.
+    @Test func aMovedClockGivesAPlainStubsAnswerTheSessionsDate() throws {
+        let set = try Self.makeRoot()
+        let daemon = try RunningDaemon([
+            "--config", "a", "--root", set.root.path, "--port", "0", "--quiet", "--threads", "1",
+        ])
+        defer { daemon.stop() }
+        let base = daemon.baseURL
+        let moveClock = CurlRequest(
+            method: "POST",
+            url: base + "/__mockd/clock",
+            headers: [("Content-Type", "application/json")],
+            body: Data(#"{"set": "2020-01-01T00:00:00Z"}"#.utf8)
+        )
+        let answers = try Curl.batch([
+            Self.get(base, "/item"), Self.get(base, "/item"), moveClock, Self.get(base, "/item"),
+            Self.get(base, "/item"), Self.get(base, "/item", Self.session("s2")),
+            CurlRequest(method: "POST", url: base + "/__mockd/reset"), Self.get(base, "/item"),
+        ])
+        #expect(answers.map(\.status) == [200, 200, 200, 200, 200, 200, 200, 200])
+        let years = answers.map { $0.header("Date")?.split(separator: " ").dropFirst(3).first.map(String.init) }
+        let thisYear = String(Calendar(identifier: .gregorian).component(.year, from: Date()))
+        #expect(years[3] == "2020", "\(answers[3].headers)")
+        #expect(years[4] == "2020", "\(answers[4].headers)")
+        #expect(answers[3].header("Date")?.hasPrefix("Wed, 01 Jan 2020 00:00:") == true)
+        for index in [0, 1, 5, 7] { #expect(years[index] == thisYear, "answer \(index): \(answers[index].headers)") }
+        #expect(answers[3].text == "from set")
+        #expect(answers[4].body == answers[0].body)
+    }
+
     /// Every response header but `Date` (the clock's), in order.
     static func headers(_ response: CurlResponse) -> [String] {
         response.headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name): \($0.value)" }

@@ -12,7 +12,6 @@ extension ControlAPI {
     /// (RFC 3339 with a zone, fractional seconds allowed): the clock as `GET` shows it, 400 `invalid_clock` for any
     /// other body. The clock runs on with real time from there.
     func moveClock(_ call: Call, _ body: ClockChange) throws -> VirtualClock {
-        let clock = call.session.clock
         guard ControlAPI.bodyKeys(call.request.body).count == 1 else {
             throw Failure(.invalidClock, ClockChange.usage)
         }
@@ -20,7 +19,7 @@ extension ControlAPI {
             guard (0...1_000_000_000).contains(milliseconds) else {
                 throw Failure(.invalidClock, ClockChange.problem(at: ["advanceMs"])!)
             }
-            clock.advance(byMs: Int64(milliseconds))
+            call.session.moveClock { $0.advance(byMs: Int64(milliseconds)) }
         } else if let text = body.set {
             guard let date = ControlAPI.iso8601(text) else {
                 throw Failure(
@@ -28,7 +27,7 @@ extension ControlAPI {
                     "set must be an ISO-8601 date and time with a zone, e.g. 2026-12-01T09:00:00Z; got '\(text)'"
                 )
             }
-            clock.set(to: date)
+            call.session.moveClock { $0.set(to: date) }
         } else {
             throw Failure(.invalidClock, ClockChange.usage)
         }

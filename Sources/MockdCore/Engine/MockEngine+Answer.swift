@@ -28,8 +28,7 @@ extension MockEngine {
         // Only what matching needs is taken under the lock, never a copy of the whole core; when stubs are served as
         // loaded, not even the state, whose reference count every worker thread shares.
         let (scenario, taken, runtime) = session.core.withLock { core -> (Scenario, SessionState?, [Override]) in
-            core.runtime.isEmpty && core.scenario.servesStubsAsLoaded
-                ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
+            core.servesStubsAsLoaded ? (core.scenario, nil, []) : (core.scenario, core.state, core.runtimeOrder)
         }
         let base = MockEngine.baseMatch(request, in: scenario, reusing: cached)
         if let base, taken == nil, let answer = MockEngine.asLoaded(scenario.index.stubs[base.ordinal]) {

@@ -64,7 +64,7 @@ public final class MockEngine: Sendable {
     /// Puts the default session's state back to the start: sequences, rate-limit windows, state machines, WebSocket
     /// connection counts.
     public func resetSequences() {
-        sessions.defaultSession.core.withLock { $0.state = SessionState() }
+        sessions.defaultSession.change { $0.state = SessionState() }
     }
 
     /// The default session's response for `request`, without delivery details.

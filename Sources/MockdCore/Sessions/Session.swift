@@ -25,6 +25,12 @@ public final class Session: Sendable {
         /// here so a request never sorts).
         private(set) var runtimeOrder: [Override] = []
 
+        /// Whether a stub is served exactly as loaded: no runtime stubs, a scenario that serves its stubs as loaded
+        /// (`Scenario.servesStubsAsLoaded`), and the clock at real time (a moved clock answers with its own `Date`).
+        var servesStubsAsLoaded: Bool {
+            runtime.isEmpty && scenario.servesStubsAsLoaded && state.clock.offsetMs == 0
+        }
+
         init(scenario: Scenario, state: SessionState, runtime: [RuntimeStub]) {
             self.scenario = scenario
             self.state = state
@@ -76,7 +82,7 @@ public final class Session: Sendable {
     var asLoadedSnapshot: (scenario: Scenario, servesStubsAsLoaded: Bool, generation: UInt64) {
         core.withLock { core in
             (
-                core.scenario, core.runtime.isEmpty && core.scenario.servesStubsAsLoaded,
+                core.scenario, core.servesStubsAsLoaded,
                 generation.load(ordering: .relaxed)
             )
         }
@@ -111,6 +117,12 @@ public final class Session: Sendable {
 
     /// The session's virtual clock (`SessionClock`).
     var clock: SessionClock { core.withLock { $0.state.clock } }
+
+    /// Moves the session's clock with `move`, and the generation with it: stubs are served as loaded only while the
+    /// clock is at real time (`Core.servesStubsAsLoaded`), so each thread's cached scenario must look again.
+    func moveClock(_ move: (SessionClock) -> Void) {
+        change { move($0.state.clock) }
+    }
 
     /// The session's switches (`SessionSwitches`).
     var switches: SessionSwitches { core.withLock { $0.state.switches } }
