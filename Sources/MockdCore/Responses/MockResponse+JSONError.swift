@@ -19,10 +19,15 @@ extension MockResponse {
         let object = more.merging(["error": code, "message": message]) { _, fixed in fixed }
         let body =
             (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        // Literal, whatever the message quotes: `{{…}}` in an error (a body file's placeholder problem, an override's
+        // failure) is never rendered, nor refused as a placeholder of its own.
         return MockResponse(
             status: status,
             headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
-            body: (body ?? Data(#"{"error":"internal"}"#.utf8)) + [0x0A]
+            body: (body ?? Data(#"{"error":"internal"}"#.utf8)) + [0x0A],
+            recordedTimeMs: nil,
+            bodyTemplate: nil,
+            headersHavePlaceholders: false
         )
     }
 }
