@@ -192,4 +192,29 @@ struct DeferredBodyTests {
         )
         #expect(try daemon.health()["status"] as? String == "ok")
     }
+
+    /// A body file given a placeholder that cannot render after the start answers, at its first use, the 500 with the
+    /// line `mockd validate` gives for it, not a 500 in other words; fixed, it is served without a reload.
+    @Test func aPlaceholderProblemFoundAtFirstUseIsTheLineValidateGives() throws {
+        let set = try Self.set()
+        let daemon = try set.start()
+        defer { daemon.stop() }
+        let file = set.folder.appendingPathComponent("bodies/b.json")
+        try Data(#"{"v":"{{nope.x}}"}"#.utf8).write(to: file)
+        let line =
+            "mocks/web/index.json: stubs[1].responses[0].bodyFile: 'bodies/b.json' line 1: {{nope.x}}: unknown helper 'nope.x'"
+        let validate = try ProcessRunner.mockd(["validate", "--set", set.name, "--root", set.root.path])
+        #expect(validate.status == 1)
+        #expect(validate.stderr.hasPrefix("mockd: \(line) ("), "\(validate.stderr)")
+        let broken = try Curl.batch([CurlRequest(url: daemon.baseURL + "/b"), CurlRequest(url: daemon.baseURL + "/b")])
+        for answer in broken {
+            #expect(answer.status == 500)
+            #expect(answer.text.contains(#""error":"body_file_unavailable""#), "\(answer.text)")
+            #expect(answer.text.contains(line), "\(answer.text)")
+        }
+        try Data(#"{"v":"b2"}"#.utf8).write(to: file)
+        let fixed = try Curl.send(CurlRequest(url: daemon.baseURL + "/b"))
+        #expect(fixed.status == 200)
+        #expect(fixed.text == #"{"v":"b2"}"#)
+    }
 }

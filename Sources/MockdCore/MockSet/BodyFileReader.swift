@@ -44,6 +44,9 @@ final class BodyFileReader: Sendable {
         if let cached = cache.withLock({ $0[relativePath] }) { return cached }
         let data = try read()
         let parsed = (data, Template.parse(data))
+        // Not kept while a placeholder is broken: a body read on first use refuses it, and the file fixed meanwhile
+        // must be read again, not these bytes.
+        if let problems = parsed.1?.problems, !problems.isEmpty { return parsed }
         // Two threads may read a file at once; the first copy stored is the one every stub shares.
         return cache.withLock { cache in
             if let stored = cache[relativePath] { return stored }

@@ -178,13 +178,6 @@ public struct MockSetLoader: Sendable {
         return stubs
     }
 
-    /// A placeholder problem as a load error's message: the body file it is in, the problem, and how to send `{{…}}`
-    /// as written instead.
-    static func templateMessage(_ problem: TemplateProblem, in file: String?) -> String {
-        (file.map { "'\($0)' " } ?? "") + problem.message
-            + #" (docs/FORMAT.md lists the placeholders; "templated": false sends {{…}} as written)"#
-    }
-
     /// A stub's id: its own, or `METHOD_path`.
     static func stubID(of entry: MockSetFile.StubEntry) -> String {
         entry.id ?? "\(entry.request.method)_\(entry.request.path)"

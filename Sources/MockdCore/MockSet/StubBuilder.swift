@@ -379,7 +379,7 @@ struct StubBuilder: Sendable {
         let field = part != "body" ? "headers" : step.bodyFile != nil ? "bodyFile" : step.json != nil ? "json" : "body"
         throw fail(
             at: "\(stepPath()).\(field)",
-            MockSetLoader.templateMessage(problem, in: part == "body" ? step.bodyFile : nil)
+            problem.loadMessage(in: part == "body" ? step.bodyFile : nil)
         )
     }
 

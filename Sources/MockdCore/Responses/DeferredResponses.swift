@@ -177,6 +177,16 @@ final class DeferredResponses: Sendable {
             template != nil || headersHavePlaceholders
             ? ResponseTemplate(body: template, hasHeaderPlaceholders: headersHavePlaceholders) : nil
         response.applyTemplateMode(body.templated)
+        // A placeholder problem in the file is the load's error, in its words (`StubBuilder`), and the file is tried
+        // again next time, as one that cannot be read.
+        if let problem = response.templateProblems.first(where: { $0.part == "body" })?.problem {
+            throw ConfigError(
+                .invalidValue,
+                file: context.indexName,
+                jsonPath: "\(body.location.stepPath).bodyFile",
+                message: problem.loadMessage(in: body.relativePath)
+            )
+        }
         if let fileBody { response.fileBody = fileBody }
         if let origins = context.origins { response.rewriteURLs(of: origins) }
         return response

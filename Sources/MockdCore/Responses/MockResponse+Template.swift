@@ -113,3 +113,12 @@ extension MockResponse {
         return copy
     }
 }
+
+extension TemplateProblem {
+    /// The problem as a load error's message (`mockd validate`, and a body read on first use): the body file it is
+    /// in, the problem, and how to send `{{…}}` as written instead.
+    func loadMessage(in file: String?) -> String {
+        (file.map { "'\($0)' " } ?? "") + message
+            + #" (docs/FORMAT.md lists the placeholders; "templated": false sends {{…}} as written)"#
+    }
+}

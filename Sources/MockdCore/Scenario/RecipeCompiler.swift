@@ -103,7 +103,7 @@ struct RecipeCompiler {
         case let json?: body = ((try? JSONValueEncoding.data(json)) ?? Data(), "application/json; charset=utf-8")
         }
         if let data = body?.data, let problem = Template.parse(data)?.problems.first {
-            found.fail("rateLimit.body", MockSetLoader.templateMessage(problem, in: nil))
+            found.fail("rateLimit.body", problem.loadMessage(in: nil))
         }
         return RateLimitRule(
             limit: rule.limit,
@@ -368,7 +368,7 @@ struct RecipeCompiler {
             guard let data, let problem = Template.parse(data, jsonValues: jsonValues)?.problems.first else {
                 return
             }
-            found.fail(field, MockSetLoader.templateMessage(problem, in: field == "bodyFile" ? entry.bodyFile : nil))
+            found.fail(field, problem.loadMessage(in: field == "bodyFile" ? entry.bodyFile : nil))
         }
         check(
             recipe.body,
@@ -378,12 +378,12 @@ struct RecipeCompiler {
         check(entry.bodyPatch.flatMap { try? JSONValueEncoding.data($0) }, jsonValues: true, "bodyPatch")
         for (name, value) in recipe.headerEdits {
             if let value, let problem = Template.problems(in: value).first {
-                found.fail("headers.\(name)", MockSetLoader.templateMessage(problem, in: nil))
+                found.fail("headers.\(name)", problem.loadMessage(in: nil))
             }
         }
         for (index, field) in recipe.addHeaders.enumerated() {
             if let problem = Template.problems(in: field.value).first {
-                found.fail("addHeaders[\(index)]", MockSetLoader.templateMessage(problem, in: nil))
+                found.fail("addHeaders[\(index)]", problem.loadMessage(in: nil))
             }
         }
     }
