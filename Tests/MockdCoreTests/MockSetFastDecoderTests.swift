@@ -66,6 +66,43 @@ struct MockSetFastDecoderTests {
         #expect(fast.stubs[5].request.headers == ["Accept: application/json"])
     }
 
+    /// A response's `dates` (written by `import-har` on nearly every JSON answer) is read by the fast decoder itself,
+    /// as `JSONDecoder` reads it; a shape only the slow path may judge (unknown key, no `recordedAt`, a key twice, a
+    /// wrong type) gives up.
+    @Test func responseDatesDecodeAsJSONDecoderDoes() throws {
+        func index(_ dates: [String]) -> String {
+            let stubs = dates.enumerated().map { index, dates in
+                #"{"id": "d\#(index)", "request": {"method": "GET", "path": "/d/\#(index)"}, "#
+                    + #""responses": [{"status": 200, "body": "{}", "dates": \#(dates)}]}"#
+            }
+            return #"{"version": 1, "stubs": ["# + stubs.joined(separator: ",\n") + "]}"
+        }
+        let decodable = [
+            #"{"recordedAt": "2026-01-01T00:00:00.097Z", "body": ["/updatedAt", "/items/*/at"], "headers": ["Expires"]}"#,
+            #"{"recordedAt": "2026-01-01T00:00:00+02:00"}"#,
+            #"{ "body" : [ ] , "recordedAt" : "2026-01-01T00:00:00Z" , "headers" : null }"#,
+            #"{"recordedAt": "2026-01-01T00:00:00Z", "body": ["/a~1b/c~0d", "/\u00e9t\u00e9", "/x\"y"]}"#,
+            "null",
+        ]
+        let text = index(decodable)
+        let fast = try #require(MockSetFastDecoder.decode(Data(text.utf8)))
+        #expect(fast == (try slow(text)))
+        #expect(fast.stubs[0].responses[0].dates?.body == ["/updatedAt", "/items/*/at"])
+        #expect(fast.stubs[3].responses[0].dates?.body == ["/a~1b/c~0d", "/été", #"/x"y"#])
+        #expect(fast.stubs[4].responses[0].dates == nil)
+        let slowPathOnly = [
+            #"{"recordedAt": "2026-01-01T00:00:00Z", "bodies": ["/a"]}"#,
+            #"{"body": ["/a"]}"#,
+            #"{"recordedAt": "2026-01-01T00:00:00Z", "recordedAt": "2026-01-02T00:00:00Z"}"#,
+            #"{"recordedAt": 1767225600000}"#,
+            #"{"recordedAt": "2026-01-01T00:00:00Z", "headers": "Expires"}"#,
+            #"["2026-01-01T00:00:00Z"]"#,
+        ]
+        for dates in slowPathOnly {
+            #expect(MockSetFastDecoder.decode(Data(index([dates]).utf8)) == nil, "\(dates)")
+        }
+    }
+
     @Test func arraysAreCutAtTopLevelCommasOnly() throws {
         // Quotes after an even number of backslashes close a string; after an odd number they are part of it.
         let elements = [#""a\\""#, #""b\\\"c,]""#, #"{"x": "]", "y": [1, ","]}"#, #"[{}, [], "\\"]"#, #""\\\\""#, "12"]
