@@ -208,7 +208,7 @@ public struct OpenAPIContract: Sendable {
     static func jsonPath(_ pointer: String) -> String {
         var path = "$"
         for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            let name = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            let name = JSONPointerToken.unescaped(token)
             if let index = Int(name) { path += "[\(index)]" } else { path += "." + name }
         }
         return path

@@ -148,8 +148,7 @@ public struct OpenAPIDocument: Sendable {
         // A `$ref` is a URI fragment: percent-decoded before the pointer's own `~1`/`~0` escapes.
         return json.value(
             at: pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { raw in
-                (String(raw).removingPercentEncoding ?? String(raw))
-                    .replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+                JSONPointerToken.unescaped(String(raw).removingPercentEncoding ?? String(raw))
             }
         )
     }

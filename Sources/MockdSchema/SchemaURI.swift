@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MockdFormat
 
 /// A URI reference split into its RFC 3986 §3 components, resolved against a base as RFC 3986 §5.2 says.
 ///
@@ -133,9 +134,9 @@ enum JSONPointer {
         let decoded = fragment.removingPercentEncodingSafely
         if decoded.isEmpty { return [] }
         guard decoded.hasPrefix("/") else { return nil }
-        return decoded.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        }
+        return decoded.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(
+            JSONPointerToken.unescaped
+        )
     }
 
     /// `token` escaped for a pointer (`~` → `~0`, `/` → `~1`).

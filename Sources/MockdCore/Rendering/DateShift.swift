@@ -1,4 +1,5 @@
 import Foundation
+import MockdFormat
 
 /// A recorded answer's dates served relative to the session's clock (`rebaseDates`): each date at `bodyPointers` and
 /// in `headerNames` moves by the session's now minus `recordedAtMs` and is written as recorded (its layout, zone and
@@ -30,9 +31,9 @@ struct DateShift: Sendable, Equatable {
                 )
             }
             pointers.append(
-                pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-                    $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-                }
+                pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(
+                    JSONPointerToken.unescaped
+                )
             )
         }
         self.recordedAtMs = parsed.milliseconds

@@ -95,8 +95,8 @@ final class Resource: Sendable {
     static func pointerTokens(_ pointer: String) -> [String]? {
         if pointer.isEmpty { return [] }
         guard pointer.hasPrefix("/") else { return nil }
-        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        }
+        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(
+            JSONPointerToken.unescaped
+        )
     }
 }
