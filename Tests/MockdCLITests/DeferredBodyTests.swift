@@ -112,10 +112,11 @@ struct DeferredBodyTests {
         let missing = "mocks/web/index.json: stubs[2].responses[0].bodyFile: body file 'bodies/c.json' not found"
         let unreadable = "mocks/web/index.json: stubs[1].responses[0].bodyFile: cannot read 'bodies/b.json'"
 
-        // `validate` stops at the first broken stub: b, then c once b is a file again.
+        // `validate` reports every broken stub, in index order (its help: "reporting every problem"); then only c
+        // once b is a file again.
         let validate = try ProcessRunner.mockd(["validate", "--set", set.name, "--root", set.root.path])
         #expect(validate.status == 1)
-        #expect(validate.stderr == "mockd: \(unreadable)\n", "\(validate.stderr)")
+        #expect(validate.stderr == "mockd: \(unreadable)\nmockd: \(missing)\n", "\(validate.stderr)")
 
         // The start does not look at body files: it serves, and each broken stub says what is wrong when asked.
         let daemon = try set.start()
@@ -170,7 +171,12 @@ struct DeferredBodyTests {
         // `validate` reads body files at once, through the same checks, and gives the same line.
         let validate = try ProcessRunner.mockd(["validate", "--set", set.name, "--root", set.root.path])
         #expect(validate.status == 1)
-        #expect(validate.stderr == "mockd: \(expected["/a"]!)\n", "\(validate.stderr)")
+        // Every broken stub, in index order: c, a FIFO by now too, is a file validate cannot read.
+        let cLine = "mocks/web/index.json: stubs[2].responses[0].bodyFile: cannot read 'bodies/c.json'"
+        #expect(
+            validate.stderr == "mockd: \(expected["/a"]!)\nmockd: \(expected["/b"]!)\nmockd: \(cLine)\n",
+            "\(validate.stderr)"
+        )
         for path in ["/a", "/b", "/c", "/a"] {
             let answer = try Curl.run(["--max-time", "10", "-w", "\n%{http_code}", daemon.baseURL + path])
             #expect(answer.status == 0, "\(path): curl exit \(answer.status) \(answer.stderr)")

@@ -192,6 +192,33 @@ struct MockSetLoaderTests {
         return #"{"stubs": ["# + stubs.joined(separator: ",") + "]}"
     }
 
+    /// A load that reads every body (`mockd validate`) reports every invalid stub, in index order, also when the
+    /// index is built in slices on several threads; serving stops at the first.
+    @Test(arguments: [4, 5000])
+    func validatingLoadReportsEveryInvalidStubInIndexOrder(count: Int) throws {
+        let broken = [1, count / 2, count - 1]
+        let stubs = (0..<count).map { index in
+            #"{"request": {"method": "GET", "path": "/s/\#(index)"}, "responses": [{"status": \#(broken.contains(index) ? 42 : 200)}]}"#
+        }
+        let root = try root(index: #"{"stubs": ["# + stubs.joined(separator: ",\n") + "]}")
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let lines = broken.map {
+            "mocks/s/index.json: stubs[\($0)].responses[0].status: 42 is not an HTTP status code (100–999)"
+        }
+        do {
+            _ = try MockSetLoader(root: root, defersBodies: false).load(set: "s")
+            Issue.record("loaded")
+        } catch {
+            #expect("\(error)" == lines.joined(separator: "\n"))
+        }
+        do {
+            _ = try MockSetLoader(root: root).load(set: "s")
+            Issue.record("loaded")
+        } catch {
+            #expect("\(error)" == lines[0])
+        }
+    }
+
     @Test func largeIndexIsBuiltInOrderOnSeveralThreads() throws {
         let count = MockSetLoader.parallelBuildThreshold + 1001
         let root = try root(index: largeIndex(count: count), files: ["mocks/s/bodies/shared.json": #"{"ok": true}"#])
@@ -249,7 +276,9 @@ struct MockSetLoaderTests {
         _ expected: String
     ) throws {
         let index = largeIndex(count: MockSetLoader.parallelBuildThreshold + 2000, edit: edit)
-        #expect(try loadError(index, files: ["mocks/s/bodies/shared.json": "{}"]) == "mocks/s/index.json: " + expected)
+        // A load that reads every body lists every problem: the first line is the first in index order.
+        let lines = try loadError(index, files: ["mocks/s/bodies/shared.json": "{}"]).split(separator: "\n")
+        #expect(lines.first.map(String.init) == "mocks/s/index.json: " + expected)
     }
 
     @Test func truncatedIndexIsNamedAsInvalidJSON() throws {

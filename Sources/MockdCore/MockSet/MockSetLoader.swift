@@ -139,8 +139,9 @@ public struct MockSetLoader: Sendable {
     /// Turns a decoded index into stubs, reading body files from `folder`.
     ///
     /// Large indexes are split into one slice per core (at most four) built at once: building was a third of the
-    /// time from start to the first response with 10,000 stubs. The first error in index order is thrown, as a
-    /// single pass would: slices stop at their first error, and a duplicate id is found beforehand.
+    /// time from start to the first response with 10,000 stubs. Serving throws the first error in index order, as a
+    /// single pass would (slices stop at their first error, and a duplicate id is found beforehand); a load that reads
+    /// every body reports every invalid entry, in index order (`StubBuilder.build`).
     func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
         let bodyReader = BodyFileReader(folder: folder)
         let origins = file.rewriteURLs == false ? nil : file.origins.flatMap(OriginRewrite.init(origins:))
@@ -174,7 +175,17 @@ public struct MockSetLoader: Sendable {
         let slices = ParallelSlices.run(over: entries.count) { range in Result { try builder.build(entries, range) } }
         var stubs: [Stub] = []
         stubs.reserveCapacity(entries.count)
-        for slice in slices { stubs.append(contentsOf: try slice.get()) }
+        var problems: [ConfigError] = []
+        for slice in slices {
+            do {
+                stubs.append(contentsOf: try slice.get())
+            } catch let errors as ConfigErrors where !defersBodies {
+                problems += errors.errors
+            } catch let problem as ConfigError where !defersBodies {
+                problems.append(problem)
+            }
+        }
+        try StubBuilder.throwIfAny(problems)
         return stubs
     }
 

@@ -40,15 +40,31 @@ struct StubBuilder: Sendable {
     }
 
     /// The stubs of `entries[range]`, in order.
-    /// - Throws: `ConfigError` for the first invalid entry in `range`.
+    ///
+    /// Serving (`deferred` set) stops at the first invalid entry; a load that reads every body (`mockd validate`,
+    /// `check`) goes on and reports the problem of every invalid entry, as validate's help promises.
+    /// - Throws: `ConfigError` for the first invalid entry in `range`, or `ConfigErrors` (in index order) when a load
+    ///   that reads every body finds more than one.
     func build(_ entries: [MockSetFile.StubEntry], _ range: Range<Int>) throws -> [Stub] {
         var interning = Interning()
         var stubs: [Stub] = []
         stubs.reserveCapacity(range.count)
+        var problems: [ConfigError] = []
         for index in range {
-            stubs.append(try stub(entries[index], at: index, interning: &interning))
+            do {
+                stubs.append(try stub(entries[index], at: index, interning: &interning))
+            } catch let problem as ConfigError where deferred == nil {
+                problems.append(problem)
+            }
         }
+        try Self.throwIfAny(problems)
         return stubs
+    }
+
+    /// Throws nothing for no problem, the problem itself for one, and `ConfigErrors` for several.
+    static func throwIfAny(_ problems: [ConfigError]) throws {
+        guard let first = problems.first else { return }
+        throw problems.count == 1 ? first as any Error : ConfigErrors(problems)
     }
 
     /// Entry `index` as a stub.
