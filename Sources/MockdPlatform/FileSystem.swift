@@ -11,6 +11,12 @@ public enum FileSystem {
         mockd_rename_exchange(from, to) == 0 ? 0 : errno
     }
 
+    /// Whether `code`, from `exchange`, says this file system cannot exchange at all (each system spells it its own
+    /// way: `EINVAL`, `ENOSYS`, `ENOTSUP`), so that the caller moves the folders one at a time instead.
+    public static func cannotExchange(_ code: Int32) -> Bool {
+        code == EINVAL || code == ENOSYS || code == ENOTSUP
+    }
+
     /// Puts every file written under `folder` on disk: one `syncfs(2)` of the file system holding it on Linux;
     /// where that call is missing or fails (Darwin has none), each regular file below `folder` is `fsync`ed.
     /// - Returns: Whether everything was flushed.

@@ -3,10 +3,10 @@ import MockdPlatform
 
 /// Puts a fully written folder in place of a mock set in one atomic step, and says where the old one went.
 ///
-/// `FileSystem.exchange` (Linux `renameat2(2)` with `RENAME_EXCHANGE`, Darwin `renamex_np` with `RENAME_SWAP`) swaps the staging folder and the set's folder in one step:
+/// `FileSystem.exchange` swaps the staging folder and the set's folder in one step:
 /// at every instant `mocks/<set>/` is either the old set or the new one, whatever kills the process. The old set
 /// is then under the staging name and is removed; a kill before that leaves it there, and `MockSetRecovery` removes
-/// it at the next start or import. Where the file system cannot exchange (`EINVAL`, `ENOSYS`), the old set is
+/// it at the next start or import. Where the file system cannot exchange (`FileSystem.cannotExchange`), the old set is
 /// renamed aside (`.NAME.replaced-…`) and the new one moved in; a kill between the two leaves no `mocks/<set>/`,
 /// and `MockSetRecovery` renames the old set back.
 enum MockSetSwap {
@@ -23,7 +23,7 @@ enum MockSetSwap {
     static func replace(_ destination: URL, with staging: URL, retired: URL) throws -> Outcome {
         let code = FileSystem.exchange(staging.path, destination.path)
         if code == 0 { return .exchanged }
-        guard code == EINVAL || code == ENOSYS || code == ENOTSUP else {
+        guard FileSystem.cannotExchange(code) else {
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
         let fileManager = FileManager.default
