@@ -177,4 +177,52 @@ struct NearMissSearchTests {
         #expect(queryMisses.map(\.distance) == [1.0, segmentAndQuery, segmentAndQuery])
         #expect(queryMisses[0].differs == [.init(part: "query", expected: "", actual: "page=2")])
     }
+
+    /// Paths whose segments the byte split and the `Character` split could tell apart, and the 64-segment cap.
+    private static let awkwardPaths: [String] = [
+        "", "/", "//", "a", "/a", "/a/", "/a//b", "a/b/", "/caf\u{e9}/x", "/cafe\u{301}/x", "/\u{301}a/b",
+        "/x/\u{301}/y", "/%2F/a%2fb", "/" + (0..<70).map(String.init).joined(separator: "/"),
+        "/" + (0..<63).map(String.init).joined(separator: "/"), "/" + String(repeating: "/", count: 80),
+        "/" + (0..<66).map(String.init).joined(separator: "/") + "/\u{e9}",
+    ]
+
+    @Test(arguments: awkwardPaths)
+    func segmentsAreTheCharacterSplitCutAt64(path: String) {
+        let expected = Array(path.split(separator: "/", omittingEmptySubsequences: false).prefix(64))
+        #expect(NearMissIndex.segments(path) == expected)
+    }
+
+    @Test func aTrieBuiltFromNeighboursSharingPrefixesNamesWhatComparingEveryStubNames() {
+        // Sorted paths: each stub shares a prefix with the one before it, so the trie is built mostly from the previous
+        // stub's nodes; canonically equal but byte-different segments (`café`) must still meet in one node.
+        var random = SeededGenerator(seed: 9)
+        var paths = (0..<600).map { _ in Self.path(&random) } + Self.awkwardPaths
+        paths += ["/caf\u{e9}/users", "/cafe\u{301}/users/1", "/caf\u{e9}/users/1/me"]
+        paths.sort()
+        let stubs = paths.enumerated().map { number, path in
+            Stub(
+                id: "s\(number)",
+                setName: "set",
+                key: RequestKey(method: number % 7 == 0 ? "POST" : "GET", rawPath: path, rawQuery: ""),
+                headerConstraints: number % 3 == 0 ? [] : [HeaderConstraint(name: "accept", value: "application/json")],
+                responses: [MockResponse(status: 200)]
+            )
+        }
+        let index = StubIndex(layers: [stubs])
+        var compared = 0
+        for target in paths.shuffled(using: &random).prefix(150) + ["/zzz/users/1", "/caf\u{e9}/users/2", "/a/b/c/d"] {
+            let request = HTTPRequest(
+                method: "GET",
+                target: target + (compared % 2 == 0 ? "/extra" : ""),
+                headers: HTTPHeaders([("Accept", "application/json")])
+            )
+            for limit in [1, 3] {
+                let everyStub = NearMissCalculator.nearest(to: request, in: index, limit: limit, search: .exhaustive)
+                let pruned = NearMissCalculator.nearest(to: request, in: index, limit: limit, search: .pruned)
+                #expect(pruned == everyStub, "\(request.target), limit \(limit)")
+            }
+            compared += 1
+        }
+        #expect(compared == 153)
+    }
 }

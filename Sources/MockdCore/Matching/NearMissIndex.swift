@@ -10,7 +10,27 @@ import Foundation
 final class NearMissIndex: Sendable {
     /// Segments of a route path as the distance counts them (`"/a/b"` → `["", "a", "b"]`, at most 64).
     static func segments(_ path: String) -> [Substring] {
-        Array(path.split(separator: "/", omittingEmptySubsequences: false).prefix(maxSegments))
+        // Split by bytes when the path is ASCII (recorded paths are percent-encoded): splitting by `Character` was
+        // half of building the trie. A non-ASCII path keeps the `Character` split, where a `/` followed by a
+        // combining mark is no separator.
+        guard path.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return Array(path.split(separator: "/", omittingEmptySubsequences: false).prefix(maxSegments))
+        }
+        var segments: [Substring] = []
+        var start = path.utf8.startIndex
+        var position = start
+        let end = path.utf8.endIndex
+        while position != end, segments.count < maxSegments - 1 {
+            if path.utf8[position] == UInt8(ascii: "/") {
+                segments.append(path[start..<position])
+                start = path.utf8.index(after: position)
+            }
+            path.utf8.formIndex(after: &position)
+        }
+        // The last segment ends at the next `/` (only there when the cap stopped the loop).
+        let rest = path[start...]
+        segments.append(rest.utf8.firstIndex(of: UInt8(ascii: "/")).map { rest[..<$0] } ?? rest)
+        return segments
     }
 
     static let maxSegments = 64
@@ -91,14 +111,33 @@ final class NearMissIndex: Sendable {
             ids[value] = ids.count
             return ids.count - 1
         }
+        // Neighbouring stubs mostly share a path prefix, a constraint list, a method and a host: the previous stub's
+        // are compared first (cheap), and the dictionaries asked only for what differs.
+        var previousSegments: [Substring] = []
+        var previousNodes: [Int32] = []
+        var previous: (method: String, methodBit: UInt64, host: String, hostBit: UInt64)?
+        var previousList: (list: [HeaderConstraint], bit: UInt64)?
         for ordinal in 0..<index.stubs.count {
             let key = index.routeKey(ordinal)
             let segments = NearMissIndex.segments(key.path)
             let length = UInt8(segments.count)
-            let methodBit = bit(id(key.method, in: &methodIDs))
-            let hostBit = bit(id(key.host, in: &hostIDs))
+            let methodBit: UInt64
+            let hostBit: UInt64
+            if let known = previous, known.method == key.method, known.host == key.host {
+                (methodBit, hostBit) = (known.methodBit, known.hostBit)
+            } else {
+                methodBit = bit(id(key.method, in: &methodIDs))
+                hostBit = bit(id(key.host, in: &hostIDs))
+                previous = (key.method, methodBit, key.host, hostBit)
+            }
             let list = index.stubs[ordinal].headerConstraints
-            let listBit = bit(id(list, in: &listIDs))
+            let listBit: UInt64
+            if let known = previousList, known.list == list {
+                listBit = known.bit
+            } else {
+                listBit = bit(id(list, in: &listIDs))
+                previousList = (list, listBit)
+            }
             let stubQueryBits = NearMissIndex.queryBits(
                 pairs: key.query.isEmpty ? [] : key.query.split(separator: "&").prefix(64).map(String.init),
                 query: key.query
@@ -114,7 +153,18 @@ final class NearMissIndex: Sendable {
                 queryBits[node] |= stubQueryBits
             }
             note(0)
-            for segment in segments {
+            // Byte-equal segments are the same child (equal strings); others are looked up.
+            var shared = 0
+            let sharable = min(segments.count, previousSegments.count)
+            while shared < sharable, segments[shared].utf8.elementsEqual(previousSegments[shared].utf8) {
+                shared += 1
+            }
+            var nodes: [Int32] = []
+            swap(&nodes, &previousNodes)
+            nodes.removeSubrange(shared...)
+            if shared > 0 { node = nodes[shared - 1] }
+            for onPath in nodes { note(Int(onPath)) }
+            for segment in segments[shared...] {
                 let childKey = ChildKey(parent: node, segment: String(segment))
                 if let child = children[childKey] {
                     node = child
@@ -145,7 +195,10 @@ final class NearMissIndex: Sendable {
                     node = child
                 }
                 note(Int(node))
+                nodes.append(node)
             }
+            previousSegments = segments
+            previousNodes = nodes
             if lastTerminal[Int(node)] < 0 {
                 firstTerminal[Int(node)] = Int32(ordinal)
             } else {
