@@ -10,27 +10,73 @@ import Foundation
 final class NearMissIndex: Sendable {
     /// Segments of a route path as the distance counts them (`"/a/b"` → `["", "a", "b"]`, at most 64).
     static func segments(_ path: String) -> [Substring] {
-        // Split by bytes when the path is ASCII (recorded paths are percent-encoded): splitting by `Character` was
-        // half of building the trie. A non-ASCII path keeps the `Character` split, where a `/` followed by a
-        // combining mark is no separator.
-        guard path.utf8.allSatisfy({ $0 < 0x80 }) else {
-            return Array(path.split(separator: "/", omittingEmptySubsequences: false).prefix(maxSegments))
+        var bounds: [Range<Int>] = []
+        segmentBounds(of: path, into: &bounds)
+        let utf8 = path.utf8
+        return bounds.map { range in
+            Substring(
+                utf8[
+                    utf8.index(
+                        utf8.startIndex,
+                        offsetBy: range.lowerBound
+                    )..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)
+                ]
+            )
         }
-        var segments: [Substring] = []
-        var start = path.utf8.startIndex
-        var position = start
-        let end = path.utf8.endIndex
-        while position != end, segments.count < maxSegments - 1 {
-            if path.utf8[position] == UInt8(ascii: "/") {
-                segments.append(path[start..<position])
-                start = path.utf8.index(after: position)
+    }
+
+    /// The UTF-8 offsets of `path`'s segments (`segments(_:)`) into `bounds`, which is emptied first.
+    ///
+    /// An ASCII path (recorded paths are percent-encoded) is cut by byte: splitting by `Character` was half the cost of
+    /// building the trie. A non-ASCII one keeps the `Character` split, where a `/` followed by a combining mark is no
+    /// separator.
+    static func segmentBounds(of path: String, into bounds: inout [Range<Int>]) {
+        bounds.removeAll(keepingCapacity: true)
+        let cut: Bool? = path.utf8.withContiguousStorageIfAvailable { bytes in
+            var start = 0
+            for position in 0..<bytes.count {
+                let byte = bytes[position]
+                if byte >= 0x80 { return false }
+                if byte == UInt8(ascii: "/") {
+                    bounds.append(start..<position)
+                    if bounds.count == maxSegments { return true }
+                    start = position + 1
+                }
             }
-            path.utf8.formIndex(after: &position)
+            bounds.append(start..<bytes.count)
+            return true
         }
-        // The last segment ends at the next `/` (only there when the cap stopped the loop).
-        let rest = path[start...]
-        segments.append(rest.utf8.firstIndex(of: UInt8(ascii: "/")).map { rest[..<$0] } ?? rest)
-        return segments
+        guard cut != true else { return }
+        bounds.removeAll(keepingCapacity: true)
+        let utf8 = path.utf8
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false).prefix(maxSegments) {
+            let lower = utf8.distance(from: utf8.startIndex, to: segment.startIndex)
+            bounds.append(lower..<(lower + segment.utf8.count))
+        }
+    }
+
+    /// How many leading segments `path` (cut at `bounds`) and `previous` (cut at `previousBounds`) have byte for byte
+    /// alike: those lead to the same trie nodes.
+    private static func sharedSegments(
+        _ path: String,
+        _ bounds: [Range<Int>],
+        _ previous: String,
+        _ previousBounds: [Range<Int>]
+    ) -> Int {
+        let comparable = min(bounds.count, previousBounds.count)
+        guard comparable > 0 else { return 0 }
+        let shared: Int?? = path.utf8.withContiguousStorageIfAvailable { now in
+            previous.utf8.withContiguousStorageIfAvailable { before in
+                var shared = 0
+                while shared < comparable, bounds[shared] == previousBounds[shared],
+                    now[bounds[shared]].elementsEqual(before[bounds[shared]])
+                {
+                    shared += 1
+                }
+                return shared
+            }
+        }
+        return (shared ?? nil) ?? 0
     }
 
     static let maxSegments = 64
@@ -113,14 +159,17 @@ final class NearMissIndex: Sendable {
         }
         // Neighbouring stubs mostly share a path prefix, a constraint list, a method and a host: the previous stub's
         // are compared first (cheap), and the dictionaries asked only for what differs.
-        var previousSegments: [Substring] = []
+        var previousPath = ""
+        var previousBounds: [Range<Int>] = []
+        var bounds: [Range<Int>] = []
         var previousNodes: [Int32] = []
+        var previousQuery: (query: String, bits: UInt64)?
         var previous: (method: String, methodBit: UInt64, host: String, hostBit: UInt64)?
         var previousList: (list: [HeaderConstraint], bit: UInt64)?
         for ordinal in 0..<index.stubs.count {
             let key = index.routeKey(ordinal)
-            let segments = NearMissIndex.segments(key.path)
-            let length = UInt8(segments.count)
+            NearMissIndex.segmentBounds(of: key.path, into: &bounds)
+            let length = UInt8(bounds.count)
             let methodBit: UInt64
             let hostBit: UInt64
             if let known = previous, known.method == key.method, known.host == key.host {
@@ -138,10 +187,16 @@ final class NearMissIndex: Sendable {
                 listBit = bit(id(list, in: &listIDs))
                 previousList = (list, listBit)
             }
-            let stubQueryBits = NearMissIndex.queryBits(
-                pairs: key.query.isEmpty ? [] : key.query.split(separator: "&").prefix(64).map(String.init),
-                query: key.query
-            )
+            let stubQueryBits: UInt64
+            if let known = previousQuery, known.query == key.query {
+                stubQueryBits = known.bits
+            } else {
+                stubQueryBits = NearMissIndex.queryBits(
+                    pairs: key.query.isEmpty ? [] : key.query.split(separator: "&").prefix(64).map(String.init),
+                    query: key.query
+                )
+                previousQuery = (key.query, stubQueryBits)
+            }
             var node: Int32 = 0
             func note(_ node: Int) {
                 minOrdinal[node] = min(minOrdinal[node], Int32(ordinal))
@@ -154,22 +209,29 @@ final class NearMissIndex: Sendable {
             }
             note(0)
             // Byte-equal segments are the same child (equal strings); others are looked up.
-            var shared = 0
-            let sharable = min(segments.count, previousSegments.count)
-            while shared < sharable, segments[shared].utf8.elementsEqual(previousSegments[shared].utf8) {
-                shared += 1
-            }
+            let shared = NearMissIndex.sharedSegments(key.path, bounds, previousPath, previousBounds)
             var nodes: [Int32] = []
             swap(&nodes, &previousNodes)
             nodes.removeSubrange(shared...)
             if shared > 0 { node = nodes[shared - 1] }
             for onPath in nodes { note(Int(onPath)) }
-            for segment in segments[shared...] {
-                let childKey = ChildKey(parent: node, segment: String(segment))
-                if let child = children[childKey] {
+            let utf8 = key.path.utf8
+            for range in bounds[shared...] {
+                let segment = utf8[
+                    utf8.index(
+                        utf8.startIndex,
+                        offsetBy: range.lowerBound
+                    )..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)
+                ]
+                // One lookup that inserts the next node's number when the child is new.
+                let newChild = Int32(depth.count)
+                let child = NearMissIndex.claim(
+                    &children[ChildKey(parent: node, segment: String(Substring(segment))), default: -1],
+                    newChild
+                )
+                if child != newChild {
                     node = child
                 } else {
-                    let child = Int32(depth.count)
                     depth.append(depth[Int(node)] + 1)
                     minOrdinal.append(Int32.max)
                     minLength.append(UInt8.max)
@@ -191,13 +253,13 @@ final class NearMissIndex: Sendable {
                         nextSibling[Int(lastChild[Int(node)])] = child
                     }
                     lastChild[Int(node)] = child
-                    children[childKey] = child
                     node = child
                 }
                 note(Int(node))
                 nodes.append(node)
             }
-            previousSegments = segments
+            previousPath = key.path
+            swap(&bounds, &previousBounds)
             previousNodes = nodes
             if lastTerminal[Int(node)] < 0 {
                 firstTerminal[Int(node)] = Int32(ordinal)
@@ -263,6 +325,12 @@ final class NearMissIndex: Sendable {
             empty = false
         }
         return empty ? bits | bit(2, "") : bits
+    }
+
+    /// `slot`, set to `new` when it holds no child yet (-1).
+    private static func claim(_ slot: inout Int32, _ new: Int32) -> Int32 {
+        if slot < 0 { slot = new }
+        return slot
     }
 
     /// The child of `node` for `segment`, if any.
