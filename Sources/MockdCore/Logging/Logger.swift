@@ -73,13 +73,29 @@ public final class StderrLogSink: LogSink {
         StderrLogBuffer.shared.append(line)
     }
 
-    /// The line written straight into the writer's buffer, under its lock: no message string is made.
+    /// The line formatted on the stack with plain stores (`ByteWriter`), then copied into the writer's buffer once,
+    /// under its lock, where its time is written: no message string is made.
     public func writeRequest(_ line: borrowing RequestLogLine) {
-        StderrLogBuffer.shared.append { bytes in
-            Timestamp.appendISO8601Now(to: &bytes)
-            bytes.append(contentsOf: " info ".utf8)
-            line.append(to: &bytes)
-            bytes.append(UInt8(ascii: "\n"))
+        func write(_ writer: inout ByteWriter) {
+            writer.write(" info " as StaticString)
+            line.write(to: &writer)
+            writer.write(UInt8(ascii: "\n"))
+        }
+        let size = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { scratch -> Int in
+            var writer = ByteWriter(scratch, from: Timestamp.length)
+            write(&writer)
+            if writer.fits {
+                StderrLogBuffer.shared.appendStamped(UnsafeMutableBufferPointer(rebasing: scratch[..<writer.count]))
+            }
+            return writer.fits ? 0 : writer.count
+        }
+        guard size > 0 else { return }
+        // Longer than the stack buffer (a long target): the same, in a buffer of its size.
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var writer = ByteWriter(buffer, from: Timestamp.length)
+            write(&writer)
+            StderrLogBuffer.shared.appendStamped(buffer)
         }
     }
 
@@ -104,6 +120,8 @@ final class StderrLogBuffer: Sendable {
         var droppedTotal = 0
         var writerWaiting = false
         var writerStarted = false
+        /// The time of the lines, to the second, formatted once a second.
+        var seconds = Timestamp.Seconds()
     }
 
     /// How long the writer waits after a write before taking the next batch (µs): the first line after a quiet
@@ -129,9 +147,23 @@ final class StderrLogBuffer: Sendable {
     /// Appends the bytes `write` adds to the pending ones (one whole line), under the lock; a line that makes the
     /// pending bytes exceed `capacity` is taken back out and counted as dropped.
     func append(_ write: (inout [UInt8]) -> Void) {
+        appendLocked { state in write(&state.pending) }
+    }
+
+    /// Appends one line whose first `Timestamp.length` bytes are left for its time, written here under the lock, so
+    /// the times in the log never go backwards.
+    func appendStamped(_ line: UnsafeMutableBufferPointer<UInt8>) {
+        appendLocked { state in
+            var stamp = ByteWriter(UnsafeMutableBufferPointer(rebasing: line[..<Timestamp.length]))
+            Timestamp.write(Timestamp.now(), to: &stamp, seconds: &state.seconds)
+            state.pending.append(contentsOf: UnsafeBufferPointer(line))
+        }
+    }
+
+    private func appendLocked(_ write: (inout State) -> Void) {
         let (signal, start) = state.withLock { state -> (Bool, Bool) in
             let before = state.pending.count
-            write(&state.pending)
+            write(&state)
             if state.pending.count > capacity {
                 state.pending.removeSubrange(before...)
                 state.dropped += 1
@@ -232,32 +264,59 @@ public final class InMemoryLogSink: LogSink {
 }
 
 enum Timestamp {
+    /// The bytes of a time: `2026-11-29T20:00:00.123Z`.
+    static let length = 24
+
     /// UTC time with milliseconds, RFC 3339.
     static func iso8601Now() -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        appendISO8601Now(to: &bytes)
+        var seconds = Seconds()
+        let time = Timestamp.now()
+        bytes.appendWritten { write(time, to: &$0, seconds: &seconds) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `iso8601Now()`'s 24 bytes (`2026-11-29T20:00:00.123Z`) to `bytes`.
-    static func appendISO8601Now(to bytes: inout [UInt8]) {
+    /// CLOCK_REALTIME.
+    static func now() -> timespec {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        var time = spec.tv_sec
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        // Written as bytes: the interpolated form was a tenth of the instructions of a logged request.
-        func put(_ value: Int, _ width: Int, then separator: UInt8?) {
-            RequestLogLine.appendDigits(value, width: width, to: &bytes)
-            if let separator { bytes.append(separator) }
+        return spec
+    }
+
+    /// The date and time to the second (`2026-11-29T20:00:00.`), formatted again only when the second changes:
+    /// `gmtime_r` was a twentieth of the instructions of a logged request.
+    struct Seconds {
+        private var second = Int.min
+        private var text: [UInt8] = []
+
+        mutating func write(_ time: timespec, to writer: inout ByteWriter) {
+            if time.tv_sec != second {
+                second = time.tv_sec
+                var seconds = time.tv_sec
+                var parts = tm()
+                gmtime_r(&seconds, &parts)
+                text = []
+                text.appendWritten { writer in
+                    func put(_ value: Int32, _ width: Int, then separator: UInt8) {
+                        writer.writeDigits(Int(value), width: width)
+                        writer.write(separator)
+                    }
+                    put(parts.tm_year + 1900, 4, then: UInt8(ascii: "-"))
+                    put(parts.tm_mon + 1, 2, then: UInt8(ascii: "-"))
+                    put(parts.tm_mday, 2, then: UInt8(ascii: "T"))
+                    put(parts.tm_hour, 2, then: UInt8(ascii: ":"))
+                    put(parts.tm_min, 2, then: UInt8(ascii: ":"))
+                    put(parts.tm_sec, 2, then: UInt8(ascii: "."))
+                }
+            }
+            text.withUnsafeBufferPointer { writer.write($0) }
         }
-        put(Int(parts.tm_year) + 1900, 4, then: UInt8(ascii: "-"))
-        put(Int(parts.tm_mon) + 1, 2, then: UInt8(ascii: "-"))
-        put(Int(parts.tm_mday), 2, then: UInt8(ascii: "T"))
-        put(Int(parts.tm_hour), 2, then: UInt8(ascii: ":"))
-        put(Int(parts.tm_min), 2, then: UInt8(ascii: ":"))
-        put(Int(parts.tm_sec), 2, then: UInt8(ascii: "."))
-        put(Int(spec.tv_nsec / 1_000_000), 3, then: UInt8(ascii: "Z"))
+    }
+
+    /// Writes `time`'s `length` bytes, the part to the second from `seconds`.
+    static func write(_ time: timespec, to writer: inout ByteWriter, seconds: inout Seconds) {
+        seconds.write(time, to: &writer)
+        writer.writeDigits(time.tv_nsec / 1_000_000, width: 3)
+        writer.write(UInt8(ascii: "Z"))
     }
 }

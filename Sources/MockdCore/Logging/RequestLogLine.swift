@@ -34,63 +34,48 @@ public struct RequestLogLine: Sendable {
 
     /// Appends the line's bytes (without timestamp, level or newline) to `bytes`.
     public func append(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: method.utf8)
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: target.utf8)
-        bytes.append(UInt8(ascii: " "))
+        bytes.appendWritten { write(to: &$0) }
+    }
+
+    /// Writes the line's bytes (without timestamp, level or newline).
+    func write(to writer: inout ByteWriter) {
+        writer.write(method)
+        writer.write(UInt8(ascii: " "))
+        writer.write(target)
+        writer.write(UInt8(ascii: " "))
         if let fault {
-            bytes.append(contentsOf: "fault=".utf8)
-            bytes.append(contentsOf: fault.utf8)
+            writer.write("fault=" as StaticString)
+            writer.write(fault)
         } else {
-            RequestLogLine.appendDigits(status, width: 1, to: &bytes)
+            writer.writeDigits(status, width: 1)
         }
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: answeredBy.utf8)
-        bytes.append(UInt8(ascii: " "))
-        RequestLogLine.appendTwoDecimals(elapsedMs, to: &bytes)
-        bytes.append(contentsOf: "ms".utf8)
+        writer.write(UInt8(ascii: " "))
+        writer.write(answeredBy)
+        writer.write(UInt8(ascii: " "))
+        RequestLogLine.writeTwoDecimals(elapsedMs, to: &writer)
+        writer.write("ms" as StaticString)
     }
 
     /// `value` with two decimals, as `String(format: "%.2f")` writes it, without Foundation's formatter (it was a
     /// sixth of the instructions of a logged request).
     public static func twoDecimals(_ value: Double) -> String {
         var bytes: [UInt8] = []
-        appendTwoDecimals(value, to: &bytes)
+        bytes.appendWritten { writeTwoDecimals(value, to: &$0) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `twoDecimals(value)`'s bytes.
-    static func appendTwoDecimals(_ value: Double, to bytes: inout [UInt8]) {
+    /// Writes `twoDecimals(value)`'s bytes.
+    static func writeTwoDecimals(_ value: Double, to writer: inout ByteWriter) {
         let scaled = value * 100
         // Outside the plain range, or a tie after scaling that may not be one in the exact binary value printf
         // rounds: printf decides those.
         guard value.isFinite, value >= 0, value < 1e15, abs(scaled - scaled.rounded(.down) - 0.5) > 1e-9 else {
-            bytes.append(contentsOf: String(format: "%.2f", value).utf8)
+            writer.write(String(format: "%.2f", value))
             return
         }
         let hundredths = Int(scaled.rounded())
-        appendDigits(hundredths / 100, width: 1, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(hundredths % 100, width: 2, to: &bytes)
-    }
-
-    /// Appends non-negative `value` in decimal, zero-padded to at least `width` digits (a negative value as `0`s).
-    static func appendDigits(_ value: Int, width: Int, to bytes: inout [UInt8]) {
-        var digits = 1
-        var limit = 10
-        while digits < 19, value >= limit {
-            digits += 1
-            limit &*= 10
-        }
-        let count = max(digits, width)
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        var rest = max(value, 0)
-        var position = start + count - 1
-        while rest > 0 {
-            bytes[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-            position -= 1
-        }
+        writer.writeDigits(hundredths / 100, width: 1)
+        writer.write(UInt8(ascii: "."))
+        writer.writeDigits(hundredths % 100, width: 2)
     }
 }
