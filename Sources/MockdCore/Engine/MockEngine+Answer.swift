@@ -7,9 +7,11 @@ import MockdPlatform
 /// loaded (most requests), else by planning an override, a stub's sequence step or the miss.
 extension MockEngine {
     /// How `answer(_:in:)` answers: a static stub's first response as loaded, or a plan made for this request.
+    /// One word: the plan is boxed (`indirect`), so the common `.stub` answer is not copied through a plan-sized
+    /// value on its way out (a memcpy per hop).
     enum Answer {
         case stub(Stub)
-        case planned(PlannedResponse, nearMisses: [NearMiss])
+        indirect case planned(PlannedResponse, nearMisses: [NearMiss])
     }
 
     /// What to answer `request` with in `session`, and how to deliver it.
@@ -156,7 +158,8 @@ extension MockEngine {
     enum CachedMatch {
         case answer(Answer)
         /// A stub that needs more than its response as loaded (a sequence), in the scenario with that identity.
-        case matched(ObjectIdentifier, key: RequestKey, ordinal: Int)
+        /// Boxed, like `Answer.planned`: the common `.answer(.stub)` stays a word or two.
+        indirect case matched(ObjectIdentifier, key: RequestKey, ordinal: Int)
         case unmatched
     }
 
