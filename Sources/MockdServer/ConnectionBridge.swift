@@ -37,14 +37,23 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         self.longestHoldMs = longestHoldMs
     }
 
-    /// `MHD_OPTION_NOTIFY_COMPLETED`: the one place a request context is released.
+    /// `MHD_OPTION_NOTIFY_COMPLETED`: the one place a request context is given back: kept, cleared, by its connection
+    /// for the next request when nothing else holds it (a WebSocket upgrade's does not come back), else released.
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let pointer = slot.pointee else { return }
-        let context = Unmanaged<RequestContext>.fromOpaque(pointer)
-        ConnectionWatch.requestCompleted(context.takeUnretainedValue().watched)
-        if context.takeUnretainedValue().inFlight { inFlightCount.value.subtract(1, ordering: .relaxed) }
-        context.release()
         slot.pointee = nil
+        // The slot's reference, taken over (no count change).
+        var context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+        let watched = context.watched
+        ConnectionWatch.requestCompleted(watched)
+        if context.inFlight { inFlightCount.value.subtract(1, ordering: .relaxed) }
+        // Kept only when no one else holds it (the bridge keeps none past a callback): nothing can see it change.
+        guard context.webSocket == nil, isKnownUniquelyReferenced(&context) else { return }
+        context.clear()
+        let retained = Unmanaged.passRetained(context).toOpaque()
+        if !ConnectionWatch.keepIdleRequest(retained, in: watched) {
+            Unmanaged<RequestContext>.fromOpaque(retained).release()
+        }
     }
 
     /// Requests being answered now: headers read, exchange not complete — including those waiting on
@@ -108,14 +117,42 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         version: UnsafePointer<CChar>?,
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        let context = RequestContext(target: RequestReader.target(of: connection, url: url))
+        let watched = ConnectionWatch.connection(of: connection)
+        let target = RequestReader.target(of: connection, url: url)
+        if let idle = ConnectionWatch.takeIdleRequest(watched) {
+            slot.pointee = idle
+        } else {
+            slot.pointee = Unmanaged.passRetained(RequestContext(target: "")).toOpaque()
+        }
+        // The slot owns it; borrowed here.
+        return Unmanaged<RequestContext>.fromOpaque(slot.pointee!)._withUnsafeGuaranteedRef { context in
+            context.begin(target: target)
+            return didReceiveHead(
+                context,
+                watched: watched,
+                connection: connection,
+                url: url,
+                method: method,
+                version: version
+            )
+        }
+    }
+
+    private func didReceiveHead(
+        _ context: RequestContext,
+        watched: UnsafeMutableRawPointer?,
+        connection: OpaquePointer,
+        url: UnsafePointer<CChar>?,
+        method: UnsafePointer<CChar>?,
+        version: UnsafePointer<CChar>?
+    ) -> MHD_Result {
         context.absoluteForm = RequestReader.isAbsoluteForm(url)
+        context.pathHasWhitespace = RequestCheck.legacyHeadParser && RequestReader.hasWhitespace(url)
         inFlightCount.value.add(1, ordering: .relaxed)
         (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
         context.version = version.map(RequestReader.version) ?? ""
         RequestReader.readHeaders(of: connection, into: context)
-        context.watched = ConnectionWatch.connection(of: connection)
-        slot.pointee = Unmanaged.passRetained(context).toOpaque()
+        context.watched = watched
         guard let rejection = RequestCheck.rejection(of: context, maxBodyBytes: maxBodyBytes) else { return .YES }
         // Refused before the body is read: answering now makes libmicrohttpd close the connection after the response,
         // which is what a request whose body must not be read needs.

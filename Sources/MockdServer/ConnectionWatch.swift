@@ -31,6 +31,15 @@ final class ConnectionWatch: @unchecked Sendable {
         /// Set for a WebSocket: the reactor owns the socket from the upgrade on.
         let exempted = Atomic<Bool>(false)
 
+        /// The request context of the connection's last request, cleared, for its next one (`RequestContext`), as the
+        /// retained pointer libmicrohttpd's request slot holds (handed over without reference counting); only the
+        /// connection's own libmicrohttpd thread touches it.
+        var idleRequest: UnsafeMutableRawPointer?
+
+        deinit {
+            if let idleRequest { Unmanaged<RequestContext>.fromOpaque(idleRequest).release() }
+        }
+
         init(socket: Int32) {
             self.socket = socket
         }
@@ -148,6 +157,30 @@ final class ConnectionWatch: @unchecked Sendable {
     static func requestCompleted(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
         Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.requestCompleted() }
+    }
+
+    /// Takes the context the connection kept from its previous request, if any (`Connection.idleRequest`): a retained
+    /// pointer, for libmicrohttpd's request slot.
+    @inline(__always)
+    static func takeIdleRequest(_ pointer: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+        guard let pointer else { return nil }
+        return Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { connection in
+            defer { connection.idleRequest = nil }
+            return connection.idleRequest
+        }
+    }
+
+    /// Keeps `request` (a retained, cleared `RequestContext` pointer) for the connection's next request, unless it
+    /// keeps one already.
+    /// - Returns: Whether it was kept (else the caller still owns it).
+    @inline(__always)
+    static func keepIdleRequest(_ request: UnsafeMutableRawPointer, in pointer: UnsafeMutableRawPointer?) -> Bool {
+        guard let pointer else { return false }
+        return Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { connection in
+            guard connection.idleRequest == nil else { return false }
+            connection.idleRequest = request
+            return true
+        }
     }
 
     /// `Connection.exempt()` on a pointer from `connection(of:)`.

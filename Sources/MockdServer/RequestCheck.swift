@@ -21,7 +21,7 @@ enum RequestCheck {
         if context.fieldProblems.hostFields == 0, context.version == "HTTP/1.1" {
             return .badRequest("an HTTP/1.1 request needs a Host field (RFC 9112 §3.2)")
         }
-        if RequestCheck.legacyHeadParser, pathHasWhitespace(context.target) {
+        if RequestCheck.legacyHeadParser, context.pathHasWhitespace {
             return .badRequest(
                 "the request target contains whitespace: the request line is method, one space, target, one space, "
                     + "version (RFC 9112 §3)"
@@ -43,16 +43,4 @@ enum RequestCheck {
         return nil
     }
 
-    /// Whether the path of `target` (before any `?`) holds a space or a tab.
-    private static func pathHasWhitespace(_ target: String) -> Bool {
-        // Over the contiguous bytes: iterating `utf8` cost ~40 instructions a byte, on every request.
-        func scan<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
-            for byte in bytes {
-                if byte == 0x3F { return false }  // ?
-                if byte == 0x20 || byte == 0x09 { return true }
-            }
-            return false
-        }
-        return target.utf8.withContiguousStorageIfAvailable(scan) ?? scan(target.utf8)
-    }
 }

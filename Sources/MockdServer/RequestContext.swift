@@ -2,14 +2,17 @@ import Foundation
 import MockdCore
 import MockdFormat
 
-/// Per-request state, created on the first access-handler call and released when libmicrohttpd reports
-/// the request complete (which it does for every request the handler has seen). Only the connection's own
-/// MHD thread touches it.
+/// Per-request state, taken on the first access-handler call and given back when libmicrohttpd reports the request
+/// complete (which it does for every request the handler has seen). Only the connection's own MHD thread touches it.
+///
+/// A context nothing else holds any more is kept by its connection for the connection's next request
+/// (`ConnectionWatch.Connection.idleRequest`, `clear()`, `begin(target:)`): a keep-alive request then allocates and frees no
+/// context. Every stored property is set again there, field by field, as `init` leaves it.
 final class RequestContext {
     /// The request-target as sent: path and query are kept percent-encoded (the daemon's unescape callback
     /// is the identity), so `%2F` stays distinct from `/`.
-    let target: String
-    let startNanoseconds: UInt64
+    private(set) var target: String
+    private(set) var startNanoseconds: UInt64
     var headersRead = false
     var method = ""
     /// Whether `method` is one of the common methods (read as a literal), so needs no token check.
@@ -35,6 +38,11 @@ final class RequestContext {
     /// The request line named a whole URL (`GET http://host/x`, absolute-form, RFC 9112 §3.2.2): served by its path,
     /// never sent upstream (`UpstreamProxy.refusal`).
     var absoluteForm = false
+    /// The path as libmicrohttpd split it from the request line holds a space or a tab (`RequestCheck`).
+    var pathHasWhitespace = false
+    /// The headers of the connection's previous request, which a repeat of them shares (`HTTPHeaders(packing:reusing:)`).
+    /// Immutable bytes the journal may also hold; kept across `clear()`.
+    var previousHeaders = HTTPHeaders()
 
     /// CLOCK_MONOTONIC in ns, read directly: `DispatchTime.now()` went through libdispatch and a retain per call,
     /// twice per request.
@@ -49,6 +57,33 @@ final class RequestContext {
         self.startNanoseconds = RequestContext.monotonicNanoseconds()
     }
 
+    /// Let go of everything the finished request held (its outcome, body, headers), every field as `init(target:)`
+    /// leaves it but `target`, `startNanoseconds` (set by `begin(target:)`) and `previousHeaders`: the context then
+    /// waits for its connection's next request.
+    func clear() {
+        headersRead = false
+        method = ""
+        methodIsKnownToken = false
+        version = ""
+        headers = HTTPHeaders()
+        fieldProblems = HeadFieldProblems()
+        watched = nil
+        body = Data()
+        bodyTooLarge = false
+        outcome = nil
+        webSocket = nil
+        inFlight = true
+        upstream = nil
+        absoluteForm = false
+        pathHasWhitespace = false
+    }
+
+    /// A cleared context taken for the next request on its connection.
+    func begin(target: String) {
+        self.target = target
+        startNanoseconds = RequestContext.monotonicNanoseconds()
+    }
+
     /// The request as the engine sees it; headers and body are moved out of the context, not copied (the context's
     /// copies lived on until it was freed).
     func takeRequest() -> HTTPRequest {
@@ -56,6 +91,7 @@ final class RequestContext {
         var body = Data()
         swap(&headers, &self.headers)
         swap(&body, &self.body)
+        previousHeaders = headers
         return HTTPRequest(method: method, target: target, headers: headers, body: body)
     }
 }

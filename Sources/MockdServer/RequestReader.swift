@@ -12,6 +12,13 @@ enum RequestReader {
         return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0
     }
 
+    /// Whether the path libmicrohttpd split from the request line (its query is parsed apart, so this is the target
+    /// before any `?`) holds a space or a tab: one `strpbrk`, not a Swift loop over the target's bytes.
+    static func hasWhitespace(_ url: UnsafePointer<CChar>?) -> Bool {
+        guard let url else { return false }
+        return strpbrk(url, " \t") != nil
+    }
+
     static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?) -> String {
         var path = url.map { String(cString: $0) } ?? "/"
         if url?.pointee == CChar(UInt8(ascii: "h")), path.hasPrefix("http://") || path.hasPrefix("https://") {
@@ -55,38 +62,41 @@ enum RequestReader {
     }
 
     /// Packed into one buffer (`HTTPHeaders.Packer`) from libmicrohttpd's names and values with their lengths;
-    /// strings are made only for the fields someone lists. Each field is inspected on the way
-    /// (`HeadFieldProblems`, for `RequestCheck`).
+    /// strings are made only for the fields someone lists; the same fields as the connection's previous request share
+    /// its bytes. Each field is inspected on the way (`HeadFieldProblems`, for `RequestCheck`).
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
         var problems = HeadFieldProblems()
-        context.headers = HTTPHeaders { packer in
-            withUnsafeMutablePointer(to: &packer) { packer in
-                var reading = FieldReading(packer: packer, problems: HeadFieldProblems())
-                _ = withUnsafeMutablePointer(to: &reading) { pointer in
-                    MHD_get_connection_values_n(
-                        connection,
-                        .HEADER_KIND,
-                        { cls, _, key, keySize, value, valueSize in
-                            guard let cls, let key else { return .YES }
-                            let reading = cls.assumingMemoryBound(to: FieldReading.self)
-                            reading.pointee.problems.inspect(
-                                key: key,
-                                keySize: keySize,
-                                value: value,
-                                valueSize: valueSize
-                            )
-                            reading.pointee.packer.pointee.append(
-                                name: UnsafeRawBufferPointer(start: key, count: keySize),
-                                value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-                            )
-                            return .YES
-                        },
-                        pointer
-                    )
+        context.headers = HTTPHeaders(
+            packing: { packer in
+                withUnsafeMutablePointer(to: &packer) { packer in
+                    var reading = FieldReading(packer: packer, problems: HeadFieldProblems())
+                    _ = withUnsafeMutablePointer(to: &reading) { pointer in
+                        MHD_get_connection_values_n(
+                            connection,
+                            .HEADER_KIND,
+                            { cls, _, key, keySize, value, valueSize in
+                                guard let cls, let key else { return .YES }
+                                let reading = cls.assumingMemoryBound(to: FieldReading.self)
+                                reading.pointee.problems.inspect(
+                                    key: key,
+                                    keySize: keySize,
+                                    value: value,
+                                    valueSize: valueSize
+                                )
+                                reading.pointee.packer.pointee.append(
+                                    name: UnsafeRawBufferPointer(start: key, count: keySize),
+                                    value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+                                )
+                                return .YES
+                            },
+                            pointer
+                        )
+                    }
+                    problems = reading.problems
                 }
-                problems = reading.problems
-            }
-        }
+            },
+            reusing: context.previousHeaders
+        )
         context.fieldProblems = problems
     }
 

@@ -91,13 +91,32 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// Packed headers written by `fill` through a `Packer` (the server bridge, from libmicrohttpd's names and
     /// values): packed on the stack, then copied once into their own allocation.
-    public init(packing fill: (inout Packer) -> Void) {
+    ///
+    /// When the fields come out byte for byte those of `previous` (packed), the result shares `previous`'s bytes
+    /// instead of copying them into an allocation of its own: a keep-alive client repeating its headers (most do) then
+    /// costs one comparison, not an allocation and a free. The bytes are never written after they are made, so sharing
+    /// them is the same value.
+    public init(packing fill: (inout Packer) -> Void, reusing previous: HTTPHeaders = HTTPHeaders()) {
         // 1,024 bytes: larger temporary allocations go to the heap (swift_stdlib_isStackAllocationSafe).
         storage = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
             var packer = Packer(scratch: scratch)
             fill(&packer)
-            return .packed(packer.withBytes { PackedBytes.make(copying: $0, names: packer.names) })
+            return packer.withBytes { bytes in
+                if case .packed(let shared) = previous.storage, shared.names == packer.names,
+                    shared.withBytes({ HTTPHeaders.sameBytes($0, bytes) })
+                {
+                    return .packed(shared)
+                }
+                return .packed(PackedBytes.make(copying: bytes, names: packer.names))
+            }
         }
+    }
+
+    /// Whether two buffers hold the same bytes.
+    private static func sameBytes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard let lhsBase = lhs.baseAddress, let rhsBase = rhs.baseAddress else { return true }
+        return memcmp(lhsBase, rhsBase, lhs.count) == 0
     }
 
     /// Writes packed fields into a scratch buffer, moving to a growing heap array if they outgrow it. Valid only
@@ -304,13 +323,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         switch (storage, other.storage) {
         case (.packed(let mine), .packed(let theirs)):
             if mine === theirs { return true }
-            return mine.withBytes { mine in
-                theirs.withBytes { theirs in
-                    guard mine.count == theirs.count else { return false }
-                    guard let mineBase = mine.baseAddress, let theirsBase = theirs.baseAddress else { return true }
-                    return memcmp(mineBase, theirsBase, mine.count) == 0
-                }
-            }
+            return mine.withBytes { mine in theirs.withBytes { HTTPHeaders.sameBytes(mine, $0) } }
         case (.fields(let mine), .fields(let theirs)):
             return mine == theirs
         default:
