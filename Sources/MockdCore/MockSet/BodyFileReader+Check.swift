@@ -105,7 +105,9 @@ extension BodyFileReader {
         _ relativePath: String,
         in directory: FileDescriptor
     ) -> Result<FileDescriptor, POSIXError> {
-        var components = relativePath.split(separator: "/", omittingEmptySubsequences: true)
+        // Split on the byte, as the kernel does (a split by Characters was half the instructions of a first use).
+        var components = relativePath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+            .map(Substring.init)
         guard let name = components.popLast() else { return .failure(POSIXError(.ENOENT)) }
         var parent = directory
         defer { if parent != directory { parent.close() } }

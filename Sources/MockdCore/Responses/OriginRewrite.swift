@@ -34,6 +34,8 @@ struct OriginRewrite: Sendable {
 
     /// Headers whose values hold URLs (RFC 9110 §10.2.2, §8.7; RFC 8288).
     static let urlHeaders: Set<String> = ["location", "content-location", "link"]
+    /// What every spelling starts with.
+    private static let http = Array("http".utf8)
 
     /// - Parameter origins: a set's `origins` (`https://api.example.com`); entries that are not an http(s) origin
     ///   are skipped. `nil` when none is left.
@@ -64,8 +66,9 @@ struct OriginRewrite: Sendable {
 
     /// Whether `body` or a URL header of a response holds a URL of a recorded origin (checked once, at load).
     func applies(body: Data, headers: HTTPHeaders) -> Bool {
-        if headers.contains(where: {
-            Self.urlHeaders.contains($0.name.asciiLowercased) && occurs(in: Data($0.value.utf8))
+        // Names compared in place, not lowercased into new strings: this runs at every stub's first use.
+        if headers.contains(where: { field in
+            Self.urlHeaders.contains(where: field.name.caseInsensitiveEquals) && occurs(in: Data(field.value.utf8))
         }) {
             return true
         }
@@ -90,7 +93,7 @@ struct OriginRewrite: Sendable {
     private func occurs(in data: Data) -> Bool {
         // Every spelling starts with `http`, so one search finds the candidates.
         var offset = 0
-        while let hit = ByteSearch.firstOffset(of: Array("http".utf8), in: data, from: offset) {
+        while let hit = ByteSearch.firstOffset(of: Self.http, in: data, from: offset) {
             if match(in: data, at: hit) != nil { return true }
             offset = hit + 4
         }
