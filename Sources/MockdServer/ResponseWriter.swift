@@ -241,8 +241,12 @@ enum ResponseWriter {
         for field in response.headers {
             // A recorded HEAD answer's Content-Length is the response's size (`headAnswer`), never a header of its own.
             if field.name.utf8.count == 14, field.name.lowercased() == "content-length" { continue }
-            guard MHD_add_response_header(mhdResponse, field.name, field.value.isEmpty ? " " : field.value) == .NO
-            else { continue }
+            // Through `withCString`: a short (inline) string passed as a C string argument was copied to the heap.
+            let value = field.value.isEmpty ? " " : field.value
+            let added = field.name.withCString { name in
+                value.withCString { MHD_add_response_header(mhdResponse, name, $0) }
+            }
+            guard added == .NO else { continue }
             logger.warning(
                 "header '\(field.name)' of stub \(response.stubID ?? "-") was refused by libmicrohttpd and not sent"
             )
