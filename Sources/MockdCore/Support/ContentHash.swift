@@ -1,0 +1,62 @@
+/// A 128-bit digest of a byte buffer, to tell whether a file changed (the compact index names the `index.json` it was
+/// made from by size and this digest, and checks its own bytes with it).
+///
+/// Four independent lanes of xxHash64's round (add a 64-bit word times a prime, rotate, multiply), a word at a time,
+/// so it runs near memory speed: a 61 MiB `index.json` in a few milliseconds, where SHA-1 would take over a hundred.
+/// Not for anything an attacker chooses: it answers "is this still the file the cache was made from".
+enum ContentHash {
+    private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
+    private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
+    private static let prime4: UInt64 = 0x85EB_CA77_C2B2_AE63
+
+    @inline(__always)
+    private static func round(_ lane: UInt64, _ input: UInt64) -> UInt64 {
+        let mixed = lane &+ input &* prime2
+        return ((mixed << 31) | (mixed >> 33)) &* prime1
+    }
+
+    /// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit.
+    private static func finish(_ value: UInt64) -> UInt64 {
+        var hash = value
+        hash ^= hash >> 33
+        hash &*= 0xff51_afd7_ed55_8ccd
+        hash ^= hash >> 33
+        hash &*= 0xc4ce_b9fe_1a85_ec53
+        hash ^= hash >> 33
+        return hash
+    }
+
+    /// The digest of `bytes`: two 64-bit words (the lanes and the tail mixed in two different orders).
+    static func of(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        var a = prime1 &+ prime2
+        var b = prime2
+        var c: UInt64 = 0
+        var d: UInt64 = 0 &- prime1
+        var tail: UInt64 = 0
+        if let base = bytes.baseAddress {
+            var offset = 0
+            let blocks = bytes.count & ~31
+            while offset < blocks {
+                a = round(a, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                b = round(b, base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                c = round(c, base.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                d = round(d, base.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+                offset += 32
+            }
+            // The last 0 to 31 bytes, a word and then a byte at a time, each mixed in at its own position.
+            while offset + 8 <= bytes.count {
+                tail = round(tail ^ prime3, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset += 8
+            }
+            while offset < bytes.count {
+                tail = round(tail ^ prime4, UInt64(base.load(fromByteOffset: offset, as: UInt8.self)))
+                offset += 1
+            }
+        }
+        let length = UInt64(bytes.count)
+        let first = finish(round(round(a, b), round(c, d)) ^ tail ^ length)
+        let second = finish(round(round(d ^ length, c), round(b, a ^ tail)))
+        return (first, second)
+    }
+}
