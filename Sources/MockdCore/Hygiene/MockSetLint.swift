@@ -44,7 +44,8 @@ public enum MockSetLint {
                 let path = url.resolvingSymlinksInPath().path
                 guard path.hasPrefix(base + "/") else { continue }
                 let relative = String(path.dropFirst(base.count + 1))
-                if relative != "index.json" { paths.append(relative) }
+                // The compact index repeats index.json's strings (scanned there) in a binary layout.
+                if relative != "index.json", !CompactIndexFile.isCacheFile(relative) { paths.append(relative) }
             }
         }
         for relative in paths.sorted() {

@@ -61,25 +61,19 @@ public struct MockSetLoader: Sendable {
                 message: "not a valid mock set name (use letters, digits, '.', '_' and '-')"
             )
         }
-        let data = try ConfigFile.read(
-            at: indexURL,
-            display: indexName,
-            missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
-        )
-        let file: MockSetFile
-        if let fast = MockSetFastDecoder.decode(data) {
-            // Holds only known fields (the fast decoder gives up on any other), so needs no unknown-field check.
-            file = fast
-        } else {
-            file = try ConfigFile.decode(MockSetFile.self, from: data, display: indexName)
-            // The unknown-field check parses the file a second time; large (generated, imported) indexes skip it
-            // when serving, and `mockd validate` always runs it.
-            if data.count <= MockSetLoader.unknownFieldCheckLimit || alwaysCheckUnknownFields,
-                let unknown = KnownFields.check(data, shape: KnownFields.mockSet, file: indexName).first
-            {
-                throw unknown
+        // The compact index, when it was made from this `index.json` as it is now, spares the JSON scan.
+        // The mapping is let go as soon as the index is decoded.
+        var source: CompactIndex.Source?
+        var fromCache = false
+        let file: MockSetFile = try {
+            let mapped = MappedFile(path: indexURL.path)
+            source = mapped.map(CompactIndexFile.source(of:))
+            if let source, let cached = CompactIndexFile.read(folder: folder, source: source) {
+                fromCache = true
+                return cached
             }
-        }
+            return try decodeIndex(mapped: mapped, url: indexURL, display: indexName, setName: name)
+        }()
         guard file.acceptMatching == nil || ["negotiate", "exact"].contains(file.acceptMatching!) else {
             throw ConfigError(
                 .invalidValue,
@@ -112,8 +106,37 @@ public struct MockSetLoader: Sendable {
             cors: file.cors ?? false,
             conditionalRequests: file.conditionalRequests ?? false
         )
+        // A start (not a tool that only reads the set) leaves a fresh cache for the next one.
+        if !fromCache, defersBodies, let source {
+            CompactIndexFile.write(file, source: source, folder: folder)
+        }
         MockSetLoader.releaseInBackground(consume file)
         return loaded
+    }
+
+    /// `index.json` decoded from its bytes (`mapped`, else read now): the fast decoder, else `JSONDecoder` with the
+    /// unknown-field check.
+    private func decodeIndex(mapped: MappedFile?, url: URL, display: String, setName: String) throws -> MockSetFile {
+        let data =
+            try mapped.map { Data(bytes: $0.base, count: $0.count) }
+            ?? ConfigFile.read(
+                at: url,
+                display: display,
+                missing: "mock set '\(setName)' not found (create it with `mockd import-har FILE --set \(setName)`)"
+            )
+        if let fast = MockSetFastDecoder.decode(data) {
+            // Holds only known fields (the fast decoder gives up on any other), so needs no unknown-field check.
+            return fast
+        }
+        let file = try ConfigFile.decode(MockSetFile.self, from: data, display: display)
+        // The unknown-field check parses the file a second time; large (generated, imported) indexes skip it
+        // when serving, and `mockd validate` always runs it.
+        if data.count <= MockSetLoader.unknownFieldCheckLimit || alwaysCheckUnknownFields,
+            let unknown = KnownFields.check(data, shape: KnownFields.mockSet, file: display).first
+        {
+            throw unknown
+        }
+        return file
     }
 
     /// Lets another thread free the decoded index once its stubs are built: tens of thousands of small objects,

@@ -45,7 +45,8 @@ public struct MockSetMerger {
                 let path = url.resolvingSymlinksInPath().path
                 guard path.hasPrefix(base + "/") else { continue }
                 let relative = String(path.dropFirst(base.count + 1))
-                if relative == "index.json" { continue }
+                // Not body files: the merged set gets its own compact index.
+                if relative == "index.json" || CompactIndexFile.isCacheFile(relative) { continue }
                 files[relative] = try Data(contentsOf: url)
             }
         }

@@ -64,6 +64,8 @@ public struct MockSetWriter: Sendable {
             let bodies = BackgroundWork { try Self.writeBodies(build.files, into: staging) }
             let indexOutcome = Result {
                 try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
+                // Beside it, the compact index a start reads instead (optional: a start rebuilds a missing one).
+                CompactIndexFile.write(build.file, folder: staging)
             }
             let bodiesOutcome = bodies.wait()
             try indexOutcome.get()

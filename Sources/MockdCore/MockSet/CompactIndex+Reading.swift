@@ -1,0 +1,289 @@
+import Foundation
+import MockdFormat
+
+extension CompactIndex {
+    /// The index held by `bytes` when it names `source` and this mockd, and is intact (its own hash matches and
+    /// every number points inside it); else `nil`, never a partial or wrong index.
+    static func decode(_ bytes: UnsafeRawBufferPointer, source: Source) -> MockSetFile? {
+        guard let layout = Layout(bytes), layout.source == source else { return nil }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[(headerWords * 8)...])
+        guard ContentHash.of(payload) == layout.payloadHash else { return nil }
+        let table = Table(layout: layout, payload: payload)
+        guard table.isConsistent, var settings = table.settings() else { return nil }
+        let stubs: [MockSetFile.StubEntry]?
+        if layout.stubCount >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 {
+            let slices = ParallelSlices.run(over: layout.stubCount) { range in table.stubs(range) }
+            var all: [MockSetFile.StubEntry] = []
+            all.reserveCapacity(layout.stubCount)
+            for slice in slices {
+                guard let slice else { return nil }
+                all += slice
+            }
+            stubs = all
+        } else {
+            stubs = table.stubs(0..<layout.stubCount)
+        }
+        guard let stubs else { return nil }
+        settings.stubs = stubs
+        return settings
+    }
+
+    /// The header's fields, checked for size and kind.
+    struct Layout {
+        let source: Source
+        let payloadHash: (UInt64, UInt64)
+        let payloadSize: Int
+        let stringCount: Int
+        let sharedStrings: Int
+        let listCount: Int
+        let sharedLists: Int
+        let memberCount: Int
+        let stubCount: Int
+        let settings: Int
+        let recordWords: Int
+
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count >= CompactIndex.headerWords * 8 else { return nil }
+            func word(_ index: Int) -> UInt64 {
+                UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+            }
+            func count(_ index: Int) -> Int? {
+                let value = word(index)
+                return value <= UInt64(UInt32.max) ? Int(value) : nil
+            }
+            guard word(0) == CompactIndex.magic, word(1) == CompactIndex.revision,
+                word(2) == CompactIndex.versionHash, word(8) == UInt64(bytes.count - CompactIndex.headerWords * 8),
+                let stringCount = count(9), let sharedStrings = count(10), let listCount = count(11),
+                let sharedLists = count(12), let memberCount = count(13), let stubCount = count(14),
+                let settings = count(15), let recordWords = count(16), sharedStrings <= stringCount,
+                sharedLists <= listCount,
+                settings < stringCount
+            else { return nil }
+            source = Source(indexSize: word(3), indexHash: (word(4), word(5)))
+            payloadHash = (word(6), word(7))
+            payloadSize = Int(word(8))
+            self.stringCount = stringCount
+            self.sharedStrings = sharedStrings
+            self.listCount = listCount
+            self.sharedLists = sharedLists
+            self.memberCount = memberCount
+            self.stubCount = stubCount
+            self.settings = settings
+            self.recordWords = recordWords
+        }
+    }
+
+    /// The payload's sections, read in place. `@unchecked Sendable`: read-only memory, read by the decoding threads
+    /// while `decode` runs.
+    struct Table: @unchecked Sendable {
+        let layout: Layout
+        let words: UnsafeRawBufferPointer
+        let arena: UnsafeRawBufferPointer
+        let stringEnds: Int
+        let listEnds: Int
+        let members: Int
+        let stubOffsets: Int
+        let records: Int
+
+        init(layout: Layout, payload: UnsafeRawBufferPointer) {
+            self.layout = layout
+            stringEnds = 0
+            listEnds = stringEnds + layout.stringCount
+            members = listEnds + layout.listCount
+            stubOffsets = members + layout.memberCount
+            records = stubOffsets + layout.stubCount + 1
+            let wordBytes = min(payload.count, (records + layout.recordWords) * 4)
+            words = UnsafeRawBufferPointer(rebasing: payload[..<wordBytes])
+            arena = UnsafeRawBufferPointer(rebasing: payload[wordBytes...])
+        }
+
+        @inline(__always)
+        func word(_ index: Int) -> UInt32 {
+            UInt32(littleEndian: words.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+        }
+
+        /// Whether the sections fit the payload and their offsets never decrease nor point outside it (checked
+        /// once, so reading a record needs only its own bounds).
+        var isConsistent: Bool {
+            guard words.count == (records + layout.recordWords) * 4 else { return false }
+            var previous: UInt32 = 0
+            for index in 0..<layout.stringCount {
+                let end = word(stringEnds + index)
+                guard end >= previous else { return false }
+                previous = end
+            }
+            guard Int(previous) == arena.count else { return false }
+            previous = 0
+            for index in 0..<layout.listCount {
+                let end = word(listEnds + index)
+                guard end >= previous else { return false }
+                previous = end
+            }
+            guard Int(previous) == layout.memberCount else { return false }
+            for index in 0..<layout.memberCount where Int(word(members + index)) >= layout.stringCount {
+                return false
+            }
+            previous = 0
+            guard word(stubOffsets) == 0 else { return false }
+            for index in 0...layout.stubCount {
+                let end = word(stubOffsets + index)
+                guard end >= previous else { return false }
+                previous = end
+            }
+            return Int(previous) == layout.recordWords
+        }
+
+        func makeString(_ id: Int) -> String {
+            let start = id == 0 ? 0 : Int(word(stringEnds + id - 1))
+            let end = Int(word(stringEnds + id))
+            return String(decoding: UnsafeRawBufferPointer(rebasing: arena[start..<end]), as: UTF8.self)
+        }
+
+        func settings() -> MockSetFile? {
+            try? JSONDecoder().decode(MockSetFile.self, from: Data(makeString(layout.settings).utf8))
+        }
+
+        /// The stubs `range`, or `nil` when a record is malformed.
+        func stubs(_ range: Range<Int>) -> [MockSetFile.StubEntry]? {
+            var reader = StubReader(table: self)
+            var stubs: [MockSetFile.StubEntry] = []
+            stubs.reserveCapacity(range.count)
+            for index in range {
+                reader.position = records + Int(word(stubOffsets + index))
+                reader.end = records + Int(word(stubOffsets + index + 1))
+                guard let stub = reader.stub(), reader.position == reader.end else { return nil }
+                stubs.append(stub)
+            }
+            return stubs
+        }
+    }
+
+    /// Reads records back in `RecordVisitor`'s order; makes each shared string and list once per thread.
+    struct StubReader {
+        let table: Table
+        var position = 0
+        var end = 0
+        var failed = false
+        var sharedStrings: [String?]
+        var sharedLists: [[String]?]
+
+        init(table: Table) {
+            self.table = table
+            sharedStrings = Array(repeating: nil, count: table.layout.sharedStrings)
+            sharedLists = Array(repeating: nil, count: table.layout.sharedLists)
+        }
+
+        mutating func word() -> UInt32 {
+            guard position < end else {
+                failed = true
+                return 0
+            }
+            defer { position += 1 }
+            return table.word(position)
+        }
+
+        mutating func string() -> String? {
+            let id = word()
+            guard id != CompactIndex.none else { return nil }
+            guard Int(id) < table.layout.stringCount else {
+                failed = true
+                return nil
+            }
+            guard Int(id) < sharedStrings.count else { return table.makeString(Int(id)) }
+            if let known = sharedStrings[Int(id)] { return known }
+            let made = table.makeString(Int(id))
+            sharedStrings[Int(id)] = made
+            return made
+        }
+
+        mutating func requiredString() -> String {
+            guard let value = string() else {
+                failed = true
+                return ""
+            }
+            return value
+        }
+
+        mutating func list() -> [String]? {
+            let id = word()
+            guard id != CompactIndex.none else { return nil }
+            guard Int(id) < table.layout.listCount else {
+                failed = true
+                return nil
+            }
+            if Int(id) < sharedLists.count, let known = sharedLists[Int(id)] { return known }
+            let start = id == 0 ? 0 : Int(table.word(table.listEnds + Int(id) - 1))
+            let end = Int(table.word(table.listEnds + Int(id)))
+            var made: [String] = []
+            made.reserveCapacity(end - start)
+            for member in start..<end {
+                let stringID = Int(table.word(table.members + member))
+                if stringID < sharedStrings.count {
+                    if let known = sharedStrings[stringID] {
+                        made.append(known)
+                    } else {
+                        let string = table.makeString(stringID)
+                        sharedStrings[stringID] = string
+                        made.append(string)
+                    }
+                } else {
+                    made.append(table.makeString(stringID))
+                }
+            }
+            if Int(id) < sharedLists.count { sharedLists[Int(id)] = made }
+            return made
+        }
+
+        mutating func stub() -> MockSetFile.StubEntry? {
+            switch word() {
+            case 0: break
+            case 1:
+                guard let json = string(), !failed else { return nil }
+                return try? JSONDecoder().decode(MockSetFile.StubEntry.self, from: Data(json.utf8))
+            default: return nil
+            }
+            let id = string()
+            let host = string()
+            let method = requiredString()
+            let path = requiredString()
+            var request = MockSetFile.RequestEntry(method: method, path: path, query: string(), headers: list())
+            request.host = host
+            request.body = body()
+            request.recordedBody = body()
+            let responseCount = Int(word())
+            guard !failed, responseCount <= end - position else { return nil }
+            var responses: [MockSetFile.ResponseEntry] = []
+            responses.reserveCapacity(responseCount)
+            for _ in 0..<responseCount {
+                var response = MockSetFile.ResponseEntry()
+                let hasStatus = word() == 1
+                let status = Int64(word()) | Int64(word()) << 32
+                if hasStatus { response.status = Int(truncatingIfNeeded: status) }
+                response.headers = list()
+                response.bodyFile = string()
+                response.body = string()
+                let hasTime = word() == 1
+                let time = UInt64(word()) | UInt64(word()) << 32
+                if hasTime { response.recordedTimeMs = Double(bitPattern: time) }
+                switch word() {
+                case 0: break
+                case 1: response.templated = .on
+                case 2: response.templated = .off
+                case 3: response.templated = .redactedOnly
+                default: failed = true
+                }
+                if word() == 1 {
+                    response.dates = MockSetFile.DatesEntry(recordedAt: requiredString(), body: list(), headers: list())
+                }
+                responses.append(response)
+            }
+            guard !failed else { return nil }
+            return MockSetFile.StubEntry(id: id, request: request, responses: responses)
+        }
+
+        private mutating func body() -> MockSetFile.BodyEntry? {
+            guard word() == 1 else { return nil }
+            return MockSetFile.BodyEntry(file: string(), text: string(), contentType: string())
+        }
+    }
+}

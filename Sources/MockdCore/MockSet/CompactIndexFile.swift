@@ -1,0 +1,64 @@
+import Foundation
+import MockdFormat
+import MockdPlatform
+
+/// `mocks/<set>/index.cache`: the set's compact index (`CompactIndex`), a cache of `index.json` that a start reads
+/// instead of parsing JSON.
+///
+/// Generated, never edited, safe to delete: every command that writes a set (`MockSetWriter`: import-har, merge,
+/// record, refresh, import-wiremock, import-openapi) writes it beside `index.json`, and a start that finds it missing
+/// or stale writes it again when the folder lets it. It names the `index.json` it was made from by size and
+/// `ContentHash`, so a hand-edited `index.json` always wins (a start reads that file, without parsing it, to check);
+/// a cache of another layout revision or mockd version, or whose own hash does not match, is never read. Tools that
+/// list a set's files skip it (`isCacheFile`); it belongs in `.gitignore` (`mocks/*/index.cache`).
+public enum CompactIndexFile {
+    public static let name = "index.cache"
+    /// The start of the name of a cache being written (renamed over `name` when complete).
+    static let temporaryPrefix = ".index.cache."
+
+    /// Whether `relativePath` (inside a set folder) is the compact index or one being written: not a body file.
+    public static func isCacheFile(_ relativePath: String) -> Bool {
+        relativePath == name || relativePath.hasPrefix(temporaryPrefix)
+    }
+
+    /// The size and digest of `index` as it is now.
+    static func source(of index: MappedFile) -> CompactIndex.Source {
+        CompactIndex.Source(indexSize: UInt64(index.count), indexHash: ContentHash.of(index.bytes))
+    }
+
+    /// The set read from `folder`'s compact index when it was made from that `index.json` by this mockd and is
+    /// intact (`source`: `index.json` now); else `nil` (missing, unreadable, damaged, of another revision or version, or made from another index).
+    static func read(folder: URL, source: CompactIndex.Source) -> MockSetFile? {
+        guard let cache = MappedFile(path: folder.appendingPathComponent(name).path) else { return nil }
+        return CompactIndex.decode(cache.bytes, source: source)
+    }
+
+    /// Writes `file`'s compact index into `folder`, naming the `index.json` there (already written).
+    /// - Returns: Whether it was written (see `write(_:source:folder:)`).
+    @discardableResult
+    static func write(_ file: MockSetFile, folder: URL) -> Bool {
+        guard let index = MappedFile(path: folder.appendingPathComponent("index.json").path) else { return false }
+        return write(file, source: source(of: index), folder: folder)
+    }
+
+    /// Writes `file`'s compact index into `folder`, naming `source` (the `index.json` it was decoded from).
+    ///
+    /// Atomic: the bytes go to a sibling file renamed over `index.cache`, so a reader (another daemon starting on the
+    /// same set) sees the old cache or the new one, whole; the sibling is removed when anything fails.
+    /// - Returns: Whether it was written; a folder that refuses (read-only, full) is not an error: the set is then
+    ///   read from its JSON at every start.
+    @discardableResult
+    static func write(_ file: MockSetFile, source: CompactIndex.Source, folder: URL) -> Bool {
+        guard let bytes = try? CompactIndex.encode(file, source: source) else { return false }
+        let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = folder.appendingPathComponent(temporaryPrefix + unique).path
+        do {
+            try FileSystem.write(Data(bytes), to: temporary)
+            try FileSystem.rename(temporary, to: folder.appendingPathComponent(name).path)
+            return true
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            return false
+        }
+    }
+}

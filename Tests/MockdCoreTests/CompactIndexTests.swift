@@ -1,0 +1,294 @@
+import Foundation
+import MockdFormat
+import MockdPlatform
+import MockdTestSupport
+import Testing
+
+@testable import MockdCore
+
+/// The compact index (`mocks/<set>/index.cache`): written with every set, read by a start instead of `index.json`
+/// only when it was made from that file as it is now, and never trusted when damaged.
+struct CompactIndexTests {
+    private static let set = "s"
+
+    /// A fresh root with `set` imported from `har`; `nil` when the HAR gives no stub.
+    private func imported(_ har: URL) throws -> MockdRoot? {
+        let root = MockdRoot(url: Paths.makeTemporaryDirectory())
+        let result: HARImportPipeline.Result
+        do {
+            result = try HARImportPipeline.run(
+                har: har,
+                displayName: har.lastPathComponent,
+                into: Self.set,
+                root: root,
+                options: HARImportOptions(),
+                merge: false,
+                replace: false
+            )
+        } catch is HARImportError {
+            try? FileManager.default.removeItem(at: root.url)
+            return nil  // not a HAR mockd imports (JSONP, broken JSON): its own tests pin the refusal
+        }
+        guard result.setWritten else {
+            try? FileManager.default.removeItem(at: root.url)
+            return nil
+        }
+        return root
+    }
+
+    /// A root whose set `s` has `index` as its `index.json` (no cache yet).
+    private func root(index: String) throws -> MockdRoot {
+        let url = Paths.makeTemporaryDirectory()
+        let folder = url.appendingPathComponent("mocks/\(Self.set)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(index.utf8).write(to: folder.appendingPathComponent("index.json"))
+        return MockdRoot(url: url)
+    }
+
+    private func indexJSON(_ root: MockdRoot) -> URL { root.setURL(Self.set).appendingPathComponent("index.json") }
+    private func cacheURL(_ root: MockdRoot) -> URL {
+        root.setURL(Self.set).appendingPathComponent(CompactIndexFile.name)
+    }
+
+    /// The set as its `index.json` decodes now (what a start without a cache serves).
+    private func decodedJSON(_ root: MockdRoot) throws -> MockSetFile {
+        try JSONDecoder().decode(MockSetFile.self, from: Data(contentsOf: indexJSON(root)))
+    }
+
+    /// The cache's set when it is fresh for the `index.json` beside it, else `nil`.
+    private func freshCache(_ root: MockdRoot) throws -> MockSetFile? {
+        let index = try #require(MappedFile(path: indexJSON(root).path))
+        return CompactIndexFile.read(folder: root.setURL(Self.set), source: CompactIndexFile.source(of: index))
+    }
+
+    /// What a start serves, stub by stub: id, key, constraints and the first response as the client gets it.
+    private func served(_ root: MockdRoot) throws -> [String] {
+        try MockSetLoader(root: root).load(set: Self.set).map { stub in
+            let first = stub.firstResponse
+            return "\(stub.id) \(stub.key) \(stub.headerConstraints) \(first.status) \(Array(first.headers)) "
+                + "\(first.body.count):\(SHA256.hex(first.body)) \(first.recordedTimeMs ?? -1)"
+        }
+    }
+
+    private func temporaryFiles(_ root: MockdRoot) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.setURL(Self.set).path).filter {
+            $0.hasPrefix(CompactIndexFile.temporaryPrefix)
+        }
+    }
+
+    /// A small index with every kind of record: a plain stub, one with dates and a body, and ones kept as JSON
+    /// (GraphQL-free but with a `json` body, a fault, a sequence policy).
+    private static let mixedIndex = #"""
+        {"version": 1, "matchHeaders": ["accept", "x-mode"], "cors": true, "origins": ["https://api.example.com"],
+         "stubs": [
+          {"id": "plain", "request": {"method": "GET", "path": "/v1/items", "query": "a=1&b=2",
+            "headers": ["Accept: application/json"]},
+           "responses": [{"status": 200, "headers": ["Content-Type: application/json"], "body": "{\"n\": 1}",
+             "recordedTimeMs": 12.5, "templated": false,
+             "dates": {"recordedAt": "2024-05-01T10:00:00Z", "body": ["/at"], "headers": ["Date"]}}]},
+          {"request": {"method": "POST", "path": "/v1/items", "host": "api.example.com",
+            "body": {"text": "a=1", "contentType": "application/x-www-form-urlencoded"},
+            "headers": ["Accept: application/json"]},
+           "responses": [{"status": 201, "headers": ["Content-Type: application/json"], "body": "{}"},
+                         {"status": 409, "templated": "redacted", "body": "again {{request.path}} AKIAIOSFODNN7EXAMPLE"}]},
+          {"id": "json", "request": {"method": "PUT", "path": "/v1/j", "body": {"json": {"b": [1, 2.5, null]}}},
+           "afterLast": "cycle",
+           "responses": [{"status": 200, "json": {"ok": true}}, {"fault": "connectionReset"}]}
+         ]}
+        """#
+
+    @Test func encodingThenDecodingGivesTheSameSet() throws {
+        let file = try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8))
+        let source = CompactIndex.Source(indexSize: 7, indexHash: (1, 2))
+        let bytes = try CompactIndex.encode(file, source: source)
+        #expect(bytes.withUnsafeBytes { CompactIndex.decode($0, source: source) } == file)
+        // Another index (size or hash) is never served.
+        #expect(
+            bytes.withUnsafeBytes { CompactIndex.decode($0, source: .init(indexSize: 8, indexHash: (1, 2))) } == nil
+        )
+        #expect(
+            bytes.withUnsafeBytes { CompactIndex.decode($0, source: .init(indexSize: 7, indexHash: (1, 3))) } == nil
+        )
+        // The same set gives the same bytes.
+        #expect(try CompactIndex.encode(file, source: source) == bytes)
+    }
+
+    /// Large enough to be decoded on several threads, with shared and unique strings and lists.
+    @Test func largeSetDecodesInSlicesAsJSON() throws {
+        let stubs = (0..<(MockSetLoader.parallelBuildThreshold + 321)).map { index in
+            MockSetFile.StubEntry(
+                id: index % 3 == 0 ? "s\(index)" : nil,
+                request: .init(
+                    method: index % 2 == 0 ? "GET" : "POST",
+                    path: "/items/\(index)",
+                    query: index % 5 == 0 ? nil : "page=\(index % 7)",
+                    headers: ["Accept: application/json"]
+                ),
+                responses: [
+                    .init(
+                        status: 200 + index % 3,
+                        headers: ["Content-Type: application/json", "ETag: \"\(index)\""],
+                        bodyFile: "bodies/\(index).json"
+                    )
+                ]
+            )
+        }
+        let file = MockSetFile(stubs: stubs)
+        let source = CompactIndex.Source(indexSize: 1, indexHash: (3, 4))
+        let bytes = try CompactIndex.encode(file, source: source)
+        let decoded = try #require(bytes.withUnsafeBytes { CompactIndex.decode($0, source: source) })
+        #expect(decoded == file)
+        // Shared lists are one array in a slice: the builder compares consecutive lists by identity.
+        #expect(decoded.stubs[100].request.headers == ["Accept: application/json"])
+    }
+
+    /// Every corpus HAR: `import-har` leaves a fresh cache holding exactly what `index.json` decodes to, and a start
+    /// served from it answers as one from `index.json`.
+    @Test func importHARWritesACacheThatServesAsTheJSON() throws {
+        let hars = Paths.corpusHARFiles(for: "CompactIndexTests.importHARWritesACacheThatServesAsTheJSON")
+        var checked = 0
+        for har in hars {
+            guard let root = try imported(har) else { continue }
+            defer { try? FileManager.default.removeItem(at: root.url) }
+            let name = har.lastPathComponent
+            #expect(try freshCache(root) == (try decodedJSON(root)), "\(name)")
+            let fromCache = try served(root)
+            try FileManager.default.removeItem(at: cacheURL(root))
+            let fromJSON = try served(root)
+            #expect(fromCache == fromJSON, "\(name)")
+            #expect(!fromCache.isEmpty, "\(name)")
+            // The start from JSON wrote the cache again.
+            #expect(try freshCache(root) == (try decodedJSON(root)), "\(name)")
+            checked += 1
+        }
+        if !hars.isEmpty { #expect(checked >= 5) }
+    }
+
+    /// The cache is what a start reads: a fresh cache holding another set is served (which is how the tests below
+    /// know which file a start used).
+    @Test func aFreshCacheIsServedInsteadOfTheJSON() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect(try served(root).count == 3)
+        var other = try decodedJSON(root)
+        other.stubs.removeLast(2)
+        let index = try #require(MappedFile(path: indexJSON(root).path))
+        #expect(
+            CompactIndexFile.write(other, source: CompactIndexFile.source(of: index), folder: root.setURL(Self.set))
+        )
+        #expect(try served(root).count == 1)
+    }
+
+    /// A hand edit of `index.json` that keeps its size (a status `200` → `201`) is found by the hash: the edit is
+    /// served and the cache rewritten for it.
+    @Test func handEditOfTheSameSizeIsServedAndTheCacheRewritten() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect(try served(root)[0].contains(" 200 "))
+        let before = try Data(contentsOf: cacheURL(root))
+        let edited = Self.mixedIndex.replacingOccurrences(
+            of: #""status": 200, "headers""#,
+            with: #""status": 201, "headers""#
+        )
+        #expect(edited.utf8.count == Self.mixedIndex.utf8.count && edited != Self.mixedIndex)
+        try Data(edited.utf8).write(to: indexJSON(root))
+        #expect(try served(root)[0].contains(" 201 "))
+        #expect(try Data(contentsOf: cacheURL(root)) != before)
+        let cached = try #require(try freshCache(root))
+        #expect(cached == (try decodedJSON(root)))
+        #expect(cached.stubs[0].responses[0].status == 201)
+        #expect(try temporaryFiles(root).isEmpty)
+    }
+
+    /// A truncated, garbled, foreign or other-revision cache is never read: the JSON is served and the cache rebuilt.
+    @Test func aDamagedCacheIsNeverServed() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let expected = try served(root)
+        let good = try Data(contentsOf: cacheURL(root))
+        var flippedPayload = good
+        flippedPayload[flippedPayload.count - 3] ^= 0x20
+        var otherRevision = good
+        otherRevision[8] &+= 1
+        var otherVersion = good
+        otherVersion[16] ^= 1
+        let damaged: [(String, Data)] = [
+            ("empty", Data()), ("truncated header", good.prefix(40)), ("truncated payload", good.dropLast(9)),
+            ("garbage", Data((0..<good.count).map { UInt8(truncatingIfNeeded: $0 &* 7) })),
+            ("a payload byte changed", flippedPayload), ("another layout revision", otherRevision),
+            ("another mockd version", otherVersion), ("index.json itself", try Data(contentsOf: indexJSON(root))),
+        ]
+        for (what, bytes) in damaged {
+            try bytes.write(to: cacheURL(root))
+            #expect(try freshCache(root) == nil, "\(what)")
+            #expect(try served(root) == expected, "\(what)")
+            #expect(try Data(contentsOf: cacheURL(root)) == good, "rebuilt after \(what)")
+        }
+    }
+
+    /// A folder that refuses the cache (here: `index.cache` is a folder, so the rename fails; a read-only folder fails
+    /// the same way, earlier) still starts, from its JSON, and keeps no half-written file.
+    @Test func aFolderThatRefusesTheCacheStillStarts() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        try FileManager.default.createDirectory(
+            at: cacheURL(root).appendingPathComponent("blocker"),
+            withIntermediateDirectories: true
+        )
+        #expect(try served(root).count == 3)
+        #expect(try served(root).count == 3)
+        #expect(try temporaryFiles(root).isEmpty)
+    }
+
+    /// Tools that only read a set (`mockd validate`: bodies read at load) do not write into it.
+    @Test func validateDoesNotWriteTheCache() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        _ = try MockSetLoader(root: root, defersBodies: false).load(set: Self.set)
+        #expect(!FileManager.default.fileExists(atPath: cacheURL(root).path))
+    }
+
+    /// Two starts at once on a set without a cache both serve it, and leave one whole cache.
+    @Test func concurrentStartsBothServe() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let results = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let count = (try? MockSetLoader(root: root).load(set: Self.set).count) ?? -1
+            results.withLock { $0.append(count) }
+        }
+        #expect(results.withLock { $0 } == Array(repeating: 3, count: 8))
+        #expect(try freshCache(root) == (try decodedJSON(root)))
+        #expect(try temporaryFiles(root).isEmpty)
+    }
+
+    /// Lint scans a set's files for secrets; the cache repeats the index's strings and is not one of them.
+    @Test func lintSkipsTheCache() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let before = try MockSetLint.run(folder: root.setURL(Self.set), display: "mocks/s").map { "\($0)" }
+        #expect(before.count == 1 && before[0].contains("index.json"), "\(before)")
+        _ = try served(root)
+        #expect(FileManager.default.fileExists(atPath: cacheURL(root).path))
+        #expect(try MockSetLint.run(folder: root.setURL(Self.set), display: "mocks/s").map { "\($0)" } == before)
+    }
+
+    /// A merge reads the existing set's body files; the cache is not one and the written set has its own fresh one.
+    @Test func mergeLeavesAFreshCacheAndCopiesNoOldOne() throws {
+        let hars = Paths.corpusHARFiles(for: "CompactIndexTests.mergeLeavesAFreshCacheAndCopiesNoOldOne")
+        guard hars.count >= 2, let root = try imported(hars[0]) else { return }
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let existing = try MockSetMerger.read(set: Self.set, root: root)
+        #expect(existing.files.keys.allSatisfy { !CompactIndexFile.isCacheFile($0) })
+        _ = try HARImportPipeline.run(
+            har: hars[1],
+            displayName: hars[1].lastPathComponent,
+            into: Self.set,
+            root: root,
+            options: HARImportOptions(),
+            merge: true,
+            replace: true
+        )
+        #expect(try freshCache(root) == (try decodedJSON(root)))
+    }
+}
