@@ -282,8 +282,9 @@ struct StubBuilder: Sendable {
         // Set only when present: the setter rebuilds the rare-fields box even for nil.
         if let fault = step.fault { response.fault = fault }
         if let dates = step.dates {
-            let shift = try dateShift(dates, stepPath: stepPath)
-            if rebasesDates { response.dateShift = shift }
+            // Checked either way; built only when served (`rebaseDates`).
+            let shift = try dateShift(dates, building: rebasesDates, stepPath: stepPath)
+            if let shift { response.dateShift = shift }
         }
         if let fileBody { response.fileBody = fileBody }
         if let origins, pending == nil { response.rewriteURLs(of: origins) }
@@ -399,14 +400,24 @@ struct StubBuilder: Sendable {
         )
     }
 
-    /// The step's recorded `dates`, checked, as the shift that serves them moved to the session's clock.
+    /// The step's recorded `dates`, checked, as the shift that serves them moved to the session's clock when
+    /// `building`, else `nil`.
     private func dateShift(
         _ dates: MockSetFile.DatesEntry,
+        building: Bool,
         stepPath: @autoclosure () -> String
-    ) throws -> DateShift {
-        let shift: DateShift
+    ) throws -> DateShift? {
+        var shift: DateShift?
         do {
-            shift = try DateShift(recordedAt: dates.recordedAt, body: dates.body ?? [], headers: dates.headers ?? [])
+            if building {
+                shift = try DateShift(
+                    recordedAt: dates.recordedAt,
+                    body: dates.body ?? [],
+                    headers: dates.headers ?? []
+                )
+            } else {
+                try DateShift.check(recordedAt: dates.recordedAt, body: dates.body ?? [])
+            }
         } catch {
             throw fail(at: "\(stepPath()).dates", error.message)
         }
