@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A 128-bit digest of a byte buffer, to tell whether a file changed (the compact index names the `index.json` it was
 /// made from by size and this digest, and checks its own bytes with it).
 ///
@@ -27,8 +29,40 @@ enum ContentHash {
         return hash
     }
 
-    /// The digest of `bytes`: two 64-bit words (the lanes and the tail mixed in two different orders).
+    /// Buffers larger than this are hashed in pieces of this size on every core at once.
+    static let pieceSize = 4 << 20
+
+    /// The digest of `bytes`: two 64-bit words. Up to `pieceSize` bytes, `digest(of:)`; a larger buffer is cut into
+    /// pieces of `pieceSize` (the last shorter) hashed at once on every core, and the digest is that of the pieces'
+    /// digests: most of the time of a first pass over a mapped file is mapping its pages, which two cores do in half
+    /// the time (61 MiB: 13 ms on one thread).
     static func of(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        guard bytes.count > pieceSize, let base = bytes.baseAddress else { return digest(of: bytes) }
+        let pieces = (bytes.count + pieceSize - 1) / pieceSize
+        let digests = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: pieces * 2 + 1)
+        defer { digests.deallocate() }
+        let shared = SharedPieces(base: base, count: bytes.count, digests: digests)
+        DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+            let start = piece * pieceSize
+            let (first, second) = digest(
+                of: UnsafeRawBufferPointer(start: shared.base + start, count: min(pieceSize, shared.count - start))
+            )
+            shared.digests[piece * 2] = first
+            shared.digests[piece * 2 + 1] = second
+        }
+        digests[pieces * 2] = UInt64(bytes.count)
+        return digest(of: UnsafeRawBufferPointer(digests))
+    }
+
+    /// The buffer and the digests' slots, shared by the hashing threads (each writes its own two slots).
+    private struct SharedPieces: @unchecked Sendable {
+        let base: UnsafeRawPointer
+        let count: Int
+        let digests: UnsafeMutableBufferPointer<UInt64>
+    }
+
+    /// The digest of `bytes` in one pass: the lanes and the tail mixed in two different orders.
+    static func digest(of bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
         var a = prime1 &+ prime2
         var b = prime2
         var c: UInt64 = 0
