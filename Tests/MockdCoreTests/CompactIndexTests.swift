@@ -262,6 +262,22 @@ struct CompactIndexTests {
         #expect(try temporaryFiles(root).isEmpty)
     }
 
+    /// Every command that writes a set (import-har, --merge, record, refresh, import-wiremock, import-openapi) writes
+    /// it through `MockSetWriter`, which leaves a cache fresh for the new `index.json`, replacing a set's old one.
+    @Test func mockSetWriterLeavesAFreshCache() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        _ = try served(root)
+        var file = try decodedJSON(root)
+        file.stubs[0].responses[0].status = 203
+        let build = MockSetBuild(file: file, files: ["bodies/a.json": Data("{}".utf8)])
+        try MockSetWriter(root: root).write(build, set: Self.set, replace: true, source: "test")
+        let cached = try #require(try freshCache(root))
+        #expect(cached == file)
+        #expect(cached == (try decodedJSON(root)))
+        #expect(try served(root)[0].contains(" 203 "))
+    }
+
     /// Lint scans a set's files for secrets; the cache repeats the index's strings and is not one of them.
     @Test func lintSkipsTheCache() throws {
         let root = try root(index: Self.mixedIndex)
