@@ -192,6 +192,9 @@ struct CompactIndexTests {
         )
         #expect(edited.utf8.count == Self.mixedIndex.utf8.count && edited != Self.mixedIndex)
         try Data(edited.utf8).write(to: indexJSON(root))
+        // A cache write a killed process left behind is cleared by the next write.
+        let leftover = root.setURL(Self.set).appendingPathComponent(CompactIndexFile.temporaryPrefix + "999-1")
+        try Data("half".utf8).write(to: leftover)
         #expect(try served(root)[0].contains(" 201 "))
         #expect(try Data(contentsOf: cacheURL(root)) != before)
         let cached = try #require(try freshCache(root))

@@ -48,7 +48,7 @@ enum CompactIndex {
         let settingsJSON = String(decoding: try RecordVisitor.sortedEncoder.encode(settings), as: UTF8.self)
         var counter = UseCounter()
         counter.string(settingsJSON)
-        var visitor = RecordVisitor()
+        let visitor = RecordVisitor()
         for stub in file.stubs { try visitor.visit(stub, into: &counter) }
         var writer = RecordWriter(counts: counter)
         let settingsID = writer.stringID(settingsJSON)

@@ -55,10 +55,21 @@ public enum CompactIndexFile {
         do {
             try FileSystem.write(Data(bytes), to: temporary)
             try FileSystem.rename(temporary, to: folder.appendingPathComponent(name).path)
+            removeTemporaryFiles(in: folder)
             return true
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             return false
+        }
+    }
+
+    /// Removes every cache being written in `folder`: one left by a process killed between writing and renaming,
+    /// and one another start is writing at this moment (its rename then fails and it keeps serving: the cache just
+    /// written is as fresh as its own).
+    private static func removeTemporaryFiles(in folder: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name.hasPrefix(temporaryPrefix) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
     }
 }
