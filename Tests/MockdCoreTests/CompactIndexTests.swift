@@ -251,6 +251,19 @@ struct CompactIndexTests {
         #expect(!FileManager.default.fileExists(atPath: cacheURL(root).path))
     }
 
+    /// `mockd validate` checks every field of `index.json`, whatever a fresh cache holds.
+    @Test func validateReadsTheJSONEvenWithAFreshCache() throws {
+        let misspelt = Self.mixedIndex.replacingOccurrences(of: #""cors": true"#, with: #""corz": true"#)
+        let root = try root(index: misspelt)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let file = try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8))
+        let index = try #require(MappedFile(path: indexJSON(root).path))
+        #expect(CompactIndexFile.write(file, source: CompactIndexFile.source(of: index), folder: root.setURL(Self.set)))
+        #expect(try served(root).count == 3)
+        let validate = MockSetLoader(root: root, alwaysCheckUnknownFields: true, defersBodies: false)
+        #expect(throws: ConfigError.self) { try validate.load(set: Self.set) }
+    }
+
     /// Two starts at once on a set without a cache both serve it, and leave one whole cache.
     @Test func concurrentStartsBothServe() throws {
         let root = try root(index: Self.mixedIndex)

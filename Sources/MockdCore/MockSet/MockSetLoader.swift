@@ -68,7 +68,10 @@ public struct MockSetLoader: Sendable {
         let file: MockSetFile = try {
             let mapped = MappedFile(path: indexURL.path)
             source = mapped.map(CompactIndexFile.source(of:))
-            if let source, let cached = CompactIndexFile.read(folder: folder, source: source) {
+            // `mockd validate` reads the JSON: a cache made when a large index skipped the unknown-field check
+            // (serving) would hide a misspelt field from it.
+            if !alwaysCheckUnknownFields, let source, let cached = CompactIndexFile.read(folder: folder, source: source)
+            {
                 fromCache = true
                 return cached
             }
