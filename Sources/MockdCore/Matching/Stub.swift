@@ -6,11 +6,14 @@ import MockdPlatform
 ///
 /// Immutable once built; the position in the sequence lives in `SequenceCursors`, so several
 /// sessions can share one stub. Laid out for idle memory (a set can hold 100,000 stubs): the first response
-/// is stored inline, everything most stubs leave empty sits behind one optional reference, and the stub
-/// itself is the native-response slot of its first response — 192 bytes per plain stub instead of 336.
+/// is stored inline, everything most stubs leave empty sits behind one optional reference, what the stubs of one load
+/// share (the set name, the body files read on first use) sits in their `StubSource`, and the stub itself is the
+/// native-response slot of its first response — 184 bytes per plain stub instead of 336.
 public final class Stub: NativeResponseSlot {
-    /// The mock set this stub came from.
-    public let setName: String
+    // The order of the stored properties is the layout: the flag and the row fill the 7 bytes after `loadedFirst`'s
+    // 65, so a plain stub is 184 bytes (a 192-byte block of the allocator).
+    /// The set name and the body files read on first use, shared with the stubs loaded with this one.
+    private let source: StubSource
     public let key: RequestKey
     /// Constraints, request body and later sequence steps; `nil` for a plain one-response stub.
     private let extras: Extras?
@@ -18,11 +21,19 @@ public final class Stub: NativeResponseSlot {
     private let firstNative = NativeResponseStorage()
     /// The first response as loaded: complete, or for a deferred stub its placeholder (no body yet).
     private let loadedFirst: MockResponse
-    /// Body files read on first use (`DeferredResponses`); `nil` when every response was complete at load.
-    private let deferred: DeferredResponses?
     /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`); decided once
     /// (for a deferred stub when completed), as it is asked on every request.
     private let loadedIsStatic: Bool
+    /// The stub's row in `source.deferred` (body files read on first use), or `notDeferred` when every response was
+    /// complete at load.
+    private let deferredRow: UInt32
+    /// The responses completed from `source.deferred` on first use.
+    private let completed = DeferredResponses.CompletedCell()
+
+    private static let notDeferred = UInt32.max
+
+    /// The mock set this stub came from.
+    public var setName: String { source.setName }
 
     /// The fields a plain stub leaves empty.
     fileprivate final class Extras: Sendable {
@@ -65,34 +76,36 @@ public final class Stub: NativeResponseSlot {
     ) {
         self.init(
             id: id,
-            setName: setName,
+            source: StubSource(setName: setName),
             key: key,
             headerConstraints: headerConstraints,
             body: body,
             bodyContentType: bodyContentType,
             responses: responses,
             afterLast: afterLast,
-            deferred: nil
+            deferredRow: nil
         )
     }
 
-    /// A stub some of whose `responses` are placeholders completed by `deferred` on first use.
+    /// A stub some of whose `responses` are placeholders completed from row `deferredRow` of `source.deferred` on
+    /// first use (`nil`: every response is complete).
     init(
         id: String,
-        setName: String,
+        source: StubSource,
         key: RequestKey,
         headerConstraints: [HeaderConstraint],
         body: Data?,
         bodyContentType: String?,
         responses: [MockResponse],
         afterLast: ExhaustionPolicy,
-        deferred: DeferredResponses?,
+        deferredRow: UInt32?,
         sharing extrasCache: ConstraintExtrasCache? = nil,
         graphQL: GraphQLOperation? = nil
     ) {
         precondition(!responses.isEmpty, "a stub needs at least one response")
-        self.deferred = deferred
-        self.setName = setName
+        precondition(deferredRow == nil || source.deferred != nil, "a deferred stub needs its source's body files")
+        self.source = source
+        self.deferredRow = deferredRow ?? Stub.notDeferred
         self.key = key
         var stamped = responses
         for index in stamped.indices { stamped[index].stubID = id }
@@ -128,25 +141,35 @@ public final class Stub: NativeResponseSlot {
 
     /// The first response of the sequence (for most stubs the only one).
     public var firstResponse: MockResponse {
-        guard let deferred else { return loadedFirst }
-        return deferred.responses(self.loadedResponses).first
+        guard isDeferred else { return loadedFirst }
+        return completedResponses().first
+    }
+
+    /// Whether some response is completed on first use (its body file is read then).
+    @inline(__always) private var isDeferred: Bool { deferredRow != Stub.notDeferred }
+
+    /// The completed responses of a deferred stub, completed now if this is the first use.
+    @inline(__always)
+    private func completedResponses() -> DeferredResponses.Completed {
+        if let done = completed.load() { return done }
+        return source.deferred!.complete(row: deferredRow, loadedResponses, into: completed)
     }
 
     /// The first response when the answer never depends on how often the stub was hit (no sequence, no
     /// `{{counter}}`), else `nil`. Asked on every request: one look at a deferred stub's completed responses.
     var staticFirstResponse: MockResponse? {
-        guard let deferred else { return loadedIsStatic ? loadedFirst : nil }
-        let first = deferred.responses(self.loadedResponses).first
+        guard isDeferred else { return loadedIsStatic ? loadedFirst : nil }
+        let first = completedResponses().first
         // A body file that could not be read answers 500 and is tried again next time: never served as loaded.
-        guard deferred.isCompleted else { return nil }
+        guard completed.load() != nil else { return nil }
         return Stub.isStatic(first: first, count: responseCount, afterLast: afterLast) ? first : nil
     }
 
     /// Whether the stub answers with its first response exactly as loaded (static and plain: `MockEngine.asLoaded`
     /// gives `.stub`), and will for its whole life: `false` while a deferred body is unread or failed to read.
     var answersAsLoadedForGood: Bool {
-        guard let deferred else { return loadedIsStatic && loadedFirst.isPlain }
-        guard let completed = deferred.publishedCompleted else { return false }
+        guard isDeferred else { return loadedIsStatic && loadedFirst.isPlain }
+        guard let completed = completed.load() else { return false }
         return completed.first.isPlain
             && Stub.isStatic(first: completed.first, count: responseCount, afterLast: afterLast)
     }
@@ -172,14 +195,14 @@ public final class Stub: NativeResponseSlot {
     public var responseCount: Int { 1 + (extras?.laterResponses.count ?? 0) }
     /// The response of sequence step `step` (0-based, below `responseCount`).
     public func response(_ step: Int) -> MockResponse {
-        guard let deferred else { return step == 0 ? loadedFirst : extras!.laterResponses[step - 1] }
-        let completed = deferred.responses(self.loadedResponses)
+        guard isDeferred else { return step == 0 ? loadedFirst : extras!.laterResponses[step - 1] }
+        let completed = completedResponses()
         return step == 0 ? completed.first : completed.later[step - 1]
     }
     /// The response sequence; never empty.
     public var responses: [MockResponse] {
-        guard let deferred else { return loadedResponses }
-        let completed = deferred.responses(self.loadedResponses)
+        guard isDeferred else { return loadedResponses }
+        let completed = completedResponses()
         return [completed.first] + completed.later
     }
 
@@ -187,7 +210,7 @@ public final class Stub: NativeResponseSlot {
     /// While a deferred body file cannot be read, a slot of the request's own: the 500 it answers is never kept for
     /// later requests (`loadedStatus` is the stub's own status, and the file may be back by then).
     func nativeSlot(_ step: Int) -> any NativeResponseSlot {
-        if let deferred, !deferred.isCompleted { return NativeResponseBox() }
+        if isDeferred, completed.load() == nil { return NativeResponseBox() }
         return step == 0 ? self : extras!.laterSlots[step - 1]
     }
 
@@ -202,7 +225,10 @@ public final class Stub: NativeResponseSlot {
         firstNative.store(pointer, release: release)
     }
 
-    deinit { firstNative.releaseStored() }
+    deinit {
+        firstNative.releaseStored()
+        completed.releaseStored()
+    }
 
     /// How many constraints beyond the key this stub imposes; more specific stubs win.
     var specificity: Int {

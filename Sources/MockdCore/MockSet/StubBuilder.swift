@@ -37,6 +37,8 @@ struct StubBuilder: Sendable {
         var constraintLines: [String: HeaderConstraint] = [:]
         var offeredTypes: [String: String?] = [:]
         let extras = ConstraintExtrasCache()
+        /// The set name and the rows of the body files read on first use, shared by the stubs this thread builds.
+        let source: StubSource
     }
 
     /// The stubs of `entries[range]`, in order.
@@ -46,7 +48,13 @@ struct StubBuilder: Sendable {
     /// - Throws: `ConfigError` for the first invalid entry in `range`, or `ConfigErrors` (in index order) when a load
     ///   that reads every body finds more than one.
     func build(_ entries: [MockSetFile.StubEntry], _ range: Range<Int>) throws -> [Stub] {
-        var interning = Interning()
+        var interning = Interning(
+            source: StubSource(
+                setName: setName,
+                deferred: deferred.map { DeferredResponses(context: $0, expectedRows: range.count) }
+            )
+        )
+        defer { interning.source.deferred?.finish() }
         var stubs: [Stub] = []
         stubs.reserveCapacity(range.count)
         var problems: [ConfigError] = []
@@ -109,15 +117,14 @@ struct StubBuilder: Sendable {
         }
         return Stub(
             id: id,
-            setName: setName,
+            source: interning.source,
             key: key,
             headerConstraints: shared(constraints, interning: &interning),
             body: canonicalBody,
             bodyContentType: bodyContentType,
             responses: responses,
             afterLast: entry.afterLast ?? .repeatLast,
-            deferred: pendingBodies.contains { $0 != nil }
-                ? DeferredResponses(context: deferred!, pending: pendingBodies) : nil,
+            deferredRow: pendingBodies.contains { $0 != nil } ? interning.source.deferred!.append(pendingBodies) : nil,
             sharing: interning.extras,
             graphQL: graphQL
         )

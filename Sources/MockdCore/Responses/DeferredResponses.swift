@@ -2,27 +2,36 @@ import Foundation
 import MockdFormat
 import MockdPlatform
 
-/// A stub's responses whose body files are read when the stub first answers, not when the set loads: a start with
-/// 100,000 imported stubs (one body file each) then makes no system call per body file, and an idle daemon holds no
-/// body it has not served.
+/// The responses of the stubs one loading thread built whose body files are read when a stub first answers, not when
+/// the set loads: a start with 100,000 imported stubs (one body file each) then makes no system call per body file,
+/// and an idle daemon holds no body it has not served.
 ///
 /// What the loader built from the index (status, headers, fault, `miss`, recorded time, the stub id) is kept as a
-/// placeholder response per step; the placeholders are completed here in the order the eager loader uses (body,
-/// its `{{placeholders}}`, the step's `templated` mode, recorded origins' URLs), so a deferred stub answers with the
-/// same bytes an eagerly loaded one would. The body file was not looked at during the load (only its path as
+/// placeholder response per step in the stub; the placeholders are completed here in the order the eager loader uses
+/// (body, its `{{placeholders}}`, the step's `templated` mode, recorded origins' URLs), so a deferred stub answers
+/// with the same bytes an eagerly loaded one would. The body file was not looked at during the load (only its path as
 /// written, `BodyFileReader.mayDefer`): it is opened here, relative to the set folder as loaded
 /// (`BodyFileReader.readOnFirstUse`); a file of 1 MiB or more is then served from disk, as at load.
 ///
-/// The completed responses are published once (a compare-and-exchange of one address); two threads completing at
-/// once both read the file and the first result is kept. A file that cannot be read (missing, unreadable, outside
+/// Laid out for idle memory: one row per deferred stub, in columns (the first step's path in one byte arena, its
+/// `templated` mode, its entry), shared by the stubs of one loading thread; a stub keeps its row and its completed
+/// responses (`CompletedCell`). An object and a path string per stub were 144 of a 100,000-stub set's ~380 bytes per
+/// stub; a row is the path's bytes and 9 more. Later steps' body files (sequences, rare) are kept per row as they are.
+///
+/// The completed responses are published once per stub (a compare-and-exchange of one address); two threads completing
+/// at once both read the file and the first result is kept. A file that cannot be read (missing, unreadable, outside
 /// the set folder, or gone since the start) answers 500 with the one-line error `mockd validate` gives for it
 /// (`mocks/web/index.json: stubs[2].responses[0].bodyFile: body file 'bodies/c.json' not found`), and is tried again
 /// on the next request; the daemon keeps answering every other stub.
-final class DeferredResponses: Sendable {
+///
+/// Rows are added only by the loading thread that made the object (`append`, then `finish`), before any of its stubs
+/// is handed to another thread; from then on the columns are only read, which is why it may be shared
+/// (`@unchecked Sendable`).
+final class DeferredResponses: @unchecked Sendable {
     /// A response step's place in its index: the entry and the step, for error messages.
     struct StepLocation: Sendable {
-        private let entryIndex: Int32
-        private let stepIndex: Int32
+        fileprivate let entryIndex: Int32
+        fileprivate let stepIndex: Int32
 
         init(entry: Int, step: Int) {
             self.entryIndex = Int32(clamping: entry)
@@ -75,41 +84,127 @@ final class DeferredResponses: Sendable {
         }
     }
 
-    let context: Context
-    /// The first step's body file to read, or `nil` for a step built completely at load.
-    let firstPending: PendingBody?
-    /// The same for the later steps; empty (no storage) for the one-response stubs most sets are made of.
-    let laterPending: [PendingBody?]
-    /// The address of the completed responses, retained (an `Unmanaged<Completed>`), set once; 0 before. Not
+    /// Where a stub keeps its completed responses: the address of a retained `Completed`, set once; 0 before. Not
     /// `AtomicLazyReference`: its unspecialised `load()` looked up generic metadata on every request, a sixth of a
     /// matched request's own instructions (and it needs macOS 15, where `Atomic` is MockdPlatform's below that).
-    private let completed = Atomic<UInt>(0)
+    struct CompletedCell: ~Copyable, Sendable {
+        private let address = Atomic<UInt>(0)
 
-    /// - Parameter pending: One per step: the body file to read, or `nil` for a step that needed none.
-    init(context: Context, pending: [PendingBody?]) {
+        init() {}
+
+        /// The completed responses once published (a body that could not be read is never published), else `nil`.
+        @inline(__always)
+        func load() -> Completed? {
+            guard let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) else { return nil }
+            return Unmanaged<Completed>.fromOpaque(pointer).takeUnretainedValue()
+        }
+
+        /// Publishes `result` unless another thread did first; the responses every caller then shares.
+        fileprivate func publish(_ result: Completed) -> Completed {
+            let retained = UInt(bitPattern: Unmanaged.passRetained(result).toOpaque())
+            let (stored, earlier) = address.compareExchange(
+                expected: 0,
+                desired: retained,
+                ordering: .acquiringAndReleasing
+            )
+            if stored { return result }
+            Unmanaged<Completed>.fromOpaque(UnsafeRawPointer(bitPattern: retained)!).release()
+            return Unmanaged<Completed>.fromOpaque(UnsafeRawPointer(bitPattern: earlier)!).takeUnretainedValue()
+        }
+
+        /// Releases the published responses; called once, by the owner's `deinit`.
+        func releaseStored() {
+            if let pointer = UnsafeRawPointer(bitPattern: address.load(ordering: .acquiring)) {
+                Unmanaged<Completed>.fromOpaque(pointer).release()
+            }
+        }
+    }
+
+    let context: Context
+    /// The first steps' paths, one after another (UTF-8); row `r`'s ends at `pathEnds[r]`, starts where `r - 1`'s ends.
+    private var pathBytes: [UInt8] = []
+    private var pathEnds: [UInt32] = []
+    /// Per row: the first step's `templated` mode (`modeCodes`), or `noFirstBody` when its body was built at load.
+    private var modes: [UInt8] = []
+    /// Per row: the stub's entry in the index, for error messages.
+    private var entries: [Int32] = []
+    /// The later steps' body files of the rows that have later steps; absent for the one-response stubs most sets
+    /// are made of.
+    private var laterPending: [UInt32: [PendingBody?]] = [:]
+
+    private static let noFirstBody: UInt8 = .max
+    private static let modeCodes: [TemplateMode] = [.on, .off, .redactedOnly]
+
+    /// - Parameter expectedRows: Rows the loading thread will add, to reserve the columns at once.
+    init(context: Context, expectedRows: Int = 0) {
         self.context = context
-        self.firstPending = pending[0]
-        self.laterPending = pending.count > 1 ? Array(pending.dropFirst()) : []
+        pathEnds.reserveCapacity(expectedRows)
+        modes.reserveCapacity(expectedRows)
+        entries.reserveCapacity(expectedRows)
     }
 
-    /// The responses, completed now if this is the first use.
+    /// Adds the row of a stub's steps and returns it.
+    /// - Parameter pending: One per step: the body file to read, or `nil` for a step built completely at load; at
+    ///   least one is not `nil`.
+    func append(_ pending: [PendingBody?]) -> UInt32 {
+        let row = UInt32(pathEnds.count)
+        if let first = pending[0] {
+            pathBytes.append(contentsOf: first.relativePath.utf8)
+            modes.append(UInt8(Self.modeCodes.firstIndex(of: first.templated)!))
+        } else {
+            modes.append(Self.noFirstBody)
+        }
+        precondition(pathBytes.count < UInt32.max, "body file paths of one loading thread over 4 GiB")
+        pathEnds.append(UInt32(pathBytes.count))
+        entries.append(pending.lazy.compactMap { $0?.location.entryIndex }.first ?? 0)
+        if pending.count > 1 { laterPending[row] = Array(pending.dropFirst()) }
+        return row
+    }
+
+    /// Trims the columns to what the rows take (they grew by doubling); called once the loading thread added its last.
+    func finish() {
+        pathBytes = Self.trimmed(pathBytes)
+        pathEnds = Self.trimmed(pathEnds)
+        modes = Self.trimmed(modes)
+        entries = Self.trimmed(entries)
+    }
+
+    private static func trimmed<Element>(_ column: [Element]) -> [Element] {
+        guard column.capacity > column.count else { return column }
+        return [Element](unsafeUninitializedCapacity: column.count) { buffer, count in
+            _ = buffer.initialize(from: column)
+            count = column.count
+        }
+    }
+
+    /// Row `row`'s first step body file, or `nil` when it was built at load.
+    func firstPending(_ row: UInt32) -> PendingBody? {
+        let index = Int(row)
+        guard modes[index] != Self.noFirstBody else { return nil }
+        let start = index == 0 ? 0 : Int(pathEnds[index - 1])
+        return PendingBody(
+            relativePath: String(decoding: pathBytes[start..<Int(pathEnds[index])], as: UTF8.self),
+            templated: Self.modeCodes[Int(modes[index])],
+            location: StepLocation(entry: Int(entries[index]), step: 0)
+        )
+    }
+
+    /// Row `row`'s later steps' body files (`nil` for a step built at load); empty for a one-response stub.
+    func laterPending(_ row: UInt32) -> [PendingBody?] { laterPending[row] ?? [] }
+
+    /// Completes row `row`'s responses, publishing them in `cell` unless a body file could not be read.
     /// - Parameter placeholders: The stub's responses as loaded (every step, the first one first).
-    @inline(__always)
-    func responses(_ placeholders: @autoclosure () -> [MockResponse]) -> Completed {
-        if let done = loadCompleted() { return done }
-        return complete(placeholders())
-    }
-
-    /// Whether the responses are completed and kept: every body file was read. `false` before the first use and
-    /// while a body file cannot be read.
-    var isCompleted: Bool { loadCompleted() != nil }
-
-    private func complete(_ placeholders: [MockResponse]) -> Completed {
+    func complete(
+        row: UInt32,
+        _ placeholders: [MockResponse],
+        into cell: borrowing CompletedCell
+    ) -> Completed {
+        let pending = [firstPending(row)] + laterPending(row)
         var responses: [MockResponse] = []
         responses.reserveCapacity(placeholders.count)
         var failed = false
         for (step, placeholder) in placeholders.enumerated() {
-            guard let body = step == 0 ? firstPending : laterPending[step - 1] else {
+            guard let body = pending[step] else {
                 responses.append(placeholder)
                 continue
             }
@@ -127,38 +222,7 @@ final class DeferredResponses: Sendable {
         }
         let result = Completed(first: responses[0], later: Array(responses.dropFirst()))
         // A failed read is not kept: the next request tries the file again.
-        return failed ? result : storeCompleted(result)
-    }
-
-    /// The completed responses once published (a body that could not be read is never published), else `nil`.
-    var publishedCompleted: Completed? { loadCompleted() }
-
-    @inline(__always) private func loadCompleted() -> Completed? {
-        Self.completed(at: completed.load(ordering: .acquiring))
-    }
-
-    private func storeCompleted(_ result: Completed) -> Completed {
-        let retained = UInt(bitPattern: Unmanaged.passRetained(result).toOpaque())
-        let (stored, earlier) = completed.compareExchange(
-            expected: 0,
-            desired: retained,
-            ordering: .acquiringAndReleasing
-        )
-        if stored { return result }
-        // Another thread completed it first: every caller shares that one.
-        Unmanaged<Completed>.fromOpaque(UnsafeRawPointer(bitPattern: retained)!).release()
-        return Self.completed(at: earlier)!
-    }
-
-    @inline(__always) private static func completed(at address: UInt) -> Completed? {
-        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
-        return Unmanaged<Completed>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    deinit {
-        if let pointer = UnsafeRawPointer(bitPattern: completed.load(ordering: .acquiring)) {
-            Unmanaged<Completed>.fromOpaque(pointer).release()
-        }
+        return failed ? result : cell.publish(result)
     }
 
     /// `placeholder` with the body of `body` and everything that depends on it, as `StubBuilder` does for a body
