@@ -13,7 +13,7 @@ struct DeferredRowsTests {
     private static func entry(_ index: Int) -> String {
         let modes = [#""#, #", "templated": false"#, #", "templated": "redacted""#]
         let mode = modes[index % 3]
-        let path = index % 7 == 0 ? "bodies/ü-\(index)-\(String(repeating: "x", count: index % 40)).json" : "b/\(index)"
+        let path = path(index)
         let file = #"{"bodyFile": "\#(path)", "headers": ["Content-Type: application/json"]\#(mode)}"#
         let inline = #"{"status": 201, "body": "inline \#(index)"}"#
         let steps: String
@@ -25,8 +25,16 @@ struct DeferredRowsTests {
         return #"{"id": "s\#(index)", "request": {"method": "GET", "path": "/n/\#(index)"}, "responses": [\#(steps)]}"#
     }
 
+    /// Stub `i`'s body file: named after its id (`s12`) in a folder and with an ending, or alone, or not after it.
     private static func path(_ index: Int) -> String {
-        index % 7 == 0 ? "bodies/ü-\(index)-\(String(repeating: "x", count: index % 40)).json" : "b/\(index)"
+        switch index % 7 {
+        case 0: "bodies/ü-\(index)-\(String(repeating: "x", count: index % 40)).json"
+        case 1: "bodies/s\(index).json"
+        case 2: "s\(index).txt"
+        case 3: "deep/er/s\(index)-v2"
+        case 4: "b/s\(index)"
+        default: "b/\(index)"
+        }
     }
 
     /// A set of `count` stubs under a fresh root; stub `i`'s body file holds a placeholder and a fake-value one.
@@ -79,11 +87,11 @@ struct DeferredRowsTests {
         let root = try Self.makeRoot(count: count)
         defer { try? FileManager.default.removeItem(at: root.url) }
         let stubs = try MockSetLoader(root: root).load(set: "s")
-        for index in [7, 13, 4095, count - 3] {
+        for index in [7, 8, 9, 13, 4095, count - 3] {
             try FileManager.default.removeItem(at: root.url.appendingPathComponent("mocks/s/" + Self.path(index)))
         }
         let step = { (index: Int) in index % 10 == 3 ? 1 : 0 }
-        for index in [7, 13, 4095, count - 3] {
+        for index in [7, 8, 9, 13, 4095, count - 3] {
             let answer = stubs[index].response(step(index))
             #expect(answer.status == 500)
             let text = String(decoding: answer.body, as: UTF8.self)
@@ -96,7 +104,8 @@ struct DeferredRowsTests {
             // Not kept: the file back, the next use reads it.
             #expect(!stubs[index].answersAsLoadedForGood)
         }
-        #expect(String(decoding: stubs[8].firstResponse.body, as: UTF8.self) == #"{"n": 8, "at": "{{now}}"}"#)
+        #expect(String(decoding: stubs[15].firstResponse.body, as: UTF8.self) == #"{"n": 15, "at": "{{now}}"}"#)
+        #expect(String(decoding: stubs[16].firstResponse.body, as: UTF8.self) == #"{"n": 16, "at": "{{now}}"}"#)
     }
 
     @Test func severalThreadsUsingAStubFirstAtOnceGetOneAnswer() throws {

@@ -124,7 +124,8 @@ struct StubBuilder: Sendable {
             bodyContentType: bodyContentType,
             responses: responses,
             afterLast: entry.afterLast ?? .repeatLast,
-            deferredRow: pendingBodies.contains { $0 != nil } ? interning.source.deferred!.append(pendingBodies) : nil,
+            deferredRow: pendingBodies.contains { $0 != nil }
+                ? interning.source.deferred!.append(pendingBodies, stubID: id) : nil,
             sharing: interning.extras,
             graphQL: graphQL
         )

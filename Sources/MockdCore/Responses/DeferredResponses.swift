@@ -122,10 +122,15 @@ final class DeferredResponses: @unchecked Sendable {
 
     let context: Context
     /// The first steps' paths, one after another (UTF-8); row `r`'s ends at `pathEnds[r]`, starts where `r - 1`'s ends.
+    /// Empty for a path named after its stub (`affixes`).
     private var pathBytes: [UInt8] = []
     private var pathEnds: [UInt32] = []
     /// Per row: the first step's `templated` mode (`modeCodes`), or `noFirstBody` when its body was built at load.
     private var modes: [UInt8] = []
+    /// Per row: for a path that is a folder, the stub's id and an ending (`bodies/GET_users.json`: how `import-har`
+    /// and `record` name body files), that folder and ending in `affixPairs`; `notAffixed` for a path kept whole.
+    private var affixes: [UInt8] = []
+    private var affixPairs: [(folder: [UInt8], ending: [UInt8])] = []
     /// Per row: the stub's entry in the index, for error messages.
     private var entries: [Int32] = []
     /// The later steps' body files of the rows that have later steps; absent for the one-response stubs most sets
@@ -133,32 +138,81 @@ final class DeferredResponses: @unchecked Sendable {
     private var laterPending: [UInt32: [PendingBody?]] = [:]
 
     private static let noFirstBody: UInt8 = .max
+    private static let notAffixed: UInt8 = .max
     private static let modeCodes: [TemplateMode] = [.on, .off, .redactedOnly]
+
+    private static func modeCode(_ mode: TemplateMode) -> UInt8 {
+        switch mode {
+        case .on: 0
+        case .off: 1
+        case .redactedOnly: 2
+        }
+    }
 
     /// - Parameter expectedRows: Rows the loading thread will add, to reserve the columns at once.
     init(context: Context, expectedRows: Int = 0) {
         self.context = context
         pathEnds.reserveCapacity(expectedRows)
         modes.reserveCapacity(expectedRows)
+        affixes.reserveCapacity(expectedRows)
         entries.reserveCapacity(expectedRows)
     }
 
     /// Adds the row of a stub's steps and returns it.
-    /// - Parameter pending: One per step: the body file to read, or `nil` for a step built completely at load; at
-    ///   least one is not `nil`.
-    func append(_ pending: [PendingBody?]) -> UInt32 {
+    /// - Parameters:
+    ///   - pending: One per step: the body file to read, or `nil` for a step built completely at load; at least one is
+    ///     not `nil`.
+    ///   - stubID: The stub's id, which every response of the stub carries (`MockResponse.stubID`).
+    func append(_ pending: [PendingBody?], stubID: String) -> UInt32 {
         let row = UInt32(pathEnds.count)
         if let first = pending[0] {
-            pathBytes.append(contentsOf: first.relativePath.utf8)
-            modes.append(UInt8(Self.modeCodes.firstIndex(of: first.templated)!))
+            let affix = affix(of: first.relativePath, stubID: stubID)
+            if affix == Self.notAffixed { pathBytes.append(contentsOf: first.relativePath.utf8) }
+            affixes.append(affix)
+            modes.append(Self.modeCode(first.templated))
         } else {
+            affixes.append(Self.notAffixed)
             modes.append(Self.noFirstBody)
         }
         precondition(pathBytes.count < UInt32.max, "body file paths of one loading thread over 4 GiB")
         pathEnds.append(UInt32(pathBytes.count))
-        entries.append(pending.lazy.compactMap { $0?.location.entryIndex }.first ?? 0)
+        var entry: Int32 = 0
+        for step in pending {
+            if let step {
+                entry = step.location.entryIndex
+                break
+            }
+        }
+        entries.append(entry)
         if pending.count > 1 { laterPending[row] = Array(pending.dropFirst()) }
         return row
+    }
+
+    /// The `affixPairs` index of `path` as folder, `stubID` and ending (`bodies/` + `GET_users` + `.json`), or
+    /// `notAffixed`. Compared as bytes: a path the index spells differently from the id is kept whole.
+    private func affix(of path: String, stubID: String) -> UInt8 {
+        var path = path
+        var stubID = stubID
+        // On the bytes in place: the generic UTF-8 view algorithms cost ~5,000 instructions per stub at start.
+        return path.withUTF8 { bytes in stubID.withUTF8 { id in affix(of: bytes, id: id) } }
+    }
+
+    private func affix(of bytes: UnsafeBufferPointer<UInt8>, id: UnsafeBufferPointer<UInt8>) -> UInt8 {
+        var nameStart = bytes.count
+        while nameStart > 0, bytes[nameStart - 1] != UInt8(ascii: "/") { nameStart -= 1 }
+        let endingStart = nameStart + id.count
+        guard !id.isEmpty, endingStart < bytes.count, bytes[nameStart..<endingStart].elementsEqual(id) else {
+            return Self.notAffixed
+        }
+        let folder = bytes[..<nameStart]
+        let ending = bytes[endingStart...]
+        for (index, pair) in affixPairs.enumerated()
+        where pair.folder.elementsEqual(folder) && pair.ending.elementsEqual(ending) {
+            return UInt8(index)
+        }
+        guard affixPairs.count < Int(Self.notAffixed) else { return Self.notAffixed }
+        affixPairs.append((Array(folder), Array(ending)))
+        return UInt8(affixPairs.count - 1)
     }
 
     /// Trims the columns to what the rows take (they grew by doubling); called once the loading thread added its last.
@@ -166,6 +220,7 @@ final class DeferredResponses: @unchecked Sendable {
         pathBytes = Self.trimmed(pathBytes)
         pathEnds = Self.trimmed(pathEnds)
         modes = Self.trimmed(modes)
+        affixes = Self.trimmed(affixes)
         entries = Self.trimmed(entries)
     }
 
@@ -178,12 +233,20 @@ final class DeferredResponses: @unchecked Sendable {
     }
 
     /// Row `row`'s first step body file, or `nil` when it was built at load.
-    func firstPending(_ row: UInt32) -> PendingBody? {
+    /// - Parameter stubID: The stub's id, as given to `append`.
+    func firstPending(_ row: UInt32, stubID: String) -> PendingBody? {
         let index = Int(row)
         guard modes[index] != Self.noFirstBody else { return nil }
-        let start = index == 0 ? 0 : Int(pathEnds[index - 1])
+        let path: String
+        if affixes[index] != Self.notAffixed {
+            let pair = affixPairs[Int(affixes[index])]
+            path = String(decoding: pair.folder + Array(stubID.utf8) + pair.ending, as: UTF8.self)
+        } else {
+            let start = index == 0 ? 0 : Int(pathEnds[index - 1])
+            path = String(decoding: pathBytes[start..<Int(pathEnds[index])], as: UTF8.self)
+        }
         return PendingBody(
-            relativePath: String(decoding: pathBytes[start..<Int(pathEnds[index])], as: UTF8.self),
+            relativePath: path,
             templated: Self.modeCodes[Int(modes[index])],
             location: StepLocation(entry: Int(entries[index]), step: 0)
         )
@@ -199,7 +262,7 @@ final class DeferredResponses: @unchecked Sendable {
         _ placeholders: [MockResponse],
         into cell: borrowing CompletedCell
     ) -> Completed {
-        let pending = [firstPending(row)] + laterPending(row)
+        let pending = [firstPending(row, stubID: placeholders[0].stubID ?? "")] + laterPending(row)
         var responses: [MockResponse] = []
         responses.reserveCapacity(placeholders.count)
         var failed = false
