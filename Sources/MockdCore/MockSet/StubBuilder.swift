@@ -368,8 +368,9 @@ struct StubBuilder: Sendable {
             bodyReader.mayDefer(file)
         {
             // Read on first use; what depends on the bytes is done then (`DeferredResponses`).
+            // Not detached: the row copies the bytes (`DeferredResponses.append`).
             let pending = DeferredResponses.PendingBody(
-                relativePath: file.detached,
+                relativePath: file,
                 templated: step.templated ?? .on,
                 location: location
             )

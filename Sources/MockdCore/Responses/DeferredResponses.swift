@@ -184,7 +184,14 @@ final class DeferredResponses: @unchecked Sendable {
             }
         }
         entries.append(entry)
-        if pending.count > 1 { laterPending[row] = Array(pending.dropFirst()) }
+        if pending.count > 1 {
+            // Kept as they are: in storage of their own, not the decoded index's (`String.detached`).
+            laterPending[row] = pending.dropFirst().map { step in
+                step.map {
+                    PendingBody(relativePath: $0.relativePath.detached, templated: $0.templated, location: $0.location)
+                }
+            }
+        }
         return row
     }
 
