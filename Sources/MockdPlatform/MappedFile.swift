@@ -6,8 +6,9 @@ import Foundation  // POSIX: mmap, munmap
 /// as the object.
 ///
 /// The mapping is private: a file replaced on disk (written beside and renamed over, as mockd writes its files)
-/// leaves the mapped pages as they were. A file truncated in place while mapped faults on access past its new end;
-/// mockd maps only what it reads at once (`index.json` and its cache at a start) and lets go right after.
+/// leaves the mapped pages as they were. A file truncated in place while mapped kills the reader (SIGBUS) on access
+/// past its new end: mockd maps only files it writes itself by rename (a set's compact index, the `index.json` it
+/// has just written), never one a user edits in place.
 public final class MappedFile: @unchecked Sendable {
     // @unchecked: the pages are read-only and never remapped.
     /// The first byte; valid for `count` bytes while the object lives.

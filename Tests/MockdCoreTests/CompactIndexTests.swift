@@ -278,6 +278,53 @@ struct CompactIndexTests {
         #expect(try temporaryFiles(root).isEmpty)
     }
 
+    /// An editor saving `index.json` in place (truncate, then write) while a start reads it: each load serves the
+    /// whole set or throws a `ConfigError`; none kills the process (a mapped file cut short under its reader does,
+    /// with SIGBUS).
+    @Test func indexJSONRewrittenInPlaceDuringLoadsNeverKillsTheProcess() throws {
+        let stubs = (0..<6_000).map { index in
+            MockSetFile.StubEntry(
+                id: "s\(index)",
+                request: .init(method: "GET", path: "/items/\(index)", headers: ["Accept: application/json"]),
+                responses: [.init(status: 200, headers: ["Content-Type: application/json"], body: "{}")]
+            )
+        }
+        let bytes = try JSONEncoder().encode(MockSetFile(stubs: stubs))
+        let root = try root(index: String(decoding: bytes, as: UTF8.self))
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let path = indexJSON(root).path
+        let done = Mutex(false)
+        let writer = Thread {
+            while !done.withLock({ $0 }) {
+                // In place, as an editor without atomic saves writes: the file is empty, then grows again.
+                guard let file = try? FileDescriptor.open(path, .replace(permissions: 0o644)) else { continue }
+                bytes.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let piece = min(64 * 1024, raw.count - offset)
+                        _ = file.write(raw.baseAddress! + offset, count: piece)
+                        offset += piece
+                    }
+                }
+                file.close()
+            }
+        }
+        writer.start()
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<200 {
+            do {
+                let count = try MockSetLoader(root: root).load(set: Self.set).count
+                outcomes[count == stubs.count ? "whole" : "count \(count)", default: 0] += 1
+            } catch is ConfigError {
+                outcomes["error", default: 0] += 1
+            }
+        }
+        done.withLock { $0 = true }
+        while writer.isExecuting { usleep(1_000) }
+        #expect(Set(outcomes.keys).isSubset(of: ["whole", "error"]), "\(outcomes)")
+        #expect(outcomes.values.reduce(0, +) == 200)
+    }
+
     /// Every command that writes a set (import-har, --merge, record, refresh, import-wiremock, import-openapi) writes
     /// it through `MockSetWriter`, which leaves a cache fresh for the new `index.json`, replacing a set's old one.
     @Test func mockSetWriterLeavesAFreshCache() throws {

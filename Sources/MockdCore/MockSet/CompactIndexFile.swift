@@ -26,6 +26,11 @@ public enum CompactIndexFile {
         CompactIndex.Source(indexSize: UInt64(index.count), indexHash: ContentHash.of(index.bytes))
     }
 
+    /// The size and digest of `index` (the bytes of `index.json`), as `source(of:)` gives them for the file.
+    static func source(of index: Data) -> CompactIndex.Source {
+        index.withUnsafeBytes { CompactIndex.Source(indexSize: UInt64($0.count), indexHash: ContentHash.of($0)) }
+    }
+
     /// The set read from `folder`'s compact index when it was made from that `index.json` by this mockd and is
     /// intact (`source`: `index.json` now); else `nil` (missing, unreadable, damaged, of another revision or version, or made from another index).
     static func read(folder: URL, source: CompactIndex.Source) -> MockSetFile? {

@@ -62,20 +62,25 @@ public struct MockSetLoader: Sendable {
             )
         }
         // The compact index, when it was made from this `index.json` as it is now, spares the JSON scan.
-        // The mapping is let go as soon as the index is decoded.
+        // `index.json` is read, not mapped: users edit it in place, and a mapped file cut short under a reader
+        // kills the process (SIGBUS) where a read only sees fewer bytes.
         var source: CompactIndex.Source?
         var fromCache = false
         let file: MockSetFile = try {
-            let mapped = MappedFile(path: indexURL.path)
-            source = mapped.map(CompactIndexFile.source(of:))
+            let data = try ConfigFile.read(
+                at: indexURL,
+                display: indexName,
+                missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
+            )
+            let read = CompactIndexFile.source(of: data)
+            source = read
             // `mockd validate` reads the JSON: a cache made when a large index skipped the unknown-field check
             // (serving) would hide a misspelt field from it.
-            if !alwaysCheckUnknownFields, let source, let cached = CompactIndexFile.read(folder: folder, source: source)
-            {
+            if !alwaysCheckUnknownFields, let cached = CompactIndexFile.read(folder: folder, source: read) {
                 fromCache = true
                 return cached
             }
-            return try decodeIndex(mapped: mapped, url: indexURL, display: indexName, setName: name)
+            return try decodeIndex(data, display: indexName)
         }()
         guard file.acceptMatching == nil || ["negotiate", "exact"].contains(file.acceptMatching!) else {
             throw ConfigError(
@@ -117,16 +122,8 @@ public struct MockSetLoader: Sendable {
         return loaded
     }
 
-    /// `index.json` decoded from its bytes (`mapped`, else read now): the fast decoder, else `JSONDecoder` with the
-    /// unknown-field check.
-    private func decodeIndex(mapped: MappedFile?, url: URL, display: String, setName: String) throws -> MockSetFile {
-        let data =
-            try mapped.map { Data(bytes: $0.base, count: $0.count) }
-            ?? ConfigFile.read(
-                at: url,
-                display: display,
-                missing: "mock set '\(setName)' not found (create it with `mockd import-har FILE --set \(setName)`)"
-            )
+    /// `index.json` decoded from its bytes: the fast decoder, else `JSONDecoder` with the unknown-field check.
+    private func decodeIndex(_ data: Data, display: String) throws -> MockSetFile {
         if let fast = MockSetFastDecoder.decode(data) {
             // Holds only known fields (the fast decoder gives up on any other), so needs no unknown-field check.
             return fast
