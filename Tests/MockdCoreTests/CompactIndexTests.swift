@@ -113,6 +113,42 @@ struct CompactIndexTests {
         #expect(try CompactIndex.encode(file, source: source) == bytes)
     }
 
+    /// "é" as U+00E9 and as "e" + U+0301 are equal `String`s but other bytes: each stub gets back its own, in every
+    /// field a record holds, used once or by several stubs (shared).
+    @Test func stringsEqualOnlyUnderCanonicalEquivalenceKeepTheirBytes() throws {
+        func stub(_ id: String, _ text: String) -> MockSetFile.StubEntry {
+            MockSetFile.StubEntry(
+                id: id,
+                request: .init(method: "GET", path: "/\(text)", query: "q=\(text)", headers: ["Accept: \(text)"]),
+                responses: [
+                    .init(status: 200, headers: ["X-Name: \(text)"], bodyFile: "bodies/\(text).txt", body: text)
+                ]
+            )
+        }
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        for stubs in [
+            [stub("a", composed), stub("b", decomposed)],
+            [stub("a", composed), stub("b", decomposed), stub("c", composed), stub("d", decomposed)],
+        ] {
+            let file = MockSetFile(stubs: stubs)
+            let source = CompactIndex.Source(indexSize: 1, indexHash: (2, 3))
+            let bytes = try CompactIndex.encode(file, source: source)
+            let decoded = try #require(bytes.withUnsafeBytes { CompactIndex.decode($0, source: source) })
+            func fields(_ file: MockSetFile) -> [[UInt8]] {
+                file.stubs.flatMap { stub in
+                    let response = stub.responses.first
+                    return [
+                        stub.request.path, stub.request.query, stub.request.headers?.first, response?.headers?.first,
+                        response?.bodyFile, response?.body,
+                    ].map { Array(($0 ?? "-").utf8) }
+                }
+            }
+            #expect(fields(decoded) == fields(file))
+        }
+    }
+
     /// Large enough to be decoded on several threads, with shared and unique strings and lists.
     @Test func largeSetDecodesInSlicesAsJSON() throws {
         let stubs = (0..<(MockSetLoader.parallelBuildThreshold + 321)).map { index in

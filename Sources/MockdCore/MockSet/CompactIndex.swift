@@ -70,15 +70,15 @@ enum CompactIndex {
 
     /// Counts how often each string and list is used.
     struct UseCounter: RecordSink {
-        var strings: [String: Int] = [:]
-        var lists: [[String]: Int] = [:]
+        var strings: [ByteKey: Int] = [:]
+        var lists: [[ByteKey]: Int] = [:]
         mutating func word(_ value: UInt32) {}
         mutating func string(_ value: String?) {
-            if let value { strings[value, default: 0] += 1 }
+            if let value { strings[ByteKey(value), default: 0] += 1 }
         }
         mutating func list(_ value: [String]?) {
             guard let value else { return }
-            lists[value, default: 0] += 1
+            lists[value.map(ByteKey.init), default: 0] += 1
             for member in value { string(member) }
         }
     }
@@ -86,10 +86,10 @@ enum CompactIndex {
     /// Numbers strings and lists (those used more than once first) and appends records.
     struct RecordWriter: RecordSink {
         let counts: UseCounter
-        var stringIDs: [String: UInt32] = [:]
+        var stringIDs: [ByteKey: UInt32] = [:]
         var arena: [UInt8] = []
         var stringEnds: [UInt32] = []
-        var listIDs: [[String]: UInt32] = [:]
+        var listIDs: [[ByteKey]: UInt32] = [:]
         var listMembers: [UInt32] = []
         var listEnds: [UInt32] = []
         var records: [UInt32] = []
@@ -103,25 +103,27 @@ enum CompactIndex {
             sharedStrings = shared.count
             let sharedListValues = counts.lists.filter { $0.value > 1 }.keys.sorted { $0.lexicographicallyPrecedes($1) }
             sharedLists = sharedListValues.count
-            for value in shared { _ = addString(value) }
-            for value in sharedListValues { _ = addList(value) }
+            for value in shared { _ = addString(value.value) }
+            for value in sharedListValues { _ = addList(value.map(\.value)) }
         }
 
         private mutating func addString(_ value: String) -> UInt32 {
-            if let id = stringIDs[value] { return id }
+            let key = ByteKey(value)
+            if let id = stringIDs[key] { return id }
             let id = UInt32(stringEnds.count)
             arena.append(contentsOf: value.utf8)
             stringEnds.append(UInt32(arena.count))
-            if counts.strings[value, default: 0] > 1 { stringIDs[value] = id }
+            if counts.strings[key, default: 0] > 1 { stringIDs[key] = id }
             return id
         }
 
         private mutating func addList(_ value: [String]) -> UInt32 {
-            if let id = listIDs[value] { return id }
+            let key = value.map(ByteKey.init)
+            if let id = listIDs[key] { return id }
             let id = UInt32(listEnds.count)
             for member in value { listMembers.append(addString(member)) }
             listEnds.append(UInt32(listMembers.count))
-            if counts.lists[value, default: 0] > 1 { listIDs[value] = id }
+            if counts.lists[key, default: 0] > 1 { listIDs[key] = id }
             return id
         }
 

@@ -1,0 +1,23 @@
+/// A string as a dictionary key compared by its UTF-8 bytes.
+///
+/// `String`'s own equality and hashing follow Unicode canonical equivalence, under which "é" (U+00E9) and "e" +
+/// U+0301 are one key: a table keyed by `String` gives the second string the first one's bytes (another body, header
+/// or file name), where a mock set must give back each string as recorded.
+struct ByteKey: Hashable, Comparable {
+    let value: String
+
+    init(_ value: String) { self.value = value }
+
+    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.value.utf8.elementsEqual(rhs.value.utf8) }
+
+    /// Byte order (UTF-8 order is code point order).
+    static func < (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var value = value  // `withUTF8` makes a bridged or foreign string contiguous first
+        value.withUTF8 { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        }
+    }
+}
