@@ -44,7 +44,7 @@ extension HARCompiler {
         let (status, partial) = wholeOrPartial(response, body: body, headers: &headers, entry: entry)
         var recorded = RecordedResponse(
             status: status,
-            headers: sharedHeaderLines.shared(headers),
+            headers: sharedHeaderLines.shared(ByteKeys(headers)).values,
             body: body,
             mimeType: mimeType,
             time: entry.time

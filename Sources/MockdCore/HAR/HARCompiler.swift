@@ -36,8 +36,9 @@ public struct HARCompiler {
     /// Entries whose body the HAR did not capture.
     var missingBodies: [Int] = []
     var webSocketsWithoutFrames = 0
-    /// Header lines and constraints recur on most entries: each distinct list is kept once, shared by its stubs.
-    var sharedHeaderLines = ValueInterner<[String]>()
+    /// Header lines and constraints recur on most entries: each distinct list is kept once, shared by its stubs
+    /// (lines by their bytes: a recorded "é" as e + U+0301 is written as recorded, not as another entry's U+00E9).
+    var sharedHeaderLines = ValueInterner<ByteKeys>()
     var sharedConstraints = ValueInterner<[HeaderConstraint]>()
     var sawCacheBuster = false
     /// Entries a producer marked failed (`_error`, `_failureText`) whose answer needs no body: served as recorded.
@@ -169,7 +170,7 @@ public struct HARCompiler {
             if let graphQL = request.graphQL { ordered[position].graphQLOperations.append(graphQL.operation) }
         } else {
             let constraints = sharedConstraints.shared(request.constraints)
-            let lines = sharedHeaderLines.shared(request.constraintLines)
+            let lines = sharedHeaderLines.shared(ByteKeys(request.constraintLines)).values
             groups[GroupKey(key: request.key, constraints: constraints, graphQL: groupKey.graphQL)] = ordered.count
             var group = Group(
                 key: request.key,

@@ -51,7 +51,7 @@ extension BodyFileReader {
         func unreadable() -> ConfigError {
             ConfigError(.unreadable, file: indexName, jsonPath: jsonPath(), message: "cannot read '\(relativePath)'")
         }
-        if let cached = cache.withLock({ $0[relativePath] }) { return (cached.data, cached.template, nil) }
+        if let cached = cache.withLock({ $0[ByteKey(relativePath)] }) { return (cached.data, cached.template, nil) }
         guard let directory else {
             return try readParsedOrReference(
                 relativePath,

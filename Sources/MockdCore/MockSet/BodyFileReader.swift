@@ -7,7 +7,8 @@ import MockdPlatform
 final class BodyFileReader: Sendable {
     let folder: URL
     let resolvedFolder: String
-    let cache = Mutex<[String: (data: Data, template: Template?)]>([:])
+    /// Keyed by the path's bytes: "é" and "e" + U+0301 name two files (`ByteKey`).
+    let cache = Mutex<[ByteKey: (data: Data, template: Template?)]>([:])
     /// Directories of body files (relative) and whether they resolve inside the folder; see `mayDefer`.
     let checkedDirectories = Mutex<[String: Bool]>([:])
     /// The set folder, held open while its stubs live (`nil` if it could not be opened): body files read on first
@@ -41,7 +42,8 @@ final class BodyFileReader: Sendable {
     /// The bytes of `relativePath` and their placeholders from the cache, or from `read` (then kept): each file is
     /// read and parsed once, and stubs sharing it share its bytes.
     func parsedOnce(_ relativePath: String, read: () throws -> Data) rethrows -> (data: Data, template: Template?) {
-        if let cached = cache.withLock({ $0[relativePath] }) { return cached }
+        let key = ByteKey(relativePath)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
         let data = try read()
         let parsed = (data, Template.parse(data))
         // Not kept while a placeholder is broken: a body read on first use refuses it, and the file fixed meanwhile
@@ -49,8 +51,8 @@ final class BodyFileReader: Sendable {
         if let problems = parsed.1?.problems, !problems.isEmpty { return parsed }
         // Two threads may read a file at once; the first copy stored is the one every stub shares.
         return cache.withLock { cache in
-            if let stored = cache[relativePath] { return stored }
-            cache[relativePath] = parsed
+            if let stored = cache[key] { return stored }
+            cache[key] = parsed
             return parsed
         }
     }

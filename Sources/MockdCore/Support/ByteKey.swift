@@ -21,3 +21,20 @@ struct ByteKey: Hashable, Comparable {
         }
     }
 }
+
+/// A list of strings as a dictionary key compared by their UTF-8 bytes, member by member (see `ByteKey`).
+struct ByteKeys: Hashable {
+    let values: [String]
+
+    init(_ values: [String]) { self.values = values }
+
+    static func == (lhs: ByteKeys, rhs: ByteKeys) -> Bool {
+        lhs.values.count == rhs.values.count
+            && zip(lhs.values, rhs.values).allSatisfy { ByteKey($0) == ByteKey($1) }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(values.count)
+        for value in values { ByteKey(value).hash(into: &hasher) }
+    }
+}
