@@ -16,8 +16,10 @@ import MockdFormat
 /// numbered first, so a decoding thread shares one copy of each (the builder then finds consecutive equal header
 /// lists by identity) and makes the others once, with no table.
 enum CompactIndex {
-    /// Bumped whenever the layout or the meaning of a record changes: a cache of another revision is never read.
-    static let revision: UInt64 = 1
+    /// Bumped whenever the layout or the meaning of a record changes, or caches already written may hold a writer's
+    /// fault: a cache of another revision is never read. 2: revision 1's writer merged strings equal only under
+    /// canonical equivalence (`ByteKey`).
+    static let revision: UInt64 = 2
     static let magic: UInt64 = 0x5844_4E49_444B_434F  // "OCKDINDX" read as little-endian bytes
     static let headerWords = 18
     /// Marks an absent optional string or list.
