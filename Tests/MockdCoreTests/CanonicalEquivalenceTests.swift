@@ -89,4 +89,30 @@ struct CanonicalEquivalenceTests {
             ]
         )
     }
+
+    /// A load shares equal response header lists between stubs; each stub still serves its own header bytes.
+    @Test func loadedStubsServeTheirOwnHeaderBytes() throws {
+        let url = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let folder = url.appendingPathComponent("mocks/s")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let names = [Self.composed, Self.decomposed, Self.composed, Self.decomposed]
+        let index = MockSetFile(
+            stubs: names.enumerated().map { number, name in
+                .init(
+                    id: "s\(number)",
+                    request: .init(method: "GET", path: "/\(number)"),
+                    responses: [
+                        .init(headers: ["Content-Disposition: attachment; filename=\"\(name).txt\""], body: "ok")
+                    ]
+                )
+            }
+        )
+        try JSONEncoder().encode(index).write(to: folder.appendingPathComponent("index.json"))
+        for defers in [true, false] {
+            let stubs = try MockSetLoader(root: MockdRoot(url: url), defersBodies: defers).load(set: "s")
+            let served = stubs.map { Array(($0.firstResponse.headers["content-disposition"] ?? "").utf8) }
+            #expect(served == names.map { Array("attachment; filename=\"\($0).txt\"".utf8) }, "defers \(defers)")
+        }
+    }
 }

@@ -28,7 +28,8 @@ struct StubBuilder: Sendable {
     /// with whether they hold placeholders; constraint lists (`Accept: application/json`) and the type each offers,
     /// kept and worked out once (the negotiation's parsing was a fifth of a 10,000-stub start).
     struct Interning {
-        var headers: [[String]: (headers: HTTPHeaders, hasPlaceholders: Bool)] = [:]
+        /// Keyed by bytes: lists equal only under canonical equivalence (`café` in NFC and NFD) are served as recorded.
+        var headers: [ByteKeys: (headers: HTTPHeaders, hasPlaceholders: Bool)] = [:]
         /// Consecutive stubs usually share a header list, so the last is compared before hashing.
         var lastHeaders: (lines: [String], headers: HTTPHeaders, hasPlaceholders: Bool)?
         var constraints: [[HeaderConstraint]: [HeaderConstraint]] = [:]
@@ -324,10 +325,10 @@ struct StubBuilder: Sendable {
         interning: inout Interning
     ) throws -> (HTTPHeaders, hasPlaceholders: Bool) {
         let isHead = method == "HEAD"
-        if !isHead, let last = interning.lastHeaders, last.lines == lines {
+        if !isHead, let last = interning.lastHeaders, ByteKeys.sameBytes(last.lines, lines) {
             return (last.headers, last.hasPlaceholders)
         }
-        if !isHead, let known = interning.headers[lines] {
+        if !isHead, let known = interning.headers[ByteKeys(lines)] {
             interning.lastHeaders = (lines, known.headers, known.hasPlaceholders)
             return known
         }
@@ -345,7 +346,7 @@ struct StubBuilder: Sendable {
         }
         let hasPlaceholders = headers.contains { $0.value.containsPlaceholderOpening }
         if !isHead {
-            interning.headers[lines] = (headers, hasPlaceholders)
+            interning.headers[ByteKeys(lines)] = (headers, hasPlaceholders)
             interning.lastHeaders = (lines, headers, hasPlaceholders)
         }
         return (headers, hasPlaceholders)

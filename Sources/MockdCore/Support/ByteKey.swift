@@ -1,3 +1,5 @@
+import Foundation  // memcmp
+
 /// A string as a dictionary key compared by its UTF-8 bytes.
 ///
 /// `String`'s own equality and hashing follow Unicode canonical equivalence, under which "é" (U+00E9) and "e" +
@@ -8,7 +10,20 @@ struct ByteKey: Hashable, Comparable {
 
     init(_ value: String) { self.value = value }
 
-    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.value.utf8.elementsEqual(rhs.value.utf8) }
+    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { sameBytes(lhs.value, rhs.value) }
+
+    /// Whether `lhs` and `rhs` hold the same UTF-8 bytes (one `memcmp`; `==` on `String` also takes canonically
+    /// equivalent spellings as equal).
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs  // `withUTF8` makes a bridged or foreign string contiguous first
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                left.count == right.count
+                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+    }
 
     /// Byte order (UTF-8 order is code point order).
     static func < (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8) }
@@ -28,9 +43,16 @@ struct ByteKeys: Hashable {
 
     init(_ values: [String]) { self.values = values }
 
-    static func == (lhs: ByteKeys, rhs: ByteKeys) -> Bool {
-        lhs.values.count == rhs.values.count
-            && zip(lhs.values, rhs.values).allSatisfy { ByteKey($0) == ByteKey($1) }
+    static func == (lhs: ByteKeys, rhs: ByteKeys) -> Bool { sameBytes(lhs.values, rhs.values) }
+
+    /// Whether the lists hold the same strings byte for byte; one buffer shared by both (an interned list) is equal
+    /// without a look at its strings.
+    static func sameBytes(_ lhs: [String], _ rhs: [String]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        let shared = lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress }
+        }
+        return shared || zip(lhs, rhs).allSatisfy { ByteKey.sameBytes($0, $1) }
     }
 
     func hash(into hasher: inout Hasher) {
