@@ -20,4 +20,25 @@ struct LogLineFormatTests {
         #expect(text.count == 24 && text.hasSuffix("Z"))
         #expect(parsed.timeIntervalSince(before) > -0.002 && parsed.timeIntervalSince(before) < 5)
     }
+
+    @Test func controlBytesOfTheTargetAndIdAreEscaped() {
+        let line = RequestLogLine(
+            method: "GET",
+            target: "/a\u{1B}[31mred\u{7F}\u{01}\té?q=1",
+            status: 200,
+            fault: nil,
+            answeredBy: "id\nfake",
+            elapsedMs: 0.5
+        )
+        #expect(line.message == #"GET /a\x1B[31mred\x7F\x01\x09é?q=1 200 id\x0Afake 0.50ms"#)
+        let plain = RequestLogLine(
+            method: "GET",
+            target: "/ok?q=ü",
+            status: 404,
+            fault: nil,
+            answeredBy: "unmatched",
+            elapsedMs: 1
+        )
+        #expect(plain.message == "GET /ok?q=ü 404 unmatched 1.00ms")
+    }
 }

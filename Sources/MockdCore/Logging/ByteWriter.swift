@@ -36,6 +36,29 @@ struct ByteWriter {
         for byte in text.utf8 { write(byte) }
     }
 
+    /// `text` with its control bytes (below 0x20, and DEL) written as `\xNN`: a request target or stub id written as
+    /// it came would move the operator's terminal (ANSI escapes) or start a line of its own. One scan when there is none.
+    mutating func writeEscapingControls(_ text: String) {
+        @inline(__always) func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+        let clean: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: isControl) else { return false }
+            write(bytes)
+            return true
+        }
+        if clean == true { return }
+        let hexDigits: StaticString = "0123456789ABCDEF"
+        for byte in text.utf8 {
+            guard isControl(byte) else {
+                write(byte)
+                continue
+            }
+            write(UInt8(ascii: "\\"))
+            write(UInt8(ascii: "x"))
+            write(hexDigits.utf8Start[Int(byte >> 4)])
+            write(hexDigits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+
     mutating func write(_ text: StaticString) {
         write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }

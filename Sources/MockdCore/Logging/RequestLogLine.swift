@@ -1,7 +1,8 @@
 import Foundation
 
 /// One answered request's log line: `GET /path?q=1 200 stub-id 0.42ms` — method, request-target as sent, status (or
-/// `fault=NAME`), who answered, and the time from the head's arrival to the answer in ms with two decimals.
+/// `fault=NAME`), who answered, and the time from the head's arrival to the answer in ms with two decimals. Control
+/// bytes of the target and the id are written as `\xNN`.
 ///
 /// Kept as its parts so that a sink writing bytes (`StderrLogSink`) formats it straight into its buffer; `message`
 /// is the same text as a string.
@@ -41,7 +42,7 @@ public struct RequestLogLine: Sendable {
     func write(to writer: inout ByteWriter) {
         writer.write(method)
         writer.write(UInt8(ascii: " "))
-        writer.write(target)
+        writer.writeEscapingControls(target)
         writer.write(UInt8(ascii: " "))
         if let fault {
             writer.write("fault=" as StaticString)
@@ -50,7 +51,7 @@ public struct RequestLogLine: Sendable {
             writer.writeDigits(status, width: 1)
         }
         writer.write(UInt8(ascii: " "))
-        writer.write(answeredBy)
+        writer.writeEscapingControls(answeredBy)
         writer.write(UInt8(ascii: " "))
         RequestLogLine.writeTwoDecimals(elapsedMs, to: &writer)
         writer.write("ms" as StaticString)
