@@ -73,12 +73,7 @@ extension RequestKey {
         RequestKey.mix(path, into: &hash)
         RequestKey.mix(query, into: &hash)
         RequestKey.mix(host, into: &hash)
-        hash ^= hash >> 33
-        hash &*= 0xff51_afd7_ed55_8ccd
-        hash ^= hash >> 33
-        hash &*= 0xc4ce_b9fe_1a85_ec53
-        hash ^= hash >> 33
-        return hash
+        return ContentHash.finish(hash)
     }
 
     @inline(__always)

@@ -18,8 +18,9 @@ enum ContentHash {
         return ((mixed << 31) | (mixed >> 33)) &* prime1
     }
 
-    /// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit.
-    private static func finish(_ value: UInt64) -> UInt64 {
+    /// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit. Also ends `RequestKey.routeHash`.
+    @inline(__always)
+    static func finish(_ value: UInt64) -> UInt64 {
         var hash = value
         hash ^= hash >> 33
         hash &*= 0xff51_afd7_ed55_8ccd
