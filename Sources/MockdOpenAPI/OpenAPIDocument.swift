@@ -1,4 +1,5 @@
 public import Foundation
+import MockdCore
 public import MockdFormat
 public import MockdSchema
 
@@ -38,13 +39,9 @@ public struct OpenAPIDocument: Sendable {
     ) throws(OpenAPIError) -> OpenAPIDocument {
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try UserFile.read(url, from: .argument)
         } catch {
-            throw OpenAPIError(
-                file: display,
-                location: "",
-                message: "cannot read the file (\(error.localizedDescription))"
-            )
+            throw OpenAPIError(file: display, location: "", message: "cannot read the file (\(error))")
         }
         let json: JSONValue
         let firstByte = data.first { ![0x20, 0x0A, 0x0D, 0x09, 0xEF, 0xBB, 0xBF].contains($0) }

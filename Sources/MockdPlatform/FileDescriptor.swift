@@ -150,6 +150,32 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return Int(info.st_size)
     }
 
+    /// What an open path is (`fstat(2)`), for naming a path that is not a file in an error.
+    public enum Kind: Sendable, Equatable {
+        /// A regular file of `size` bytes.
+        case regular(size: Int)
+        case folder
+        /// A pipe or FIFO (`/dev/stdin` of `cat x | mockd …`, `<(gunzip -c x.gz)`): read to its end.
+        case pipe
+        /// A terminal or other character device (`/dev/stdin` at a prompt, `/dev/null`): read to its end.
+        case characterDevice
+        /// A socket, block device or anything else: never read as a file.
+        case other
+    }
+
+    /// What the open descriptor is; `nil` when `fstat(2)` fails.
+    public func kind() -> Kind? {
+        var info = stat()
+        guard fstat(rawValue, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular(size: Int(info.st_size))
+        case S_IFDIR: return .folder
+        case S_IFIFO: return .pipe
+        case S_IFCHR: return .characterDevice
+        default: return .other
+        }
+    }
+
     /// Makes reads and writes on the descriptor return `EAGAIN` rather than wait (`fcntl(2)` `O_NONBLOCK`).
     public func setNonBlocking() {
         let flags = fcntl(rawValue, F_GETFL)

@@ -196,6 +196,47 @@ struct ImportCommandTests {
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("mocks").path))
     }
 
+    /// `gunzip -c traffic.har.gz | mockd import-har /dev/stdin`: a pipe is read to its end and imported as the file.
+    @Test func harFromAPipeIsImported() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("in.har")
+        try Self.har.write(to: file, atomically: true, encoding: .utf8)
+        let piped = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", "cat \"$1\" | \"$2\" import-har /dev/stdin --set piped --root \"$3\"", "sh", file.path,
+                Paths.mockdBinary.path, root.path,
+            ]
+        )
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let named = try ProcessRunner.mockd(["import-har", file.path, "--set", "named", "--root", root.path])
+        #expect(named.status == 0)
+        let mocks = root.appendingPathComponent("mocks")
+        #expect(
+            try Data(contentsOf: mocks.appendingPathComponent("piped/index.json"))
+                == Data(contentsOf: mocks.appendingPathComponent("named/index.json"))
+        )
+    }
+
+    /// A path that is not a readable file is named for what it is, in one line, never "error 256".
+    @Test func pathsThatAreNotFilesAreNamed() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("folder.har")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let har = try ProcessRunner.mockd(["import-har", folder.path, "--set", "s", "--root", root.path])
+        #expect(har.status == 1)
+        #expect(har.stderr == "mockd: \(folder.path): cannot read the file (is a folder, not a file)\n")
+
+        let configs = root.appendingPathComponent("configs")
+        try FileManager.default.createDirectory(at: configs, withIntermediateDirectories: true)
+        #expect(mkfifo(configs.appendingPathComponent("pipe.json").path, 0o644) == 0)
+        let scenario = try ProcessRunner.mockd(["validate", "--config", "pipe", "--root", root.path])
+        #expect(scenario.status == 1)
+        #expect(scenario.stderr == "mockd: configs/pipe.json: cannot read: is a pipe, not a regular file\n")
+    }
+
     @Test func unsafeSetNameIsAUsageError() throws {
         let result = try ProcessRunner.mockd(["import-har", "x.har", "--set", "../escape"])
         #expect(result.status == 64)

@@ -15,15 +15,14 @@ public enum ConfigFile {
         return (try decode(type, from: data, display: display), data)
     }
 
-    /// The file's bytes; `.fileNotFound` with `missing`, or `.unreadable`.
+    /// The file's bytes; `.fileNotFound` with `missing`, or `.unreadable` saying why (a folder, permission denied).
     static func read(at url: URL, display: String, missing: String) throws -> Data {
         do {
-            return try Data(contentsOf: url)
+            return try UserFile.read(url, from: .folder)
+        } catch .notFound {
+            throw ConfigError(.fileNotFound, file: display, message: missing)
         } catch {
-            if !FileManager.default.fileExists(atPath: url.path) {
-                throw ConfigError(.fileNotFound, file: display, message: missing)
-            }
-            throw ConfigError(.unreadable, file: display, message: "cannot read: \(error.localizedDescription)")
+            throw ConfigError(.unreadable, file: display, message: "cannot read: \(error)")
         }
     }
 

@@ -11,16 +11,11 @@ public enum HARReader {
         let name = displayName ?? url.path
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try UserFile.read(url, from: .argument)
+        } catch .notFound {
+            throw HARImportError(.fileNotFound, file: name, message: "file not found")
         } catch {
-            if !FileManager.default.fileExists(atPath: url.path) {
-                throw HARImportError(.fileNotFound, file: name, message: "file not found")
-            }
-            throw HARImportError(
-                .unreadable,
-                file: name,
-                message: "cannot read the file (\(error.localizedDescription))"
-            )
+            throw HARImportError(.unreadable, file: name, message: "cannot read the file (\(error))")
         }
         return try parse(data, fileName: name)
     }

@@ -66,11 +66,11 @@ public struct HARStreamReader: Sendable {
             return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
         }
         defer { file.close() }
-        var status = stat()
-        guard fstat(file.rawValue, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        guard case .regular(let total)? = file.kind() else {
+            // A pipe (`cat x.har | mockd import-har /dev/stdin`) cannot be read twice, so it is not streamed: a
+            // whole-file parse may follow a scan. A folder or socket: the whole-file reader names it.
             return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
         }
-        let total = Int(status.st_size)
         return try withoutActuallyEscaping(entry) { entry in
             let scanner = HARStreamScanner(fileName: name, onEntry: entry)
             var buffer = [UInt8](repeating: 0, count: chunkSize)

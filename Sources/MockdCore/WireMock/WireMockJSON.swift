@@ -22,20 +22,17 @@ struct WireMockNode {
         document.flatMap { JSONSpan.compactText(at: steps, in: $0.data) }
     }
 
-    /// Reads a file as JSON (Foundation's `JSONDecoder` into `JSONValue`).
+    /// Reads a file as JSON (Foundation's `JSONDecoder` into `JSONValue`). Only a regular file: mapping files are
+    /// mostly found in a folder, where a FIFO must not stop the import.
     /// - Throws: `WireMockImportError` `.unreadable` or `.notJSON`.
     static func read(_ url: URL, display: String) throws(WireMockImportError) -> WireMockNode {
         var data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try UserFile.read(url, from: .folder)
             // A UTF-8 byte order mark, as Windows editors write it, is not part of the JSON.
             if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
         } catch {
-            throw WireMockImportError(
-                .unreadable,
-                file: display,
-                message: "cannot read (\(oneLine(error.localizedDescription)))"
-            )
+            throw WireMockImportError(.unreadable, file: display, message: "cannot read (\(error))")
         }
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw WireMockImportError(.notJSON, file: display, message: "not valid JSON (the file is empty)")
