@@ -200,6 +200,36 @@ struct CompactIndexTests {
         if !hars.isEmpty { #expect(checked >= 5) }
     }
 
+    /// The cache keeps itself out of version control: a start writes a `.gitignore` naming it into the set folder,
+    /// and git then lists neither the cache nor a cache being written; a user's own `.gitignore` is left as it is.
+    @Test func theCacheIsIgnoredByGitWithoutTouchingAUsersIgnoreFile() throws {
+        let root = try root(index: Self.mixedIndex)
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let folder = root.setURL(Self.set)
+        let ignore = folder.appendingPathComponent(".gitignore")
+        _ = try served(root)
+        #expect(FileManager.default.fileExists(atPath: cacheURL(root).path))
+        #expect(try String(contentsOf: ignore, encoding: .utf8) == CompactIndexFile.ignoreFileText)
+        try Data().write(to: folder.appendingPathComponent(CompactIndexFile.temporaryPrefix + "1-2"))
+        let git = URL(fileURLWithPath: "/usr/bin/git")
+        if FileManager.default.isExecutableFile(atPath: git.path) {
+            #expect(try ProcessRunner.run(git, ["-C", root.url.path, "init", "-q"]).status == 0)
+            let status = try ProcessRunner.run(git, ["-C", folder.path, "status", "--porcelain", "-uall", "."])
+            #expect(
+                status.stdout.split(separator: "\n").sorted() == ["?? mocks/s/.gitignore", "?? mocks/s/index.json"]
+            )
+        } else {
+            print("CompactIndexTests: git not installed; the ignore file's effect on git status not checked")
+        }
+
+        let own = "*.bak\n"
+        try Data(own.utf8).write(to: ignore)
+        try FileManager.default.removeItem(at: cacheURL(root))
+        _ = try served(root)
+        #expect(FileManager.default.fileExists(atPath: cacheURL(root).path))
+        #expect(try String(contentsOf: ignore, encoding: .utf8) == own)
+    }
+
     /// The cache is what a start reads: a fresh cache holding another set is served (which is how the tests below
     /// know which file a start used).
     @Test func aFreshCacheIsServedInsteadOfTheJSON() throws {

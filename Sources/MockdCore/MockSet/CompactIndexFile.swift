@@ -10,11 +10,20 @@ import MockdPlatform
 /// or stale writes it again when the folder lets it. It names the `index.json` it was made from by size and
 /// `ContentHash`, so a hand-edited `index.json` always wins (a start reads that file, without parsing it, to check);
 /// a cache of another layout revision or mockd version, or whose own hash does not match, is never read. Tools that
-/// list a set's files skip it (`isCacheFile`); it belongs in `.gitignore` (`mocks/*/index.cache`).
+/// list a set's files skip it (`isCacheFile`). It stays out of version control by itself: the set folder gets a
+/// `.gitignore` naming it (`ignoreFileName`) unless the folder already has one.
 public enum CompactIndexFile {
     public static let name = "index.cache"
     /// The start of the name of a cache being written (renamed over `name` when complete).
     static let temporaryPrefix = ".index.cache."
+    /// The file written beside the cache so that git never offers it for a commit.
+    static let ignoreFileName = ".gitignore"
+    static let ignoreFileText = """
+        # Written by mockd: index.cache is generated from index.json (safe to delete; a start rebuilds it).
+        \(name)
+        \(temporaryPrefix)*
+
+        """
 
     /// Whether `relativePath` (inside a set folder) is the compact index or one being written: not a body file.
     public static func isCacheFile(_ relativePath: String) -> Bool {
@@ -61,11 +70,20 @@ public enum CompactIndexFile {
             try FileSystem.write(Data(bytes), to: temporary)
             try FileSystem.rename(temporary, to: folder.appendingPathComponent(name).path)
             removeTemporaryFiles(in: folder)
+            writeIgnoreFile(in: folder)
             return true
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             return false
         }
+    }
+
+    /// Writes `ignoreFileName` into `folder` when it has none: a user's own `.gitignore` is never touched. A
+    /// folder that refuses it is not an error (the cache is written; git will list it).
+    private static func writeIgnoreFile(in folder: URL) {
+        let path = folder.appendingPathComponent(ignoreFileName).path
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        try? FileSystem.write(Data(ignoreFileText.utf8), to: path)
     }
 
     /// Removes every cache being written in `folder`: one left by a process killed between writing and renaming,
