@@ -57,7 +57,7 @@ struct CompactIndexTests {
 
     /// The cache's set when it is fresh for the `index.json` beside it, else `nil`.
     private func freshCache(_ root: MockdRoot) throws -> MockSetFile? {
-        let index = try #require(MappedFile(path: indexJSON(root).path))
+        let index = try #require(FileSnapshot(path: indexJSON(root).path))
         return CompactIndexFile.read(folder: root.setURL(Self.set), source: CompactIndexFile.source(of: index))
     }
 
@@ -238,7 +238,7 @@ struct CompactIndexTests {
         #expect(try served(root).count == 3)
         var other = try decodedJSON(root)
         other.stubs.removeLast(2)
-        let index = try #require(MappedFile(path: indexJSON(root).path))
+        let index = try #require(FileSnapshot(path: indexJSON(root).path))
         #expect(
             CompactIndexFile.write(other, source: CompactIndexFile.source(of: index), folder: root.setURL(Self.set))
         )
@@ -323,7 +323,7 @@ struct CompactIndexTests {
         let root = try root(index: misspelt)
         defer { try? FileManager.default.removeItem(at: root.url) }
         let file = try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8))
-        let index = try #require(MappedFile(path: indexJSON(root).path))
+        let index = try #require(FileSnapshot(path: indexJSON(root).path))
         #expect(CompactIndexFile.write(file, source: CompactIndexFile.source(of: index), folder: root.setURL(Self.set)))
         #expect(try served(root).count == 3)
         let validate = MockSetLoader(root: root, alwaysCheckUnknownFields: true, defersBodies: false)
@@ -389,6 +389,49 @@ struct CompactIndexTests {
         while writer.isExecuting { usleep(1_000) }
         #expect(Set(outcomes.keys).isSubset(of: ["whole", "error"]), "\(outcomes)")
         #expect(outcomes.values.reduce(0, +) == 200)
+    }
+
+    /// `cp -r` of a set over another while a start reads its cache: `index.cache` truncated and written again in
+    /// place. Each load serves the whole set (from the cache or, when it is torn, from the JSON); none kills the
+    /// process (a cache mapped into memory did, with SIGBUS).
+    @Test func cacheRewrittenInPlaceDuringLoadsNeverKillsTheProcess() throws {
+        let stubs = (0..<6_000).map { index in
+            MockSetFile.StubEntry(
+                id: "s\(index)",
+                request: .init(method: "GET", path: "/items/\(index)", headers: ["Accept: application/json"]),
+                responses: [.init(status: 200, headers: ["Content-Type: application/json"], body: "{}")]
+            )
+        }
+        let root = try root(index: String(decoding: try JSONEncoder().encode(MockSetFile(stubs: stubs)), as: UTF8.self))
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect(try served(root).count == stubs.count)
+        let path = cacheURL(root).path
+        let bytes = try Data(contentsOf: cacheURL(root))
+        #expect(bytes.count > 256 * 1024)
+        let done = Mutex(false)
+        let writer = Thread {
+            while !done.withLock({ $0 }) {
+                guard let file = try? FileDescriptor.open(path, .replace(permissions: 0o644)) else { continue }
+                bytes.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let piece = min(64 * 1024, raw.count - offset)
+                        _ = file.write(raw.baseAddress! + offset, count: piece)
+                        offset += piece
+                    }
+                }
+                file.close()
+            }
+        }
+        writer.start()
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<100 {
+            let count = try MockSetLoader(root: root).load(set: Self.set).count
+            outcomes[count == stubs.count ? "whole" : "count \(count)", default: 0] += 1
+        }
+        done.withLock { $0 = true }
+        while writer.isExecuting { usleep(1_000) }
+        #expect(outcomes == ["whole": 100])
     }
 
     /// Every command that writes a set (import-har, --merge, record, refresh, import-wiremock, import-openapi) writes

@@ -31,7 +31,7 @@ public enum CompactIndexFile {
     }
 
     /// The size and digest of `index` as it is now.
-    static func source(of index: MappedFile) -> CompactIndex.Source {
+    static func source(of index: FileSnapshot) -> CompactIndex.Source {
         CompactIndex.Source(indexSize: UInt64(index.count), indexHash: ContentHash.of(index.bytes))
     }
 
@@ -43,7 +43,7 @@ public enum CompactIndexFile {
     /// The set read from `folder`'s compact index when it was made from that `index.json` by this mockd and is
     /// intact (`source`: `index.json` now); else `nil` (missing, unreadable, damaged, of another revision or version, or made from another index).
     static func read(folder: URL, source: CompactIndex.Source) -> MockSetFile? {
-        guard let cache = MappedFile(path: folder.appendingPathComponent(name).path) else { return nil }
+        guard let cache = FileSnapshot(path: folder.appendingPathComponent(name).path) else { return nil }
         return CompactIndex.decode(cache.bytes, source: source)
     }
 
@@ -51,7 +51,7 @@ public enum CompactIndexFile {
     /// - Returns: Whether it was written (see `write(_:source:folder:)`).
     @discardableResult
     static func write(_ file: MockSetFile, folder: URL) -> Bool {
-        guard let index = MappedFile(path: folder.appendingPathComponent("index.json").path) else { return false }
+        guard let index = FileSnapshot(path: folder.appendingPathComponent("index.json").path) else { return false }
         return write(file, source: source(of: index), folder: folder)
     }
 
