@@ -72,6 +72,18 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return FileDescriptor(rawValue: descriptor)
     }
 
+    /// `open(_:in:_:)` for a name given as a C string (a component cut out of a longer path in place).
+    public static func open(
+        _ name: UnsafePointer<CChar>,
+        in folder: FileDescriptor,
+        _ mode: Mode
+    ) throws -> FileDescriptor {
+        let (flags, permissions) = mode.flags
+        let descriptor = openat(folder.rawValue, name, flags | O_NOFOLLOW, permissions)
+        guard descriptor >= 0 else { throw lastError }
+        return FileDescriptor(rawValue: descriptor)
+    }
+
     /// `read(2)`: at most `count` bytes into `buffer`.
     /// - Returns: The bytes read (0 at the end), or -1 with `errno` set.
     @inline(__always)

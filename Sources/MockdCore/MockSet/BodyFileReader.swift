@@ -44,17 +44,20 @@ final class BodyFileReader: Sendable {
     func parsedOnce(_ relativePath: String, read: () throws -> Data) rethrows -> (data: Data, template: Template?) {
         let key = ByteKey(relativePath)
         if let cached = cache.withLock({ $0[key] }) { return cached }
+        return try parsedOnce(key, read: read)
+    }
+
+    /// `parsedOnce(_:read:)` once the cache was asked for `key` and did not have it.
+    func parsedOnce(_ key: ByteKey, read: () throws -> Data) rethrows -> (data: Data, template: Template?) {
         let data = try read()
         let parsed = (data, Template.parse(data))
         // Not kept while a placeholder is broken: a body read on first use refuses it, and the file fixed meanwhile
         // must be read again, not these bytes.
         if let problems = parsed.1?.problems, !problems.isEmpty { return parsed }
         // Two threads may read a file at once; the first copy stored is the one every stub shares.
-        return cache.withLock { cache in
-            if let stored = cache[key] { return stored }
-            cache[key] = parsed
-            return parsed
-        }
+        // One lookup: the default is stored only when no other thread stored its copy first.
+        func stored(_ value: inout (data: Data, template: Template?)) -> (data: Data, template: Template?) { value }
+        return cache.withLock { stored(&$0[key, default: parsed]) }
     }
 
     private func readUncached(_ relativePath: String, indexName: String, jsonPath: String) throws -> Data {

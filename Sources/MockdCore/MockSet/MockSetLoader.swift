@@ -184,7 +184,7 @@ public struct MockSetLoader: Sendable {
                             path,
                             templated: templated,
                             indexName: indexName,
-                            jsonPath: jsonPath
+                            jsonPath: jsonPath()
                         )
                     },
                     origins: origins,

@@ -58,7 +58,7 @@ final class DeferredResponses: @unchecked Sendable {
         /// (`BodyFileReader.readOnFirstUse`).
         /// - Throws: `ConfigError` naming the index, the JSON path and the file.
         typealias Read =
-            @Sendable (String, TemplateMode, String) throws -> (
+            @Sendable (String, TemplateMode, () -> String) throws -> (
                 data: Data, template: Template?, file: FileBody?
             )
 
@@ -302,7 +302,8 @@ final class DeferredResponses: @unchecked Sendable {
         let (data, template, fileBody) = try context.read(
             body.relativePath,
             body.templated,
-            "\(body.location.stepPath).bodyFile"
+            // Named only in an error: built only then (it was a sixth of a first use).
+            { "\(body.location.stepPath).bodyFile" }
         )
         var response = placeholder
         response.body = data
