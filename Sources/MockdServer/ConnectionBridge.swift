@@ -96,16 +96,20 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         guard let pointer = slot.pointee else {
             return didReceiveHead(connection: connection, url: url, method: method, version: version, slot: slot)
         }
-        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
-        if uploadDataSize.pointee > 0 {
-            didReceiveBody(uploadData, count: uploadDataSize.pointee, context: context)
-            uploadDataSize.pointee = 0
-            return .YES
+        // The slot owns the context; borrowed here (a retain and release a request otherwise).
+        return Unmanaged<RequestContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef { context in
+            if uploadDataSize.pointee > 0 {
+                didReceiveBody(uploadData, count: uploadDataSize.pointee, context: context)
+                uploadDataSize.pointee = 0
+                return .YES
+            }
+            if suspensions.isStopping { return .NO }
+            if let pending = context.upstream {
+                return resumeProxied(pending, context: context, connection: connection)
+            }
+            if let outcome = context.outcome { return didResume(outcome, context: context, connection: connection) }
+            return didReceiveRequest(context, connection: connection)
         }
-        if suspensions.isStopping { return .NO }
-        if let pending = context.upstream { return resumeProxied(pending, context: context, connection: connection) }
-        if let outcome = context.outcome { return didResume(outcome, context: context, connection: connection) }
-        return didReceiveRequest(context, connection: connection)
     }
 
     /// First call: the head is complete. The context is created and kept in libmicrohttpd's slot; nothing is
@@ -118,7 +122,6 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let watched = ConnectionWatch.connection(of: connection)
-        let target = RequestReader.target(of: connection, url: url)
         if let idle = ConnectionWatch.takeIdleRequest(watched) {
             slot.pointee = idle
         } else {
@@ -126,7 +129,8 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         }
         // The slot owns it; borrowed here.
         return Unmanaged<RequestContext>.fromOpaque(slot.pointee!)._withUnsafeGuaranteedRef { context in
-            context.begin(target: target)
+            // The context's target is still its previous request's, which a repeat shares.
+            context.begin(target: RequestReader.target(of: connection, url: url, previous: context.target))
             return didReceiveHead(
                 context,
                 watched: watched,
@@ -376,7 +380,7 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             return (ResponseWriter.queue(response, on: connection, logger: logger), 426)
         }
         let path = String(request.path)
-        context.webSocket = (script, outcome, path)
+        context.webSocket = WebSocketUpgrade(script: script, outcome: outcome, path: path)
         ConnectionWatch.exempt(context.watched)
         guard
             let response = MHD_create_response_for_upgrade(

@@ -28,8 +28,8 @@ enum RequestCheck {
             )
         }
         if context.fieldProblems.needsCheck, let answer = framingRejection(of: context) { return answer }
-        // Most requests have no Content-Length: answered by the headers' names signature, no list made.
-        guard context.headers.contains("content-length") else { return nil }
+        // Most requests have no Content-Length: counted while the fields were read, no lookup.
+        guard context.fieldProblems.contentLengthFields > 0 else { return nil }
         let lengths = context.headers.values(named: "content-length")
         let values = Set(lengths.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
         if values.count > 1 { return .badRequest("conflicting Content-Length values") }

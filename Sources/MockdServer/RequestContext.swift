@@ -8,6 +8,10 @@ import MockdFormat
 /// A context nothing else holds any more is kept by its connection for the connection's next request
 /// (`ConnectionWatch.Connection.idleRequest`, `clear()`, `begin(target:)`): a keep-alive request then allocates and frees no
 /// context. Every stored property is set again there, field by field, as `init` leaves it.
+///
+/// Only its connection's thread touches a context, one callback at a time, so the properties written on every request
+/// are not checked for exclusive access at run time (`@exclusivity(unchecked)`: the checks cost ~110 instructions a
+/// request).
 final class RequestContext {
     /// The request-target as sent: path and query are kept percent-encoded (the daemon's unescape callback
     /// is the identity), so `%2F` stays distinct from `/`.
@@ -19,18 +23,20 @@ final class RequestContext {
     var methodIsKnownToken = false
     /// `HTTP/1.1`, `HTTP/1.0`…
     var version = ""
-    var headers = HTTPHeaders()
+    @exclusivity(unchecked) var headers = HTTPHeaders()
     /// What reading the fields found for `RequestCheck` (names that are not tokens, folds, a second Host…).
     var fieldProblems = HeadFieldProblems()
     /// The connection's whole-request deadline (`ConnectionWatch`); it outlives every request on the connection.
     /// (`ConnectionWatch.connection(of:)`: a raw pointer, so it costs no reference counting.)
     var watched: UnsafeMutableRawPointer?
-    var body = Data()
+    @exclusivity(unchecked) var body = Data()
     var bodyTooLarge = false
     /// Set once the engine has answered; a delayed response waits here while the connection is suspended.
-    var outcome: EngineOutcome?
-    /// Set when the answer is a WebSocket upgrade: what the reactor runs once the 101 is sent.
-    var webSocket: (script: WebSocketScript, outcome: EngineOutcome, path: String)?
+    @exclusivity(unchecked) var outcome: EngineOutcome?
+    /// Set when the answer is a WebSocket upgrade: what the reactor runs once the 101 is sent. Boxed: the bridge asks
+    /// whether it is set on every request, and an optional tuple was copied through the runtime's generic witnesses
+    /// to tell.
+    var webSocket: WebSocketUpgrade?
     /// Counted in `ConnectionBridge.requestsInFlight` until the request completes or becomes a WebSocket.
     var inFlight = true
     /// Set while the upstream answers an unmatched request (capture-on-miss, `mockd record`).
@@ -40,9 +46,11 @@ final class RequestContext {
     var absoluteForm = false
     /// The path as libmicrohttpd split it from the request line holds a space or a tab (`RequestCheck`).
     var pathHasWhitespace = false
-    /// The headers of the connection's previous request, which a repeat of them shares (`HTTPHeaders(packing:reusing:)`).
+    /// The headers of the connection's previous request, which a repeat of them shares (`HTTPHeaders(packing:reusing:)`),
+    /// and what inspecting them found, which a repeat then needs not find again (`RequestReader.readHeaders`).
     /// Immutable bytes the journal may also hold; kept across `clear()`.
     var previousHeaders = HTTPHeaders()
+    var previousProblems = HeadFieldProblems()
 
     /// CLOCK_MONOTONIC in ns, read directly: `DispatchTime.now()` went through libdispatch and a retain per call,
     /// twice per request.
@@ -87,11 +95,25 @@ final class RequestContext {
     /// The request as the engine sees it; headers and body are moved out of the context, not copied (the context's
     /// copies lived on until it was freed).
     func takeRequest() -> HTTPRequest {
-        var headers = HTTPHeaders()
-        var body = Data()
-        swap(&headers, &self.headers)
-        swap(&body, &self.body)
-        previousHeaders = headers
+        // Read, then replaced: a `swap` with a property is a long access the runtime checks for exclusivity (twice a
+        // request, ~60 instructions each).
+        let headers = self.headers
+        self.headers = HTTPHeaders()
+        let body = self.body
+        self.body = Data()
         return HTTPRequest(method: method, target: target, headers: headers, body: body)
+    }
+}
+
+/// A WebSocket upgrade the bridge answered with 101: what the reactor runs once libmicrohttpd hands over the socket.
+final class WebSocketUpgrade {
+    let script: WebSocketScript
+    let outcome: EngineOutcome
+    let path: String
+
+    init(script: WebSocketScript, outcome: EngineOutcome, path: String) {
+        self.script = script
+        self.outcome = outcome
+        self.path = path
     }
 }

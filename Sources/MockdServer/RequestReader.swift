@@ -19,12 +19,9 @@ enum RequestReader {
         return strpbrk(url, " \t") != nil
     }
 
-    static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?) -> String {
-        var path = url.map { String(cString: $0) } ?? "/"
-        if url?.pointee == CChar(UInt8(ascii: "h")), path.hasPrefix("http://") || path.hasPrefix("https://") {
-            let afterScheme = path[path.index(path.firstIndex(of: ":")!, offsetBy: 3)...]
-            path = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
-        }
+    /// `previous` (the connection's previous target) when this one is the same bytes: returned as it is, without
+    /// making and checking a string again.
+    static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?, previous: String) -> String {
         var pairs: [String] = []
         _ = withUnsafeMutablePointer(to: &pairs) { pointer in
             MHD_get_connection_values(
@@ -40,69 +37,88 @@ enum RequestReader {
                 pointer
             )
         }
+        if pairs.isEmpty, let url, url.pointee != CChar(UInt8(ascii: "h")) {
+            let length = strlen(url)
+            var previous = previous
+            if previous.utf8.count == length,
+                previous.withUTF8({ ShortBytes.equal(UnsafeRawPointer(url), UnsafeRawBufferPointer($0)) })
+            {
+                return previous
+            }
+        }
+        return target(url: url, arguments: pairs)
+    }
+
+    /// The target from MHD's path and its arguments, in order.
+    private static func target(url: UnsafePointer<CChar>?, arguments pairs: [String]) -> String {
+        var path = url.map { String(cString: $0) } ?? "/"
+        if url?.pointee == CChar(UInt8(ascii: "h")), path.hasPrefix("http://") || path.hasPrefix("https://") {
+            let afterScheme = path[path.index(path.firstIndex(of: ":")!, offsetBy: 3)...]
+            path = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
+        }
         return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
     }
 
     /// The method as a string; the common ones as literals, which cost no UTF-8 validation or allocation
     /// and need no token check (`isKnown`).
     static func method(_ text: UnsafePointer<CChar>) -> (method: String, isKnown: Bool) {
-        if strcmp(text, "GET") == 0 { return ("GET", true) }
-        if strcmp(text, "POST") == 0 { return ("POST", true) }
-        if strcmp(text, "PUT") == 0 { return ("PUT", true) }
-        if strcmp(text, "DELETE") == 0 { return ("DELETE", true) }
-        if strcmp(text, "HEAD") == 0 { return ("HEAD", true) }
+        if equals(text, "GET") { return ("GET", true) }
+        if equals(text, "POST") { return ("POST", true) }
+        if equals(text, "PUT") { return ("PUT", true) }
+        if equals(text, "DELETE") { return ("DELETE", true) }
+        if equals(text, "HEAD") { return ("HEAD", true) }
         return (String(cString: text), false)
     }
 
     /// The protocol version as a string; `HTTP/1.1` and `HTTP/1.0` as literals.
     static func version(_ text: UnsafePointer<CChar>) -> String {
-        if strcmp(text, "HTTP/1.1") == 0 { return "HTTP/1.1" }
-        if strcmp(text, "HTTP/1.0") == 0 { return "HTTP/1.0" }
+        if equals(text, "HTTP/1.1") { return "HTTP/1.1" }
+        if equals(text, "HTTP/1.0") { return "HTTP/1.0" }
         return String(cString: text)
     }
 
+    /// Whether the C string `text` is `literal` (its bytes, then the terminating zero): compared in place, byte by
+    /// byte up to the first difference, without a call to `strcmp` (twice a request).
+    @inline(__always)
+    static func equals(_ text: UnsafePointer<CChar>, _ literal: StaticString) -> Bool {
+        let expected = literal.utf8Start
+        let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+        for index in 0..<literal.utf8CodeUnitCount where bytes[index] != expected[index] { return false }
+        return bytes[literal.utf8CodeUnitCount] == 0
+    }
+
     /// Packed into one buffer (`HTTPHeaders.Packer`) from libmicrohttpd's names and values with their lengths;
-    /// strings are made only for the fields someone lists; the same fields as the connection's previous request share
-    /// its bytes. Each field is inspected on the way (`HeadFieldProblems`, for `RequestCheck`).
+    /// strings are made only for the fields someone lists. The same fields as the connection's previous request are
+    /// only compared with it as they arrive: they share its bytes and what inspecting them found. Other fields are
+    /// inspected once packed (`HeadFieldProblems`, for `RequestCheck`).
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
-        var problems = HeadFieldProblems()
-        context.headers = HTTPHeaders(
+        let headers = HTTPHeaders(
             packing: { packer in
-                withUnsafeMutablePointer(to: &packer) { packer in
-                    var reading = FieldReading(packer: packer, problems: HeadFieldProblems())
-                    _ = withUnsafeMutablePointer(to: &reading) { pointer in
-                        MHD_get_connection_values_n(
-                            connection,
-                            .HEADER_KIND,
-                            { cls, _, key, keySize, value, valueSize in
-                                guard let cls, let key else { return .YES }
-                                let reading = cls.assumingMemoryBound(to: FieldReading.self)
-                                reading.pointee.problems.inspect(
-                                    key: key,
-                                    keySize: keySize,
-                                    value: value,
-                                    valueSize: valueSize
-                                )
-                                reading.pointee.packer.pointee.append(
-                                    name: UnsafeRawBufferPointer(start: key, count: keySize),
-                                    value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-                                )
-                                return .YES
-                            },
-                            pointer
-                        )
-                    }
-                    problems = reading.problems
+                _ = withUnsafeMutablePointer(to: &packer) { pointer in
+                    MHD_get_connection_values_n(
+                        connection,
+                        .HEADER_KIND,
+                        { cls, _, key, keySize, value, valueSize in
+                            guard let cls, let key else { return .YES }
+                            cls.assumingMemoryBound(to: HTTPHeaders.Packer.self).pointee.append(
+                                name: UnsafeRawBufferPointer(start: key, count: keySize),
+                                value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+                            )
+                            return .YES
+                        },
+                        pointer
+                    )
                 }
             },
             reusing: context.previousHeaders
         )
-        context.fieldProblems = problems
-    }
-
-    /// What the field callback writes to: the packer and what the fields showed.
-    private struct FieldReading {
-        let packer: UnsafeMutablePointer<HTTPHeaders.Packer>
-        var problems: HeadFieldProblems
+        if !headers.sharesBytes(with: context.previousHeaders) {
+            var problems = HeadFieldProblems()
+            headers.forEachField { name, value in problems.inspect(name: name, value: value) }
+            context.previousProblems = problems
+            context.previousHeaders = headers
+        }
+        context.headers = headers
+        context.fieldProblems = context.previousProblems
     }
 }

@@ -54,6 +54,9 @@ struct KeepAliveReuseTests {
             (CurlRequest(url: base + "/item", headers: ios), 200, "ios"),
             (CurlRequest(url: base + "/slow"), 200, "slow"),
             (CurlRequest(url: base + "/item"), 200, "from set"),
+            // The target of the request before, one byte changed (a repeat shares the previous target string).
+            (CurlRequest(url: base + "/iten"), 404, ""),
+            (CurlRequest(url: base + "/item"), 200, "from set"),
             // A long target no stub has (the set records no query): a miss, then a short target again.
             (CurlRequest(url: base + "/item?pad=" + String(repeating: "x", count: 700)), 404, ""),
             (CurlRequest(url: base + "/item"), 200, "from set"),
@@ -74,10 +77,10 @@ struct KeepAliveReuseTests {
             entries.map { $0["stub"] as? String }
                 == [
                     "item-ios", "item-ios", "item", "item-ios", "submit", "item", nil, "item-ios", "slow", "item", nil,
-                    "item",
+                    "item", nil, "item",
                 ]
         )
-        #expect(entries.map { $0["bodySize"] as? Int } == [0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0])
+        #expect(entries.map { $0["bodySize"] as? Int } == [0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         // Each entry's own headers, byte for byte: never the previous request's.
         let clients = entries.map { entry in
             (entry["headers"] as? [String] ?? []).filter { $0.lowercased().hasPrefix("x-client:") }
@@ -86,10 +89,71 @@ struct KeepAliveReuseTests {
             clients == [
                 ["X-Client: ios"], ["X-Client: ios"], ["X-Client: abc"], ["X-Client: ios"], [], [], [],
                 ["X-Client: ios"],
-                [], [], [], [],
+                [], [], [], [], [], [],
             ]
         )
         #expect(entries.map { $0["target"] as? String } == steps.map { String($0.request.url.dropFirst(base.count)) })
+    }
+
+    /// The fields of a request that repeats the previous one's only in part — a field more, a field less, the same
+    /// fields and then a second Host — are packed and inspected as its own: one connection, raw requests in a row.
+    @Test func fieldsThatRepeatTheRequestBeforeOnlyInPartAreReadAsTheirOwn() throws {
+        let set = try HandWrittenSet(index: Self.index)
+        let daemon = try set.start(["--threads", "1"])
+        defer { daemon.stop() }
+        let script = #"""
+            import json, socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.settimeout(5)
+            buffered = b""
+            def answer(request):
+                global buffered
+                s.sendall(request)
+                while b"\r\n\r\n" not in buffered:
+                    chunk = s.recv(65536)
+                    if not chunk: return ["closed"]
+                    buffered += chunk
+                head, buffered = buffered.split(b"\r\n\r\n", 1)
+                lines = head.decode().split("\r\n")
+                length = next(int(l.split(":", 1)[1]) for l in lines if l.lower().startswith("content-length:"))
+                while len(buffered) < length:
+                    buffered += s.recv(65536)
+                body, buffered = buffered[:length], buffered[length:]
+                return [lines[0].split(" ")[1], body.decode()]
+            H = b"GET /item HTTP/1.1\r\nHost: x\r\n"
+            print(json.dumps([
+                answer(H + b"X-Client: ios\r\n\r\n"),
+                answer(H + b"X-Client: ios\r\n\r\n"),
+                answer(H + b"X-Client: ios\r\nX-Extra: 1\r\n\r\n"),
+                answer(H + b"X-Client: ios\r\n\r\n"),
+                answer(H + b"\r\n"),
+                answer(H + b"X-Client: ios\r\n\r\n"),
+                answer(H + b"X-Client: ios\r\nHost: y\r\n\r\n"),
+            ]))
+            """#
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, String(daemon.port)]
+        )
+        let answers = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String]]) ?? []
+        try #require(answers.count == 7, "\(result.stdout) \(result.stderr)")
+        #expect(answers[..<6].map { $0[0] } == ["200", "200", "200", "200", "200", "200"])
+        #expect(answers[..<6].map { $0[1] } == ["ios", "ios", "ios", "ios", "from set", "ios"])
+        // The fields so far repeat the request before; the second Host is refused all the same.
+        #expect(answers[6].first == "400")
+        #expect(answers[6].last?.contains("more than one Host field") == true, "\(answers[6])")
+
+        let journal = try Curl.send(CurlRequest(url: daemon.baseURL + "/__mockd/journal"))
+        let entries =
+            (try JSONSerialization.jsonObject(with: journal.body) as? [String: Any])?["entries"] as? [[String: Any]]
+            ?? []
+        try #require(entries.count == 7)
+        #expect(
+            entries.map { $0["headers"] as? [String] ?? [] } == [
+                ["Host: x", "X-Client: ios"], ["Host: x", "X-Client: ios"], ["Host: x", "X-Client: ios", "X-Extra: 1"],
+                ["Host: x", "X-Client: ios"], ["Host: x"], ["Host: x", "X-Client: ios"],
+                ["Host: x", "X-Client: ios", "Host: y"],
+            ]
+        )
     }
 
     /// The default log line, formatted on the stack and stamped under the writer's lock: every request's line whole and

@@ -6,15 +6,55 @@ import Testing
 /// spill to the heap when they outgrow the stack buffer.
 @Suite
 struct PackedHeadersTests {
-    static func packed(_ pairs: [(String, String)]) -> HTTPHeaders {
-        HTTPHeaders { packer in
-            for (name, value) in pairs {
-                Array(name.utf8).withUnsafeBytes { nameBytes in
-                    Array(value.utf8).withUnsafeBytes { valueBytes in packer.append(name: nameBytes, value: valueBytes)
+    static func packed(_ pairs: [(String, String)], reusing previous: HTTPHeaders = HTTPHeaders()) -> HTTPHeaders {
+        HTTPHeaders(
+            packing: { packer in
+                for (name, value) in pairs {
+                    Array(name.utf8).withUnsafeBytes { nameBytes in
+                        Array(value.utf8).withUnsafeBytes { valueBytes in
+                            packer.append(name: nameBytes, value: valueBytes)
+                        }
                     }
                 }
-            }
+            },
+            reusing: previous
+        )
+    }
+
+    /// A keep-alive request's fields are first only compared with the previous request's: a whole repeat shares its
+    /// bytes; one that repeats them only in part (a field more or less, a value changed after fields that matched, a
+    /// previous request over the stack buffer) has its own fields, every one of them.
+    @Test func fieldsRepeatingThePreviousRequestShareItsBytesAndOnlyThen() {
+        let base = [("Host", "127.0.0.1:8080"), ("Accept-Encoding", "identity"), ("Accept", "application/json")]
+        let first = Self.packed(base)
+        let repeated = Self.packed(base, reusing: first)
+        #expect(repeated.sharesBytes(with: first))
+        #expect(repeated.fields == first.fields)
+        let cases: [[(String, String)]] = [
+            base + [("X-More", "1")],
+            Array(base.dropLast()),
+            [base[0], base[1], ("Accept", "application/jsoN")],
+            [base[0], ("Accept-Encoding", "identitY"), base[2]],
+            [("Host", "127.0.0.1:8081")] + base.dropFirst(),
+            [base[1], base[0], base[2]],
+            [],
+        ]
+        for pairs in cases {
+            let headers = Self.packed(pairs, reusing: first)
+            #expect(!headers.sharesBytes(with: first), "\(pairs)")
+            #expect(headers.fields == HTTPHeaders(pairs).fields, "\(pairs)")
+            #expect(headers["x-more"] == pairs.first { $0.0 == "X-More" }?.1)
         }
+        // Previous fields over the stack buffer, repeated, then one changed at the end.
+        let large = (0..<30).map { ("X-Field-\($0)", String(repeating: "v", count: 60)) }
+        let big = Self.packed(large)
+        #expect(Self.packed(large, reusing: big).sharesBytes(with: big))
+        let changed = Array(large.dropLast()) + [("X-Field-29", String(repeating: "w", count: 60))]
+        let other = Self.packed(changed, reusing: big)
+        #expect(!other.sharesBytes(with: big))
+        #expect(other.fields == HTTPHeaders(changed).fields)
+        #expect(other["x-field-29"] == String(repeating: "w", count: 60))
+        #expect(Self.packed(changed + [("X-Last", "1")], reusing: big).fields.count == 31)
     }
 
     @Test func looksUpNamesCaseInsensitivelyAndListsFieldsInOrder() {

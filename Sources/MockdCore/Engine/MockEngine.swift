@@ -85,7 +85,7 @@ public final class MockEngine: Sendable {
     public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
         // This request's regular expressions share one budget (`BoundedRegex`), whatever the last one spent.
         RegexBudget.startRequest()
-        let arrival = Date()
+        let arrival = WallClock.now()
         // Routed in place: the request is not copied on its way to the answer (neither is a routing result holding it).
         switch route(&request) {
         case .control:
@@ -156,17 +156,19 @@ public final class MockEngine: Sendable {
     /// (or found) and marked as used.
     @inline(__always)
     func route(_ request: inout HTTPRequest) -> Routing {
-        if request.hasReservedPrefix, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
+        // Asked once: a target without `/__` (most) has no prefix for the routers below to strip.
+        let reserved = request.hasReservedPrefix
+        if reserved, request.target.hasPrefix(ControlAPI.prefix) || request.target == "/__mockd" {
             return .control
         }
         // `/__host/NAME/__session/ID/…` and `/__session/ID/__host/NAME/…` alike.
-        HostRouting.strip(&request)
+        if reserved { HostRouting.strip(&request) }
         switch SessionRouting.route(&request) {
         case .failure(let error):
             return .refusedSession(MockEngine.invalidSession(error.id))
         case .success(let id):
-            if request.routedHost == nil { HostRouting.strip(&request) }
-            if request.hasReservedPrefix, request.target.hasPrefix(HostRouting.pathPrefix) {
+            if reserved, request.routedHost == nil { HostRouting.strip(&request) }
+            if reserved, request.hasReservedPrefix, request.target.hasPrefix(HostRouting.pathPrefix) {
                 return .refusedSession(
                     .jsonError(
                         status: 400,

@@ -94,20 +94,49 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     ///
     /// When the fields come out byte for byte those of `previous` (packed), the result shares `previous`'s bytes
     /// instead of copying them into an allocation of its own: a keep-alive client repeating its headers (most do) then
-    /// costs one comparison, not an allocation and a free. The bytes are never written after they are made, so sharing
-    /// them is the same value.
+    /// costs one comparison per field as it arrives, not a copy, an allocation and a free (`sharesBytes(with:)` tells
+    /// the caller). The bytes are never written after they are made, so sharing them is the same value.
     public init(packing fill: (inout Packer) -> Void, reusing previous: HTTPHeaders = HTTPHeaders()) {
+        guard case .packed(let shared) = previous.storage else {
+            storage = HTTPHeaders.pack(fill, repeating: nil)
+            return
+        }
+        storage = shared.withBytes { HTTPHeaders.pack(fill, repeating: (shared, $0)) }
+    }
+
+    private static func pack(
+        _ fill: (inout Packer) -> Void,
+        repeating previous: (bytes: PackedBytes, buffer: UnsafeBufferPointer<UInt8>)?
+    ) -> Storage {
         // 1,024 bytes: larger temporary allocations go to the heap (swift_stdlib_isStackAllocationSafe).
-        storage = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
-            var packer = Packer(scratch: scratch)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var packer = Packer(scratch: scratch, previous: previous?.buffer)
             fill(&packer)
-            return packer.withBytes { bytes in
-                if case .packed(let shared) = previous.storage, shared.names == packer.names,
-                    shared.withBytes({ HTTPHeaders.sameBytes($0, bytes) })
-                {
-                    return .packed(shared)
-                }
-                return .packed(PackedBytes.make(copying: bytes, names: packer.names))
+            if let previous, packer.repeatsPrevious { return .packed(previous.bytes) }
+            packer.finish()
+            return packer.withBytes { .packed(PackedBytes.make(copying: $0, names: packer.names)) }
+        }
+    }
+
+    /// Whether these headers share `other`'s packed bytes (made by `init(packing:reusing:)` from a repeat of them).
+    public func sharesBytes(with other: HTTPHeaders) -> Bool {
+        guard case .packed(let mine) = storage, case .packed(let theirs) = other.storage else { return false }
+        return mine === theirs
+    }
+
+    /// Calls `body` with the name and value bytes of each field, in order (packed headers without making strings).
+    public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        switch storage {
+        case .fields(let fields):
+            for field in fields {
+                var name = field.name
+                var value = field.value
+                name.withUTF8 { name in value.withUTF8 { body(name, $0) } }
+            }
+        case .packed(let bytes):
+            HTTPHeaders.walk(bytes) { name, value in
+                body(name, value)
+                return true
             }
         }
     }
@@ -121,6 +150,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// Writes packed fields into a scratch buffer, moving to a growing heap array if they outgrow it. Valid only
     /// inside the `init(packing:)` closure it is handed to (the scratch buffer lives on that call's stack).
+    ///
+    /// Given the previous request's packed bytes, it first only compares each field with the one at the same place
+    /// there (`repeatsPrevious`); at the first difference it copies the fields that matched from there and packs on.
     public struct Packer {
         private let scratch: UnsafeMutableBufferPointer<UInt8>
         private var offset = 0
@@ -129,14 +161,38 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         private var spill: [UInt8] = []
         private var spilled = false
         fileprivate private(set) var names: UInt64 = 0
+        /// The packed bytes the fields are compared with while they repeat them (`offset` is then the position there).
+        private let previous: UnsafeBufferPointer<UInt8>
+        private var repeating: Bool
 
-        fileprivate init(scratch: UnsafeMutableBufferPointer<UInt8>) {
+        fileprivate init(scratch: UnsafeMutableBufferPointer<UInt8>, previous: UnsafeBufferPointer<UInt8>?) {
             self.scratch = scratch
+            self.previous = previous ?? UnsafeBufferPointer(start: nil, count: 0)
+            self.repeating = previous != nil
         }
+
+        /// Whether every field so far, and no more, is the previous request's, byte for byte.
+        fileprivate var repeatsPrevious: Bool { repeating && offset == previous.count }
 
         /// Appends one field.
         public mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-            let size = 8 + name.count + value.count
+            let size = 8 &+ name.count &+ value.count
+            if repeating {
+                if offset + size <= previous.count, let base = previous.baseAddress {
+                    let at = UnsafeRawPointer(base + offset)
+                    if at.loadUnaligned(as: UInt32.self) == UInt32(truncatingIfNeeded: name.count).littleEndian,
+                        ShortBytes.equal(at + 4, name),
+                        (at + 4 + name.count).loadUnaligned(as: UInt32.self)
+                            == UInt32(truncatingIfNeeded: value.count).littleEndian,
+                        ShortBytes.equal(at + 8 + name.count, value)
+                    {
+                        offset += size
+                        return
+                    }
+                }
+                stopRepeating()
+            }
+            // Not while the fields repeat the previous request's: its names signature is theirs.
             names |= HTTPHeaders.nameBit(name.bindMemory(to: UInt8.self))
             if !spilled, offset + size <= scratch.count, let base = scratch.baseAddress {
                 // Each length as one 4-byte store, each string as one copy: byte by byte this was ~150 instructions a
@@ -158,6 +214,30 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             spill.append(contentsOf: name.bindMemory(to: UInt8.self))
             for index in 0..<4 { spill.append(UInt8(truncatingIfNeeded: value.count >> (8 * index))) }
             spill.append(contentsOf: value.bindMemory(to: UInt8.self))
+        }
+
+        /// Ends a packing whose fields repeated only the start of the previous request's (fewer of them): those are
+        /// copied from there.
+        fileprivate mutating func finish() {
+            if repeating { stopRepeating() }
+        }
+
+        /// The fields differ from the previous request's from here on: the ones that matched are copied from there.
+        private mutating func stopRepeating() {
+            repeating = false
+            let matched = UnsafeBufferPointer(rebasing: previous[..<offset])
+            var at = 0
+            while at < offset {
+                let nameCount = HTTPHeaders.length(in: matched, at: at)
+                names |= HTTPHeaders.nameBit(UnsafeBufferPointer(rebasing: matched[(at + 4)..<(at + 4 + nameCount)]))
+                at += 8 + nameCount + HTTPHeaders.length(in: matched, at: at + 4 + nameCount)
+            }
+            if offset <= scratch.count, let base = scratch.baseAddress, let from = matched.baseAddress {
+                UnsafeMutableRawPointer(base).copyMemory(from: from, byteCount: offset)
+            } else if offset > 0 {
+                spill = Array(matched)
+                spilled = true
+            }
         }
 
         fileprivate func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {

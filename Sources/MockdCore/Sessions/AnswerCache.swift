@@ -77,14 +77,29 @@ struct AnswerCache {
         pendingSlot = -1
     }
 
-    /// FNV-1a of the target's bytes, folded to a slot.
+    /// An FNV-1a-style hash of the target's bytes taken eight at a time (the last word zero-padded), folded to a slot.
     private static func slot(of target: String) -> Int {
-        func hash<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-            return hash
+            guard let base = bytes.baseAddress else { return hash }
+            let raw = UnsafeRawPointer(base)
+            var at = 0
+            while at + 8 <= bytes.count {
+                hash = (hash ^ raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &* 0x0000_0100_0000_01b3
+                at += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while at < bytes.count {
+                tail |= UInt64(bytes[at]) << shift
+                shift += 8
+                at += 1
+            }
+            hash = (hash ^ tail ^ UInt64(truncatingIfNeeded: bytes.count) << 56) &* 0x0000_0100_0000_01b3
+            return hash ^ (hash >> 29) ^ (hash >> 47)
         }
-        let value = target.utf8.withContiguousStorageIfAvailable(hash) ?? hash(target.utf8)
-        return Int(truncatingIfNeeded: value ^ (value >> 29)) & (slotCount - 1)
+        let value =
+            target.utf8.withContiguousStorageIfAvailable(hash) ?? Array(target.utf8).withUnsafeBufferPointer(hash)
+        return Int(truncatingIfNeeded: value) & (slotCount - 1)
     }
 }

@@ -128,6 +128,9 @@ public final class RequestJournal: Sendable {
             let entry = record(nextSequence)
             nextSequence += 1
             guard records.count >= limit else {
+                // The ring's slots at once (up to `reservedRecords`, a word each and two numbers): grown by doubling,
+                // every record so far was copied again each time, under the lock.
+                if records.capacity == 0 { records.reserveCapacity(min(limit, RequestJournal.reservedRecords)) }
                 records.append(entry)
                 return nil
             }
@@ -143,6 +146,9 @@ public final class RequestJournal: Sendable {
 
     public let limit: Int
     private let state = Mutex(State())
+    /// The records a journal makes room for at its first entry: the default `--journal-limit`, ~320 KB of address
+    /// space, which memory holds only as the journal fills.
+    static let reservedRecords = 10_000
 
     public init(limit: Int) {
         self.limit = max(1, limit)
