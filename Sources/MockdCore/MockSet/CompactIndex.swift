@@ -45,14 +45,25 @@ enum CompactIndex {
 
     /// `file` as a compact index naming `source`.
     static func encode(_ file: MockSetFile, source: Source) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try encode(file, source: source) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// `file` as a compact index naming `source`, handed to `output` in parts, in order (the bytes `encode(_:source:)`
+    /// returns): the records are laid out once and streamed, never copied into one buffer.
+    /// - Throws: The settings' encoding error, or what `output` throws.
+    static func encode(
+        _ file: MockSetFile,
+        source: Source,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         var settings = file
         settings.stubs = []
         let settingsJSON = String(decoding: try RecordVisitor.sortedEncoder.encode(settings), as: UTF8.self)
-        var counter = UseCounter()
-        counter.string(settingsJSON)
         let visitor = RecordVisitor()
-        for stub in file.stubs { try visitor.visit(stub, into: &counter) }
-        var writer = RecordWriter(counts: counter)
+        // The use counts are only needed to number the shared strings and lists first: let go before the records grow.
+        var writer = try RecordWriter(counts: useCounts(of: file, settingsJSON: settingsJSON, visitor: visitor))
         let settingsID = writer.stringID(settingsJSON)
         var stubOffsets: [UInt32] = [0]
         stubOffsets.reserveCapacity(file.stubs.count + 1)
@@ -60,7 +71,17 @@ enum CompactIndex {
             try visitor.visit(stub, into: &writer)
             stubOffsets.append(UInt32(writer.records.count))
         }
-        return writer.bytes(stubOffsets: stubOffsets, settings: settingsID, source: source)
+        try writer.write(stubOffsets: stubOffsets, settings: settingsID, source: source, to: output)
+    }
+
+    /// How often each string and list of `file` is used.
+    private static func useCounts(of file: MockSetFile, settingsJSON: String, visitor: RecordVisitor) throws
+        -> UseCounter
+    {
+        var counter = UseCounter()
+        counter.string(settingsJSON)
+        for stub in file.stubs { try visitor.visit(stub, into: &counter) }
+        return counter
     }
 
     /// Receives a stub's parts in order; counting uses first, then writing records.
@@ -87,7 +108,6 @@ enum CompactIndex {
 
     /// Numbers strings and lists (those used more than once first) and appends records.
     struct RecordWriter: RecordSink {
-        let counts: UseCounter
         var stringIDs: [ByteKey: UInt32] = [:]
         var arena: [UInt8] = []
         var stringEnds: [UInt32] = []
@@ -97,9 +117,11 @@ enum CompactIndex {
         var records: [UInt32] = []
         let sharedStrings: Int
         let sharedLists: Int
+        /// Whether new strings and lists are remembered: only the shared ones, numbered first by `init`. Any string
+        /// or list met later was used once (a shared one is found), so it needs no entry.
+        private var numberingShared = true
 
         init(counts: UseCounter) {
-            self.counts = counts
             // Shared entries take the first numbers, in a fixed order (the same index gives the same bytes).
             let shared = counts.strings.filter { $0.value > 1 }.keys.sorted()
             sharedStrings = shared.count
@@ -107,6 +129,7 @@ enum CompactIndex {
             sharedLists = sharedListValues.count
             for value in shared { _ = addString(value.value) }
             for value in sharedListValues { _ = addList(value.map(\.value)) }
+            numberingShared = false
         }
 
         private mutating func addString(_ value: String) -> UInt32 {
@@ -115,7 +138,7 @@ enum CompactIndex {
             let id = UInt32(stringEnds.count)
             arena.append(contentsOf: value.utf8)
             stringEnds.append(UInt32(arena.count))
-            if counts.strings[key, default: 0] > 1 { stringIDs[key] = id }
+            if numberingShared { stringIDs[key] = id }
             return id
         }
 
@@ -125,7 +148,7 @@ enum CompactIndex {
             let id = UInt32(listEnds.count)
             for member in value { listMembers.append(addString(member)) }
             listEnds.append(UInt32(listMembers.count))
-            if counts.lists[key, default: 0] > 1 { listIDs[key] = id }
+            if numberingShared { listIDs[key] = id }
             return id
         }
 
@@ -134,37 +157,48 @@ enum CompactIndex {
         mutating func string(_ value: String?) { records.append(stringID(value)) }
         mutating func list(_ value: [String]?) { records.append(value.map { addList($0) } ?? CompactIndex.none) }
 
-        func bytes(stubOffsets: [UInt32], settings: UInt32, source: Source) -> [UInt8] {
-            var words: [UInt32] = []
-            words.reserveCapacity(
-                stringEnds.count + listEnds.count + listMembers.count + stubOffsets.count + records.count
-            )
-            words += stringEnds
-            words += listEnds
-            words += listMembers
-            words += stubOffsets
-            words += records
-            var payload = [UInt8](repeating: 0, count: words.count * 4)
-            payload.withUnsafeMutableBytes { raw in
-                for (index, word) in words.enumerated() {
-                    raw.storeBytes(of: word.littleEndian, toByteOffset: index * 4, as: UInt32.self)
-                }
-            }
-            payload += arena
-            let payloadHash = payload.withUnsafeBytes { ContentHash.of($0) }
+        /// Hands the header and then the payload to `output`: the payload's words little-endian, a few at a time,
+        /// then the string arena. The payload is walked twice, once for the header's digest of it.
+        func write(
+            stubOffsets: [UInt32],
+            settings: UInt32,
+            source: Source,
+            to output: (UnsafeRawBufferPointer) throws -> Void
+        ) throws {
+            var payloadHash = ContentHash.Stream()
+            try payload(stubOffsets: stubOffsets) { payloadHash.update($0) }
+            let digest = payloadHash.finish()
+            let wordCount = stringEnds.count + listEnds.count + listMembers.count + stubOffsets.count + records.count
             let header: [UInt64] = [
                 CompactIndex.magic, CompactIndex.revision, CompactIndex.versionHash, source.indexSize,
-                source.indexHash.0, source.indexHash.1, payloadHash.0, payloadHash.1, UInt64(payload.count),
-                UInt64(stringEnds.count), UInt64(sharedStrings), UInt64(listEnds.count), UInt64(sharedLists),
-                UInt64(listMembers.count), UInt64(stubOffsets.count - 1), UInt64(settings), UInt64(records.count), 0,
+                source.indexHash.0, source.indexHash.1, digest.0, digest.1,
+                UInt64(wordCount * 4 + arena.count), UInt64(stringEnds.count), UInt64(sharedStrings),
+                UInt64(listEnds.count), UInt64(sharedLists), UInt64(listMembers.count), UInt64(stubOffsets.count - 1),
+                UInt64(settings), UInt64(records.count), 0,
             ]
-            var bytes = [UInt8](repeating: 0, count: CompactIndex.headerWords * 8)
-            bytes.withUnsafeMutableBytes { raw in
-                for (index, word) in header.enumerated() {
-                    raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self)
+            try header.map(\.littleEndian).withUnsafeBytes { try output($0) }
+            try payload(stubOffsets: stubOffsets, to: output)
+        }
+
+        /// The payload in parts: string ends, list ends, list members, stub offsets and records as little-endian
+        /// 32-bit words, then the arena.
+        private func payload(
+            stubOffsets: [UInt32],
+            to output: (UnsafeRawBufferPointer) throws -> Void
+        ) throws {
+            var chunk: [UInt32] = []
+            chunk.reserveCapacity(1 << 16)
+            for words in [stringEnds, listEnds, listMembers, stubOffsets, records] {
+                var start = 0
+                while start < words.count {
+                    let end = min(start + (1 << 16), words.count)
+                    chunk.removeAll(keepingCapacity: true)
+                    for word in words[start..<end] { chunk.append(word.littleEndian) }
+                    try chunk.withUnsafeBytes { try output($0) }
+                    start = end
                 }
             }
-            return bytes + payload
+            try arena.withUnsafeBytes { try output($0) }
         }
     }
 

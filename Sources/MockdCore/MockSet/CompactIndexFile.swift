@@ -47,27 +47,22 @@ public enum CompactIndexFile {
         return CompactIndex.decode(cache.bytes, source: source)
     }
 
-    /// Writes `file`'s compact index into `folder`, naming the `index.json` there (already written).
-    /// - Returns: Whether it was written (see `write(_:source:folder:)`).
-    @discardableResult
-    static func write(_ file: MockSetFile, folder: URL) -> Bool {
-        guard let index = FileSnapshot(path: folder.appendingPathComponent("index.json").path) else { return false }
-        return write(file, source: source(of: index), folder: folder)
-    }
-
     /// Writes `file`'s compact index into `folder`, naming `source` (the `index.json` it was decoded from).
     ///
     /// Atomic: the bytes go to a sibling file renamed over `index.cache`, so a reader (another daemon starting on the
     /// same set) sees the old cache or the new one, whole; the sibling is removed when anything fails.
     /// - Returns: Whether it was written; a folder that refuses (read-only, full) is not an error: the set is then
     ///   read from its JSON at every start.
+    /// The bytes are streamed to the file as they are laid out (`CompactIndex.encode(_:source:output:)`), never held
+    /// whole.
     @discardableResult
     static func write(_ file: MockSetFile, source: CompactIndex.Source, folder: URL) -> Bool {
-        guard let bytes = try? CompactIndex.encode(file, source: source) else { return false }
         let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         let temporary = folder.appendingPathComponent(temporaryPrefix + unique).path
         do {
-            try FileSystem.write(Data(bytes), to: temporary)
+            let output = try FileDescriptor.open(temporary, .replace(permissions: 0o644))
+            defer { output.close() }
+            try CompactIndex.encode(file, source: source) { try output.writeAll($0) }
             try FileSystem.rename(temporary, to: folder.appendingPathComponent(name).path)
             removeTemporaryFiles(in: folder)
             writeIgnoreFile(in: folder)

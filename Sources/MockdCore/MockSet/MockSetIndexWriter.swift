@@ -4,33 +4,39 @@ import MockdFormat
 /// Writes a set's `index.json` exactly as `JSONEncoder` pretty-prints it with sorted keys, one stub at a time: the
 /// encoder's tree and output for a whole 100,000-stub index were most of an import's peak memory (the index is
 /// about 0.7 × the HAR's size as text, and the tree several times that). Stubs are encoded alone, indented to
-/// their depth and streamed to the file in 1 MiB writes.
+/// their depth and streamed to the file in 1 MiB writes, hashed on the way for the compact index (`CompactIndexFile`)
+/// that names the file it was made from.
 enum MockSetIndexWriter {
     /// The array of stubs as an empty one prints at depth 1 with `.prettyPrinted`.
     private static let emptyStubs = Data("\"stubs\" : [\n\n  ]".utf8)
 
     /// Writes `file` to `url` (created or truncated), followed by a line feed.
+    /// - Returns: The size and `ContentHash` of the bytes written (`CompactIndexFile.source(of:)` of the file).
     /// - Throws: The encoder's or the file system's error.
-    static func write(_ file: MockSetFile, to url: URL) throws {
+    @discardableResult
+    static func write(_ file: MockSetFile, to url: URL) throws -> CompactIndex.Source {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var frame = file
         frame.stubs = []
         let outline = try encoder.encode(frame)
         guard !file.stubs.isEmpty, let slot = outline.range(of: emptyStubs) else {
-            try (outline + [0x0A]).write(to: url)
-            return
+            let whole = outline + [0x0A]
+            try whole.write(to: url)
+            return CompactIndexFile.source(of: whole)
         }
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
             let handle = FileHandle(forWritingAtPath: url.path)
         else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
         defer { try? handle.close() }
+        var hash = ContentHash.Stream()
         var buffer = Data(outline[..<slot.lowerBound])
         buffer.append(contentsOf: "\"stubs\" : [\n".utf8)
         for (position, stub) in file.stubs.enumerated() {
             if position > 0 { buffer.append(contentsOf: ",\n".utf8) }
             appendIndented(try encoder.encode(stub), to: &buffer)
             if buffer.count >= 1 << 20 {
+                buffer.withUnsafeBytes { hash.update($0) }
                 try handle.write(contentsOf: buffer)
                 buffer.removeAll(keepingCapacity: true)
             }
@@ -38,7 +44,9 @@ enum MockSetIndexWriter {
         buffer.append(contentsOf: "\n  ]".utf8)
         buffer.append(outline[slot.upperBound...])
         buffer.append(0x0A)
+        buffer.withUnsafeBytes { hash.update($0) }
         try handle.write(contentsOf: buffer)
+        return CompactIndex.Source(indexSize: UInt64(hash.byteCount), indexHash: hash.finish())
     }
 
     /// `json` (printed at depth 0) as it prints at depth 2: four spaces before every line but blank ones. A JSON

@@ -63,9 +63,9 @@ public struct MockSetWriter: Sendable {
             // once. The index's error, as the first thing written, is the one reported when both fail.
             let bodies = BackgroundWork { try Self.writeBodies(build.files, into: staging) }
             let indexOutcome = Result {
-                try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
+                let index = try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
                 // Beside it, the compact index a start reads instead (optional: a start rebuilds a missing one).
-                CompactIndexFile.write(build.file, folder: staging)
+                CompactIndexFile.write(build.file, source: index, folder: staging)
             }
             let bodiesOutcome = bodies.wait()
             try indexOutcome.get()

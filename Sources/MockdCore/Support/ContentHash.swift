@@ -55,6 +55,47 @@ enum ContentHash {
         return digest(of: UnsafeRawBufferPointer(digests))
     }
 
+    /// The digest `of(_:)` gives for bytes that arrive in parts (a file as it is written), holding one piece
+    /// (`pieceSize`) at most: `index.json` is hashed as it is written rather than mapped and read again, which put
+    /// the whole file in an import's peak memory.
+    struct Stream {
+        /// The current piece; hashed only when more bytes follow it, so that the last one is still here at the end.
+        private var piece: [UInt8] = []
+        /// The digests of the pieces before it, two words each.
+        private var digests: [UInt64] = []
+        private var count = 0
+
+        init() {}
+
+        /// Adds `bytes` after those already added.
+        mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            var offset = 0
+            while offset < bytes.count {
+                if piece.count == ContentHash.pieceSize {
+                    let (first, second) = piece.withUnsafeBytes { ContentHash.digest(of: $0) }
+                    digests += [first, second]
+                    piece.removeAll(keepingCapacity: true)
+                }
+                let take = min(ContentHash.pieceSize - piece.count, bytes.count - offset)
+                piece.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take]))
+                offset += take
+            }
+            count += bytes.count
+        }
+
+        /// The digest of everything added, as `ContentHash.of` gives it for the same bytes in one buffer.
+        func finish() -> (UInt64, UInt64) {
+            // Up to one piece: hashed whole, as `of` does.
+            guard !digests.isEmpty else { return piece.withUnsafeBytes { ContentHash.digest(of: $0) } }
+            let last = piece.withUnsafeBytes { ContentHash.digest(of: $0) }
+            let all = digests + [last.0, last.1, UInt64(count)]
+            return all.withUnsafeBytes { ContentHash.digest(of: $0) }
+        }
+
+        /// The bytes added so far.
+        var byteCount: Int { count }
+    }
+
     /// The buffer and the digests' slots, shared by the hashing threads (each writes its own two slots).
     private struct SharedPieces: @unchecked Sendable {
         let base: UnsafeRawPointer
