@@ -133,7 +133,7 @@ extension HARCompiler {
     }
 
     struct Group {
-        let key: RequestKey
+        var key: RequestKey
         let constraintLines: [String]
         var constraints: [HeaderConstraint] = []
         var entries: [(body: RecordedRequestBody, response: RecordedResponse, entry: Int)]

@@ -11,7 +11,7 @@ extension HARCompiler {
         /// Whether some 304 answers conditional requests beside the whole representation (the set's
         /// `conditionalRequests`).
         private(set) var conditionalRequests = false
-        private var namer = FileNamer()
+        private var namer: FileNamer
         private let keepHosts: Bool
         /// Finds the recorded origins' URLs in bodies, to count those served pointing at the mock and those kept.
         private let rewrite: OriginRewrite?
@@ -22,6 +22,7 @@ extension HARCompiler {
             // they grow.
             stubs.reserveCapacity(groupCount)
             files.reserveCapacity(groupCount)
+            namer = FileNamer(reservingFor: groupCount)
             rewrite = OriginRewrite(origins: origins.sorted())
             self.keepHosts = keepHosts
         }

@@ -130,7 +130,7 @@ public struct HARCompiler {
         if keepHosts {
             report.sharedKeys = HARCompiler.keysOnSeveralHosts(groups)
         } else {
-            groups = HARCompiler.mergingHosts(groups, report: &report, warn: report.keptHosts.count > 1)
+            HARCompiler.mergingHosts(&groups, report: &report, warn: report.keptHosts.count > 1)
             report.flattened = report.keptHosts.count > 1
         }
         noteDroppedHeaders(in: &report)

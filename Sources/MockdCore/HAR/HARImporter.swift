@@ -161,6 +161,16 @@ struct FileNamer {
     /// The next suffix to try per base name, so many ids sharing a truncated prefix stay linear.
     private var nextSuffix: [String: Int] = [:]
 
+    init() {}
+
+    /// Room for about `stubs` ids and as many body files, reserved once rather than doubled (and rehashed) as they
+    /// grow.
+    init(reservingFor stubs: Int) {
+        usedIDs.reserveCapacity(stubs)
+        usedFiles.reserveCapacity(stubs)
+        nextSuffix.reserveCapacity(stubs * 2)
+    }
+
     /// `GET_v1_messages__limit-20`; a repeat gets `-2`, `-3` in order of appearance.
     /// - Parameter label: Said instead of the query (a GraphQL operation's name: `POST_graphql__GetUser`).
     mutating func uniqueID(for key: RequestKey, label: String? = nil) -> String {
