@@ -19,7 +19,7 @@ extension HARCompiler {
                     continue
                 }
                 var differed: [String] = []
-                if sentQueries[later.entry] != sentQueries[first.entry] {
+                if sentQueries[later.entry, default: ""] != sentQueries[first.entry, default: ""] {
                     differed.append(
                         "its query (\(sentQueries[later.entry] ?? "") vs \(sentQueries[first.entry] ?? ""))"
                     )

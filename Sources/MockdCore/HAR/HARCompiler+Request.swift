@@ -53,7 +53,9 @@ extension HARCompiler {
     /// notes), and whether it used jQuery's `_` cache-buster (then the written rules say to ignore it).
     mutating func recordedQuery(of url: RecordedURL, entry: HAREntry) -> String {
         let rawQuery = options.keepSecrets ? url.rawQuery : redactor.redactQuery(url.rawQuery, entry: entry.index)
-        sentQueries[entry.index] = RequestKey.normalizeQuery(rawQuery)
+        let sent = RequestKey.normalizeQuery(rawQuery)
+        // No query is noted as none (read back as ""): most entries of an API have none.
+        if !sent.isEmpty { sentQueries[entry.index] = sent }
         if !sawCacheBuster, !url.rawQuery.isEmpty,
             RequestKey.queryPairs(url.rawQuery).contains(where: { $0.name == "_" })
         {

@@ -214,8 +214,8 @@ extension HARCompiler {
         report.datedResponses += 1
         return MockSetFile.DatesEntry(
             recordedAt: DateFormats.rfc3339Milliseconds(Date(timeIntervalSince1970: Double(recordedAtMs) / 1000)),
-            body: inBody.isEmpty ? nil : inBody.map(\.location),
-            headers: inHeaders.isEmpty ? nil : inHeaders.map(\.location)
+            body: inBody.isEmpty ? nil : sharedDateLocations.shared(ByteKeys(inBody.map(\.location))).values,
+            headers: inHeaders.isEmpty ? nil : sharedDateLocations.shared(ByteKeys(inHeaders.map(\.location))).values
         )
     }
 

@@ -19,7 +19,8 @@ public struct HARCompiler {
     let hostFilter: Set<String>
     /// The origins of the kept entries (`https://api.example.com`), written as the set's `origins`.
     var origins: Set<String> = []
-    /// Each entry's query as sent (canonical encoding, secrets redacted, before the set's rules), by entry index:
+    /// Each entry's query as sent (canonical encoding, secrets redacted, before the set's rules), by entry index (none
+    /// for an empty one):
     /// to report entries that share a stub although their queries differed in what the rules leave out.
     var sentQueries: [Int: String] = [:]
     /// The user's rules; redaction rules are added to the written set, not used for grouping (redacted
@@ -28,7 +29,7 @@ public struct HARCompiler {
     let unstableHeaders: Set<String>
     var report = ImportReport()
     var redactor = Redactor()
-    var groups: [GroupKey: Int] = [:]
+    var groups = GroupTable()
     var ordered: [Group] = []
     var droppedHeaders: [String: Int] = [:]
     var unstableDropped: [String: Int] = [:]
@@ -40,6 +41,8 @@ public struct HARCompiler {
     /// (lines by their bytes: a recorded "é" as e + U+0301 is written as recorded, not as another entry's U+00E9).
     var sharedHeaderLines = ValueInterner<ByteKeys>()
     var sharedConstraints = ValueInterner<[HeaderConstraint]>()
+    /// The same JSON Pointers and header names of recorded dates recur on most answers of an API: kept once.
+    var sharedDateLocations = ValueInterner<ByteKeys>()
     var sawCacheBuster = false
     /// Entries a producer marked failed (`_error`, `_failureText`) whose answer needs no body: served as recorded.
     var failedButComplete: [Int] = []
@@ -124,7 +127,7 @@ public struct HARCompiler {
         let keepHosts = report.keptHosts.count > 1 && !options.flattenHosts
         var groups = ordered
         ordered = []
-        self.groups = [:]
+        self.groups = GroupTable()
         noteSequencesDifferingInLeftOutFields(groups, report: &report)
         sentQueries = [:]
         if keepHosts {
@@ -165,13 +168,14 @@ public struct HARCompiler {
             constraints: request.constraints,
             graphQL: request.graphQL?.operation.identity
         )
-        if let position = groups[groupKey] {
+        let hash = groupKey.hashValue
+        if let position = groups.position(of: groupKey, hash: hash, in: ordered) {
             ordered[position].entries.append((request.body, recorded, entry))
             if let graphQL = request.graphQL { ordered[position].graphQLOperations.append(graphQL.operation) }
         } else {
             let constraints = sharedConstraints.shared(request.constraints)
             let lines = sharedHeaderLines.shared(ByteKeys(request.constraintLines)).values
-            groups[GroupKey(key: request.key, constraints: constraints, graphQL: groupKey.graphQL)] = ordered.count
+            groups.append(hash: hash)
             var group = Group(
                 key: request.key,
                 constraintLines: lines,

@@ -158,7 +158,8 @@ struct RecordedURL {
 struct FileNamer {
     private var usedIDs: Set<String> = []
     private var usedFiles: Set<String> = []
-    /// The next suffix to try per base name, so many ids sharing a truncated prefix stay linear.
+    /// The next suffix to try per base name, so many ids sharing a truncated prefix stay linear; only for names that
+    /// were taken (the others start at 2).
     private var nextSuffix: [String: Int] = [:]
 
     init() {}
@@ -168,7 +169,6 @@ struct FileNamer {
     init(reservingFor stubs: Int) {
         usedIDs.reserveCapacity(stubs)
         usedFiles.reserveCapacity(stubs)
-        nextSuffix.reserveCapacity(stubs * 2)
     }
 
     /// `GET_v1_messages__limit-20`; a repeat gets `-2`, `-3` in order of appearance.
@@ -184,12 +184,13 @@ struct FileNamer {
         }
         base = FileNamer.truncate(base, to: 96)
         var candidate = base
-        var counter = nextSuffix[base.asciiLowercased, default: 2]
+        let first = nextSuffix[base.asciiLowercased, default: 2]
+        var counter = first
         while !usedIDs.insert(candidate.asciiLowercased).inserted {
             candidate = "\(base)-\(counter)"
             counter += 1
         }
-        nextSuffix[base.asciiLowercased] = counter
+        if counter != first { nextSuffix[base.asciiLowercased] = counter }
         return candidate
     }
 
@@ -208,12 +209,13 @@ struct FileNamer {
         }
         var candidate = "bodies/\(stem)\(suffix).\(ext)"
         let key = candidate.asciiLowercased
-        var counter = nextSuffix[key, default: 2]
+        let first = nextSuffix[key, default: 2]
+        var counter = first
         while !usedFiles.insert(candidate.asciiLowercased).inserted {
             candidate = "bodies/\(stem)\(suffix)-\(counter).\(ext)"
             counter += 1
         }
-        nextSuffix[key] = counter
+        if counter != first { nextSuffix[key] = counter }
         return candidate
     }
 
