@@ -450,6 +450,37 @@ struct CompactIndexTests {
         #expect(try served(root)[0].contains(" 203 "))
     }
 
+    /// An `index.json` larger than one piece of its hash (`ContentHash.pieceSize`), hashed as it is written, is named
+    /// by its cache exactly as a start hashes the mapped file.
+    @Test func aLargeWrittenIndexGetsAFreshCache() throws {
+        let root = MockdRoot(url: Paths.makeTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let stubs = (0..<12_000).map { index in
+            MockSetFile.StubEntry(
+                id: "GET_items_\(index)",
+                request: .init(method: "GET", path: "/items/\(index)", headers: ["Accept: application/json"]),
+                responses: [
+                    .init(
+                        status: 200,
+                        headers: ["Content-Type: application/json", "ETag: \"\(index)\""],
+                        bodyFile: "bodies/GET_items_\(index).json"
+                    )
+                ]
+            )
+        }
+        let file = MockSetFile(stubs: stubs)
+        let files = Dictionary(uniqueKeysWithValues: stubs.map { ($0.responses[0].bodyFile!, Data("{}".utf8)) })
+        try MockSetWriter(root: root).write(
+            MockSetBuild(file: file, files: files),
+            set: Self.set,
+            replace: false,
+            source: "t"
+        )
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: indexJSON(root).path)[.size] as? Int)
+        #expect(size > ContentHash.pieceSize)
+        #expect(try freshCache(root) == file)
+    }
+
     /// Lint scans a set's files for secrets; the cache repeats the index's strings and is not one of them.
     @Test func lintSkipsTheCache() throws {
         let root = try root(index: Self.mixedIndex)

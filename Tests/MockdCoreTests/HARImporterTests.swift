@@ -39,6 +39,32 @@ struct HARImporterTests {
         #expect(report.responsesWritten == 3)
     }
 
+    /// Many keys, each requested twice with the repeats in reverse order: every entry finds its own group (the
+    /// compiler's table of groups grows several times) and each stub is its two answers in recording order.
+    @Test func manyInterleavedRequestsEachFindTheirGroup() throws {
+        let count = 3_000
+        let first = (0..<count).map { index in
+            HARReaderTests.entry(
+                url: "https://a.example/items/\(index)",
+                content: #"{"mimeType": "text/plain", "text": "first \#(index)"}"#
+            )
+        }
+        let second = (0..<count).reversed().map { index in
+            HARReaderTests.entry(
+                url: "https://a.example/items/\(index)",
+                content: #"{"mimeType": "text/plain", "text": "second \#(index)"}"#
+            )
+        }
+        let (build, report) = try build(first + second)
+        try #require(build.file.stubs.count == count)
+        #expect(report.sequences == count)
+        for (index, stub) in build.file.stubs.enumerated() {
+            #expect(stub.id == "GET_items_\(index)")
+            #expect(stub.request.path == "/items/\(index)")
+            #expect(stub.responses.map { text(build, $0.bodyFile) ?? "" } == ["first \(index)", "second \(index)"])
+        }
+    }
+
     @Test func bodyFilesKeepTheirPathsExtensionOnce() throws {
         let png = #"{"mimeType": "image/png", "encoding": "base64", "text": "iVBORw0KGgo="}"#
         let (build, _) = try build([

@@ -63,7 +63,7 @@ enum CompactIndex {
         let settingsJSON = String(decoding: try RecordVisitor.sortedEncoder.encode(settings), as: UTF8.self)
         let visitor = RecordVisitor()
         // The use counts are only needed to number the shared strings and lists first: let go before the records grow.
-        var writer = try RecordWriter(counts: useCounts(of: file, settingsJSON: settingsJSON, visitor: visitor))
+        var writer = try RecordWriter(counts: UseCounter(counting: file, settings: settingsJSON, visitor))
         let settingsID = writer.stringID(settingsJSON)
         var stubOffsets: [UInt32] = [0]
         stubOffsets.reserveCapacity(file.stubs.count + 1)
@@ -72,16 +72,6 @@ enum CompactIndex {
             stubOffsets.append(UInt32(writer.records.count))
         }
         try writer.write(stubOffsets: stubOffsets, settings: settingsID, source: source, to: output)
-    }
-
-    /// How often each string and list of `file` is used.
-    private static func useCounts(of file: MockSetFile, settingsJSON: String, visitor: RecordVisitor) throws
-        -> UseCounter
-    {
-        var counter = UseCounter()
-        counter.string(settingsJSON)
-        for stub in file.stubs { try visitor.visit(stub, into: &counter) }
-        return counter
     }
 
     /// Receives a stub's parts in order; counting uses first, then writing records.
@@ -95,6 +85,13 @@ enum CompactIndex {
     struct UseCounter: RecordSink {
         var strings: [ByteKey: Int] = [:]
         var lists: [[ByteKey]: Int] = [:]
+
+        /// The uses in `file`, whose set-wide settings are the JSON `settings`.
+        init(counting file: MockSetFile, settings: String, _ visitor: RecordVisitor) throws {
+            string(settings)
+            for stub in file.stubs { try visitor.visit(stub, into: &self) }
+        }
+
         mutating func word(_ value: UInt32) {}
         mutating func string(_ value: String?) {
             if let value { strings[ByteKey(value), default: 0] += 1 }
