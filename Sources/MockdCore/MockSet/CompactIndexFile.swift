@@ -50,11 +50,10 @@ public enum CompactIndexFile {
     /// Writes `file`'s compact index into `folder`, naming `source` (the `index.json` it was decoded from).
     ///
     /// Atomic: the bytes go to a sibling file renamed over `index.cache`, so a reader (another daemon starting on the
-    /// same set) sees the old cache or the new one, whole; the sibling is removed when anything fails.
+    /// same set) sees the old cache or the new one, whole; the sibling is removed when anything fails. The bytes are
+    /// streamed to it as they are laid out (`CompactIndex.encode(_:source:output:)`), never held whole.
     /// - Returns: Whether it was written; a folder that refuses (read-only, full) is not an error: the set is then
     ///   read from its JSON at every start.
-    /// The bytes are streamed to the file as they are laid out (`CompactIndex.encode(_:source:output:)`), never held
-    /// whole.
     @discardableResult
     static func write(_ file: MockSetFile, source: CompactIndex.Source, folder: URL) -> Bool {
         let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
