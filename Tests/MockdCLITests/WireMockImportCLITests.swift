@@ -154,8 +154,9 @@ struct WireMockImportCLITests {
         )
         #expect(
             Self.contents(root).filter { !$0.hasPrefix("wm") } == [
-                "configs", "configs/wm.json", "mocks", "mocks/wm", "mocks/wm/bodies", "mocks/wm/bodies/__files",
-                "mocks/wm/bodies/__files/a.txt", "mocks/wm/index.cache", "mocks/wm/index.json",
+                "configs", "configs/wm.json", "mocks", "mocks/wm", "mocks/wm/.gitignore", "mocks/wm/bodies",
+                "mocks/wm/bodies/__files", "mocks/wm/bodies/__files/a.txt", "mocks/wm/index.cache",
+                "mocks/wm/index.json",
             ]
         )
         let index = try String(contentsOf: root.appendingPathComponent("mocks/wm/index.json"), encoding: .utf8)
