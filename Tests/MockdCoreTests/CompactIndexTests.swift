@@ -295,6 +295,126 @@ struct CompactIndexTests {
         }
     }
 
+    /// A set large enough to be built on several threads, every stub with its own path, query, id or not, and an
+    /// inline body (no body files to write).
+    private static func largeFile(duplicating duplicate: (of: Int, at: Int)? = nil) -> MockSetFile {
+        var stubs = (0..<(MockSetLoader.parallelBuildThreshold + 321)).map { index in
+            MockSetFile.StubEntry(
+                id: index % 3 == 0 ? "s\(index)" : nil,
+                request: .init(
+                    method: index % 2 == 0 ? "GET" : "POST",
+                    path: "/items/\(index)",
+                    query: index % 5 == 0 ? nil : "page=\(index % 7)",
+                    headers: ["Accept: application/json"]
+                ),
+                responses: [
+                    .init(
+                        status: 200 + index % 3,
+                        headers: ["Content-Type: application/json", "ETag: \"\(index)\""],
+                        body: "{\"n\": \(index)}"
+                    )
+                ]
+            )
+        }
+        if let duplicate { stubs[duplicate.at].id = stubs[duplicate.of].id }
+        return MockSetFile(stubs: stubs)
+    }
+
+    private func root(file: MockSetFile) throws -> MockdRoot {
+        try root(index: String(decoding: JSONEncoder().encode(file), as: UTF8.self))
+    }
+
+    /// A start builds each stub straight from its record, on several threads for a large set: it serves what a
+    /// start from `index.json` serves, stub by stub.
+    @Test func largeSetServedFromTheCacheAsFromTheJSON() throws {
+        let root = try root(file: Self.largeFile())
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let fromJSON = try served(root)
+        #expect(try freshCache(root) == (try decodedJSON(root)))
+        let fromCache = try served(root)
+        #expect(fromCache.count == MockSetLoader.parallelBuildThreshold + 321)
+        #expect(fromCache == fromJSON)
+    }
+
+    /// A duplicate id is found from the records as from the JSON, with the same error (a cache is written only for
+    /// a set that loads, so this one is written by hand), in the sequential and the parallel build.
+    @Test func duplicateIDFoundFromTheCacheAsFromTheJSON() throws {
+        for file in [
+            try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8)),
+            Self.largeFile(duplicating: (of: 3, at: 3_000)),
+        ] {
+            var file = file
+            if file.stubs.count == 3 { file.stubs[2].id = "plain" }
+            let root = try root(file: file)
+            defer { try? FileManager.default.removeItem(at: root.url) }
+            func loadError() -> String {
+                do {
+                    _ = try MockSetLoader(root: root).load(set: Self.set)
+                    return "loaded"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            let fromJSON = loadError()
+            #expect(fromJSON.contains("duplicate stub id"), "\(fromJSON)")
+            #expect(!FileManager.default.fileExists(atPath: cacheURL(root).path))
+            let index = try #require(FileSnapshot(path: indexJSON(root).path))
+            #expect(
+                CompactIndexFile.write(file, source: CompactIndexFile.source(of: index), folder: root.setURL(Self.set))
+            )
+            #expect(try freshCache(root) == file)
+            #expect(loadError() == fromJSON)
+        }
+    }
+
+    /// `bytes` (a compact index) with stub `stub`'s record made unreadable (an unknown record kind) and the payload's
+    /// hash made to match again: damage only a writer's fault could cause.
+    private func breakingRecord(of stub: Int, in bytes: Data) -> Data {
+        var bytes = [UInt8](bytes)
+        func word64(_ index: Int) -> Int {
+            Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) })
+        }
+        func word32(_ index: Int) -> Int {
+            Int(
+                bytes.withUnsafeBytes {
+                    $0.loadUnaligned(fromByteOffset: 8 * CompactIndex.headerWords + index * 4, as: UInt32.self)
+                }
+            )
+        }
+        let stubOffsets = word64(9) + word64(11) + word64(13)
+        let records = stubOffsets + word64(14) + 1
+        let record = 8 * CompactIndex.headerWords + 4 * (records + word32(stubOffsets + stub))
+        bytes[record] = 9
+        let hash = bytes.withUnsafeBytes {
+            ContentHash.of(UnsafeRawBufferPointer(rebasing: $0[(8 * CompactIndex.headerWords)...]))
+        }
+        withUnsafeBytes(of: hash.0.littleEndian) { bytes.replaceSubrange(48..<56, with: $0) }
+        withUnsafeBytes(of: hash.1.littleEndian) { bytes.replaceSubrange(56..<64, with: $0) }
+        return Data(bytes)
+    }
+
+    /// A record that does not read back, met while the stubs are being built from the records (in one slice of a
+    /// parallel build, or the sequential one), makes the start serve the JSON and rewrite the cache.
+    @Test func aRecordThatDoesNotReadBackServesTheJSON() throws {
+        for (file, stub) in [
+            (try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8)), 1),
+            (Self.largeFile(), 3_000),
+        ] {
+            let root = try root(file: file)
+            defer { try? FileManager.default.removeItem(at: root.url) }
+            let expected = try served(root)
+            let good = try Data(contentsOf: cacheURL(root))
+            let broken = breakingRecord(of: stub, in: good)
+            try broken.write(to: cacheURL(root))
+            // The header and hash still check out: only reading the record finds the fault.
+            let source = CompactIndexFile.source(of: try #require(FileSnapshot(path: indexJSON(root).path)))
+            #expect(broken.withUnsafeBytes { CompactIndex.open($0, source: source) } != nil)
+            #expect(try freshCache(root) == nil)
+            #expect(try served(root) == expected)
+            #expect(try Data(contentsOf: cacheURL(root)) == good)
+        }
+    }
+
     /// A folder that refuses the cache (here: `index.cache` is a folder, so the rename fails; a read-only folder fails
     /// the same way, earlier) still starts, from its JSON, and keeps no half-written file.
     @Test func aFolderThatRefusesTheCacheStillStarts() throws {

@@ -5,27 +5,42 @@ extension CompactIndex {
     /// The index held by `bytes` when it names `source` and this mockd, and is intact (its own hash matches and
     /// every number points inside it); else `nil`, never a partial or wrong index.
     static func decode(_ bytes: UnsafeRawBufferPointer, source: Source) -> MockSetFile? {
-        guard let layout = Layout(bytes), layout.source == source else { return nil }
-        let payload = UnsafeRawBufferPointer(rebasing: bytes[(headerWords * 8)...])
-        guard ContentHash.of(payload) == layout.payloadHash else { return nil }
-        let table = Table(layout: layout, payload: payload)
-        guard table.isConsistent, var settings = table.settings() else { return nil }
+        guard let (decodedSettings, table) = open(bytes, source: source) else { return nil }
+        var settings = decodedSettings
+        let count = table.layout.stubCount
         let stubs: [MockSetFile.StubEntry]?
-        if layout.stubCount >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 {
-            let slices = ParallelSlices.run(over: layout.stubCount) { range in table.stubs(range) }
+        if count >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 {
+            let slices = ParallelSlices.run(over: count) { range in table.stubs(range) }
             var all: [MockSetFile.StubEntry] = []
-            all.reserveCapacity(layout.stubCount)
+            all.reserveCapacity(count)
             for slice in slices {
                 guard let slice else { return nil }
                 all += slice
             }
             stubs = all
         } else {
-            stubs = table.stubs(0..<layout.stubCount)
+            stubs = table.stubs(0..<count)
         }
         guard let stubs else { return nil }
         settings.stubs = stubs
         return settings
+    }
+
+    /// The set-wide settings (no stubs) and the stub records of the index held by `bytes`, read in place, when it
+    /// names `source` and this mockd and is intact (see `decode`); else `nil`. The table reads `bytes`: keep them.
+    static func open(_ bytes: UnsafeRawBufferPointer, source: Source) -> (settings: MockSetFile, table: Table)? {
+        guard let layout = Layout(bytes), layout.source == source else { return nil }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[(headerWords * 8)...])
+        guard ContentHash.of(payload) == layout.payloadHash else { return nil }
+        let table = Table(layout: layout, payload: payload)
+        guard table.isConsistent, let settings = table.settings() else { return nil }
+        return (settings, table)
+    }
+
+    /// A record that does not read back (only a writer's fault can make one: the payload's hash matched). A load
+    /// that meets one reads `index.json` instead.
+    struct MalformedRecord: Error {
+        let stub: Int
     }
 
     /// The header's fields, checked for size and kind.
@@ -149,9 +164,7 @@ extension CompactIndex {
             var stubs: [MockSetFile.StubEntry] = []
             stubs.reserveCapacity(range.count)
             for index in range {
-                reader.position = records + Int(word(stubOffsets + index))
-                reader.end = records + Int(word(stubOffsets + index + 1))
-                guard let stub = reader.stub(), reader.position == reader.end else { return nil }
+                guard let stub = reader.stub(at: index) else { return nil }
                 stubs.append(stub)
             }
             return stubs
@@ -234,7 +247,40 @@ extension CompactIndex {
             return made
         }
 
-        mutating func stub() -> MockSetFile.StubEntry? {
+        /// Stub `index`'s record as an entry, or `nil` when it is malformed.
+        mutating func stub(at index: Int) -> MockSetFile.StubEntry? {
+            moveToRecord(index)
+            guard let stub = stub(), position == end else { return nil }
+            return stub
+        }
+
+        /// Stub `index`'s id as `MockSetLoader.stubID` gives it (its own, or `METHOD_path`), read from the front of
+        /// its record without making the rest; `nil` when the record is malformed.
+        mutating func stubID(at index: Int) -> String? {
+            moveToRecord(index)
+            switch word() {
+            case 0:
+                let id = string()
+                _ = string()  // host
+                let method = requiredString()
+                let path = requiredString()
+                return failed ? nil : MockSetLoader.stubID(id: id, method: method, path: path)
+            case 1:
+                guard let json = string(), !failed,
+                    let entry = try? JSONDecoder().decode(MockSetFile.StubEntry.self, from: Data(json.utf8))
+                else { return nil }
+                return MockSetLoader.stubID(of: entry)
+            default: return nil
+            }
+        }
+
+        private mutating func moveToRecord(_ index: Int) {
+            position = table.records + Int(table.word(table.stubOffsets + index))
+            end = table.records + Int(table.word(table.stubOffsets + index + 1))
+            failed = false
+        }
+
+        private mutating func stub() -> MockSetFile.StubEntry? {
             switch word() {
             case 0: break
             case 1:

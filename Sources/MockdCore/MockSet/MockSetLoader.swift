@@ -16,6 +16,8 @@ public struct MockSetLoader: Sendable {
     public var defersBodies = true
     /// A scenario's `rebaseDates`, which wins over each set's own; `nil`: the set's.
     public var rebaseDates: Bool?
+    /// Set for the second try of a load whose compact index held a record that does not read back.
+    private var skipsCompactIndex = false
 
     public init(
         root: MockdRoot,
@@ -65,7 +67,7 @@ public struct MockSetLoader: Sendable {
         // `index.json` is read, not mapped: users edit it in place, and a mapped file cut short under a reader
         // kills the process (SIGBUS) where a read only sees fewer bytes.
         var source: CompactIndex.Source?
-        var fromCache = false
+        var cachedEntries: StubEntries?
         let file: MockSetFile = try {
             let data = try ConfigFile.read(
                 at: indexURL,
@@ -76,9 +78,11 @@ public struct MockSetLoader: Sendable {
             source = read
             // `mockd validate` reads the JSON: a cache made when a large index skipped the unknown-field check
             // (serving) would hide a misspelt field from it.
-            if !alwaysCheckUnknownFields, let cached = CompactIndexFile.read(folder: folder, source: read) {
-                fromCache = true
-                return cached
+            if !alwaysCheckUnknownFields, !skipsCompactIndex,
+                let cached = CompactIndexFile.open(folder: folder, source: read)
+            {
+                cachedEntries = cached.entries
+                return cached.settings
             }
             return try decodeIndex(data, display: indexName)
         }()
@@ -108,14 +112,28 @@ public struct MockSetLoader: Sendable {
                 message: problem.message
             )
         }
+        let stubs: [Stub]
+        do {
+            stubs = try self.stubs(
+                from: file,
+                entries: cachedEntries ?? .decoded(file.stubs),
+                setName: name,
+                folder: folder,
+                indexName: indexName
+            )
+        } catch is CompactIndex.MalformedRecord {
+            var fromJSON = self
+            fromJSON.skipsCompactIndex = true
+            return try fromJSON.loadSet(name)
+        }
         let loaded = LoadedSet(
-            stubs: try stubs(from: file, setName: name, folder: folder, indexName: indexName),
+            stubs: stubs,
             normalize: normalize,
             cors: file.cors ?? false,
             conditionalRequests: file.conditionalRequests ?? false
         )
         // A start (not a tool that only reads the set) leaves a fresh cache for the next one.
-        if !fromCache, defersBodies, let source {
+        if cachedEntries == nil, defersBodies, let source {
             CompactIndexFile.write(file, source: source, folder: folder)
         }
         MockSetLoader.releaseInBackground(consume file)
@@ -166,6 +184,18 @@ public struct MockSetLoader: Sendable {
     /// single pass would (slices stop at their first error, and a duplicate id is found beforehand); a load that reads
     /// every body reports every invalid entry, in index order (`StubBuilder.build`).
     func stubs(from file: MockSetFile, setName: String, folder: URL, indexName: String) throws -> [Stub] {
+        try stubs(from: file, entries: .decoded(file.stubs), setName: setName, folder: folder, indexName: indexName)
+    }
+
+    /// Turns `entries` into stubs with `file`'s set-wide settings (its own `stubs` are not read).
+    /// - Throws: As `stubs(from:setName:folder:indexName:)`, and `CompactIndex.MalformedRecord`.
+    func stubs(
+        from file: MockSetFile,
+        entries: StubEntries,
+        setName: String,
+        folder: URL,
+        indexName: String
+    ) throws -> [Stub] {
         let bodyReader = BodyFileReader(folder: folder)
         let origins = file.rewriteURLs == false ? nil : file.origins.flatMap(OriginRewrite.init(origins:))
         let builder = StubBuilder(
@@ -176,7 +206,7 @@ public struct MockSetLoader: Sendable {
             origins: origins,
             negotiatesAccept: file.acceptMatching != "exact",
             rebasesDates: rebaseDates ?? file.rebaseDates ?? false,
-            firstDuplicateID: MockSetLoader.firstDuplicateID(in: file.stubs),
+            firstDuplicateID: try entries.firstDuplicateID(),
             deferred: defersBodies
                 ? DeferredResponses.Context(
                     read: { path, templated, jsonPath in
@@ -191,9 +221,8 @@ public struct MockSetLoader: Sendable {
                     indexName: indexName
                 ) : nil
         )
-        let entries = file.stubs
         guard entries.count >= MockSetLoader.parallelBuildThreshold, ParallelSlices.sliceCount > 1 else {
-            return try builder.build(entries, entries.indices)
+            return try builder.build(entries, 0..<entries.count)
         }
         let slices = ParallelSlices.run(over: entries.count) { range in Result { try builder.build(entries, range) } }
         var stubs: [Stub] = []
@@ -214,7 +243,12 @@ public struct MockSetLoader: Sendable {
 
     /// A stub's id: its own, or `METHOD_path`.
     static func stubID(of entry: MockSetFile.StubEntry) -> String {
-        entry.id ?? "\(entry.request.method)_\(entry.request.path)"
+        stubID(id: entry.id, method: entry.request.method, path: entry.request.path)
+    }
+
+    /// A stub's id from its entry's fields: `id`, or `METHOD_path`.
+    static func stubID(id: String?, method: String, path: String) -> String {
+        id ?? "\(method)_\(path)"
     }
 
     /// The position of the first stub whose id an earlier stub already has.

@@ -47,8 +47,8 @@ struct StubBuilder: Sendable {
     /// Serving (`deferred` set) stops at the first invalid entry; a load that reads every body (`mockd validate`,
     /// `check`) goes on and reports the problem of every invalid entry, as validate's help promises.
     /// - Throws: `ConfigError` for the first invalid entry in `range`, or `ConfigErrors` (in index order) when a load
-    ///   that reads every body finds more than one.
-    func build(_ entries: [MockSetFile.StubEntry], _ range: Range<Int>) throws -> [Stub] {
+    ///   that reads every body finds more than one; `CompactIndex.MalformedRecord` (`StubEntries.forEach`).
+    func build(_ entries: StubEntries, _ range: Range<Int>) throws -> [Stub] {
         var interning = Interning(
             source: StubSource(
                 setName: setName,
@@ -59,9 +59,9 @@ struct StubBuilder: Sendable {
         var stubs: [Stub] = []
         stubs.reserveCapacity(range.count)
         var problems: [ConfigError] = []
-        for index in range {
+        try entries.forEach(in: range) { entry, index in
             do {
-                stubs.append(try stub(entries[index], at: index, interning: &interning))
+                stubs.append(try stub(entry, at: index, interning: &interning))
             } catch let problem as ConfigError where deferred == nil {
                 problems.append(problem)
             }

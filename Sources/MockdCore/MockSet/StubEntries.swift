@@ -1,0 +1,60 @@
+import MockdFormat
+import MockdPlatform
+
+/// The entries a load builds stubs from: an index decoded whole (`index.json`), or a compact index's records, each
+/// made into an entry just before its stub is built and let go right after.
+///
+/// Why the records are not decoded whole first: at 100,000 stubs the decoded index is ~20 MiB of small objects made
+/// on the building threads and freed after the build. Where they ended up at the top of a thread's malloc arena,
+/// glibc kept them (`malloc_trim` gives back only the main arena's top) and the daemon's idle RSS was 20 MiB higher
+/// in about half the starts. An entry at a time, the same few blocks are reused and nothing large is freed.
+enum StubEntries: @unchecked Sendable {
+    // @unchecked: the compact case reads bytes it keeps alive and nobody writes.
+    case decoded([MockSetFile.StubEntry])
+    /// A compact index's table and the snapshot of the file its bytes are in.
+    case compact(CompactIndex.Table, FileSnapshot)
+
+    var count: Int {
+        switch self {
+        case .decoded(let entries): entries.count
+        case .compact(let table, _): table.layout.stubCount
+        }
+    }
+
+    /// Calls `body` with each entry of `range` and its position, in order.
+    /// - Throws: What `body` throws; `CompactIndex.MalformedRecord` for a compact record that does not read back.
+    func forEach(in range: Range<Int>, _ body: (MockSetFile.StubEntry, Int) throws -> Void) throws {
+        switch self {
+        case .decoded(let entries):
+            for index in range { try body(entries[index], index) }
+        case .compact(let table, let snapshot):
+            try withExtendedLifetime(snapshot) {
+                var reader = CompactIndex.StubReader(table: table)
+                for index in range {
+                    guard let entry = reader.stub(at: index) else { throw CompactIndex.MalformedRecord(stub: index) }
+                    try body(entry, index)
+                }
+            }
+        }
+    }
+
+    /// The position of the first stub whose id (`MockSetLoader.stubID`) an earlier stub already has.
+    /// - Throws: `CompactIndex.MalformedRecord` for a compact record that does not read back.
+    func firstDuplicateID() throws -> Int? {
+        switch self {
+        case .decoded(let entries):
+            return MockSetLoader.firstDuplicateID(in: entries)
+        case .compact(let table, let snapshot):
+            return try withExtendedLifetime(snapshot) {
+                var reader = CompactIndex.StubReader(table: table)
+                var seen: Set<String> = []
+                seen.reserveCapacity(table.layout.stubCount)
+                for index in 0..<table.layout.stubCount {
+                    guard let id = reader.stubID(at: index) else { throw CompactIndex.MalformedRecord(stub: index) }
+                    if !seen.insert(id).inserted { return index }
+                }
+                return nil
+            }
+        }
+    }
+}
