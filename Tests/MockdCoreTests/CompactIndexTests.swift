@@ -408,7 +408,7 @@ struct CompactIndexTests {
             try broken.write(to: cacheURL(root))
             // The header and hash still check out: only reading the record finds the fault.
             let source = CompactIndexFile.source(of: try #require(FileSnapshot(path: indexJSON(root).path)))
-            #expect(broken.withUnsafeBytes { CompactIndex.open($0, source: source) } != nil)
+            #expect(broken.withUnsafeBytes { CompactIndex.readInPlace($0, source: source) } != nil)
             #expect(try freshCache(root) == nil)
             #expect(try served(root) == expected)
             #expect(try Data(contentsOf: cacheURL(root)) == good)

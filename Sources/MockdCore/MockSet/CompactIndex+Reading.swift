@@ -5,7 +5,7 @@ extension CompactIndex {
     /// The index held by `bytes` when it names `source` and this mockd, and is intact (its own hash matches and
     /// every number points inside it); else `nil`, never a partial or wrong index.
     static func decode(_ bytes: UnsafeRawBufferPointer, source: Source) -> MockSetFile? {
-        guard let (decodedSettings, table) = open(bytes, source: source) else { return nil }
+        guard let (decodedSettings, table) = readInPlace(bytes, source: source) else { return nil }
         var settings = decodedSettings
         let count = table.layout.stubCount
         let stubs: [MockSetFile.StubEntry]?
@@ -28,7 +28,7 @@ extension CompactIndex {
 
     /// The set-wide settings (no stubs) and the stub records of the index held by `bytes`, read in place, when it
     /// names `source` and this mockd and is intact (see `decode`); else `nil`. The table reads `bytes`: keep them.
-    static func open(_ bytes: UnsafeRawBufferPointer, source: Source) -> (settings: MockSetFile, table: Table)? {
+    static func readInPlace(_ bytes: UnsafeRawBufferPointer, source: Source) -> (settings: MockSetFile, table: Table)? {
         guard let layout = Layout(bytes), layout.source == source else { return nil }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[(headerWords * 8)...])
         guard ContentHash.of(payload) == layout.payloadHash else { return nil }
@@ -260,11 +260,12 @@ extension CompactIndex {
             moveToRecord(index)
             switch word() {
             case 0:
-                let id = string()
+                // The rest of the record is read when the stub is built; an entry with its own id needs none of it.
+                if let id = string() { return failed ? nil : id }
                 _ = string()  // host
                 let method = requiredString()
                 let path = requiredString()
-                return failed ? nil : MockSetLoader.stubID(id: id, method: method, path: path)
+                return failed ? nil : MockSetLoader.stubID(id: nil, method: method, path: path)
             case 1:
                 guard let json = string(), !failed,
                     let entry = try? JSONDecoder().decode(MockSetFile.StubEntry.self, from: Data(json.utf8))

@@ -50,9 +50,10 @@ public enum CompactIndexFile {
     /// The set-wide settings (no stubs) and the stub records of `folder`'s compact index, read in place, when it is
     /// fresh for `source` and intact as `read` checks it; else `nil`. A start builds each stub from its record
     /// (`StubEntries.compact`) without decoding the whole index first.
-    static func open(folder: URL, source: CompactIndex.Source) -> (settings: MockSetFile, entries: StubEntries)? {
+    static func readInPlace(folder: URL, source: CompactIndex.Source) -> (settings: MockSetFile, entries: StubEntries)?
+    {
         guard let cache = FileSnapshot(path: folder.appendingPathComponent(name).path),
-            let (settings, table) = CompactIndex.open(cache.bytes, source: source)
+            let (settings, table) = CompactIndex.readInPlace(cache.bytes, source: source)
         else { return nil }
         return (settings, .compact(table, cache))
     }

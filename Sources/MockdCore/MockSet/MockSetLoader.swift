@@ -79,7 +79,7 @@ public struct MockSetLoader: Sendable {
             // `mockd validate` reads the JSON: a cache made when a large index skipped the unknown-field check
             // (serving) would hide a misspelt field from it.
             if !alwaysCheckUnknownFields, !skipsCompactIndex,
-                let cached = CompactIndexFile.open(folder: folder, source: read)
+                let cached = CompactIndexFile.readInPlace(folder: folder, source: read)
             {
                 cachedEntries = cached.entries
                 return cached.settings
