@@ -158,7 +158,8 @@ public struct MockSetLoader: Sendable {
     }
 
     /// Lets another thread free the decoded index once its stubs are built: tens of thousands of small objects,
-    /// whose release was 12% of the instructions from start to the first response with 10,000 stubs.
+    /// whose release was 12% of the instructions from start to the first response with 10,000 stubs. (A start from
+    /// the compact index holds only the set-wide settings here: its entries went one by one, see `StubEntries`.)
     private static func releaseInBackground(_ file: consuming MockSetFile) {
         let owner = DecodedIndexOwner(file)
         pendingReleases.enter()
