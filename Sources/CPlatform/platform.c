@@ -25,6 +25,8 @@
 #include <sys/prctl.h>
 #endif
 
+_Thread_local void *mockd_thread_slots[MOCKD_THREAD_SLOT_COUNT];
+
 int mockd_name_this_thread(const char *name) {
 #if defined(__APPLE__)
     return pthread_setname_np(name);

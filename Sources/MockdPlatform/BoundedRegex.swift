@@ -143,16 +143,17 @@ public enum RegexBudget {
 
     /// The calling thread's account, made on first use (no limit until `startRequest`).
     static var current: UnsafeMutablePointer<Account> {
-        if let existing = pthread_getspecific(key) { return existing.assumingMemoryBound(to: Account.self) }
+        if let existing = ThreadSlot.regexBudget.value { return existing.assumingMemoryBound(to: Account.self) }
         let account = UnsafeMutablePointer<Account>.allocate(capacity: 1)
         account.initialize(to: Account())
-        pthread_setspecific(key, account)
+        ThreadSlot.regexBudget.set(account, key: key)
         return account
     }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
+            ThreadSlot.regexBudget.clear()
             #if canImport(Glibc)
             guard let pointer else { return }
             #endif

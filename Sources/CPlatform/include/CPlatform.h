@@ -59,6 +59,16 @@ void mockd_lock_destroy(mockd_lock *lock);
 void mockd_lock_lock(mockd_lock *lock);
 void mockd_lock_unlock(mockd_lock *lock);
 
+// Per-thread pointers read on every request: one thread-local load, where `pthread_getspecific` and the key's lazy
+// global cost ~25 instructions a read. Each slot is a cache of a pthread key's value: the owner (MockdPlatform's
+// `ThreadSlot`) sets both, and the key's destructor still frees the object at thread exit.
+enum { MOCKD_THREAD_SLOT_COUNT = 2 };
+extern _Thread_local void *mockd_thread_slots[MOCKD_THREAD_SLOT_COUNT];
+/// The calling thread's pointer in slot `index` (0 ..< MOCKD_THREAD_SLOT_COUNT), NULL until set.
+static inline void *mockd_thread_slot(int index) { return mockd_thread_slots[index]; }
+/// Sets the calling thread's pointer in slot `index`.
+static inline void mockd_set_thread_slot(int index, void *value) { mockd_thread_slots[index] = value; }
+
 // Looking at another process (tests and diagnostics). Each returns -1 where the system cannot tell.
 
 /// How many threads process `pid` has (Linux `/proc/PID/task`, Darwin `proc_pidinfo`).

@@ -26,6 +26,7 @@ final class ScenarioCache {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
+            ThreadSlot.scenarioCache.clear()
             if let pointer { Unmanaged<ScenarioCache>.fromOpaque(pointer).release() }
         }
         precondition(status == 0, "pthread_key_create failed: \(status)")
@@ -42,11 +43,11 @@ final class ScenarioCache {
         _ body: (Scenario, inout AnswerCache) -> R
     ) -> R? {
         let cache: Unmanaged<ScenarioCache>
-        if let pointer = pthread_getspecific(key) {
+        if let pointer = ThreadSlot.scenarioCache.value {
             cache = Unmanaged.fromOpaque(pointer)
         } else {
             cache = Unmanaged.passRetained(ScenarioCache())  // released by the key's destructor at thread exit
-            pthread_setspecific(key, cache.toOpaque())
+            ThreadSlot.scenarioCache.set(cache.toOpaque(), key: key)
         }
         return cache._withUnsafeGuaranteedRef { $0.withScenarioServingAsLoaded(of: session, body) }
     }
