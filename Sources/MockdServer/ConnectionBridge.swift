@@ -29,6 +29,8 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     private let draining = Atomic<Bool>(false)
     /// Whether the reactor still takes upgraded sockets; guards adopting against `stopWebSockets()`.
     private let webSocketsOpen = Mutex(true)
+    /// `RequestCheck.legacyHeadParser`, read on every request: a stored copy spares its lazy global's check.
+    private let legacyHeadParser = RequestCheck.legacyHeadParser
 
     init(engine: MockEngine, logger: Logger, maxBodyBytes: Int, longestHoldMs: Double = 600_000) {
         self.engine = engine
@@ -129,8 +131,15 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         }
         // The slot owns it; borrowed here.
         return Unmanaged<RequestContext>.fromOpaque(slot.pointee!)._withUnsafeGuaranteedRef { context in
-            // The context's target is still its previous request's, which a repeat shares.
-            context.begin(target: RequestReader.target(of: connection, url: url, previous: context.target))
+            // The context's target is still its previous request's, which a repeat keeps, with what was found in it.
+            if let target = RequestReader.target(of: connection, url: url, unlessItIs: context.target) {
+                context.begin(
+                    target: target,
+                    pathHasWhitespace: legacyHeadParser && RequestReader.hasWhitespace(url)
+                )
+            } else {
+                context.beginRepeatingTarget()
+            }
             return didReceiveHead(
                 context,
                 watched: watched,
@@ -151,7 +160,6 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
         version: UnsafePointer<CChar>?
     ) -> MHD_Result {
         context.absoluteForm = RequestReader.isAbsoluteForm(url)
-        context.pathHasWhitespace = RequestCheck.legacyHeadParser && RequestReader.hasWhitespace(url)
         inFlightCount.value.add(1, ordering: .relaxed)
         (context.method, context.methodIsKnownToken) = method.map(RequestReader.method) ?? ("GET", true)
         context.version = version.map(RequestReader.version) ?? ""

@@ -21,7 +21,8 @@ enum RequestCheck {
         if context.fieldProblems.hostFields == 0, context.version == "HTTP/1.1" {
             return .badRequest("an HTTP/1.1 request needs a Host field (RFC 9112 §3.2)")
         }
-        if RequestCheck.legacyHeadParser, context.pathHasWhitespace {
+        // `pathHasWhitespace` is only looked for with the legacy parser; tested first, it spares the lazy global.
+        if context.pathHasWhitespace, RequestCheck.legacyHeadParser {
             return .badRequest(
                 "the request target contains whitespace: the request line is method, one space, target, one space, "
                     + "version (RFC 9112 §3)"

@@ -44,8 +44,9 @@ final class RequestContext {
     /// The request line named a whole URL (`GET http://host/x`, absolute-form, RFC 9112 §3.2.2): served by its path,
     /// never sent upstream (`UpstreamProxy.refusal`).
     var absoluteForm = false
-    /// The path as libmicrohttpd split it from the request line holds a space or a tab (`RequestCheck`).
-    var pathHasWhitespace = false
+    /// The path as libmicrohttpd split it from the request line holds a space or a tab (`RequestCheck`; looked for
+    /// only with libmicrohttpd's legacy head parser). Set with `target`, kept with it.
+    private(set) var pathHasWhitespace = false
     /// The headers of the connection's previous request, which a repeat of them shares (`HTTPHeaders(packing:reusing:)`),
     /// and what inspecting them found, which a repeat then needs not find again (`RequestReader.readHeaders`).
     /// Immutable bytes the journal may also hold; kept across `clear()`.
@@ -66,13 +67,11 @@ final class RequestContext {
     }
 
     /// Let go of everything the finished request held (its outcome, body, headers), every field as `init(target:)`
-    /// leaves it but `target`, `startNanoseconds` (set by `begin(target:)`) and `previousHeaders`: the context then
-    /// waits for its connection's next request.
+    /// leaves it but `target` and `pathHasWhitespace` (kept for a repeat of the target), `startNanoseconds` (set by
+    /// `begin`), `method`, `methodIsKnownToken` and `version` (literals for the common ones, set from every request's
+    /// head before anything reads them) and `previousHeaders`: the context then waits for its connection's next request.
     func clear() {
         headersRead = false
-        method = ""
-        methodIsKnownToken = false
-        version = ""
         headers = HTTPHeaders()
         fieldProblems = HeadFieldProblems()
         watched = nil
@@ -83,12 +82,18 @@ final class RequestContext {
         inFlight = true
         upstream = nil
         absoluteForm = false
-        pathHasWhitespace = false
     }
 
     /// A cleared context taken for the next request on its connection.
-    func begin(target: String) {
+    func begin(target: String, pathHasWhitespace: Bool) {
         self.target = target
+        self.pathHasWhitespace = pathHasWhitespace
+        startNanoseconds = RequestContext.monotonicNanoseconds()
+    }
+
+    /// A cleared context taken for a request whose target is its previous one's, byte for byte: the target, and what
+    /// was found in it, are kept.
+    func beginRepeatingTarget() {
         startNanoseconds = RequestContext.monotonicNanoseconds()
     }
 

@@ -19,9 +19,10 @@ enum RequestReader {
         return strpbrk(url, " \t") != nil
     }
 
-    /// `previous` (the connection's previous target) when this one is the same bytes: returned as it is, without
-    /// making and checking a string again.
-    static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?, previous: String) -> String {
+    /// The target, or `nil` when it is `previous` (the connection's previous target) byte for byte: that string is
+    /// then kept as it is, without making and checking a string again (or a retain and release to hand it back).
+    static func target(of connection: OpaquePointer, url: UnsafePointer<CChar>?, unlessItIs previous: String) -> String?
+    {
         var pairs: [String] = []
         _ = withUnsafeMutablePointer(to: &pairs) { pointer in
             MHD_get_connection_values(
@@ -39,11 +40,13 @@ enum RequestReader {
         }
         if pairs.isEmpty, let url, url.pointee != CChar(UInt8(ascii: "h")) {
             let length = strlen(url)
-            var previous = previous
+            // Read in place (a copy for `withUTF8` cost a retain and release).
             if previous.utf8.count == length,
-                previous.withUTF8({ ShortBytes.equal(UnsafeRawPointer(url), UnsafeRawBufferPointer($0)) })
+                previous.utf8.withContiguousStorageIfAvailable({
+                    ShortBytes.equal(UnsafeRawPointer(url), UnsafeRawBufferPointer($0))
+                }) == true
             {
-                return previous
+                return nil
             }
         }
         return target(url: url, arguments: pairs)
