@@ -150,3 +150,37 @@ struct DateRebaseTests {
         }
     }
 }
+
+/// Field names are split into words byte by byte when they are ASCII (an import asks this of every field of every
+/// JSON body); the split must be the one `Character`s and their Unicode properties give.
+@Suite struct DateFieldNameTests {
+    @Test func asciiNamesSplitAsCharactersDo() {
+        let names = [
+            "", "a", "A", "createdAt", "created_at_ms", "X-RateLimit-Reset", "expires.at", "URLCreatedAt",
+            "dateOfBirth",
+            "apiVersion", "updated at", "lastSeen2", "v2Date", "__x__", "ID", "userId", "a\r\nB", "tab\tName",
+            "$date", "@timestamp", "HTTPDate", "exp", "iat_UTC", "a--b..c  d",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZz09_-. $@\r\nQxX")
+        let random = (0..<2_000).map { _ in
+            String(
+                (0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            )
+        }
+        for name in names + random {
+            #expect(DateFields.words(name) == DateFields.characterWords(name), "\(name.debugDescription)")
+        }
+        #expect(DateFields.words("createdAtMs") == ["created", "at", "ms"])
+        #expect(DateFields.words("X-RateLimit-Reset") == ["x", "rate", "limit", "reset"])
+        #expect(DateFields.words("créééAt") == ["crééé", "at"])  // not ASCII: by Characters
+    }
+
+    @Test func aNameIsKeptOrDateNamedNeverBoth() {
+        #expect(DateFields.meaning(of: "createdAtMs") == (kept: false, dateNamed: true))
+        #expect(DateFields.meaning(of: "dateOfBirth") == (kept: true, dateNamed: false))
+        #expect(DateFields.meaning(of: "expiresIn") == (kept: false, dateNamed: false))
+        #expect(DateFields.meaning(of: "ms") == (kept: false, dateNamed: false))
+        #expect(DateFields.meaning(of: "créationDate") == (kept: false, dateNamed: true))
+    }
+}

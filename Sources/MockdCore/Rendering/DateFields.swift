@@ -52,8 +52,14 @@ enum DateFields {
     ]
 
     /// The lower-case words of a field or header name: `createdAtMs` → `created at ms`, `X-RateLimit-Reset` →
-    /// `x ratelimit reset`.
+    /// `x rate limit reset`.
     static func words(_ name: String) -> [String] {
+        var bytes = name  // withUTF8 makes a bridged string (Foundation's JSON keys on a Mac) contiguous first
+        return bytes.withUTF8(asciiWords) ?? characterWords(name)
+    }
+
+    /// `words` by `Character`s and their Unicode properties: any name.
+    static func characterWords(_ name: String) -> [String] {
         var words: [String] = []
         var current = ""
         var previousWasLower = false
@@ -75,17 +81,48 @@ enum DateFields {
         return words
     }
 
-    /// Whether a number under `name` may be a Unix time: the name ends with a date word.
-    static func isDateName(_ name: String) -> Bool {
-        var nameWords = words(name)
-        if nameWords.contains(where: keptWords.contains) { return false }
-        while let last = nameWords.last, unitWords.contains(last), nameWords.count > 1 { nameWords.removeLast() }
-        guard let last = nameWords.last else { return false }
-        return dateWords.contains(last)
+    /// `words` of an ASCII name, read as bytes: the same split and case rules (for ASCII, upper case is `A`–`Z`,
+    /// lower case `a`–`z`, numbers `0`–`9`), without a `Character` and its Unicode properties per byte — an import
+    /// asks this of every field name of every JSON body. `nil` when a byte is not ASCII.
+    private static func asciiWords(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var words: [String] = []
+        var current: [UInt8] = []
+        var previousWasLower = false
+        for byte in bytes {
+            guard byte < 0x80 else { return nil }
+            switch byte {
+            case UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: " "):
+                if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+                previousWasLower = false
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if previousWasLower, !current.isEmpty {
+                    words.append(String(decoding: current, as: UTF8.self))
+                    current.removeAll(keepingCapacity: true)
+                }
+                current.append(byte | 0x20)
+                previousWasLower = false
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                current.append(byte)
+                previousWasLower = true
+            default:
+                current.append(byte)
+                previousWasLower = false
+            }
+        }
+        if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
+        return words
     }
 
-    /// Whether a value under `name` is kept as recorded whatever it is (a birth date, a version).
-    static func isKeptName(_ name: String) -> Bool { words(name).contains(where: keptWords.contains) }
+    /// What `name` says of the value under it: `kept` as recorded whatever it is (a birth date, a version), or
+    /// `dateNamed` (the name ends with a date word, so a number under it may be a Unix time). Never both.
+    static func meaning(of name: String) -> (kept: Bool, dateNamed: Bool) {
+        var nameWords = words(name)
+        if nameWords.contains(where: keptWords.contains) { return (true, false) }
+        while let last = nameWords.last, unitWords.contains(last), nameWords.count > 1 { nameWords.removeLast() }
+        guard let last = nameWords.last else { return (false, false) }
+        return (false, dateWords.contains(last))
+    }
 
     /// One date found: where, and how it is written.
     struct Found: Sendable, Equatable {
@@ -126,8 +163,10 @@ enum DateFields {
 
     /// How `value` (a Foundation JSON scalar) under `name` is written as a date, or `nil` when it is not one.
     static func kind(of value: Any, name: String?, recordedAtMs: Int64) -> String? {
-        if let name, isKeptName(name) { return nil }
-        let dateNamed = name.map(isDateName) ?? false
+        // One look at the name for both questions.
+        let named = name.map(meaning(of:)) ?? (kept: false, dateNamed: false)
+        if named.kept { return nil }
+        let dateNamed = named.dateNamed
         let epochs = plausibleEpoch(around: recordedAtMs)
         if let text = value as? String {
             guard let parsed = DateText.parse(text, epochFrom: dateNamed ? epochs : nil),
