@@ -7,20 +7,7 @@ import Testing
 @Suite struct DateFormatsTests {
     /// The texts as `String(format:)` writes them from `gmtime_r`'s fields.
     private func reference(seconds: Int, milliseconds: Int?) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let base = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
-            parts.tm_year + 1900,
-            parts.tm_mon + 1,
-            parts.tm_mday,
-            parts.tm_hour,
-            parts.tm_min,
-            parts.tm_sec
-        )
-        guard let milliseconds else { return base }
-        return base.dropLast() + String(format: ".%03dZ", milliseconds)
+        DateFormats.formatted(DateFormats.utcParts(of: time_t(seconds)), milliseconds: milliseconds)
     }
 
     @Test func digitByDigitIsWhatStringFormatWrites() {

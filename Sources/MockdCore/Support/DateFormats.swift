@@ -5,26 +5,13 @@ import Foundation
 enum DateFormats {
     /// RFC 3339 UTC to the second: `2026-11-29T20:42:46Z`.
     static func rfc3339(_ date: Date) -> String {
-        var time = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        if let text = fixedWidth(parts, milliseconds: nil) { return text }
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
-            parts.tm_year + 1900,
-            parts.tm_mon + 1,
-            parts.tm_mday,
-            parts.tm_hour,
-            parts.tm_min,
-            parts.tm_sec
-        )
+        let parts = utcParts(of: time_t(date.timeIntervalSince1970))
+        return fixedWidth(parts, milliseconds: nil) ?? formatted(parts, milliseconds: nil)
     }
 
     /// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 29 Nov 2026 20:00:00 GMT`.
     static func imfFixdate(_ date: Date) -> String {
-        var time = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&time, &parts)
+        let parts = utcParts(of: time_t(date.timeIntervalSince1970))
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return String(
@@ -39,21 +26,40 @@ enum DateFormats {
         )
     }
 
-    /// RFC 3339 UTC with milliseconds.
+    /// RFC 3339 UTC with milliseconds: `2026-11-29T20:42:46.042Z`.
     static func rfc3339Milliseconds(_ date: Date) -> String {
         let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
-        if milliseconds >= 0 {
-            var time = time_t(milliseconds / 1000)
-            var parts = tm()
-            gmtime_r(&time, &parts)
-            if let text = fixedWidth(parts, milliseconds: milliseconds % 1000) { return text }
-        }
-        let base = rfc3339(Date(timeIntervalSince1970: Double(milliseconds / 1000)))
-        return base.dropLast() + String(format: ".%03dZ", milliseconds % 1000)
+        let parts = utcParts(of: time_t(milliseconds / 1000))
+        if milliseconds >= 0, let text = fixedWidth(parts, milliseconds: milliseconds % 1000) { return text }
+        return formatted(parts, milliseconds: milliseconds % 1000)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS[.mmm]Z` written digit by digit, the bytes `String(format:)` gives (which cost ~3 µs a
-    /// call: import-har writes one per recorded response); `nil` for a year outside 0–9999, left to `String(format:)`.
+    /// `gmtime_r`'s fields of `time` (seconds since 1970).
+    static func utcParts(of time: time_t) -> tm {
+        var time = time
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return parts
+    }
+
+    /// The RFC 3339 text of `parts` through `String(format:)`, for any year (`10000-01-01T00:00:00Z`) and a negative
+    /// `milliseconds` (`.-500Z`, as mockd always wrote it).
+    static func formatted(_ parts: tm, milliseconds: Int?) -> String {
+        let base = String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
+            parts.tm_year + 1900,
+            parts.tm_mon + 1,
+            parts.tm_mday,
+            parts.tm_hour,
+            parts.tm_min,
+            parts.tm_sec
+        )
+        guard let milliseconds else { return base }
+        return base.dropLast() + String(format: ".%03dZ", milliseconds)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.mmm]Z` written digit by digit, the bytes `formatted` gives (which cost ~3 µs a
+    /// call: import-har writes one per recorded response); `nil` for a year outside 0–9999, left to `formatted`.
     private static func fixedWidth(_ parts: tm, milliseconds: Int?) -> String? {
         let year = Int(parts.tm_year) + 1900
         guard (0...9999).contains(year) else { return nil }
