@@ -151,25 +151,7 @@ struct CompactIndexTests {
 
     /// Large enough to be decoded on several threads, with shared and unique strings and lists.
     @Test func largeSetDecodesInSlicesAsJSON() throws {
-        let stubs = (0..<(MockSetLoader.parallelBuildThreshold + 321)).map { index in
-            MockSetFile.StubEntry(
-                id: index % 3 == 0 ? "s\(index)" : nil,
-                request: .init(
-                    method: index % 2 == 0 ? "GET" : "POST",
-                    path: "/items/\(index)",
-                    query: index % 5 == 0 ? nil : "page=\(index % 7)",
-                    headers: ["Accept: application/json"]
-                ),
-                responses: [
-                    .init(
-                        status: 200 + index % 3,
-                        headers: ["Content-Type: application/json", "ETag: \"\(index)\""],
-                        bodyFile: "bodies/\(index).json"
-                    )
-                ]
-            )
-        }
-        let file = MockSetFile(stubs: stubs)
+        let file = Self.largeFile(bodiesInFiles: true)
         let source = CompactIndex.Source(indexSize: 1, indexHash: (3, 4))
         let bytes = try CompactIndex.encode(file, source: source)
         let decoded = try #require(bytes.withUnsafeBytes { CompactIndex.decode($0, source: source) })
@@ -296,10 +278,15 @@ struct CompactIndexTests {
     }
 
     /// A set large enough to be built on several threads, every stub with its own path, query, id or not, and an
-    /// inline body (no body files to write).
-    private static func largeFile(duplicating duplicate: (of: Int, at: Int)? = nil) -> MockSetFile {
-        var stubs = (0..<(MockSetLoader.parallelBuildThreshold + 321)).map { index in
-            MockSetFile.StubEntry(
+    /// inline body (no body files to write) or, with `bodiesInFiles`, a body file named (none written).
+    private static func largeFile(
+        bodiesInFiles: Bool = false,
+        duplicating duplicate: (of: Int, at: Int)? = nil
+    ) -> MockSetFile {
+        var stubs = (0..<(MockSetLoader.parallelBuildThreshold + 321)).map { index -> MockSetFile.StubEntry in
+            let body: String? = bodiesInFiles ? nil : "{\"n\": \(index)}"
+            let bodyFile: String? = bodiesInFiles ? "bodies/\(index).json" : nil
+            return MockSetFile.StubEntry(
                 id: index % 3 == 0 ? "s\(index)" : nil,
                 request: .init(
                     method: index % 2 == 0 ? "GET" : "POST",
@@ -311,7 +298,8 @@ struct CompactIndexTests {
                     .init(
                         status: 200 + index % 3,
                         headers: ["Content-Type: application/json", "ETag: \"\(index)\""],
-                        body: "{\"n\": \(index)}"
+                        bodyFile: bodyFile,
+                        body: body
                     )
                 ]
             )
