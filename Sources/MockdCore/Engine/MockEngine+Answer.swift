@@ -213,6 +213,7 @@ extension MockEngine {
     /// no-op, taken directly. A plain response is the stub itself (see `EngineOutcome.StubExchange`).
     /// - Returns: `nil` for a stub with a sequence.
     private static func asLoaded(_ stub: Stub) -> Answer? {
+        if stub.answersAsLoadedForGood { return .stub(stub) }
         guard let first = stub.staticFirstResponse else { return nil }
         if first.isPlain { return .stub(stub) }
         var plan = PlannedResponse(response: first, fault: first.fault)
