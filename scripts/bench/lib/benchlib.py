@@ -174,6 +174,7 @@ class Bench:
         self.mockd_given = mockd_binary is not None
         self.raw_mhd = None
         self.wrk_lua = None
+        self.first_use_lua = None
         self.notes = []                           # things the report must say (rows that could not run, ...)
         shutil.rmtree(self.work, ignore_errors=True)
         os.makedirs(self.work, exist_ok=True)
@@ -251,6 +252,9 @@ class Bench:
         self.wrk_lua = os.path.join(self.work, "random.lua")
         with open(self.wrk_lua, "w") as f:
             f.write(RANDOM_LUA)
+        self.first_use_lua = os.path.join(self.work, "first-use.lua")
+        with open(self.first_use_lua, "w") as f:
+            f.write(FIRST_USE_LUA)
 
     def wrk(self, port, paths, seconds=None, pinned=False, threads=None, connections=None, close=False,
             label="wrk", latency=True):
@@ -273,6 +277,33 @@ class Bench:
         if proc.returncode != 0:
             raise RuntimeError("wrk failed (%s): %s" % (label, out[-500:]))
         return parse_wrk(out)
+
+    def first_use(self, port, paths, pinned=False, label="first-use"):
+        """GET /bench/0 … /bench/paths-1 in order before any measured run: each stub's first use (an imported stub
+        reads its body file then). Measured rows then compare steady states; this pass is reported on its own.
+        Runs wrk for 1 s at a time, each run going on from the path the answers so far reached (a script cannot
+        end wrk early: its main thread sleeps out -d), until every path was answered. Returns {rps, requests,
+        seconds, p50, p99 (ms, of the last run), errors}."""
+        answered, elapsed, errors, last = 0, 0.0, 0, None
+        while answered < paths:
+            argv = self.pin(1 if pinned else None) + ["wrk", "-t1", "-c%d" % self.connections, "-d1s", "--timeout",
+                                                       "5s", "--latency", "-s", self.first_use_lua,
+                                                       "http://%s:%d/" % (HOST, port), "--", str(paths), str(answered)]
+            started = time.monotonic()
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            elapsed += time.monotonic() - started
+            out = proc.stdout + proc.stderr
+            with open(os.path.join(self.work, "wrk-%s.txt" % label), "a") as f:
+                f.write(" ".join(argv) + "\n" + out)
+            if proc.returncode != 0:
+                raise RuntimeError("wrk failed (%s): %s" % (label, out[-500:]))
+            last = parse_wrk(out)
+            if last["requests"] == 0:
+                raise RuntimeError("first-use pass (%s) got no answer" % label)
+            answered += last["requests"]
+            errors += last["errors"]
+        return {"rps": answered / elapsed, "requests": answered, "seconds": elapsed, "p50": last["p50"],
+                "p99": last["p99"], "errors": errors}
 
     def wrk_warm(self, port, paths, pinned=False, close=False):
         if self.warmup > 0:
@@ -406,6 +437,19 @@ def parse_wrk(out):
 
 _head, _tail = b'{"data":"', b'"}'
 ONE_KB = _head + b"x" * (1024 - len(_head) - len(_tail)) + _tail
+
+FIRST_USE_LUA = r"""-- GET /bench/S, /bench/S+1, … in order, modulo N, with Accept: application/json (N, S: the script arguments).
+local n, sent = 1, 0
+function init(args)
+    n = tonumber(args[1]) or 1
+    sent = tonumber(args[2]) or 0
+end
+function request()
+    local path = "/bench/" .. (sent % n)
+    sent = sent + 1
+    return wrk.format("GET", path, {["Accept"] = "application/json"})
+end
+"""
 
 RANDOM_LUA = r"""-- GET /bench/K for a random K in [0, N) per request, with Accept: application/json (the imported stubs'
 -- constraint, plus any -H header); N is the first script argument (wrk ... -- N T). The prepared requests fill a table of at least

@@ -24,6 +24,8 @@ def run(bench):
         servers[n, "quiet"] = bench.mockd_server("log-quiet-%d" % n, *s, cpu=0, threads=1, quiet=True)
         servers[n, "file"] = bench.mockd_server("log-file-%d" % n, *s, cpu=0, threads=1, quiet=False, stderr="file")
     plan = [(n, kind) for n in sets for kind in ("quiet", "file")]
+    for n, kind in plan:  # each stub's first use (its body file read) before the measured runs, as in throughput
+        bench.first_use(servers[n, kind].port, n, pinned=True, label="first-use-log-%s-%d" % (kind, n))
     results = {}
     for rnd in range(bench.rounds):
         order = plan[rnd % len(plan):] + plan[:rnd % len(plan)]
@@ -70,8 +72,8 @@ def run(bench):
                     "measured": "%.0f req/s, %s errors, logLinesDropped %s" % (r_pipe["rps"], r_pipe["errors"], dropped),
                     "met": ok and dropped is not None})
     data["pipe"] = {"wrk": r_pipe, "health": h}
-    intro = ("Pinned as in the throughput row (mockd `--threads 1` on core 0, wrk on core 1), imported sets, rounds "
-             "interleaved: `--quiet` against the default log line per request with stderr to a file, then one run "
+    intro = ("Pinned as in the throughput row (mockd `--threads 1` on core 0, wrk on core 1), imported sets, each "
+             "server first asked every path once as there (its stubs' first use), rounds interleaved: `--quiet` against the default log line per request with stderr to a file, then one run "
              "with stderr to a pipe that is never read (after it fills, the log's writer thread drops lines and counts "
              "them in `/__mockd/health` `logLinesDropped`).")
     return {"title": TITLE, "intro": intro, "rows": rows, "targets": targets, "data": data,
