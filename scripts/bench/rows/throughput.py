@@ -76,10 +76,15 @@ def run(bench):
             data["first-use-%s-%s" % (mode, key)] = r
     for stubs, key in ((10, "imp10"), (big, "impbig")):
         for mode in ("pinned", "shared"):
-            r = med((mode, key, stubs, False)) / med((mode, "raw", stubs, False))
+            mine, raw = med((mode, key, stubs, False)), med((mode, "raw", stubs, False))
+            r = mine / raw
             if mode == "pinned":
-                targets.append({"target": "keep-alive, pinned, %s imported stubs ≥ 0.95 × raw libmicrohttpd (pool of 1)"
-                                % commas(stubs), "measured": "%.2f" % r, "met": r >= 0.95})
+                # Issue 38's targets: the library's own speed with a few stubs, 0.85 of it at 100,000 (each request
+                # then reads its own stub and body, raw libmicrohttpd always the same buffer).
+                floor = 0.95 if stubs == 10 else 0.85
+                targets.append({"target": "keep-alive, pinned, %s imported stubs ≥ %.2f × raw libmicrohttpd (pool of 1)"
+                                % (commas(stubs), floor), "measured": "%.2f (%s ÷ %s req/s)"
+                                % (r, commas(round(mine)), commas(round(raw))), "met": r >= floor})
             else:
                 targets.append({"target": "keep-alive, shared cores, %s imported stubs ÷ raw libmicrohttpd (reported "
                                 "beside the pinned figure)" % commas(stubs), "measured": "%.2f" % r, "met": None})
