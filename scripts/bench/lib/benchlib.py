@@ -257,9 +257,9 @@ class Bench:
             f.write(FIRST_USE_LUA)
 
     def wrk(self, port, paths, seconds=None, pinned=False, threads=None, connections=None, close=False,
-            label="wrk", latency=True):
-        """One wrk run, GET /bench/K for a random K < paths with Accept: application/json. pinned: wrk on core 1,
-        one thread. Returns {rps, p50, p99 (ms), requests, errors, seconds}."""
+            label="wrk", latency=True, script=None, script_args=None):
+        """One wrk run, GET /bench/K for a random K < paths with Accept: application/json (or `script` with
+        `script_args`). pinned: wrk on core 1, one thread. Returns {rps, p50, p99 (ms), requests, errors, seconds}."""
         seconds = seconds or self.seconds
         threads = threads or (1 if pinned else 2)
         connections = connections or self.connections
@@ -269,7 +269,8 @@ class Bench:
             argv.append("--latency")
         if close:
             argv += ["-H", "Connection: close"]
-        argv += ["-s", self.wrk_lua, "http://%s:%d/" % (HOST, port), "--", str(paths), str(self.request_table)]
+        argv += ["-s", script or self.wrk_lua, "http://%s:%d/" % (HOST, port), "--"]
+        argv += [str(a) for a in (script_args if script_args is not None else (paths, self.request_table))]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
         out = proc.stdout + proc.stderr
         with open(os.path.join(self.work, "wrk-%s.txt" % label), "w") as f:
@@ -284,24 +285,17 @@ class Bench:
         Runs wrk for 1 s at a time, each run going on from the path the answers so far reached (a script cannot
         end wrk early: its main thread sleeps out -d), until every path was answered. Returns {rps, requests,
         seconds, errors}."""
-        answered, elapsed, errors = 0, 0.0, 0
+        answered, elapsed, errors, runs = 0, 0.0, 0, 0
         while answered < paths:
-            argv = self.pin(1 if pinned else None) + ["wrk", "-t1", "-c%d" % self.connections, "-d1s", "--timeout",
-                                                       "5s", "-s", self.first_use_lua,
-                                                       "http://%s:%d/" % (HOST, port), "--", str(paths), str(answered)]
             started = time.monotonic()
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            last = self.wrk(port, paths, seconds=1, pinned=pinned, threads=1, label="%s-%d" % (label, runs),
+                            latency=False, script=self.first_use_lua, script_args=(paths, answered))
             elapsed += time.monotonic() - started
-            out = proc.stdout + proc.stderr
-            with open(os.path.join(self.work, "wrk-%s.txt" % label), "a") as f:
-                f.write(" ".join(argv) + "\n" + out)
-            if proc.returncode != 0:
-                raise RuntimeError("wrk failed (%s): %s" % (label, out[-500:]))
-            last = parse_wrk(out)
             if last["requests"] == 0:
                 raise RuntimeError("first-use pass (%s) got no answer" % label)
             answered += last["requests"]
             errors += last["errors"]
+            runs += 1
         return {"rps": answered / elapsed, "requests": answered, "seconds": elapsed, "errors": errors}
 
     def wrk_warm(self, port, paths, pinned=False, close=False):
