@@ -1,5 +1,4 @@
 import CMicroHTTPD
-import Dispatch
 import Foundation
 import MockdCore
 import MockdPlatform
@@ -70,7 +69,9 @@ final class ConnectionWatch: @unchecked Sendable {
     private let open = Atomic<Int>(0)
     /// Open connections by address; the lock also keeps a socket from being closed while it is shut down.
     private let connections = Mutex<[ObjectIdentifier: Connection]>([:])
-    private let timer: any DispatchSourceTimer
+    /// The watch thread: sweeps once per interval (a dedicated thread from the start, not a dispatch timer, whose
+    /// queue spawned a worker thread at its first tick).
+    private var timer: ResumeTimer?
     /// Connections refused at the limit and closed for a late request, for the log.
     private let refused = Atomic<Int>(0)
 
@@ -81,18 +82,21 @@ final class ConnectionWatch: @unchecked Sendable {
         self.maxConnections = max(1, maxConnections)
         self.timeoutNanoseconds = UInt64(max(0, timeoutSeconds)) * 1_000_000_000
         self.logger = logger
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "mockd.connection-watch"))
         guard timeoutSeconds > 0 else { return }
         // An eighth of the timeout, between 50 and 500 ms: a late request is cut within the timeout + 500 ms.
-        let interval = min(500, max(50, timeoutSeconds * 125))
-        sweepsBeforeClosingHalfClosed = max(2, 2000 / interval)
-        timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
-        timer.setEventHandler { [weak self] in self?.sweep() }
-        timer.resume()
+        let interval = Double(min(500, max(50, timeoutSeconds * 125)))
+        sweepsBeforeClosingHalfClosed = max(2, Int(2000 / interval))
+        let timer = ResumeTimer(name: "mockd-watch") { [weak self] token in
+            guard let self else { return }
+            self.sweep()
+            self.timer?.schedule(token, afterMs: interval)
+        }
+        self.timer = timer
+        timer.schedule(0, afterMs: interval)
     }
 
     deinit {
-        timer.cancel()
+        timer?.stop()
     }
 
     /// libmicrohttpd's own connection limit: far enough above ours (per worker thread) that it never stops

@@ -52,7 +52,7 @@ final class PushDispatcher: PushHub, @unchecked Sendable {
                 state.nextToken += 1
                 state.pending[state.nextToken] = Pending(push: push, cause: cause, epoch: epoch)
                 if state.timer == nil {
-                    state.timer = ResumeTimer { [weak self] token in self?.fire(token) }
+                    state.timer = ResumeTimer(name: "mockd-pushes") { [weak self] token in self?.fire(token) }
                 }
                 return (state.nextToken, state.timer!)
             }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MockdPlatform
 
 /// One dedicated thread that fires resume deadlines in order.
 ///
@@ -12,12 +13,16 @@ final class ResumeTimer: @unchecked Sendable {
     private var stopped = false
     private let fire: @Sendable (UInt64) -> Void
 
-    /// - Parameter fire: Called on the timer thread with each token whose deadline has passed.
-    init(fire: @escaping @Sendable (UInt64) -> Void) {
+    /// - Parameters:
+    ///   - name: The thread's name as `top -H` and debuggers show it (at most 15 bytes kept on Linux).
+    ///   - fire: Called on the timer thread with each token whose deadline has passed.
+    init(name: String, fire: @escaping @Sendable (UInt64) -> Void) {
         self.fire = fire
         // The thread keeps the timer alive until `stop()` ends its loop.
-        let thread = Thread { self.run() }
-        thread.name = "mockd-timer"
+        let thread = Thread {
+            ThreadName.setCurrent(name)
+            self.run()
+        }
         thread.start()
     }
 

@@ -42,7 +42,7 @@ final class Suspensions: HeldRequestHub, @unchecked Sendable {
     private static let sweepIntervalMs: Double = 1000
 
     init() {
-        timer = ResumeTimer { [weak self] token in
+        timer = ResumeTimer(name: "mockd-resume") { [weak self] token in
             guard let self else { return }
             if token == Suspensions.sweepToken {
                 self.resumeDeparted()

@@ -76,8 +76,10 @@ public final class UpstreamClient: @unchecked Sendable {
         self.configuration = configuration
         originAuthority = Self.authority(of: configuration.origin)
         multi = curl_multi_init()!
-        let thread = Thread { [self] in run() }
-        thread.name = "mockd-upstream"
+        let thread = Thread { [self] in
+            ThreadName.setCurrent("mockd-upstream")
+            run()
+        }
         thread.start()
     }
 

@@ -117,8 +117,10 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         self.engine = engine
         self.logger = logger
         self.maxMessageBytes = maxMessageBytes
-        let thread = Thread { self.run() }
-        thread.name = "mockd-websocket"
+        let thread = Thread {
+            ThreadName.setCurrent("mockd-websocket")
+            self.run()
+        }
         thread.start()
     }
 
