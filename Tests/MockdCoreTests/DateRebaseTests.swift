@@ -83,6 +83,31 @@ struct DateRebaseTests {
         )
     }
 
+    @Test func pointersEscapeKeysAndHeaderNamesIgnoreCase() {
+        let body = Data(
+            #"{"a/b~c": {"updatedAt": "2026-11-29T20:05:00Z"}, "~": {"at": 1795982400}, "plain": {"seenAt": "x"}}"#.utf8
+        )
+        #expect(
+            DateFields.inJSON(body, recordedAtMs: Self.recordedAtMs).map { "\($0.location) \($0.kind)" } == [
+                "/a~1b~0c/updatedAt ISO 8601", "/~0/at epoch s",
+            ]
+        )
+        let headers = DateFields.inHeaders(
+            [
+                ("expires", " \tSun, 29 Nov 2026 21:00:00 GMT "), ("EXPIRES", "Sun, 29 Nov 2026 22:00:00 GMT"),
+                ("set-cookie", "sid=1; expires=Mon, 30 Nov 2026 20:00:00 GMT"),
+                ("Last-Modified", "\u{00A0}Sun, 29 Nov 2026 19:00:00 GMT"),
+            ],
+            recordedAtMs: Self.recordedAtMs
+        )
+        // One finding per header name whatever its case; white space around a value, ASCII or not, is not part of it.
+        #expect(
+            headers.map { "\($0.location) \($0.kind)" } == [
+                "expires HTTP-date", "set-cookie HTTP-date", "Last-Modified HTTP-date",
+            ]
+        )
+    }
+
     /// Found by fuzzing (scripts/fuzz har): a Fiddler entry dated in the year 1005 made the Unix-time span an empty
     /// range and stopped the importer. A recording dated outside 1990–9999 counts as made at the nearer end.
     @Test func aRecordingFromTheYear1005ImportsAndServes() throws {

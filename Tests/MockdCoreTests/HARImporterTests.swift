@@ -18,6 +18,23 @@ struct HARImporterTests {
         path.flatMap { build.files[$0] }.map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// A recorded URL's scheme (RFC 3986 §3.1) and the white space around it, as producers write them.
+    @Test func recordedURLsParseSchemesAndTrimLikeFoundation() throws {
+        let cases: [(String, String?)] = [
+            ("https://API.example.com:8443/a?b=1#frag", "https api.example.com:8443 /a b=1"),
+            (" \n\thttp://x/y \r\n", "http x /y "),
+            ("\u{2003}https://x/\u{00A0}", "https x / "),
+            ("wss://x", "wss x / "),
+            ("H-T.T+P2://x/p", "h-t.t+p2 x /p "),
+            ("2http://x/", nil), ("ht_tp://x/", nil), ("htt\u{00E9}p://x/", nil), ("://x/", nil), ("nocolon", nil),
+            ("http://x:8o/", nil),
+        ]
+        for (text, expected) in cases {
+            let url = RecordedURL(text)
+            #expect(url.map { "\($0.scheme) \($0.hostAndPort) \($0.rawPath) \($0.rawQuery)" } == expected, "\(text)")
+        }
+    }
+
     @Test func repeatedRequestsBecomeOneSequenceInHAROrder() throws {
         let (build, report) = try build([
             HARReaderTests.entry(url: "https://a.example/poll?b=2&a=1", content: #"{"text": "first"}"#),

@@ -102,13 +102,19 @@ struct RecordedURL {
     let rawQuery: String
 
     init?(_ text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Foundation's trim only when an end may be white space (ASCII tab to CR and space, or any non-ASCII).
+        let ends = (text.utf8.first ?? 0, text.utf8.last ?? 0)
+        let trimmed =
+            ends.0 > 0x20 && ends.0 < 0x80 && ends.1 > 0x20 && ends.1 < 0x80
+            ? text : text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let colon = trimmed.firstIndex(of: ":") else { return nil }
         let scheme = trimmed[..<colon]
-        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
-            scheme.unicodeScalars.allSatisfy({
-                $0.isASCII
-                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+        // RFC 3986 §3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), on the bytes.
+        func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) }
+        guard let first = scheme.utf8.first, isLetter(first),
+            scheme.utf8.allSatisfy({
+                isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "+")
+                    || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
             })
         else { return nil }
         self.scheme = String(scheme).asciiLowercased

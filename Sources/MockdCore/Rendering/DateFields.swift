@@ -144,11 +144,7 @@ enum DateFields {
         func visit(_ value: Any, pointer: String, name: String?) {
             if let object = value as? [String: Any] {
                 for key in object.keys.sorted() {
-                    let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(
-                        of: "/",
-                        with: "~1"
-                    )
-                    visit(object[key]!, pointer: pointer + "/" + escaped, name: key)
+                    visit(object[key]!, pointer: pointer + "/" + pointerToken(key), name: key)
                 }
             } else if let array = value as? [Any] {
                 for item in array { visit(item, pointer: pointer + "/*", name: name) }
@@ -159,6 +155,13 @@ enum DateFields {
         }
         visit(root, pointer: "", name: nil)
         return found
+    }
+
+    /// `key` as an RFC 6901 reference token (`~` → `~0`, `/` → `~1`); the key itself when it has neither, as almost
+    /// every key has (Foundation's replacing was half the time of this search in an import).
+    static func pointerToken(_ key: String) -> String {
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
+        return key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     /// How `value` (a Foundation JSON scalar) under `name` is written as a date, or `nil` when it is not one.
@@ -197,10 +200,10 @@ enum DateFields {
     static func inHeaders(_ fields: [(name: String, value: String)], recordedAtMs: Int64) -> [Found] {
         let plausible = plausible(around: recordedAtMs)
         var found: [Found] = []
-        for field in fields
-        where !found.contains(where: { $0.location.caseInsensitiveCompare(field.name) == .orderedSame }) {
-            let value = field.value.trimmingCharacters(in: .whitespaces)
-            if field.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
+        // Header names are ASCII tokens (RFC 9110 §5.1): compared and trimmed on their bytes.
+        for field in fields where !found.contains(where: { $0.location.caseInsensitiveEquals(field.name) }) {
+            let value = field.value.trimmingWhitespace
+            if field.name.caseInsensitiveEquals("Set-Cookie") {
                 if let expires = cookieExpires(value), let parsed = DateText.parse(String(value[expires])),
                     plausible.contains(parsed.milliseconds)
                 {
