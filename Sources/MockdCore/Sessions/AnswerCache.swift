@@ -22,65 +22,81 @@ import Foundation
 /// A hit still counts the stub's use (coverage), and the answer is the same `.stub` routing gives, so the journal
 /// entry and the response bytes are the same.
 struct AnswerCache {
-    /// Slots, a power of two: a request hashes to one by its target, and a later request with the same slot replaces it.
-    static let slotCount = 1024
+    /// Sets of two entries, a power of two: a request hashes to one set by its target. Two ways, so two hot targets
+    /// whose hashes share a set (`/bench/1` and `/bench/8` do among ten) both stay, rather than pushing each other out
+    /// and being routed every other time.
+    static let setCount = 512
+    static let ways = 2
 
     private struct Entry {
         var method = ""
         var target = ""
         var routedHost: String?
         var headers = HTTPHeaders()
-        /// -1: a free slot.
+        /// -1: a free entry.
         var ordinal = -1
     }
 
     private var scenario: ObjectIdentifier?
+    /// Set `s` is entries `2s` (the one remembered last) and `2s + 1`.
     private var entries: ContiguousArray<Entry> = []
-    /// The slot of the request being answered when it missed and may be remembered, else -1.
-    private var pendingSlot = -1
+    /// The set of the request being answered when it missed and may be remembered, else -1.
+    private var pendingSet = -1
 
     /// Uses the answers of `scenario`, starting empty when they were another scenario's. The caller keeps the scenario
     /// the answers belong to alive (and starts a new cache when it lets it go), so an identity is never reused here.
     mutating func bind(to scenario: Scenario) {
         guard self.scenario != ObjectIdentifier(scenario) else { return }
         self.scenario = ObjectIdentifier(scenario)
-        entries = scenario.index.graphQL == nil ? ContiguousArray(repeating: Entry(), count: AnswerCache.slotCount) : []
-        pendingSlot = -1
+        entries =
+            scenario.index.graphQL == nil
+            ? ContiguousArray(repeating: Entry(), count: AnswerCache.setCount * AnswerCache.ways) : []
+        pendingSet = -1
     }
 
     /// The ordinal of the stub that answered this very request before, or `nil` (then `remember(_:for:)` keeps the
     /// answer routing finds, when the request can be cached).
     mutating func ordinal(for request: HTTPRequest) -> Int? {
-        pendingSlot = -1
+        pendingSet = -1
         guard !entries.isEmpty, request.body.isEmpty else { return nil }
-        let slot = AnswerCache.slot(of: request.target)
-        let hit = entries.withUnsafeBufferPointer { entries in
-            entries[slot].ordinal >= 0 && entries[slot].target == request.target
-                && entries[slot].method == request.method && entries[slot].routedHost == request.routedHost
-                && entries[slot].headers.hasSameFields(as: request.headers)
+        let set = AnswerCache.set(of: request.target)
+        let hit = entries.withUnsafeBufferPointer { entries -> Int? in
+            // Fields read in place (no copy of an entry, whose strings a copy would retain).
+            for at in set &* AnswerCache.ways..<(set &+ 1) &* AnswerCache.ways
+            where entries[at].ordinal >= 0 && entries[at].target == request.target
+                && entries[at].method == request.method && entries[at].routedHost == request.routedHost
+                && entries[at].headers.hasSameFields(as: request.headers)
+            {
+                return entries[at].ordinal
+            }
+            return nil
         }
-        if hit { return entries[slot].ordinal }
-        pendingSlot = slot
+        if let hit { return hit }
+        pendingSet = set
         return nil
     }
 
-    /// Keeps `ordinal` as the answer to `request`, which `ordinal(for:)` just missed.
+    /// Keeps `ordinal` as the answer to `request`, which `ordinal(for:)` just missed: first in its set, the entry
+    /// remembered before it second, the older one dropped.
     mutating func remember(_ ordinal: Int, for request: HTTPRequest) {
-        guard pendingSlot >= 0 else { return }
-        entries[pendingSlot] = Entry(
+        guard pendingSet >= 0 else { return }
+        let first = pendingSet &* AnswerCache.ways
+        entries.swapAt(first, first + 1)
+        entries[first] = Entry(
             method: request.method,
             target: request.target,
             routedHost: request.routedHost,
             headers: request.headers,
             ordinal: ordinal
         )
-        pendingSlot = -1
+        pendingSet = -1
     }
 
     /// An FNV-1a-style hash of the target's bytes taken eight at a time (the last word zero-padded), ended with
-    /// MurmurHash3's finaliser so the slot's low bits depend on every byte. (A shift-fold ending let a word's high
-    /// byte reach one slot bit: `/bench/0` … `/bench/9` shared two slots and 80% of those requests were routed.)
-    static func slot(of target: String) -> Int {
+    /// MurmurHash3's finaliser so the set's bits depend on every byte. (A shift-fold ending let a word's high
+    /// byte reach one bit: `/bench/0` … `/bench/9` shared two slots of a one-way cache and 80% of those requests were
+    /// routed.)
+    static func set(of target: String) -> Int {
         func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             guard let base = bytes.baseAddress else { return hash }
@@ -101,6 +117,6 @@ struct AnswerCache {
         }
         let value =
             target.utf8.withContiguousStorageIfAvailable(hash) ?? Array(target.utf8).withUnsafeBufferPointer(hash)
-        return Int(truncatingIfNeeded: value) & (slotCount - 1)
+        return Int(truncatingIfNeeded: value) & (setCount - 1)
     }
 }
