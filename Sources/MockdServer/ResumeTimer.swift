@@ -19,11 +19,7 @@ final class ResumeTimer: @unchecked Sendable {
     init(name: String, fire: @escaping @Sendable (UInt64) -> Void) {
         self.fire = fire
         // The thread keeps the timer alive until `stop()` ends its loop.
-        let thread = Thread {
-            ThreadName.setCurrent(name)
-            self.run()
-        }
-        thread.start()
+        ThreadName.startThread(named: name) { self.run() }
     }
 
     /// Fires `token` after `milliseconds`.

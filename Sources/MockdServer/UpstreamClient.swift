@@ -76,11 +76,7 @@ public final class UpstreamClient: @unchecked Sendable {
         self.configuration = configuration
         originAuthority = Self.authority(of: configuration.origin)
         multi = curl_multi_init()!
-        let thread = Thread { [self] in
-            ThreadName.setCurrent("mockd-upstream")
-            run()
-        }
-        thread.start()
+        ThreadName.startThread(named: "mockd-upstream") { [self] in run() }
     }
 
     private static let emptyBody: StaticString = ""

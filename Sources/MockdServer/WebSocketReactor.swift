@@ -117,11 +117,7 @@ final class WebSocketReactor: WebSocketHub, @unchecked Sendable {
         self.engine = engine
         self.logger = logger
         self.maxMessageBytes = maxMessageBytes
-        let thread = Thread {
-            ThreadName.setCurrent("mockd-websocket")
-            self.run()
-        }
-        thread.start()
+        ThreadName.startThread(named: "mockd-websocket") { self.run() }
     }
 
     // MARK: - Called from other threads

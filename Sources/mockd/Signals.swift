@@ -27,9 +27,8 @@ final class SignalWaiter: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         Self.blockInThisThread(signals)
         let set = Self.signalSet(signals)
-        let thread = Thread { [self] in
-            // Named for the kernel too (`/proc/…/comm`): a thread inside `sigwait` shows the signals unblocked.
-            ThreadName.setCurrent("mockd-signals")
+        // Named for the kernel too (`/proc/…/comm`): a thread inside `sigwait` shows the signals unblocked.
+        ThreadName.startThread(named: "mockd-signals") { [self] in
             var waitedFor = set
             while true {
                 var number: Int32 = 0
@@ -42,7 +41,6 @@ final class SignalWaiter: @unchecked Sendable {
                 if first { semaphore.signal() }
             }
         }
-        thread.start()
     }
 
     /// The signal that ended the wait.

@@ -177,9 +177,7 @@ final class StderrLogBuffer: Sendable {
             return (signal, start)
         }
         if start {
-            let thread = Thread { [self] in run() }
-            thread.name = "mockd-log"
-            thread.start()
+            ThreadName.startThread(named: "mockd-log") { [self] in run() }
         }
         if signal { wake.signal() }
     }
@@ -210,7 +208,6 @@ final class StderrLogBuffer: Sendable {
     }
 
     private func run() {
-        ThreadName.setCurrent("mockd-log")
         while true {
             let bytes = writing.withLock { _ -> Int in
                 let bytes = take()

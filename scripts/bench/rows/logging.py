@@ -74,7 +74,8 @@ def run(bench):
     data["pipe"] = {"wrk": r_pipe, "health": h}
     intro = ("Pinned as in the throughput row (mockd `--threads 1` on core 0, wrk on core 1), imported sets, each "
              "server first asked every path once as there (its stubs' first use), rounds interleaved: `--quiet` "
-             "against the default log line per request with stderr to a file, then one run with stderr to a pipe that is never read (after it fills, the log's writer thread drops lines and counts "
-             "them in `/__mockd/health` `logLinesDropped`).")
+             "against the default log line per request with stderr to a file, then one run with stderr to a pipe "
+             "that is never read (after it fills, the log's writer thread drops lines and counts them in "
+             "`/__mockd/health` `logLinesDropped`).")
     return {"title": TITLE, "intro": intro, "rows": rows, "targets": targets, "data": data,
             "columns": ["cores", "stubs", "stderr", "req/s", "spread", "p99 ms", "errors", "÷ quiet", "log"]}
