@@ -2,34 +2,22 @@ import Foundation
 import MockdPlatform
 import Testing
 
-/// `ThreadName.startThread`: the thread carries its name where the system shows it (`top -H`, debuggers,
-/// `/proc/…/comm`), from the first instruction of its body on.
+/// `ThreadName.startThread`: the thread runs its body under its name where the system shows it (`ps -L`, `top -H`,
+/// debuggers).
 struct ThreadNameTests {
-    /// Written by the thread before it signals, read after the wait.
-    private final class Seen: @unchecked Sendable {
-        var name: String?
-    }
-
-    /// The calling thread's name as the system keeps it.
-    private static func currentSystemName() -> String? {
-        #if canImport(Darwin)
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard pthread_getname_np(pthread_self(), &buffer, buffer.count) == 0 else { return nil }
-        return String(cString: buffer)
-        #else
-        return (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
-            .trimmingCharacters(in: .newlines)
-        #endif
-    }
-
     @Test func aStartedThreadRunsItsBodyUnderItsName() {
-        let seen = Seen()
-        let done = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         ThreadName.startThread(named: "mockd-test") {
-            seen.name = Self.currentSystemName()
-            done.signal()
+            started.signal()
+            release.wait()
         }
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(seen.name == "mockd-test")
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        // The system's own list of the process's threads (Linux; Darwin shows no thread list here: nil).
+        let threads = ProcessInspection.blockedSignals(of: ProcessInfo.processInfo.processIdentifier)
+        release.signal()
+        if let threads {
+            #expect(threads.filter { $0.thread == "mockd-test" }.count == 1, "\(threads.map(\.thread))")
+        }
     }
 }
