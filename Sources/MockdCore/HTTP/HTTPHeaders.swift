@@ -118,6 +118,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
+    /// The packed bytes' object, without a reference count (for `Prefetch`); `nil` for fields made one by one.
+    var packedAddress: UnsafeRawPointer? {
+        guard case .packed(let bytes) = storage else { return nil }
+        return UnsafeRawPointer(Unmanaged.passUnretained(bytes).toOpaque())
+    }
+
     /// Whether these headers share `other`'s packed bytes (made by `init(packing:reusing:)` from a repeat of them).
     public func sharesBytes(with other: HTTPHeaders) -> Bool {
         guard case .packed(let mine) = storage, case .packed(let theirs) = other.storage else { return false }

@@ -74,6 +74,21 @@ public final class RequestJournal: Sendable {
             }
         }
 
+        /// The record's object, without a reference count, and its size in bytes (for `Prefetch`).
+        var object: (address: UnsafeRawPointer, bytes: Int) {
+            switch self {
+            case .entry(let box): return (UnsafeRawPointer(Unmanaged.passUnretained(box).toOpaque()), EntryBox.bytes)
+            case .exchange(let exchange, _, _): return exchange.object
+            }
+        }
+
+        /// What the record's object owns beyond itself (`EngineOutcome.Exchange.owned`); an entry's fields are
+        /// released with its box.
+        var owned: (stub: UnsafeRawPointer?, headers: UnsafeRawPointer?) {
+            guard case .exchange(let exchange, _, _) = self else { return (nil, nil) }
+            return exchange.owned
+        }
+
         var entry: JournalRecord {
             switch self {
             case .entry(let box):
@@ -106,6 +121,9 @@ public final class RequestJournal: Sendable {
     }
 
     private final class EntryBox: Sendable {
+        /// Its header and the record, in bytes.
+        static let bytes = 16 + MemoryLayout<JournalRecord>.stride
+
         let entry: JournalRecord
         init(_ entry: JournalRecord) { self.entry = entry }
     }
@@ -138,7 +156,21 @@ public final class RequestJournal: Sendable {
             var evicted = entry
             swap(&records[oldest], &evicted)
             oldest = (oldest + 1) % records.count
+            prefetchUpcomingEvictions()
             return evicted
+        }
+
+        /// Brings in, ahead of time, what the next two evictions release (see `EngineOutcome+Prefetch`): the record
+        /// evicted after next has its object hinted now, the next one (hinted one append ago, so its object is in)
+        /// what it owns. Each lands while a request is served in between, instead of stalling the eviction.
+        private func prefetchUpcomingEvictions() {
+            let count = records.count
+            guard count > 2 else { return }
+            let owned = records[oldest].owned
+            let object = records[(oldest + 1) % count].object
+            if let stub = owned.stub { Prefetch.forWrite(stub, bytes: 16) }
+            if let headers = owned.headers { Prefetch.forWrite(headers, bytes: 16) }
+            Prefetch.forWrite(object.address, bytes: object.bytes)
         }
 
         var inArrivalOrder: [Record] { Array(records[oldest...]) + records[..<oldest] }
