@@ -1,8 +1,8 @@
 import Foundation
+import MockdPlatform
 import Testing
 
 @testable import MockdCore
-@testable import MockdPlatform
 
 /// A full journal hints what its next evictions release into the cache (`Prefetch`): the hints must never change
 /// what the ring keeps, drops or frees, whatever the records and the limit.
