@@ -41,6 +41,12 @@ def spread(values):
     return (max(values) - min(values)) / m * 100 if m else 0.0
 
 
+def round_ratios(runs, base_runs):
+    """Each round's own ratio of `runs` to `base_runs` (req/s, rounds in the same order), as "0.93, 0.96": the two
+    servers are asked back to back in a round, and the machine's speed swings between rounds by more than they differ."""
+    return ", ".join("%.2f" % (r["rps"] / b["rps"]) for r, b in zip(runs, base_runs))
+
+
 def fmt(value, digits=1):
     if value is None:
         return "—"

@@ -3,7 +3,7 @@ import json
 import os
 import time
 
-from benchlib import commas, fmt, http_get, log, median, spread
+from benchlib import commas, fmt, http_get, log, median, round_ratios, spread
 
 TITLE = "Per-request log line"
 
@@ -59,8 +59,7 @@ def run(bench):
                          fmt(median([r["p99"] for r in rs]), 3), sum(r["errors"] for r in rs), "%.2f" % (rps / q),
                          "—" if kind == "quiet" else "%s lines, %.0f MiB" % (commas(lines_logged[n]), log_bytes[n] / 2**20)])
         f = median([r["rps"] for r in results[n, "file"]])
-        # Each round's own ratio beside the medians' (as in the throughput row): the machine's speed swings by more.
-        paired = ", ".join("%.2f" % (a["rps"] / b["rps"]) for a, b in zip(results[n, "file"], results[n, "quiet"]))
+        paired = round_ratios(results[n, "file"], results[n, "quiet"])
         targets.append({"target": "default log line (stderr to a file) costs ≤ 10%% against `--quiet`, pinned, %s "
                         "imported stubs" % commas(n), "measured": "%.2f × quiet (rounds %s)" % (f / q, paired),
                         "met": f / q >= 0.90})

@@ -1,5 +1,5 @@
 """Keep-alive (and per-connection) throughput, pinned and shared, imported sets against raw libmicrohttpd."""
-from benchlib import commas, fmt, log, median, spread
+from benchlib import commas, fmt, log, median, round_ratios, spread
 
 TITLE = "Throughput"
 
@@ -78,10 +78,7 @@ def run(bench):
         for mode in ("pinned", "shared"):
             mine, raw = med((mode, key, stubs, False)), med((mode, "raw", stubs, False))
             r = mine / raw
-            # Each round's own ratio (the two servers asked back to back): the machine's speed swings between rounds
-            # by more than the servers differ, and moves both alike.
-            paired = ", ".join("%.2f" % (m["rps"] / b["rps"]) for m, b in
-                               zip(results[mode, key, stubs, False], results[mode, "raw", stubs, False]))
+            paired = round_ratios(results[mode, key, stubs, False], results[mode, "raw", stubs, False])
             if mode == "pinned":
                 # Issue 38's targets: the library's own speed with a few stubs, 0.85 of it at 100,000 (each request
                 # then reads its own stub and body, raw libmicrohttpd always the same buffer).
