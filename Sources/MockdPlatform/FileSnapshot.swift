@@ -1,7 +1,7 @@
 import Foundation  // POSIX: mmap, munmap
 
 /// A regular file's bytes as they were when read, in memory of their own: what a start reads a set's compact index
-/// (`index.cache`) from, and what its `index.json` is hashed from.
+/// (`index.cache`) from.
 ///
 /// Read, not mapped: a file mapped into a process kills it (SIGBUS) when someone truncates the file in place while
 /// it is read — `cp -r` of a set over another, an editor without atomic saves — and mockd never crashes over a

@@ -589,6 +589,48 @@ struct CompactIndexTests {
         #expect(try freshCache(root) == file)
     }
 
+    /// A start checks a large `index.json` against its cache by hashing it a piece at a time (never read whole): an
+    /// edit in its last piece that keeps the file's size is served and the cache rewritten for it, and so is one that
+    /// changes the size.
+    @Test func aLargeIndexEditedInItsLastPieceIsServedAsEdited() throws {
+        let root = MockdRoot(url: Paths.makeTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let stubs = (0..<16_000).map { index in
+            MockSetFile.StubEntry(
+                id: "GET_items_\(index)",
+                request: .init(method: "GET", path: "/items/\(index)"),
+                responses: [.init(status: 200, headers: ["ETag: \"\(index)\""], body: "{}")]
+            )
+        }
+        try MockSetWriter(root: root).write(
+            MockSetBuild(file: MockSetFile(stubs: stubs), files: [:]),
+            set: Self.set,
+            replace: false,
+            source: "t"
+        )
+        var text = try String(contentsOf: indexJSON(root), encoding: .utf8)
+        #expect(text.utf8.count > ContentHash.pieceSize)
+        #expect(try freshCache(root) != nil)
+        let fromCache = try served(root)
+        #expect(fromCache.count == 16_000)
+        #expect(fromCache.last?.contains(" 200 ") == true)
+
+        let lastStatus = try #require(text.range(of: "\"status\"", options: .backwards))
+        let code = try #require(text.range(of: "200", range: lastStatus.upperBound..<text.endIndex))
+        text.replaceSubrange(code, with: "404")
+        try FileSystem.write(Data(text.utf8), to: indexJSON(root).path)  // in place, same size
+        let edited = try served(root)
+        #expect(edited.last?.contains(" 404 ") == true)
+        #expect(Array(edited.dropLast()) == Array(fromCache.dropLast()))
+        #expect(try freshCache(root)?.stubs.last?.responses[0].status == 404)
+
+        let etag = try #require(text.range(of: "15999", options: .backwards))
+        text.replaceSubrange(etag, with: "15999-b")
+        try FileSystem.write(Data(text.utf8), to: indexJSON(root).path)
+        #expect(try served(root).last?.contains("15999-b") == true)
+        #expect(try freshCache(root)?.stubs.last?.responses[0].headers == ["ETag: \"15999-b\""])
+    }
+
     /// Lint scans a set's files for secrets; the cache repeats the index's strings and is not one of them.
     @Test func lintSkipsTheCache() throws {
         let root = try root(index: Self.mixedIndex)

@@ -8,10 +8,10 @@ import MockdPlatform
 /// Generated, never edited, safe to delete: every command that writes a set (`MockSetWriter`: import-har, merge,
 /// record, refresh, import-wiremock, import-openapi) writes it beside `index.json`, and a start that finds it missing
 /// or stale writes it again when the folder lets it. It names the `index.json` it was made from by size and
-/// `ContentHash`, so a hand-edited `index.json` always wins (a start reads that file, without parsing it, to check);
-/// a cache of another layout revision or mockd version, or whose own hash does not match, is never read. Tools that
-/// list a set's files skip it (`isCacheFile`). It stays out of version control by itself: the set folder gets a
-/// `.gitignore` naming it (`ignoreFileName`) unless the folder already has one.
+/// `ContentHash`, so a hand-edited `index.json` always wins (a start hashes that file, a piece at a time and without
+/// parsing it, to check); a cache of another layout revision or mockd version, or whose own hash does not match, is
+/// never read. Tools that list a set's files skip it (`isCacheFile`). It stays out of version control by itself: the
+/// set folder gets a `.gitignore` naming it (`ignoreFileName`) unless the folder already has one.
 public enum CompactIndexFile {
     public static let name = "index.cache"
     /// The start of the name of a cache being written (renamed over `name` when complete).
@@ -48,13 +48,26 @@ public enum CompactIndexFile {
     }
 
     /// The set-wide settings (no stubs) and the stub records of `folder`'s compact index, read in place, when it is
-    /// fresh for `source` and intact as `read` checks it; else `nil`. A start builds each stub from its record
-    /// (`StubEntries.compact`) without decoding the whole index first.
-    static func readInPlace(folder: URL, source: CompactIndex.Source) -> (settings: MockSetFile, entries: StubEntries)?
-    {
+    /// fresh for the `index.json` at `index` as that file is now and intact as `read` checks it; else `nil` (then
+    /// the caller reads `index.json` itself, and names what is wrong with it). A start builds each stub from its
+    /// record (`StubEntries.compact`) without decoding the whole index first.
+    ///
+    /// `index.json` is not read whole here: the cache names its size, so a file of another size is stale without a
+    /// read, and one of the same size is hashed a piece at a time (`ContentHash.of(file:size:)`). Read whole, its
+    /// bytes came into fresh pages that were only hashed.
+    static func readInPlace(folder: URL, index: URL) -> (settings: MockSetFile, entries: StubEntries)? {
         guard let cache = FileSnapshot(path: folder.appendingPathComponent(name).path),
-            let (settings, table) = CompactIndex.readInPlace(cache.bytes, source: source)
+            let named = CompactIndex.Layout(cache.bytes)?.source,
+            let file = try? FileDescriptor.open(index.path, .readWithoutWaiting)
         else { return nil }
+        defer { file.close() }
+        guard case .regular(let size)? = file.kind(), UInt64(size) == named.indexSize,
+            let hash = ContentHash.of(file: file, size: size)
+        else { return nil }
+        let source = CompactIndex.Source(indexSize: UInt64(size), indexHash: hash)
+        guard source == named, let (settings, table) = CompactIndex.readInPlace(cache.bytes, source: source) else {
+            return nil
+        }
         return (settings, .compact(table, cache))
     }
 

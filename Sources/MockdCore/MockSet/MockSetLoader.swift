@@ -63,27 +63,26 @@ public struct MockSetLoader: Sendable {
                 message: "not a valid mock set name (use letters, digits, '.', '_' and '-')"
             )
         }
-        // The compact index, when it was made from this `index.json` as it is now, spares the JSON scan.
-        // `index.json` is read, not mapped: users edit it in place, and a mapped file cut short under a reader
-        // kills the process (SIGBUS) where a read only sees fewer bytes.
+        // The compact index, when it was made from this `index.json` as it is now, spares the JSON scan (and
+        // reading the JSON whole: it is only hashed). `index.json` is read, not mapped: users edit it in place, and
+        // a mapped file cut short under a reader kills the process (SIGBUS) where a read only sees fewer bytes.
         var source: CompactIndex.Source?
         var cachedEntries: StubEntries?
         let file: MockSetFile = try {
+            // `mockd validate` reads the JSON: a cache made when a large index skipped the unknown-field check
+            // (serving) would hide a misspelt field from it.
+            if !alwaysCheckUnknownFields, !skipsCompactIndex,
+                let cached = CompactIndexFile.readInPlace(folder: folder, index: indexURL)
+            {
+                cachedEntries = cached.entries
+                return cached.settings
+            }
             let data = try ConfigFile.read(
                 at: indexURL,
                 display: indexName,
                 missing: "mock set '\(name)' not found (create it with `mockd import-har FILE --set \(name)`)"
             )
-            let read = CompactIndexFile.source(of: data)
-            source = read
-            // `mockd validate` reads the JSON: a cache made when a large index skipped the unknown-field check
-            // (serving) would hide a misspelt field from it.
-            if !alwaysCheckUnknownFields, !skipsCompactIndex,
-                let cached = CompactIndexFile.readInPlace(folder: folder, source: read)
-            {
-                cachedEntries = cached.entries
-                return cached.settings
-            }
+            source = CompactIndexFile.source(of: data)
             return try decodeIndex(data, display: indexName)
         }()
         guard file.acceptMatching == nil || ["negotiate", "exact"].contains(file.acceptMatching!) else {
