@@ -325,11 +325,21 @@ struct CompactIndexTests {
     }
 
     /// A duplicate id is found from the records as from the JSON, with the same error (a cache is written only for
-    /// a set that loads, so this one is written by hand), in the sequential and the parallel build.
+    /// a set that loads, so this one is written by hand), in the sequential and the parallel build: an id given
+    /// twice, one given as another stub's derived `METHOD_path`, the first of two duplicates, and ids equal only
+    /// under canonical equivalence (as `String` compares them: the ASCII hash of the records leaves them to it).
     @Test func duplicateIDFoundFromTheCacheAsFromTheJSON() throws {
-        for file in [
-            try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8)),
-            Self.largeFile(duplicating: (of: 3, at: 3_000)),
+        var derived = Self.largeFile()
+        derived.stubs[4_000].id = "POST_/items/1"  // stub 1 has no id of its own
+        derived.stubs[4_100].id = "s3"
+        var accented = Self.largeFile()
+        accented.stubs[10].id = "caf\u{E9}"
+        accented.stubs[20].id = "cafe\u{301}"
+        for (file, culprit) in [
+            (try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8)), "'plain'"),
+            (Self.largeFile(duplicating: (of: 3, at: 3_000)), "'s3'"),
+            (derived, "'POST_/items/1'"),
+            (accented, "stubs[20]"),
         ] {
             var file = file
             if file.stubs.count == 3 { file.stubs[2].id = "plain" }
@@ -344,7 +354,7 @@ struct CompactIndexTests {
                 }
             }
             let fromJSON = loadError()
-            #expect(fromJSON.contains("duplicate stub id"), "\(fromJSON)")
+            #expect(fromJSON.contains("duplicate stub id") && fromJSON.contains(culprit), "\(fromJSON)")
             #expect(!FileManager.default.fileExists(atPath: cacheURL(root).path))
             let index = try #require(FileSnapshot(path: indexJSON(root).path))
             #expect(

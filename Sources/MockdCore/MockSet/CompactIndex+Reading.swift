@@ -149,9 +149,7 @@ extension CompactIndex {
         }
 
         func makeString(_ id: Int) -> String {
-            let start = id == 0 ? 0 : Int(word(stringEnds + id - 1))
-            let end = Int(word(stringEnds + id))
-            return String(decoding: UnsafeRawBufferPointer(rebasing: arena[start..<end]), as: UTF8.self)
+            String(decoding: stringBytes(id), as: UTF8.self)
         }
 
         func settings() -> MockSetFile? {
@@ -275,7 +273,7 @@ extension CompactIndex {
             }
         }
 
-        private mutating func moveToRecord(_ index: Int) {
+        mutating func moveToRecord(_ index: Int) {
             position = table.records + Int(table.word(table.stubOffsets + index))
             end = table.records + Int(table.word(table.stubOffsets + index + 1))
             failed = false
