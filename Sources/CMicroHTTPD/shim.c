@@ -60,12 +60,18 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
             : (struct MHD_OptionItem){CMicroHTTPD_CLIENT_DISCIPLINE_LVL, 1, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
+    // A pool only for more than one worker: one is the daemon's own thread, and libmicrohttpd 0.9.75 prints a
+    // warning for a pool size of 1 or 0 ("is ignored. Thread pool is not used"), so the option is left out.
+    struct MHD_OptionItem pool[] = {
+        {MHD_OPTION_THREAD_POOL_SIZE, settings->threadPoolSize, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     return MHD_start_daemon(
         settings->flags, 0, settings->acceptPolicy, settings->acceptPolicyContext,
         settings->accessHandler, settings->accessContext,
         MHD_OPTION_EXTERNAL_LOGGER, CMicroHTTPD_forwardLog, (void *)settings,
         MHD_OPTION_LISTEN_SOCKET, settings->listenSocket,
-        MHD_OPTION_THREAD_POOL_SIZE, settings->threadPoolSize,
+        MHD_OPTION_ARRAY, settings->threadPoolSize > 1 ? pool : &pool[1],
         MHD_OPTION_CONNECTION_LIMIT, settings->connectionLimit,
         MHD_OPTION_CONNECTION_TIMEOUT, settings->connectionTimeoutSeconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connectionMemoryLimit,

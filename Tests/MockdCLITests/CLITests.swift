@@ -92,6 +92,20 @@ struct CLITests {
         )
     }
 
+    /// One worker (`--threads 1`) is libmicrohttpd's own thread: the daemon answers and logs with nothing from the
+    /// library on stderr (0.9.75 warned about a thread pool of one, or of zero, being ignored).
+    @Test func oneWorkerStartsWithoutALibraryWarning() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--threads", "1",
+        ])
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)
+        try daemon.waitForStandardError(containing: "GET /v1/conversations 200")
+        let (status, stderr) = daemon.stop()
+        #expect(status == 0)
+        #expect(!stderr.contains("libmicrohttpd"), "\(stderr)")
+        #expect(stderr.hasPrefix("mockd: set 'chat', 8 stubs; Ctrl-C to stop\n"), "\(stderr)")
+    }
+
     @Test func badHostIsAClearError() throws {
         let result = try ProcessRunner.mockd([
             "--set", "chat", "--root", Paths.packageRoot.path, "--host", "203.0.113.7", "--port", "0",
