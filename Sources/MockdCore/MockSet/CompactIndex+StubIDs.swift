@@ -15,9 +15,11 @@ extension CompactIndex.StubReader {
             _ = word()  // host
             let method = word()
             let path = word()
-            guard method != CompactIndex.none, path != CompactIndex.none, hash.add(stringBytes(method)),
-                hash.add(UnsafeRawBufferPointer(start: [UInt8(ascii: "_")], count: 1)), hash.add(stringBytes(path))
-            else { return nil }
+            guard method != CompactIndex.none, path != CompactIndex.none, hash.add(stringBytes(method)) else {
+                return nil
+            }
+            hash.add(UInt8(ascii: "_"))
+            guard hash.add(stringBytes(path)) else { return nil }
         }
         return failed ? nil : hash.value
     }
@@ -39,9 +41,14 @@ extension CompactIndex.StubReader {
         mutating func add(_ bytes: UnsafeRawBufferPointer) -> Bool {
             for byte in bytes {
                 guard byte < 0x80 else { return false }
-                state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+                add(byte)
             }
             return true
+        }
+
+        /// Adds one ASCII byte.
+        mutating func add(_ byte: UInt8) {
+            state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
 
         var value: UInt64 { ContentHash.finish(state) }
