@@ -57,8 +57,11 @@ extension CompactIndex {
         let settings: Int
         let recordWords: Int
 
-        init?(_ bytes: UnsafeRawBufferPointer) {
+        /// The header at the start of `bytes`, checked against `fileSize` bytes in all (`nil`: `bytes` is the whole
+        /// file).
+        init?(_ bytes: UnsafeRawBufferPointer, fileSize: Int? = nil) {
             guard bytes.count >= CompactIndex.headerWords * 8 else { return nil }
+            let total = fileSize ?? bytes.count
             func word(_ index: Int) -> UInt64 {
                 UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
             }
@@ -67,7 +70,8 @@ extension CompactIndex {
                 return value <= UInt64(UInt32.max) ? Int(value) : nil
             }
             guard word(0) == CompactIndex.magic, word(1) == CompactIndex.revision,
-                word(2) == CompactIndex.versionHash, word(8) == UInt64(bytes.count - CompactIndex.headerWords * 8),
+                word(2) == CompactIndex.versionHash, total >= CompactIndex.headerWords * 8,
+                word(8) == UInt64(total - CompactIndex.headerWords * 8),
                 let stringCount = count(9), let sharedStrings = count(10), let listCount = count(11),
                 let sharedLists = count(12), let memberCount = count(13), let stubCount = count(14),
                 let settings = count(15), let recordWords = count(16), sharedStrings <= stringCount,

@@ -56,8 +56,8 @@ public enum CompactIndexFile {
     /// read, and one of the same size is hashed a piece at a time (`ContentHash.of(file:size:)`). Read whole, its
     /// bytes came into fresh pages that were only hashed.
     static func readInPlace(folder: URL, index: URL) -> (settings: MockSetFile, entries: StubEntries)? {
-        guard let cache = FileSnapshot(path: folder.appendingPathComponent(name).path),
-            let named = CompactIndex.Layout(cache.bytes)?.source,
+        let cachePath = folder.appendingPathComponent(name).path
+        guard let named = header(ofCacheAt: cachePath)?.source,
             let file = try? FileDescriptor.open(index.path, .readWithoutWaiting)
         else { return nil }
         defer { file.close() }
@@ -65,10 +65,23 @@ public enum CompactIndexFile {
             let hash = ContentHash.of(file: file, size: size)
         else { return nil }
         let source = CompactIndex.Source(indexSize: UInt64(size), indexHash: hash)
-        guard source == named, let (settings, table) = CompactIndex.readInPlace(cache.bytes, source: source) else {
-            return nil
-        }
+        guard source == named, let cache = FileSnapshot(path: cachePath),
+            let (settings, table) = CompactIndex.readInPlace(cache.bytes, source: source)
+        else { return nil }
         return (settings, .compact(table, cache))
+    }
+
+    /// The header of the cache at `path`, read alone and checked against the file's size, before the file is read
+    /// whole: a cache of another revision, version or size (a 2 GB file dropped in its place) is passed over
+    /// without reading it, and so is one made from another `index.json` (the caller compares `source`).
+    private static func header(ofCacheAt path: String) -> CompactIndex.Layout? {
+        guard let file = try? FileDescriptor.open(path, .readWithoutWaiting) else { return nil }
+        defer { file.close() }
+        guard case .regular(let size)? = file.kind() else { return nil }
+        var header = [UInt8](repeating: 0, count: CompactIndex.headerWords * 8)
+        let read = header.withUnsafeMutableBytes { try? file.readFully(into: $0) }
+        guard read == header.count else { return nil }
+        return header.withUnsafeBytes { CompactIndex.Layout($0, fileSize: size) }
     }
 
     /// Writes `file`'s compact index into `folder`, naming `source` (the `index.json` it was decoded from).
