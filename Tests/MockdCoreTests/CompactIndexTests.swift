@@ -275,6 +275,14 @@ struct CompactIndexTests {
             #expect(try served(root) == expected, "\(what)")
             #expect(try Data(contentsOf: cacheURL(root)) == good, "rebuilt after \(what)")
         }
+        // The good cache followed by 4 GiB (sparse): its header's size does not match the file's, so a start passes
+        // it over without reading it (read whole, this took seconds and gigabytes).
+        try good.write(to: cacheURL(root))
+        let padded = try FileHandle(forWritingTo: cacheURL(root))
+        try padded.truncate(atOffset: UInt64(good.count) + (4 << 30))
+        try padded.close()
+        #expect(try served(root) == expected)
+        #expect(try Data(contentsOf: cacheURL(root)) == good, "rebuilt after 4 GiB of padding")
     }
 
     /// A set large enough to be built on several threads, every stub with its own path, query, id or not, and an
@@ -335,11 +343,15 @@ struct CompactIndexTests {
         var accented = Self.largeFile()
         accented.stubs[10].id = "caf\u{E9}"
         accented.stubs[20].id = "cafe\u{301}"
+        var lineBreak = Self.largeFile()
+        lineBreak.stubs[5].id = "a\nb"
+        lineBreak.stubs[7].id = "a\nb"
         for (file, culprit) in [
             (try JSONDecoder().decode(MockSetFile.self, from: Data(Self.mixedIndex.utf8)), "'plain'"),
             (Self.largeFile(duplicating: (of: 3, at: 3_000)), "'s3'"),
             (derived, "'POST_/items/1'"),
             (accented, "stubs[20]"),
+            (lineBreak, #"'a\nb'"#),  // escaped: the error stays on one line
         ] {
             var file = file
             if file.stubs.count == 3 { file.stubs[2].id = "plain" }
@@ -355,6 +367,7 @@ struct CompactIndexTests {
             }
             let fromJSON = loadError()
             #expect(fromJSON.contains("duplicate stub id") && fromJSON.contains(culprit), "\(fromJSON)")
+            #expect(!fromJSON.contains("\n"), "\(fromJSON)")
             #expect(!FileManager.default.fileExists(atPath: cacheURL(root).path))
             let index = try #require(FileSnapshot(path: indexJSON(root).path))
             #expect(

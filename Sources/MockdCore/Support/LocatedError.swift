@@ -25,8 +25,9 @@ public struct LocatedError<Code: Hashable & Sendable & CustomStringConvertible>:
         self.cause = cause
     }
 
+    /// Control characters are escaped (`escapingControls`): messages quote values from the user's files.
     public var description: String {
-        if let jsonPath, !jsonPath.isEmpty { return "\(file): \(jsonPath): \(message)" }
-        return "\(file): \(message)"
+        if let jsonPath, !jsonPath.isEmpty { return escapingControls("\(file): \(jsonPath): \(message)") }
+        return escapingControls("\(file): \(message)")
     }
 }
