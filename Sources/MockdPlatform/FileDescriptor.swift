@@ -115,6 +115,27 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return filled
     }
 
+    /// `readFully(into:)` from byte `offset` of the file (`pread(2)`), without moving its position.
+    /// - Returns: The bytes read (fewer than `buffer.count` only at the end of the file).
+    /// - Throws: `POSIXError` of a failed `pread(2)`.
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = read(
+                into: buffer.baseAddress! + filled,
+                count: buffer.count - filled,
+                at: offset + Int64(filled)
+            )
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.lastError
+            }
+            filled += count
+        }
+        return filled
+    }
+
     /// `write(2)`: at most `count` bytes of `bytes`.
     /// - Returns: The bytes written, or -1 with `errno` set.
     @inline(__always)

@@ -1,4 +1,4 @@
-import Foundation  // POSIX: mmap, munmap
+import Foundation
 
 /// A regular file's bytes as they were when read, in memory of their own: what a start reads a set's compact index
 /// (`index.cache`) from.
@@ -8,17 +8,18 @@ import Foundation  // POSIX: mmap, munmap
 /// user's file. The copy costs ~1 ms per 5 MiB (a 100,000-stub set's cache is ~19 MiB). A file cut short or grown
 /// during the read gives the bytes read: callers check them (the cache carries its own hash).
 ///
-/// The buffer is an anonymous mapping (POSIX `mmap`, the same on Linux and Darwin), not the allocator's: a one-off
-/// buffer of many MiB would otherwise raise glibc's mmap threshold for every later allocation and could be split
-/// between the set's long-lived stubs; unmapped, it is returned to the system whole.
+/// The buffer is a `PageBuffer` (an anonymous mapping), not the allocator's: a one-off buffer of many MiB would
+/// otherwise raise glibc's mmap threshold for every later allocation and could be split between the set's long-lived
+/// stubs; unmapped, it is returned to the system whole.
 public final class FileSnapshot: @unchecked Sendable {
     // @unchecked: the bytes are written once, in init, and only read afterwards.
+    /// The mapping the file is read into (its length is the size `fstat` gave; `count` may be shorter when the file
+    /// shrank during the read).
+    private let pages: PageBuffer
     /// The first byte; valid for `count` bytes while the object lives.
-    public let base: UnsafeRawPointer
+    public var base: UnsafeRawPointer { UnsafeRawPointer(pages.base) }
     /// The bytes read.
     public let count: Int
-    /// The mapping's length (`count` may be shorter when the file shrank during the read).
-    private let capacity: Int
 
     /// Reads `path`.
     /// - Returns: `nil` when the file cannot be opened or read (missing, unreadable, not a regular file — a FIFO is
@@ -26,24 +27,14 @@ public final class FileSnapshot: @unchecked Sendable {
     public init?(path: String) {
         guard let file = try? FileDescriptor.open(path, .readWithoutWaiting) else { return nil }
         defer { file.close() }
-        guard let size = file.regularFileSize(), size > 0 else { return nil }
-        let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        guard let address, address != MAP_FAILED else { return nil }
-        guard let read = try? file.readFully(into: UnsafeMutableRawBufferPointer(start: address, count: size)),
+        guard let size = file.regularFileSize(), size > 0, let pages = PageBuffer(count: size),
+            let read = try? file.readFully(into: UnsafeMutableRawBufferPointer(start: pages.base, count: size)),
             read > 0
-        else {
-            munmap(address, size)
-            return nil
-        }
-        self.base = UnsafeRawPointer(address)
+        else { return nil }
+        self.pages = pages
         self.count = read
-        self.capacity = size
     }
 
     /// The bytes read; valid while the object lives.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-
-    deinit {
-        munmap(UnsafeMutableRawPointer(mutating: base), capacity)
-    }
 }

@@ -5,7 +5,7 @@ import Foundation  // POSIX: mmap, munmap
 ///
 /// For a buffer of several MiB used once, such as the pieces a start hashes `index.json` through: taken from the
 /// allocator, freeing it raises glibc's mmap threshold, and later blocks of that size then stay in an arena's memory
-/// after they are freed (`FileSnapshot` is held the same way, for the same reason).
+/// after they are freed. What `FileSnapshot` reads a file into.
 public final class PageBuffer: @unchecked Sendable {
     // @unchecked: the owner decides who writes the bytes; the object itself only maps and unmaps them.
     /// The first byte; valid for `count` bytes while the object lives.

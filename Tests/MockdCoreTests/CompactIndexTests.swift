@@ -45,6 +45,18 @@ struct CompactIndexTests {
         return MockdRoot(url: url)
     }
 
+    /// A fresh root with set `set` written by `MockSetWriter` (which leaves its cache) from `stubs` and body `files`.
+    private func written(_ stubs: [MockSetFile.StubEntry], files: [String: Data] = [:]) throws -> MockdRoot {
+        let root = MockdRoot(url: Paths.makeTemporaryDirectory())
+        try MockSetWriter(root: root).write(
+            MockSetBuild(file: MockSetFile(stubs: stubs), files: files),
+            set: Self.set,
+            replace: false,
+            source: "t"
+        )
+        return root
+    }
+
     private func indexJSON(_ root: MockdRoot) -> URL { root.setURL(Self.set).appendingPathComponent("index.json") }
     private func cacheURL(_ root: MockdRoot) -> URL {
         root.setURL(Self.set).appendingPathComponent(CompactIndexFile.name)
@@ -584,8 +596,6 @@ struct CompactIndexTests {
     /// An `index.json` larger than one piece of its hash (`ContentHash.pieceSize`), hashed as it is written, is named
     /// by its cache exactly as a start hashes the mapped file.
     @Test func aLargeWrittenIndexGetsAFreshCache() throws {
-        let root = MockdRoot(url: Paths.makeTemporaryDirectory())
-        defer { try? FileManager.default.removeItem(at: root.url) }
         let stubs = (0..<12_000).map { index in
             MockSetFile.StubEntry(
                 id: "GET_items_\(index)",
@@ -601,12 +611,8 @@ struct CompactIndexTests {
         }
         let file = MockSetFile(stubs: stubs)
         let files = Dictionary(uniqueKeysWithValues: stubs.map { ($0.responses[0].bodyFile!, Data("{}".utf8)) })
-        try MockSetWriter(root: root).write(
-            MockSetBuild(file: file, files: files),
-            set: Self.set,
-            replace: false,
-            source: "t"
-        )
+        let root = try written(stubs, files: files)
+        defer { try? FileManager.default.removeItem(at: root.url) }
         let size = try #require(try FileManager.default.attributesOfItem(atPath: indexJSON(root).path)[.size] as? Int)
         #expect(size > ContentHash.pieceSize)
         #expect(try freshCache(root) == file)
@@ -616,8 +622,6 @@ struct CompactIndexTests {
     /// edit in its last piece that keeps the file's size is served and the cache rewritten for it, and so is one that
     /// changes the size.
     @Test func aLargeIndexEditedInItsLastPieceIsServedAsEdited() throws {
-        let root = MockdRoot(url: Paths.makeTemporaryDirectory())
-        defer { try? FileManager.default.removeItem(at: root.url) }
         let stubs = (0..<16_000).map { index in
             MockSetFile.StubEntry(
                 id: "GET_items_\(index)",
@@ -625,12 +629,8 @@ struct CompactIndexTests {
                 responses: [.init(status: 200, headers: ["ETag: \"\(index)\""], body: "{}")]
             )
         }
-        try MockSetWriter(root: root).write(
-            MockSetBuild(file: MockSetFile(stubs: stubs), files: [:]),
-            set: Self.set,
-            replace: false,
-            source: "t"
-        )
+        let root = try written(stubs)
+        defer { try? FileManager.default.removeItem(at: root.url) }
         var text = try String(contentsOf: indexJSON(root), encoding: .utf8)
         #expect(text.utf8.count > ContentHash.pieceSize)
         #expect(try freshCache(root) != nil)

@@ -54,32 +54,24 @@ enum StubEntries: @unchecked Sendable {
     }
 
     /// `firstDuplicateID` for records read in place, when every id is ASCII: each id hashed from the arena's bytes
-    /// (no string made: 100,000 strings and their `Set` were 6% of a 100,000-stub start), the ids themselves compared
-    /// only when two hashes meet. `.some(nil)`: no duplicate; `nil`: an id is not ASCII, a record is kept as JSON or
+    /// (no string made: 100,000 strings and their `Set` were 6% of a 100,000-stub start) into a `RouteTable` of
+    /// ordinals, the ids themselves compared only when two hashes meet. `.some(nil)`: no duplicate; `nil`: an id is not ASCII, a record is kept as JSON or
     /// is malformed, or two different ids share a hash — then `firstDuplicateID(_:)` answers.
     private static func firstDuplicateASCIIID(_ reader: inout CompactIndex.StubReader) throws -> Int?? {
         let count = reader.table.layout.stubCount
-        var size = 8
-        while size < count * 2 { size <<= 1 }
-        var slots = [Int32](repeating: -1, count: size)
+        var seen = RouteTable(capacity: count)
         var hashes = [UInt64](repeating: 0, count: count)
-        let mask = slots.count - 1
         for index in 0..<count {
             guard let hash = reader.asciiStubIDHash(at: index) else { return nil }
             hashes[index] = hash
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] >= 0 {
-                let earlier = Int(slots[slot])
-                if hashes[earlier] == hash {
-                    // ASCII ids are equal as strings exactly when their bytes are.
-                    guard let first = reader.stubID(at: earlier), let second = reader.stubID(at: index) else {
-                        throw CompactIndex.MalformedRecord(stub: index)
-                    }
-                    return first == second ? .some(index) : nil
+            if let earlier = seen.find(hash: hash, isKey: { hashes[Int($0)] == hash }).map(Int.init) {
+                // ASCII ids are equal as strings exactly when their bytes are.
+                guard let first = reader.stubID(at: earlier), let second = reader.stubID(at: index) else {
+                    throw CompactIndex.MalformedRecord(stub: index)
                 }
-                slot = (slot + 1) & mask
+                return first == second ? .some(index) : nil
             }
-            slots[slot] = Int32(index)
+            seen.insert(hash: hash, value: UInt32(index))
         }
         return .some(nil)
     }

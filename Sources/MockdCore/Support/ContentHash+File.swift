@@ -44,25 +44,14 @@ extension ContentHash {
         return digest(of: UnsafeRawBufferPointer(shared.digests))
     }
 
-    /// `pread` until `count` bytes are in or the file ends, retrying after `EINTR`.
-    /// - Returns: The bytes read, or -1 when a read fails.
+    /// `FileDescriptor.readFully(into:at:)` of `count` bytes at `offset` into `buffer`; -1 when a read fails.
     private static func readPiece(
         of file: FileDescriptor,
         into buffer: UnsafeMutableRawPointer,
         count: Int,
         at offset: Int
     ) -> Int {
-        var filled = 0
-        while filled < count {
-            let read = file.read(into: buffer + filled, count: count - filled, at: Int64(offset + filled))
-            if read == 0 { break }
-            if read < 0 {
-                if errno == EINTR { continue }
-                return -1
-            }
-            filled += read
-        }
-        return filled
+        (try? file.readFully(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), at: Int64(offset))) ?? -1
     }
 
     /// The pieces' digests and whether each was read whole, shared by the hashing threads (each writes its own
