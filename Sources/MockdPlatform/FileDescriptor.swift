@@ -102,30 +102,24 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// - Returns: The bytes read (fewer than `buffer.count` only at the end of the file).
     /// - Throws: `POSIXError` of a failed `read(2)`.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let count = read(into: buffer.baseAddress! + filled, count: buffer.count - filled)
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Self.lastError
-            }
-            filled += count
-        }
-        return filled
+        try fill(buffer) { start, count, _ in read(into: start, count: count) }
     }
 
     /// `readFully(into:)` from byte `offset` of the file (`pread(2)`), without moving its position.
     /// - Returns: The bytes read (fewer than `buffer.count` only at the end of the file).
     /// - Throws: `POSIXError` of a failed `pread(2)`.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try fill(buffer) { start, count, filled in read(into: start, count: count, at: offset + Int64(filled)) }
+    }
+
+    /// Calls `readSome(start, count, filled)` (a `read(2)`-like call) until `buffer` is full or it returns 0.
+    private func fill(
+        _ buffer: UnsafeMutableRawBufferPointer,
+        _ readSome: (UnsafeMutableRawPointer, Int, Int) -> Int
+    ) throws -> Int {
         var filled = 0
         while filled < buffer.count {
-            let count = read(
-                into: buffer.baseAddress! + filled,
-                count: buffer.count - filled,
-                at: offset + Int64(filled)
-            )
+            let count = readSome(buffer.baseAddress! + filled, buffer.count - filled, filled)
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
