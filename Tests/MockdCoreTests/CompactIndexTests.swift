@@ -363,7 +363,7 @@ struct CompactIndexTests {
             (Self.largeFile(duplicating: (of: 3, at: 3_000)), "'s3'"),
             (derived, "'POST_/items/1'"),
             (accented, "stubs[20]"),
-            (lineBreak, #"'a\nb'"#),  // escaped: the error stays on one line
+            (lineBreak, #"'a\x0Ab'"#),  // escaped: the error stays on one line
         ] {
             var file = file
             if file.stubs.count == 3 { file.stubs[2].id = "plain" }

@@ -36,26 +36,25 @@ struct ByteWriter {
         for byte in text.utf8 { write(byte) }
     }
 
-    /// `text` with its control bytes (below 0x20, and DEL) written as `\xNN`: a request target or stub id written as
-    /// it came would move the operator's terminal (ANSI escapes) or start a line of its own. One scan when there is none.
+    /// `text` with its control bytes (`isEscapedControl`: below 0x20, and DEL) written as `\xNN`, as errors write
+    /// them (`escapingControls`): a request target or stub id written as it came would move the operator's terminal
+    /// (ANSI escapes) or start a line of its own. One scan when there is none.
     mutating func writeEscapingControls(_ text: String) {
-        @inline(__always) func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
         let clean: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: isControl) else { return false }
+            guard !bytes.contains(where: isEscapedControl) else { return false }
             write(bytes)
             return true
         }
         if clean == true { return }
-        let hexDigits: StaticString = "0123456789ABCDEF"
         for byte in text.utf8 {
-            guard isControl(byte) else {
+            guard isEscapedControl(byte) else {
                 write(byte)
                 continue
             }
             write(UInt8(ascii: "\\"))
             write(UInt8(ascii: "x"))
-            write(hexDigits.utf8Start[Int(byte >> 4)])
-            write(hexDigits.utf8Start[Int(byte & 0x0F)])
+            write(controlEscapeDigits.utf8Start[Int(byte >> 4)])
+            write(controlEscapeDigits.utf8Start[Int(byte & 0x0F)])
         }
     }
 

@@ -25,7 +25,8 @@ public struct LocatedError<Code: Hashable & Sendable & CustomStringConvertible>:
         self.cause = cause
     }
 
-    /// Control characters are escaped (`escapingControls`): messages quote values from the user's files.
+    /// Control bytes are escaped as the log line escapes them (`escapingControls`): messages quote values from the
+    /// user's files.
     public var description: String {
         if let jsonPath, !jsonPath.isEmpty { return escapingControls("\(file): \(jsonPath): \(message)") }
         return escapingControls("\(file): \(message)")

@@ -3,24 +3,28 @@ func oneLine(_ text: String) -> String {
     text.split(whereSeparator: \.isNewline).joined(separator: " ")
 }
 
-/// `text` with each control character written as an escape (`\n`, `\r`, `\t`, `\u{1B}`, C0, DEL, C1, and the line
-/// and paragraph separators): a value quoted from a user's file (an id with a line break, a path with a terminal
-/// escape) never splits an error's one line nor drives the terminal.
+/// Whether `byte` is written escaped (`\xNN`) when user text goes on a line of mockd's own (a request log line, an
+/// error): C0 controls and DEL, which would start a line of their own or move the operator's terminal.
+@inline(__always)
+func isEscapedControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+
+/// The hex digits of a `\xNN` escape.
+let controlEscapeDigits: StaticString = "0123456789ABCDEF"
+
+/// `text` with each control byte (`isEscapedControl`) written as `\xNN`, as the request log line writes them: a
+/// value quoted from a user's file (an id with a line break, a path with a terminal escape) never splits an error's
+/// one line nor drives the terminal.
 func escapingControls(_ text: String) -> String {
-    func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
-    }
-    guard text.unicodeScalars.contains(where: isControl) else { return text }
-    var escaped = String.UnicodeScalarView()
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\n": escaped.append(contentsOf: "\\n".unicodeScalars)
-        case "\r": escaped.append(contentsOf: "\\r".unicodeScalars)
-        case "\t": escaped.append(contentsOf: "\\t".unicodeScalars)
-        case _ where isControl(scalar):
-            escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
-        default: escaped.append(scalar)
+    guard text.utf8.contains(where: isEscapedControl) else { return text }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count + 8)
+    for byte in text.utf8 {
+        guard isEscapedControl(byte) else {
+            bytes.append(byte)
+            continue
         }
+        bytes += [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        bytes += [controlEscapeDigits.utf8Start[Int(byte >> 4)], controlEscapeDigits.utf8Start[Int(byte & 0x0F)]]
     }
-    return String(escaped)
+    return String(decoding: bytes, as: UTF8.self)
 }
