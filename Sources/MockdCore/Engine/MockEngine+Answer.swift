@@ -170,11 +170,14 @@ extension MockEngine {
         ScenarioCache.withScenarioServingAsLoaded(of: session) { scenario, answers -> CachedMatch in
             // A repeat of a request a stub answered as loaded: that stub again, without routing (`AnswerCache`).
             if let ordinal = answers.ordinal(for: request) {
+                let stub = scenario.index.stubs[ordinal]
+                stub.prefetchNativeResponse()
                 scenario.stubUsage.set(ordinal)
-                return .answer(.stub(scenario.index.stubs[ordinal]))
+                return .answer(.stub(stub))
             }
             guard let base = MockEngine.baseMatch(request, in: scenario) else { return .unmatched }
             let stub = scenario.index.stubs[base.ordinal]
+            stub.prefetchNativeResponse()
             if let answer = MockEngine.asLoaded(stub) {
                 if case .stub = answer, stub.answersAsLoadedForGood { answers.remember(base.ordinal, for: request) }
                 scenario.stubUsage.set(base.ordinal)
