@@ -22,22 +22,43 @@ struct StubIndexScaleTests {
         )
     }
 
-    @Test func everyOneOf20000StubsAnswersItsOwnRequest() {
-        let stubs = (0..<20_000).map {
+    /// 70,000 stubs: a table of 2 MiB, in huge pages where the system gives them (`RouteTable`).
+    @Test(arguments: [20_000, 70_000])
+    func everyStubOfALargeSetAnswersItsOwnRequest(count: Int) {
+        let stubs = (0..<count).map {
             Self.stub("s\($0)", $0 % 2 == 0 ? "GET" : "POST", "/items/\($0)?page=\($0 % 7)")
         }
-        let engine = MockEngine(scenario: Scenario(name: "scale", sets: ["scale"], index: StubIndex(layers: [stubs])))
-        for number in stride(from: 0, to: 20_000, by: 97) {
+        // A later layer: one stub replaced in place, one key turned into a group (a stub with a header constraint).
+        let json = HeaderConstraint(name: "Accept", value: "application/json")
+        let layer = [
+            Self.stub("s4-v2", "GET", "/items/4?page=4"),
+            Self.stub("s6-json", "GET", "/items/6?page=6", headers: [json]),
+        ]
+        let index = StubIndex(layers: [stubs, layer])
+        #expect(index.stubs.count == count + 1)
+        let engine = MockEngine(scenario: Scenario(name: "scale", sets: ["scale"], index: index))
+        for number in stride(from: 0, to: count, by: 97) + [count - 1] where number != 4 {
             let method = number % 2 == 0 ? "GET" : "POST"
             let response = engine.respond(
                 to: HTTPRequest(method: method, target: "/items/\(number)?page=\(number % 7)")
             )
             #expect(response.status == 200)
-            #expect(response.body == Data("s\(number)".utf8))
+            #expect(response.body == Data("s\(number)".utf8), "stub \(number)")
         }
+        #expect(engine.respond(to: HTTPRequest(method: "GET", target: "/items/4?page=4")).body == Data("s4-v2".utf8))
+        #expect(
+            engine.respond(
+                to: HTTPRequest(
+                    method: "GET",
+                    target: "/items/6?page=6",
+                    headers: HTTPHeaders([("Accept", "application/json")])
+                )
+            ).body == Data("s6-json".utf8)
+        )
+        #expect(engine.respond(to: HTTPRequest(method: "GET", target: "/items/6?page=6")).body == Data("s6".utf8))
         // Stub 1 is a POST.
         #expect(engine.respond(to: HTTPRequest(method: "GET", target: "/items/1?page=1")).status == 404)
-        #expect(engine.respond(to: HTTPRequest(method: "GET", target: "/items/20000?page=1")).status == 404)
+        #expect(engine.respond(to: HTTPRequest(method: "GET", target: "/items/\(count)?page=1")).status == 404)
         #expect(engine.respond(to: HTTPRequest(method: "GET", target: "/items/0?page=1")).status == 404)
     }
 

@@ -1,3 +1,5 @@
+import MockdPlatform
+
 /// The hash table behind `StubIndex`: request key → route value, open addressing with linear probing.
 ///
 /// Each slot is one 64-bit word (the key's hash in the high 32 bits, the value + 1 in the low 32; 0 = empty),
@@ -5,8 +7,15 @@
 /// factor under 0.4). Keys are not stored: the caller compares the candidate values' keys, which it keeps
 /// anyway. Probe sequences depend only on the stored keys (the user's own stubs), so a request cannot make
 /// them longer; the hash needs no seed.
-struct RouteTable: Sendable {
-    private var slots: [UInt64]
+///
+/// A table of 2 MiB or more (65,537 keys and up) lies in huge pages where the system gives them (`PageBuffer`): every
+/// request reads one slot at random, and in 4 KiB pages that was a TLB miss, in a virtual machine a nested page walk.
+/// A class, as its slots are memory it owns: filled by one thread, then only read.
+final class RouteTable: @unchecked Sendable {
+    // @unchecked: `insert` and `replace` run only while the owner builds the table, before any other thread sees it.
+    private let slots: UnsafeMutablePointer<UInt64>
+    /// The huge-page mapping the slots are in, or `nil` when they were allocated (a small table).
+    private let mapping: PageBuffer?
     private let mask: Int
     private(set) var count = 0
 
@@ -14,8 +23,21 @@ struct RouteTable: Sendable {
     init(capacity: Int) {
         var size = 8
         while size < capacity * 2 { size <<= 1 }
-        slots = Array(repeating: 0, count: size)
+        let bytes = size * MemoryLayout<UInt64>.stride
+        // Sizes are powers of two, so a table this large is a whole number of huge pages.
+        if bytes >= PageBuffer.hugePageBytes, let mapping = PageBuffer(count: bytes, hugePages: true) {
+            self.mapping = mapping
+            slots = mapping.base.bindMemory(to: UInt64.self, capacity: size)  // zero-filled pages
+        } else {
+            mapping = nil
+            slots = .allocate(capacity: size)
+            slots.initialize(repeating: 0, count: size)
+        }
         mask = size - 1
+    }
+
+    deinit {
+        if mapping == nil { slots.deallocate() }
     }
 
     /// The value stored under a key with `hash` for which `isKey` holds, if any.
@@ -37,9 +59,9 @@ struct RouteTable: Sendable {
     /// Stores `value` for a key with `hash` that is not in the table yet.
     /// - Precondition: fewer keys than the `capacity` the table was made for (it never grows: the stored words
     ///   keep only part of each hash, so growing would need every key again).
-    mutating func insert(hash: UInt64, value: UInt32) {
+    func insert(hash: UInt64, value: UInt32) {
         precondition(
-            value < UInt32.max && (count + 1) * 2 <= slots.count,
+            value < UInt32.max && (count + 1) * 2 <= mask + 1,
             "RouteTable sized for fewer keys than inserted"
         )
         var index = Int(truncatingIfNeeded: hash) & mask
@@ -49,7 +71,7 @@ struct RouteTable: Sendable {
     }
 
     /// Replaces the value `old` stored under `hash` with `new`.
-    mutating func replace(hash: UInt64, old: UInt32, new: UInt32) {
+    func replace(hash: UInt64, old: UInt32, new: UInt32) {
         let tag = UInt64(truncatingIfNeeded: hash >> 32) << 32
         var index = Int(truncatingIfNeeded: hash) & mask
         while slots[index] != 0 {

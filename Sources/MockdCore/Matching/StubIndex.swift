@@ -187,7 +187,7 @@ public final class StubIndex: Sendable {
 
     /// Fills the table and groups while stubs are added.
     private struct Builder {
-        var table: RouteTable
+        let table: RouteTable
         var groups: [Route] = []
 
         init(capacity: Int) { table = RouteTable(capacity: capacity) }
