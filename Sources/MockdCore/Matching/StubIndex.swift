@@ -141,6 +141,14 @@ public final class StubIndex: Sendable {
             hasHostKeys = routeKeys.contains { !$0.host.isEmpty }
         }
         self.stubs = stubs
+        if routeKeys.isEmpty {
+            // Keys are the stubs' own: a lookup compares them through the slot's hint (see `RouteTable`). `stubs` keeps
+            // every stub alive as long as the table.
+            builder.table.setHints { value in
+                StubIndex.group(value) == nil
+                    ? UnsafeRawPointer(Unmanaged.passUnretained(stubs[Int(value)]).toOpaque()) : nil
+            }
+        }
         self.table = builder.table
         self.groups = builder.groups
         self.normalizer = normalizer
@@ -344,10 +352,11 @@ public final class StubIndex: Sendable {
 
     /// The table value stored under `key`: a stub ordinal, or a group with `groupFlag` set.
     private func tableValue(for key: RequestKey) -> UInt32? {
-        table.find(hash: key.routeHash) { value in
+        table.find(hash: key.routeHash) { value, stub in
             // Compared in place: copying the stored key out to compare it cost a retain and release per string.
             if let group = StubIndex.group(value) { return groups[group].key == key }
-            return routeKeys.isEmpty ? stubs[Int(value)].key == key : routeKeys[Int(value)] == key
+            if let stub { return Unmanaged<Stub>.fromOpaque(stub)._withUnsafeGuaranteedRef { $0.key == key } }
+            return routeKey(Int(value)) == key
         }
     }
 
