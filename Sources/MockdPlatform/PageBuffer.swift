@@ -19,14 +19,27 @@ public final class PageBuffer: @unchecked Sendable {
     /// The size of a huge page this type asks for: 2 MiB (x86-64 and arm64 Linux with 4 KiB base pages).
     public static let hugePageBytes = 2 << 20
 
+    /// Whether this system takes a request for huge pages (Linux's transparent huge pages); Darwin has none.
+    public static var takesHugePageRequests: Bool {
+        #if os(Linux)
+        true
+        #else
+        false
+        #endif
+    }
+
     /// Maps `count` bytes (zero-filled pages, touched only when first written).
     /// - Parameter hugePages: Start at a `hugePageBytes` boundary and, on Linux, ask for transparent huge pages
-    ///   (`madvise(MADV_HUGEPAGE)`; the system may still give small ones: THP set to `never`, memory fragmented). For
-    ///   a `count` that is a multiple of `hugePageBytes`, so that no huge page holds memory past the buffer. Darwin
-    ///   has no such request: there the mapping is only aligned.
+    ///   (`madvise(MADV_HUGEPAGE)`; the system may still give small ones: THP set to `never`, memory fragmented).
+    ///   With THP's default `defrag` setting the first write to each huge page may wait for the kernel to compact
+    ///   memory: for long-lived tables read at random, not for scratch space. Darwin has no such request: there the
+    ///   mapping is only aligned.
+    /// - Precondition: with `hugePages`, `count` is a multiple of `hugePageBytes` (no huge page holds memory past the
+    ///   buffer, and the end stays page-aligned for `munmap`).
     /// - Returns: `nil` when `count` is not positive or the system refuses the mapping.
     public init?(count: Int, hugePages: Bool = false) {
         guard count > 0 else { return nil }
+        precondition(!hugePages || count % Self.hugePageBytes == 0, "a huge-page buffer of \(count) bytes")
         // An aligned start: map a huge page more than needed, then give back what lies before and after it.
         let slack = hugePages ? Self.hugePageBytes : 0
         let mapped = count + slack
@@ -55,8 +68,9 @@ public final class PageBuffer: @unchecked Sendable {
     }
 
     /// Whether the system holds these bytes' request for huge pages (`hugePages`): on Linux, the `hg` flag of the
-    /// mapping that holds them in `/proc/self/smaps`; `nil` where nothing can be asked (Darwin) or the file cannot be
-    /// read. For tests and diagnostics: it reads the process's whole map.
+    /// mapping that holds them in `/proc/self/smaps` (`false` when no mapping there holds them whole); `nil` where
+    /// nothing can be asked (Darwin) or the file cannot be read. For tests and diagnostics: it reads the process's
+    /// whole map.
     public var asksForHugePages: Bool? {
         #if os(Linux)
         // Read to its end: a procfs file has no size to go by.
@@ -76,7 +90,9 @@ public final class PageBuffer: @unchecked Sendable {
                 inMapping = bounds.count == 2 && bounds[0] <= start && start + UInt(count) <= bounds[1]
             }
         }
-        #endif
+        return false
+        #else
         return nil
+        #endif
     }
 }

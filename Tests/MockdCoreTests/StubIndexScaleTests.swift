@@ -1,6 +1,7 @@
 import Foundation
-import MockdCore
 import Testing
+
+@testable import MockdCore
 
 /// The index's hash table (`RouteTable`) at scale: every stub found by its own key, misses missed, stubs
 /// sharing a key grouped, later layers replacing earlier stubs in place.
@@ -36,6 +37,9 @@ struct StubIndexScaleTests {
         ]
         let index = StubIndex(layers: [stubs, layer])
         #expect(index.stubs.count == count + 1)
+        // Every key but the grouped one names its stub from its slot; 70,000 keys make a 2 MiB table (16-byte slots).
+        #expect(index.routeTableLayout.hintedStubs == count - 1)
+        #expect(index.routeTableLayout.hugePages == (count >= 52_429))
         let engine = MockEngine(scenario: Scenario(name: "scale", sets: ["scale"], index: index))
         for number in stride(from: 0, to: count, by: 97) + [count - 1] where number != 4 {
             let method = number % 2 == 0 ? "GET" : "POST"

@@ -27,14 +27,17 @@ final class RouteTable: @unchecked Sendable {
     private let mask: Int
     private(set) var count = 0
 
-    /// - Parameter capacity: Keys expected; the table is sized for a load factor of at most 0.8 (a lookup reads 2.5
-    ///   slots on average at that load, nearly always in the same cache line or the next).
-    init(capacity: Int) {
+    /// - Parameters:
+    ///   - capacity: Keys expected; the table is sized for a load factor of at most 0.8. At that load a hit reads ~3
+    ///     slots on average (nearly always in its cache line or the next), a miss ~13 (four slots to a line).
+    ///   - hugePages: Whether a table of 2 MiB or more asks for huge pages: for a long-lived table, not a scratch one
+    ///     (the first write to a huge page may wait for the kernel to compact memory).
+    init(capacity: Int, hugePages: Bool = true) {
         var size = 8
         while size * 4 < capacity * 5 { size <<= 1 }
         let bytes = size * MemoryLayout<Slot>.stride
         // Sizes are powers of two, so a table this large is a whole number of huge pages.
-        if bytes >= PageBuffer.hugePageBytes, let mapping = PageBuffer(count: bytes, hugePages: true) {
+        if hugePages, bytes >= PageBuffer.hugePageBytes, let mapping = PageBuffer(count: bytes, hugePages: true) {
             self.mapping = mapping
             slots = mapping.base.bindMemory(to: Slot.self, capacity: size)  // zero-filled pages
         } else {
@@ -99,6 +102,12 @@ final class RouteTable: @unchecked Sendable {
         }
         preconditionFailure("replaced a route value that is not in the table")
     }
+
+    /// Whether the slots are in a huge-page mapping (see `init`); for tests.
+    var asksForHugePages: Bool { mapping != nil }
+
+    /// How many stored values have a hint; for tests.
+    var hintedCount: Int { (0...mask).reduce(0) { $0 + (slots[$1].hint == nil ? 0 : 1) } }
 
     /// Sets every stored value's hint to `hint(value)`: one pass over the slots, once the values are final.
     func setHints(_ hint: (UInt32) -> UnsafeRawPointer?) {

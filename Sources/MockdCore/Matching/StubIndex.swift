@@ -350,6 +350,10 @@ public final class StubIndex: Sendable {
         return preference != bestPreference ? preference > bestPreference : ordinal < best
     }
 
+    /// How the route table is laid out: how many of its values name their stub directly (see `RouteTable`), and
+    /// whether it asked for huge pages. For tests.
+    var routeTableLayout: (hintedStubs: Int, hugePages: Bool) { (table.hintedCount, table.asksForHugePages) }
+
     /// The table value stored under `key`: a stub ordinal, or a group with `groupFlag` set.
     private func tableValue(for key: RequestKey) -> UInt32? {
         table.find(hash: key.routeHash) { value, stub in

@@ -59,7 +59,7 @@ enum StubEntries: @unchecked Sendable {
     /// is malformed, or two different ids share a hash — then `firstDuplicateID(_:)` answers.
     private static func firstDuplicateASCIIID(_ reader: inout CompactIndex.StubReader) throws -> Int?? {
         let count = reader.table.layout.stubCount
-        let seen = RouteTable(capacity: count)
+        let seen = RouteTable(capacity: count, hugePages: false)  // scratch, for this check only
         var hashes = [UInt64](repeating: 0, count: count)
         for index in 0..<count {
             guard let hash = reader.asciiStubIDHash(at: index) else { return nil }
