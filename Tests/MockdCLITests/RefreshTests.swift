@@ -182,7 +182,10 @@ struct RefreshTests {
         let recorded = try #require(orderRequest["recordedBody"] as? [String: String])
         #expect(recorded == ["file": "bodies/POST_v1_orders.request.json", "contentType": "application/json"])
         #expect(
-            try String(contentsOf: root.appendingPathComponent("mocks/shop/bodies/POST_v1_orders.request.json"))
+            try String(
+                contentsOf: root.appendingPathComponent("mocks/shop/bodies/POST_v1_orders.request.json"),
+                encoding: .utf8
+            )
                 == #"{"sku": "tea", "qty": 2}"#
         )
         // A set imported before recorded bodies were kept: the cart stub without its recordedBody.
