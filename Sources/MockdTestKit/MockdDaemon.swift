@@ -51,46 +51,45 @@ public final class MockdDaemon: Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let box = ProcessBox(process)
+        let errorOutput = ErrorOutput(reading: errors.fileHandleForReading)
         let line = await firstLine(of: output.fileHandleForReading, timeout: timeout)
         guard let line, line.hasPrefix("listening on "), let url = URL(string: String(line.dropFirst(13))) else {
-            box.stop()
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // Not serving yet: nothing to finish gracefully.
+            box.stop(grace: 2)
+            let stderr = errorOutput.text(waitingUpTo: 5)
             throw StartError(
                 message: stderr.isEmpty ? "mockd printed no 'listening on' line within \(timeout) s" : stderr
             )
         }
-        // Keep reading stdout so a daemon that prints more never blocks on a full pipe.
-        output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
-        errors.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
         return MockdDaemon(baseURL: url, process: box)
     }
 
-    /// The first line `handle` gives within `timeout` seconds, or `nil` when it ends or times out first.
+    /// The first line `handle` gives within `timeout` seconds, or `nil` when it ends or times out first. The
+    /// handle is read to its end on a thread of its own (blocking reads, so a daemon that prints more never blocks on
+    /// a full pipe), not with `readabilityHandler`: libdispatch's descriptor sources can crash a test process on Linux
+    /// when many pipes come and go (swift-corelibs-foundation#3276, SR-12079), and a suite starts a daemon per test.
     private static func firstLine(of handle: FileHandle, timeout: TimeInterval) async -> String? {
         await withCheckedContinuation { continuation in
             let state = LineState(continuation)
-            handle.readabilityHandler = { handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    state.finish(nil)
-                } else if let line = state.append(data) {
-                    handle.readabilityHandler = nil
-                    state.finish(line)
+            Thread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    if let line = state.append(data) { state.finish(line) }
                 }
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                if state.finish(nil) { handle.readabilityHandler = nil }
-            }
+                state.finish(nil)
+            }.start()
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { state.finish(nil) }
         }
     }
 
-    /// Stops the daemon (SIGTERM, a graceful stop) and waits for it to exit. Safe to call more than once.
+    /// Stops the daemon (SIGTERM, a graceful stop: the journal and `--summary` are written) and waits for it to exit;
+    /// SIGKILL when it still runs 10 s later. Safe to call more than once.
     public func stop() {
-        process.stop()
+        process.stop(grace: 10)
     }
 
-    deinit { process.stop() }
+    deinit { process.stop(grace: 10) }
 
     /// Why `start` failed: the daemon's error output (`mockd: …` lines), or that it printed nothing in time.
     public struct StartError: Error, CustomStringConvertible {
@@ -106,11 +105,17 @@ private final class ProcessBox: @unchecked Sendable {
 
     init(_ process: Process) { self.process = process }
 
-    func stop() {
+    /// SIGTERM, then SIGKILL when the process still runs `grace` seconds later: a child started from a Swift
+    /// concurrency thread inherits its blocked signals (SIGTERM among them on Linux), so only a program that handles
+    /// them itself, as mockd does, stops on SIGTERM alone.
+    func stop(grace: TimeInterval) {
         lock.lock()
         defer { lock.unlock() }
         guard process.isRunning else { return }
         process.terminate()
+        let deadline = Date().addingTimeInterval(grace)
+        while process.isRunning, Date() < deadline { usleep(2_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }
@@ -123,10 +128,12 @@ private final class LineState: @unchecked Sendable {
 
     init(_ continuation: CheckedContinuation<String?, Never>) { self.continuation = continuation }
 
-    /// Appends `data`; the first complete line, once there is one.
+    /// Appends `data`; the first complete line, once there is one. Nothing is kept once the continuation was
+    /// resumed: the rest of the output is read and dropped.
     func append(_ data: Data) -> String? {
         lock.lock()
         defer { lock.unlock() }
+        guard continuation != nil else { return nil }
         buffer.append(data)
         guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         return String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
@@ -141,6 +148,39 @@ private final class LineState: @unchecked Sendable {
         lock.unlock()
         continuation?.resume(returning: line)
         return continuation != nil
+    }
+}
+
+/// The daemon's standard error, read to its end on a thread of its own; its last `limit` bytes are kept for
+/// `MockdDaemon.StartError`.
+private final class ErrorOutput: @unchecked Sendable {
+    private static let limit = 64 * 1024
+    private let lock = NSLock()
+    private var kept = Data()
+    /// Left when the stream has ended.
+    private let ended = DispatchGroup()
+
+    init(reading handle: FileHandle) {
+        ended.enter()
+        Thread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                lock.lock()
+                kept.append(data)
+                if kept.count > Self.limit { kept = kept.suffix(Self.limit) }
+                lock.unlock()
+            }
+            ended.leave()
+        }.start()
+    }
+
+    /// What was read, after waiting up to `seconds` for the stream to end (the daemon has been stopped).
+    func text(waitingUpTo seconds: TimeInterval) -> String {
+        _ = ended.wait(timeout: .now() + seconds)
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: kept, as: UTF8.self)
     }
 }
 #endif
