@@ -47,6 +47,12 @@ def round_ratios(runs, base_runs):
     return ", ".join("%.2f" % (r["rps"] / b["rps"]) for r, b in zip(runs, base_runs))
 
 
+def paired_summary(ratios, seconds=2):
+    """The median of `paired_ratios` and how it was taken, as "0.93 (median of 11 pairs of 2 s runs, 0.88–0.99)"."""
+    return "%.2f (median of %d pairs of %d s runs, %.2f–%.2f)" % (median(ratios), len(ratios), seconds, min(ratios),
+                                                                max(ratios))
+
+
 def fmt(value, digits=1):
     if value is None:
         return "—"
@@ -303,6 +309,24 @@ class Bench:
             errors += last["errors"]
             runs += 1
         return {"rps": answered / elapsed, "requests": answered, "seconds": elapsed, "errors": errors}
+
+    def paired_ratios(self, base_port, port, paths, label, pairs=None, seconds=2):
+        """Each of `pairs` short pinned wrk runs of two warm servers back to back, the order swapped every pair
+        (base then other, other then base) so a drift of the machine's speed falls on both alike; returns each pair's
+        other ÷ base req/s. Other work on a shared machine comes in bursts of seconds: the median of many short pairs
+        moves less with it than the ratio of a few 6 s rounds taken minutes apart."""
+        pairs = pairs or (3 if self.quick else 11)
+        ratios = []
+        for i in range(pairs):
+            order = [("base", base_port), ("other", port)]
+            if i % 2:
+                order.reverse()
+            rps = {}
+            for kind, p in order:
+                rps[kind] = self.wrk(p, paths, seconds=seconds, pinned=True, latency=False,
+                                     label="%s-pair%d-%s" % (label, i, kind))["rps"]
+            ratios.append(rps["other"] / rps["base"])
+        return ratios
 
     def wrk_warm(self, port, paths, pinned=False, close=False):
         if self.warmup > 0:
