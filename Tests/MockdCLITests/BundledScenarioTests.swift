@@ -212,7 +212,7 @@ struct ScenarioFileErrorTests {
     static let broken =
         #"{"sets": ["chat", "nope"], "overrides": [{"match": {"path": "x"}, "latency": {"min": 5, "max": 1}}]}"#
     static let expectedLines = [
-        "mockd: mocks/nope/index.json: mock set 'nope' not found (create it with `mockd import-har FILE --set nope`)",
+        "mockd: configs/s.json: sets[1]: mock set 'nope' not found: no mocks/nope/index.json (create it with `mockd import-har FILE --set nope`)",
         "mockd: configs/s.json: overrides[0].match.path: must start with '/' (got 'x')",
         "mockd: configs/s.json: overrides[0].latency: min (5.0) must not exceed max (1.0)",
     ]

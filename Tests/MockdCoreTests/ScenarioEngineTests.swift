@@ -367,6 +367,25 @@ struct ScenarioEngineTests {
         }
     }
 
+    /// A missing set is named where the scenario that names it does, through `include` too: that line is the one to
+    /// fix (or the set to import).
+    @Test func aMissingSetIsNamedAtTheScenarioLineThatNamesIt() throws {
+        let root = try Self.makeRoot([
+            "parent": #"{"sets": ["base"]}"#,
+            "child": #"{"include": ["parent", "other"], "sets": ["extra", "base"]}"#,
+            "other": #"{"sets": ["gone"]}"#,
+        ])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        #expect {
+            try Scenario.load(named: "child", root: root)
+        } throws: { error in
+            "\(error)" == """
+                configs/other.json: sets[0]: mock set 'gone' not found: no mocks/gone/index.json (create it with `mockd import-har FILE --set gone`)
+                configs/child.json: sets[0]: mock set 'extra' not found: no mocks/extra/index.json (create it with `mockd import-har FILE --set extra`)
+                """
+        }
+    }
+
     @Test func everyProblemIsReportedWithFileAndJSONPath() throws {
         let root = try Self.makeRoot([
             "broken": #"""
@@ -383,7 +402,7 @@ struct ScenarioEngineTests {
             try Scenario.load(named: "broken", root: root)
         } throws: { error in
             "\(error)" == """
-                mocks/missing/index.json: mock set 'missing' not found (create it with `mockd import-har FILE --set missing`)
+                configs/broken.json: sets[1]: mock set 'missing' not found: no mocks/missing/index.json (create it with `mockd import-har FILE --set missing`)
                 configs/broken.json: defaults.latency: must be within 0–3600000 ms
                 configs/broken.json: overrides[0].match.path: must start with '/' (got 'orders')
                 configs/broken.json: overrides[0].status: 42 is not an HTTP status code (100–999)

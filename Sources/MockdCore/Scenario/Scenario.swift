@@ -116,6 +116,20 @@ public final class Scenario: Sendable {
                 normalization = normalization.merged(with: loaded.normalize)
                 cors = cors || loaded.cors
                 setsAnswerConditionals = setsAnswerConditionals || loaded.conditionalRequests
+            } catch let error as ConfigError
+                where error.code == .fileNotFound
+                && error.file == root.display(root.setURL(set.name).appendingPathComponent("index.json"))
+            {
+                // Named from where the set is named: the scenario's line is the one to fix, or the set to create.
+                problems.append(
+                    ConfigError(
+                        .fileNotFound,
+                        file: set.display,
+                        jsonPath: "sets[\(set.position)]",
+                        message:
+                            "mock set '\(set.name)' not found: no \(error.file) (create it with `mockd import-har FILE --set \(set.name)`)"
+                    )
+                )
             } catch let error as ConfigError {
                 problems.append(error)
             }
@@ -229,6 +243,9 @@ struct ScenarioResolver {
 
     struct SetReference {
         let name: String
+        /// The scenario file that names the set, and where in its `sets`.
+        let display: String
+        let position: Int
     }
 
     struct OverrideSource {
@@ -324,7 +341,7 @@ struct ScenarioResolver {
             }
             // A set named again moves to the later position, so it wins over the sets before it.
             resolved.sets.removeAll { $0.name == set }
-            resolved.sets.append(SetReference(name: set))
+            resolved.sets.append(SetReference(name: set, display: display, position: position))
         }
         if let defaults = file.defaults {
             resolved.defaults = (ResponseStepEntry.merging(defaults, over: resolved.defaults?.value), display)
