@@ -171,8 +171,14 @@ struct ImportCommandTests {
             #expect(refused.status == 1)
             #expect(
                 refused.stderr
-                    == "mockd: mocks/api/: mock set 'api' already exists; pass --force to replace it (hand edits there would be lost)\n"
+                    == "mockd: mocks/api/: mock set 'api' already exists; pass --merge to merge this import into it (the stubs it records replaced, the others and hand edits to them kept) or --force to replace it (hand edits there would be lost)\n"
             )
+            // Either advice works: the same recording merged in changes nothing.
+            let merged = try ProcessRunner.mockd([
+                "import-har", file.path, "--set", "api", "--root", root.path, "--merge",
+            ])
+            #expect(merged.status == 0)
+            #expect(try Data(contentsOf: index) == first)
             let forced = try ProcessRunner.mockd([
                 "import-har", file.path, "--set", "api", "--root", root.path, "--force",
             ])

@@ -100,7 +100,7 @@ public enum HARImportPipeline {
             result.merge = summary
             result.changelog = MockSetDiff.changelog(from: existing, to: build)
         }
-        try MockSetWriter(root: root).write(build, set: set, replace: replace, source: displayName)
+        try MockSetWriter(root: root).write(build, set: set, replace: replace, source: displayName, offeringMerge: true)
         result.setWritten = true
         return result
     }

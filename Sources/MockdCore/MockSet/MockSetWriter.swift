@@ -18,18 +18,29 @@ public struct MockSetWriter: Sendable {
     /// - Parameters:
     ///   - replace: Replace an existing set of that name (its old folder is removed only after the new one
     ///     is in place).
+    ///   - offeringMerge: Whether the command can merge into an existing set (`--merge`), so the `.setExists` error
+    ///     offers it beside `--force`.
     /// - Throws: `MockSetWriteError` `.setExists` when the set exists and `replace` is false, `.writeFailed`
     ///   when the disk refuses.
-    public func write(_ build: MockSetBuild, set name: String, replace: Bool, source: String) throws {
+    public func write(
+        _ build: MockSetBuild,
+        set name: String,
+        replace: Bool,
+        source: String,
+        offeringMerge: Bool = false
+    ) throws {
         let fileManager = FileManager.default
         let destination = root.setURL(name)
         let display = root.display(destination) + "/"
         if fileManager.fileExists(atPath: destination.path), !replace {
+            let merge =
+                offeringMerge
+                ? "pass --merge to merge this import into it (the stubs it records replaced, the others and hand edits to them kept) or --force"
+                : "pass --force"
             throw MockSetWriteError(
                 .setExists,
                 file: display,
-                message:
-                    "mock set '\(name)' already exists; pass --force to replace it (hand edits there would be lost)"
+                message: "mock set '\(name)' already exists; \(merge) to replace it (hand edits there would be lost)"
             )
         }
         // Leftovers of an earlier interrupted write of this set go first (the caller reports a full recovery).
