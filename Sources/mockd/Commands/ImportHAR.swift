@@ -220,7 +220,10 @@ struct ImportHAR: MockdCommand, Equatable {
             )
             progress?.clear()
             guard result.setWritten else {
-                Output.error(result.rendered(source: file, destination: "(nothing written)"))
+                // The report says why each entry was skipped; with no entry at all it would only print zeros.
+                if result.log.entryCount > 0 {
+                    Output.error(result.rendered(source: file, destination: "(nothing written)"))
+                }
                 let why =
                     result.log.entryCount == 0
                     ? "log.entries is empty; nothing to import"
