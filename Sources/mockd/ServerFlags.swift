@@ -21,6 +21,9 @@ struct ServerFlags: Equatable {
     var maxBodyBytes = 32 * 1024 * 1024
     /// On SIGTERM/SIGINT, how long requests in flight may take to finish, in seconds.
     var shutdownTimeoutSeconds = 5.0
+    /// `--stop-on-stdin-eof`: stop as on SIGTERM when standard input ends (the parent that holds its other end
+    /// exited, crashed or closed it).
+    var stopOnStdinEOF = false
     /// What set the host and port, for error messages: the flag, or `MOCKD_HOST` / `MOCKD_PORT`.
     var hostSource = "--host"
     var portSource = "--port"
@@ -49,6 +52,7 @@ struct ServerFlags: Equatable {
         case "--insecure-control": insecureControl = true
         case "--summary": summaryFile = try reader.value(for: flag)
         case "--shutdown-timeout": shutdownTimeoutSeconds = try reader.seconds(for: flag, in: 0...3600)
+        case "--stop-on-stdin-eof": stopOnStdinEOF = true
         case "--max-body": maxBodyBytes = try reader.integer(for: flag, in: 0...4_294_967_296)
         case "--upstream": upstream.origin = try Self.upstreamOrigin(try reader.value(for: flag))
         case "--upstream-timeout": upstream.timeoutSeconds = try reader.seconds(for: flag, in: 0.001...3600)

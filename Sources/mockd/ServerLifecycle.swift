@@ -148,15 +148,19 @@ enum ServerLifecycle {
         for url in baseURLs { Output.standard("listening on \(url)") }
         if let listener = ServerLifecycle.listening.withLock({ $0 }) { listener(baseURLs) }
         Output.error(banner)
+        if flags.stopOnStdinEOF { StandardInputWatch.start { signals.stopWithoutSignal() } }
         let received = signals.wait()
         reloader?.cancel()
-        let name = received == SIGINT ? "SIGINT" : "SIGTERM"
+        let cause =
+            received == SIGINT
+            ? "SIGINT received"
+            : received == SIGTERM ? "SIGTERM received" : "standard input ended (--stop-on-stdin-eof)"
         let timeout = EnvironmentDefaults.format(flags.shutdownTimeoutSeconds)
         let inFlight = server.requestsInFlight
         Output.error(
             inFlight == 0
-                ? "mockd: \(name) received, stopping"
-                : "mockd: \(name) received, stopping; waiting up to \(timeout) s for \(requests(inFlight)) in flight"
+                ? "mockd: \(cause), stopping"
+                : "mockd: \(cause), stopping; waiting up to \(timeout) s for \(requests(inFlight)) in flight"
         )
         let report = server.shutdown(gracePeriodMs: flags.shutdownTimeoutSeconds * 1000) { signals.count > 1 }
         if report.cut > 0 {

@@ -43,7 +43,16 @@ final class SignalWaiter: @unchecked Sendable {
         }
     }
 
-    /// The signal that ended the wait.
+    /// Ends the wait as a signal would, with no signal: `wait()` returns 0 (`--stop-on-stdin-eof`).
+    func stopWithoutSignal() {
+        let first = state.withLock { state -> Bool in
+            state.count += 1
+            return state.count == 1
+        }
+        if first { semaphore.signal() }
+    }
+
+    /// The signal that ended the wait; 0 for `stopWithoutSignal()`.
     func wait() -> Int32 {
         semaphore.wait()
         return state.withLock { $0.received }
@@ -57,6 +66,27 @@ final class SignalWaiter: @unchecked Sendable {
         sigemptyset(&set)
         for number in signals { sigaddset(&set, number) }
         return set
+    }
+}
+
+/// Reads standard input to its end on a thread of its own, dropping what it reads, then calls `ended` once: the
+/// parent holding the other end of a pipe exited, crashed or closed it (`--stop-on-stdin-eof`). An input that
+/// cannot be read counts as ended.
+enum StandardInputWatch {
+    static func start(_ ended: @escaping @Sendable () -> Void) {
+        ThreadName.startThread(named: "mockd-stdin") {
+            let input = FileHandle.standardInput
+            while true {
+                do {
+                    guard let chunk = try input.read(upToCount: 4096), !chunk.isEmpty else { break }
+                } catch let error as NSError where error.domain == NSPOSIXErrorDomain && error.code == Int(EINTR) {
+                    continue
+                } catch {
+                    break
+                }
+            }
+            ended()
+        }
     }
 }
 

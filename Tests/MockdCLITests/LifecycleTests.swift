@@ -252,6 +252,39 @@ struct TimingGracefulShutdownTests {
         #expect(socketResult.stdout == "1001 mockd is stopping\n", "\(socketResult.stderr)")
     }
 
+    /// `--stop-on-stdin-eof`: input is read and dropped while it comes; its end (the parent holding the pipe
+    /// exited, crashed or closed it) stops the daemon as SIGTERM does.
+    @Test func theEndOfStandardInputStopsADaemonAskedToStopOnIt() throws {
+        let input = Pipe()
+        let daemon = try RunningDaemon(
+            ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--stop-on-stdin-eof"],
+            input: input
+        )
+        try input.fileHandleForWriting.write(contentsOf: Data("anything\n".utf8))
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)
+        #expect(daemon.process.isRunning)
+        let closed = Date()
+        try input.fileHandleForWriting.close()
+        let stopped = try #require(daemon.waitForExit(timeout: 10))
+        #expect(stopped.status == 0)
+        #expect(Lifecycle.seconds(since: closed) < 1.5)
+        #expect(stopped.stderr.hasSuffix("mockd: standard input ended (--stop-on-stdin-eof), stopping\n"))
+    }
+
+    /// Without the flag, standard input means nothing to the daemon: its end (`/dev/null` at once) stops nothing.
+    @Test func withoutTheFlagTheEndOfStandardInputStopsNothing() throws {
+        let input = Pipe()
+        let daemon = try RunningDaemon(
+            ["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"],
+            input: input
+        )
+        try input.fileHandleForWriting.close()
+        #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)
+        #expect(daemon.process.isRunning)
+        daemon.send(signal: SIGTERM)
+        #expect(try #require(daemon.waitForExit(timeout: 10)).status == 0)
+    }
+
     @Test func idleDaemonStopsAtOnce() throws {
         let daemon = try RunningDaemon(["--set", "chat", "--root", Paths.packageRoot.path, "--port", "0"])
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/conversations")).status == 200)

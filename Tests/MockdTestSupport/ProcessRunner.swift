@@ -20,8 +20,15 @@ public final class ChildProcess: @unchecked Sendable {
     private let exited = DispatchGroup()
 
     /// Starts `executable` with `arguments`.
-    /// - Parameter environment: The child's whole environment; `nil` inherits the test's.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// - Parameters:
+    ///   - environment: The child's whole environment; `nil` inherits the test's.
+    ///   - input: The child's standard input, a pipe whose write end the test keeps; `nil`: empty (`/dev/null`).
+    public init(
+        _ executable: URL,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        input: Pipe? = nil
+    ) throws {
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -29,7 +36,7 @@ public final class ChildProcess: @unchecked Sendable {
         let errorPipe = Pipe()
         process.standardOutput = outputPipe
         process.standardError = errorPipe
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         let exited = self.exited
         exited.enter()
         process.terminationHandler = { _ in exited.leave() }

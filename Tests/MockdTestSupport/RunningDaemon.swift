@@ -12,10 +12,17 @@ public final class RunningDaemon: @unchecked Sendable {
 
     /// Starts `mockd` with `arguments` (add `--port 0`) and waits up to `timeout` seconds for the
     /// `listening on` line.
-    /// - Parameter environment: The daemon's whole environment; `nil` inherits the test's.
+    /// - Parameters:
+    ///   - environment: The daemon's whole environment; `nil` inherits the test's.
+    ///   - input: The daemon's standard input, a pipe whose write end the test keeps; `nil`: empty.
     /// - Throws: `DaemonStartError` with the daemon's stderr when it exits or stays silent.
-    public init(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 20) throws {
-        let child = try ChildProcess(Paths.mockdBinary, arguments, environment: environment)
+    public init(
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        input: Pipe? = nil,
+        timeout: TimeInterval = 20
+    ) throws {
+        let child = try ChildProcess(Paths.mockdBinary, arguments, environment: environment, input: input)
         self.child = child
         try? waitUntil(timeout: timeout, "mockd's first line") {
             child.standardOutput.contains("\n") || !child.isRunning

@@ -60,6 +60,7 @@ struct Record: MockdCommand, Equatable {
           --insecure-control      Serve the control API without a token on a non-loopback --host, knowingly.
           --summary <file>        At shutdown, write every session's coverage (stubs never used) as JSON to <file>.
           --shutdown-timeout <s>  On SIGINT/SIGTERM, give requests in flight this long before writing. (default: 5)
+          --stop-on-stdin-eof     Stop (and write) as on SIGTERM when standard input ends.
           --max-body <b>          Largest request body in bytes. (default: 33554432)
           --quiet                 Do not log a line per request.
           -h, --help              Show help information.

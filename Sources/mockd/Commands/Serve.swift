@@ -66,6 +66,9 @@ struct Serve: MockdCommand, Equatable {
                                   has not arrived whole within it. (default: 60)
           --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight
                                   (latency included) this many seconds to finish; 0 cuts them at once. (default: 5)
+          --stop-on-stdin-eof     Stop as on SIGTERM when standard input ends: a parent that starts mockd with a
+                                  pipe (MockdTestKit's MockdDaemon does) never leaves it running after it exits,
+                                  crashes or is killed.
           --on-miss <proxy|404>   What unmatched requests get: the engine's 404 naming the nearest stubs, or the
                                   upstream's answer (needs --upstream). (default: 404)
           --upstream <url>        The server unmatched requests go to, as an origin: https://api.example.com.
