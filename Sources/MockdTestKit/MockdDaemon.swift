@@ -27,6 +27,9 @@ public final class MockdDaemon: Sendable {
 
     /// Starts `binary` serving `root` with `scenario` on `127.0.0.1`, a port the system picks (`--port 0`), and
     /// waits for its `listening on` line.
+    ///
+    /// The daemon's standard input is a pipe this process holds, and it runs with `--stop-on-stdin-eof`: it stops
+    /// when this process exits in any way (a crash, a kill, a test run cancelled), never left running behind it.
     /// - Parameters:
     ///   - binary: The `mockd` executable.
     ///   - root: The folder holding `mocks/` and `configs/`.
@@ -43,20 +46,23 @@ public final class MockdDaemon: Sendable {
     ) async throws -> MockdDaemon {
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--root", root.path, "--config", scenario, "--port", "0", "--quiet"] + arguments
+        process.arguments =
+            ["--root", root.path, "--config", scenario, "--port", "0", "--quiet", "--stop-on-stdin-eof"] + arguments
+        let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
+        process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let box = ProcessBox(process)
+        // `run()` closed the read end here: the write end is the daemon's lifeline.
+        let box = ProcessBox(process, lifeline: input.fileHandleForWriting)
         let errorOutput = ErrorOutput(reading: errors.fileHandleForReading)
         let line = await firstLine(of: output.fileHandleForReading, timeout: timeout)
         guard let line, line.hasPrefix("listening on "), let url = URL(string: String(line.dropFirst(13))) else {
             // Not serving yet: nothing to finish gracefully.
             box.stop(grace: 2)
-            let stderr = errorOutput.text(waitingUpTo: 5)
+            let stderr = errorOutput.text(waitingUpTo: 1)
             throw StartError(
                 message: stderr.isEmpty ? "mockd printed no 'listening on' line within \(timeout) s" : stderr
             )
@@ -72,9 +78,7 @@ public final class MockdDaemon: Sendable {
         await withCheckedContinuation { continuation in
             let state = LineState(continuation)
             Thread {
-                while true {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
+                while let data = readChunk(handle) {
                     if let line = state.append(data) { state.finish(line) }
                 }
                 state.finish(nil)
@@ -83,8 +87,9 @@ public final class MockdDaemon: Sendable {
         }
     }
 
-    /// Stops the daemon (SIGTERM, a graceful stop: the journal and `--summary` are written) and waits for it to exit;
-    /// SIGKILL when it still runs 10 s later. Safe to call more than once.
+    /// Stops the daemon gracefully (its standard input closed and SIGTERM: the journal and `--summary` are written)
+    /// and waits for it to exit; SIGKILL when it still runs 10 s later. Never waits more than 15 s, even for a
+    /// `binary` that is a wrapper script. Safe to call more than once.
     public func stop() {
         process.stop(grace: 10)
     }
@@ -92,31 +97,59 @@ public final class MockdDaemon: Sendable {
     deinit { process.stop(grace: 10) }
 
     /// Why `start` failed: the daemon's error output (`mockd: …` lines), or that it printed nothing in time.
-    public struct StartError: Error, CustomStringConvertible {
+    public struct StartError: LocalizedError, CustomStringConvertible {
         public let message: String
         public var description: String { "mockd did not start: \(message)" }
+        /// The same as `description`, for harnesses that log `localizedDescription`.
+        public var errorDescription: String? { description }
     }
+}
+
+/// The next chunk `handle` gives, as soon as there is one (a blocking read), or `nil` at its end. `availableData`,
+/// not `read(upToCount:)`: that one waits for the whole count, and the `listening on` line is wanted as it comes.
+private func readChunk(_ handle: FileHandle) -> Data? {
+    let chunk = handle.availableData
+    return chunk.isEmpty ? nil : chunk
 }
 
 /// `Process` is not `Sendable`; every use goes through the lock.
 private final class ProcessBox: @unchecked Sendable {
     private let lock = NSLock()
     private let process: Process
+    /// The write end of the daemon's standard input; `nil` once closed.
+    private var lifeline: FileHandle?
 
-    init(_ process: Process) { self.process = process }
+    init(_ process: Process, lifeline: FileHandle) {
+        self.process = process
+        self.lifeline = lifeline
+    }
 
-    /// SIGTERM, then SIGKILL when the process still runs `grace` seconds later: a child started from a Swift
-    /// concurrency thread inherits its blocked signals (SIGTERM among them on Linux), so only a program that handles
-    /// them itself, as mockd does, stops on SIGTERM alone.
+    /// Closes the daemon's standard input and sends SIGTERM, then SIGKILL when the process still runs `grace` seconds
+    /// later, and waits up to 5 s more for it to be seen gone.
+    ///
+    /// The signals go to the child's process group when it leads one (swift-corelibs-foundation starts each child
+    /// in a group of its own), so they reach mockd through a wrapper script that runs it without `exec`; closing its
+    /// input reaches it whatever the signal mask it inherited (a child started from a Swift concurrency thread has
+    /// SIGTERM blocked on Linux). The waits are bounded: `Process` sees a child gone only once every process that
+    /// holds its descriptors has exited.
     func stop(grace: TimeInterval) {
         lock.lock()
         defer { lock.unlock() }
+        try? lifeline?.close()
+        lifeline = nil
         guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(grace)
-        while process.isRunning, Date() < deadline { usleep(2_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let pid = process.processIdentifier
+        func send(_ signal: Int32) {
+            if getpgid(pid) == pid { kill(-pid, signal) } else { kill(pid, signal) }
+        }
+        func wait(until deadline: Date) {
+            while process.isRunning, Date() < deadline { usleep(2_000) }
+        }
+        send(SIGTERM)
+        wait(until: Date().addingTimeInterval(grace))
+        guard process.isRunning else { return }
+        send(SIGKILL)
+        wait(until: Date().addingTimeInterval(5))
     }
 }
 
@@ -163,9 +196,7 @@ private final class ErrorOutput: @unchecked Sendable {
     init(reading handle: FileHandle) {
         ended.enter()
         Thread { [self] in
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
+            while let data = readChunk(handle) {
                 lock.lock()
                 kept.append(data)
                 if kept.count > Self.limit { kept = kept.suffix(Self.limit) }

@@ -50,46 +50,87 @@ struct MockdDaemonTests {
     }
 
     @Test func aStartThatFailsThrowsTheDaemonsOwnError() async throws {
-        let error = await #expect(throws: MockdDaemon.StartError.self) {
-            _ = try await MockdDaemon.start(
+        let error = try await Self.startError {
+            try await MockdDaemon.start(
                 binary: Paths.mockdBinary,
                 root: Paths.packageRoot,
                 scenario: "no_such_scenario"
             )
         }
         #expect(
-            error?.message
+            error.message
                 == "mockd: configs/no_such_scenario.json: scenario 'no_such_scenario' not found (looked for "
                 + Paths.packageRoot.appendingPathComponent("configs/no_such_scenario.json").path + ")\n"
         )
+        // Harnesses that log `localizedDescription` get the same line.
+        #expect((error as any Error).localizedDescription == error.description)
     }
 
-    /// A program that never prints and ignores SIGTERM (blocked, as a child of a concurrency thread inherits it):
-    /// the start gives up after `timeout` and kills it.
+    /// A program that never prints, ignores SIGTERM (blocked, as a child of a concurrency thread inherits it) and
+    /// runs a child of its own: the start gives up after `timeout` and kills them both.
     @Test func aDaemonThatStaysSilentIsStoppedAfterTheTimeout() async throws {
         let folder = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let silent = folder.appendingPathComponent("silent")
-        try "#!/bin/sh\nexec sleep 30\n".write(to: silent, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: silent.path)
-        var started = Date()
-        var failure: (any Error)?
-        // A script just written may be "busy" for a moment: a process another test forks meanwhile holds the writer's
-        // descriptor until it execs (ETXTBSY, Linux).
-        for _ in 0..<20 {
-            started = Date()
-            do {
-                _ = try await MockdDaemon.start(binary: silent, root: folder, scenario: "s", timeout: 1)
-                failure = nil
-            } catch {
-                failure = error
-            }
-            guard let failure, ((failure as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY)
-            else { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
+        let silent = try Self.script("#!/bin/sh\nsleep 30\n", in: folder)
+        let started = Date()
+        let error = try await Self.startError {
+            try await MockdDaemon.start(binary: silent, root: folder, scenario: "s", timeout: 1)
         }
-        let error = try #require(failure as? MockdDaemon.StartError)
         #expect(error.message == "mockd printed no 'listening on' line within 1.0 s")
         #expect(Date().timeIntervalSince(started) < 10)
     }
+
+    /// `binary` a wrapper script that runs mockd without `exec` (a version manager's shim): `stop()` reaches mockd
+    /// through it and returns, and nothing is left serving.
+    @Test func aDaemonBehindAWrapperScriptStops() async throws {
+        let folder = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wrapper = try Self.script("#!/bin/sh\n'\(Paths.mockdBinary.path)' \"$@\"\n", in: folder)
+        let daemon = try await Self.retryingBusy {
+            try await MockdDaemon.start(binary: wrapper, root: Paths.packageRoot, scenario: "chat_happy_path")
+        }
+        let health = daemon.baseURL.appendingPathComponent("__mockd/health")
+        let (_, response) = try await URLSession.shared.data(from: health)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let stopping = Date()
+        daemon.stop()
+        #expect(Date().timeIntervalSince(stopping) < 5)
+        #expect(try Curl.send(CurlRequest(method: "GET", url: health.absoluteString)).status == 0)
+    }
+
+    /// An executable script `text` in `folder`.
+    static func script(_ text: String, in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent("script-\(UUID().uuidString)")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        return url
+    }
+
+    /// `start()`, tried again while the script it runs is "busy": a script just written can be for a moment, when
+    /// a process another test forks meanwhile holds the writer's descriptor until it execs (ETXTBSY, Linux).
+    static func retryingBusy<T>(_ start: () async throws -> T) async throws -> T {
+        for _ in 0..<20 {
+            do {
+                return try await start()
+            } catch let error as NSError
+                where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY)
+            {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+        }
+        return try await start()
+    }
+
+    /// The `StartError` `start` throws; a test failure when it throws nothing or something else.
+    static func startError(_ start: () async throws -> MockdDaemon) async throws -> MockdDaemon.StartError {
+        do {
+            let daemon = try await retryingBusy(start)
+            daemon.stop()
+        } catch let error as MockdDaemon.StartError {
+            return error
+        }
+        throw DaemonStarted()
+    }
+
+    struct DaemonStarted: Error {}
 }
