@@ -1,5 +1,7 @@
+public import Foundation
+
 /// What a `MockdClient` call throws besides transport errors (`URLError`, passed through unchanged).
-public enum MockdClientError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum MockdClientError: LocalizedError, Sendable, Equatable, CustomStringConvertible {
     /// The daemon answered 4xx/5xx with its error body `{"error": code, "message": text}`:
     /// e.g. 404 `unknown_scenario`, 422 `invalid_scenario`, 400 `invalid_stub`, 404 `unknown_stub`,
     /// 401 `unauthorized` (missing or wrong control token), 400 `invalid_session`.
@@ -21,4 +23,7 @@ public enum MockdClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .timedOut(let text): return "mockd: timed out: \(text)"
         }
     }
+
+    /// The same as `description`, for harnesses that log `localizedDescription`.
+    public var errorDescription: String? { description }
 }

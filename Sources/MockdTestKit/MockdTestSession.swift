@@ -177,6 +177,7 @@ public enum MockdTestKitError: Error, Sendable, Equatable, CustomStringConvertib
 ///   - scenario: The scenario, as for `MockdTestSession.start`: `MOCKD_SCENARIO`, else the daemon's own.
 ///   - body: The test, given the started session.
 /// - Returns: What `body` returns.
+@discardableResult
 public func withMockdSession<T>(
     _ testName: String = #function,
     baseURL: URL? = nil,

@@ -129,5 +129,8 @@ struct StubDefinitionEncodingTests {
             .description == "mockd verification failed: expected exactly 2 GET /a, journal has 1"
         )
         #expect(MockdClientError.invalidResponse("not JSON").description == "mockd sent an unexpected answer: not JSON")
+        // A harness that logs `localizedDescription` gets the same line.
+        let error: any Error = MockdClientError.timedOut("the journal to hold 2 entries")
+        #expect(error.localizedDescription == "mockd: timed out: the journal to hold 2 entries")
     }
 }
