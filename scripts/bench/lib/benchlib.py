@@ -314,7 +314,9 @@ class Bench:
         """Each of `pairs` short pinned wrk runs of two warm servers back to back, the order swapped every pair
         (base then other, other then base) so a drift of the machine's speed falls on both alike; returns each pair's
         other ÷ base req/s. Other work on a shared machine comes in bursts of seconds: the median of many short pairs
-        moves less with it than the ratio of a few 6 s rounds taken minutes apart."""
+        moves less with it than the ratio of a few 6 s rounds taken minutes apart. Each run follows its own warm-up
+        (`wrk_warm`), as the rows' runs do: the server that ran before has evicted the other's working set from the
+        caches, which costs a 100,000-stub set far more than raw libmicrohttpd's one response."""
         pairs = pairs or (3 if self.quick else 11)
         ratios = []
         for i in range(pairs):
@@ -323,6 +325,7 @@ class Bench:
                 order.reverse()
             rps = {}
             for kind, p in order:
+                self.wrk_warm(p, paths, pinned=True)
                 rps[kind] = self.wrk(p, paths, seconds=seconds, pinned=True, latency=False,
                                      label="%s-pair%d-%s" % (label, i, kind))["rps"]
             ratios.append(rps["other"] / rps["base"])

@@ -79,8 +79,8 @@ def run(bench):
     intro = ("Pinned as in the throughput row (mockd `--threads 1` on core 0, wrk on core 1), imported sets, each "
              "server first asked every path once as there (its stubs' first use), rounds interleaved: `--quiet` "
              "against the default log line per request with stderr to a file (the targets judged on %d pairs of 2 s "
-             "runs of the two back to back, the order swapped every pair: the median of the pairs' ratios, beside the "
-             "ratio of the rows' medians), then one run with stderr to a pipe "
+             "runs of the two back to back, the order swapped every pair, each run after its own warm-up: the median of "
+             "the pairs' ratios, beside the ratio of the rows' medians), then one run with stderr to a pipe "
              "that is never read (after it fills, the log's writer thread drops lines and counts them in "
              "`/__mockd/health` `logLinesDropped`)." % len(pairs[10]))
     return {"title": TITLE, "intro": intro, "rows": rows, "targets": targets, "data": data,

@@ -104,7 +104,7 @@ def run(bench):
              "bodies (`--body-file`), or the synthetic set's 1 KB body for the synthetic row, and is asked for the "
              "same paths as the mockd row it is compared with. The pinned targets are judged on %d pairs of 2 s runs of the "
              "two warm servers back to back, the order swapped every pair (the median of the pairs' ratios, beside the "
-             "ratio of the rows' medians). Before its first measured run each server is asked every "
+             "ratio of the rows' medians; each run after its own warm-up). Before its first measured run each server is asked every "
              "path once, in order (the *first pass* rows: an imported stub reads its body file on first use, which "
              "raw libmicrohttpd never does), so the measured rows compare steady states. **pinned**: server `taskset -c 0` with mockd "
              "`--threads 1` / raw `--threads 1` (a pool of 1), wrk `taskset -c 1 wrk -t1`; **shared**: no pinning, "
