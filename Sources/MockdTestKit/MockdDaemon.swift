@@ -83,7 +83,11 @@ public final class MockdDaemon: Sendable {
                 }
                 state.finish(nil)
             }.start()
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { state.finish(nil) }
+            // A thread, not `asyncAfter`: a test run can keep every thread of the global queues busy for longer.
+            Thread {
+                Thread.sleep(forTimeInterval: timeout)
+                state.finish(nil)
+            }.start()
         }
     }
 

@@ -66,38 +66,6 @@ struct MockdDaemonTests {
         #expect((error as any Error).localizedDescription == error.description)
     }
 
-    /// A program that never prints, ignores SIGTERM (blocked, as a child of a concurrency thread inherits it) and
-    /// runs a child of its own: the start gives up after `timeout` and kills them both.
-    @Test func aDaemonThatStaysSilentIsStoppedAfterTheTimeout() async throws {
-        let folder = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let silent = try Self.script("#!/bin/sh\nsleep 30\n", in: folder)
-        let started = Date()
-        let error = try await Self.startError {
-            try await MockdDaemon.start(binary: silent, root: folder, scenario: "s", timeout: 1)
-        }
-        #expect(error.message == "mockd printed no 'listening on' line within 1.0 s")
-        #expect(Date().timeIntervalSince(started) < 10)
-    }
-
-    /// `binary` a wrapper script that runs mockd without `exec` (a version manager's shim): `stop()` reaches mockd
-    /// through it and returns, and nothing is left serving.
-    @Test func aDaemonBehindAWrapperScriptStops() async throws {
-        let folder = Paths.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let wrapper = try Self.script("#!/bin/sh\n'\(Paths.mockdBinary.path)' \"$@\"\n", in: folder)
-        let daemon = try await Self.retryingBusy {
-            try await MockdDaemon.start(binary: wrapper, root: Paths.packageRoot, scenario: "chat_happy_path")
-        }
-        let health = daemon.baseURL.appendingPathComponent("__mockd/health")
-        let (_, response) = try await URLSession.shared.data(from: health)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        let stopping = Date()
-        daemon.stop()
-        #expect(Date().timeIntervalSince(stopping) < 5)
-        #expect(try Curl.send(CurlRequest(method: "GET", url: health.absoluteString)).status == 0)
-    }
-
     /// An executable script `text` in `folder`.
     static func script(_ text: String, in folder: URL) throws -> URL {
         let url = folder.appendingPathComponent("script-\(UUID().uuidString)")
@@ -133,4 +101,41 @@ struct MockdDaemonTests {
     }
 
     struct DaemonStarted: Error {}
+}
+
+/// `MockdDaemon`'s bounded waits, in wall-clock windows (run one at a time by scripts/test).
+@Suite("Timing: MockdDaemon")
+struct TimingMockdDaemonTests {
+    /// A program that never prints, ignores SIGTERM (blocked, as a child of a concurrency thread inherits it) and
+    /// runs a child of its own: the start gives up after `timeout` and kills them both.
+    @Test func aDaemonThatStaysSilentIsStoppedAfterTheTimeout() async throws {
+        let folder = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let silent = try MockdDaemonTests.script("#!/bin/sh\nsleep 300\n", in: folder)
+        let started = Date()
+        let error = try await MockdDaemonTests.startError {
+            try await MockdDaemon.start(binary: silent, root: folder, scenario: "s", timeout: 1)
+        }
+        #expect(error.message == "mockd printed no 'listening on' line within 1.0 s")
+        // Before, the start took as long as the script's child ran.
+        #expect(Date().timeIntervalSince(started) < 60)
+    }
+
+    /// `binary` a wrapper script that runs mockd without `exec` (a version manager's shim): `stop()` reaches mockd
+    /// through it and returns, and nothing is left serving.
+    @Test func aDaemonBehindAWrapperScriptStops() async throws {
+        let folder = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wrapper = try MockdDaemonTests.script("#!/bin/sh\n'\(Paths.mockdBinary.path)' \"$@\"\n", in: folder)
+        let daemon = try await MockdDaemonTests.retryingBusy {
+            try await MockdDaemon.start(binary: wrapper, root: Paths.packageRoot, scenario: "chat_happy_path")
+        }
+        let health = daemon.baseURL.appendingPathComponent("__mockd/health")
+        let (_, response) = try await URLSession.shared.data(from: health)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let stopping = Date()
+        daemon.stop()
+        #expect(Date().timeIntervalSince(stopping) < 5)
+        #expect(try Curl.send(CurlRequest(method: "GET", url: health.absoluteString)).status == 0)
+    }
 }
