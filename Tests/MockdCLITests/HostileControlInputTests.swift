@@ -113,11 +113,14 @@ struct HostileControlInputTests {
         print(json.dumps(results))
         """#
 
-    /// Every file under `root`, with its bytes.
+    /// Every file under `root` the user owns, with its bytes: not mockd's own `index.cache`, which a start writes
+    /// beside `index.json` (derived from it, safe to delete).
     static func files(under root: URL) -> [String: Data] {
         var found: [String: Data] = [:]
         let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         while let url = walker?.nextObject() as? URL {
+            let name = url.lastPathComponent
+            if name == "index.cache" || name.hasPrefix(".index.cache.") { continue }
             if let data = try? Data(contentsOf: url) { found[url.path] = data }
         }
         return found

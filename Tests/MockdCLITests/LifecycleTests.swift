@@ -403,10 +403,7 @@ struct StartupErrorTests {
     @Test func unreadableRootExits1() throws {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.copyItem(
-            at: Paths.packageRoot.appendingPathComponent("mocks"),
-            to: root.appendingPathComponent("mocks")
-        )
+        try Paths.copyBundledSets(into: root)
         // Root-owned 0700 when the tests run as root (mockd then runs as nobody); 0000 otherwise.
         try FileManager.default.setAttributes(
             [.posixPermissions: getuid() == 0 ? 0o700 : 0o000],

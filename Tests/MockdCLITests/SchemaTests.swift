@@ -89,10 +89,7 @@ struct SchemaTests {
             at: root.appendingPathComponent("configs"),
             withIntermediateDirectories: true
         )
-        try FileManager.default.copyItem(
-            at: Paths.packageRoot.appendingPathComponent("mocks"),
-            to: root.appendingPathComponent("mocks")
-        )
+        try Paths.copyBundledSets(into: root)
         let config = root.appendingPathComponent("configs/typo.json")
         try #"{"sets": ["chat"], "overrides": [{"match": {"path": "/v1/me"}, "latancy": 300}]}"#.write(
             to: config,

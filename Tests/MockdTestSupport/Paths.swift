@@ -57,12 +57,30 @@ public enum Paths {
             at: root.appendingPathComponent("configs"),
             withIntermediateDirectories: true
         )
-        try FileManager.default.copyItem(
-            at: packageRoot.appendingPathComponent("mocks"),
-            to: root.appendingPathComponent("mocks")
-        )
+        try copyBundledSets(into: root)
         try scenario.write(to: root.appendingPathComponent("configs/s.json"), atomically: true, encoding: .utf8)
         return root
+    }
+
+    /// Copies the bundled mock sets (`mocks/`) into `root`, without mockd's caches (`index.cache` and its temporary
+    /// siblings): daemons of tests running at the same time write those in the package's sets, and a copy taken
+    /// meanwhile could hold one half-renamed; each root starts without, as a fresh clone does.
+    public static func copyBundledSets(into root: URL) throws {
+        let source = packageRoot.appendingPathComponent("mocks")
+        let destination = root.appendingPathComponent("mocks")
+        let walker = FileManager.default.enumerator(at: source, includingPropertiesForKeys: [.isDirectoryKey])
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        while let url = walker?.nextObject() as? URL {
+            let name = url.lastPathComponent
+            if name == "index.cache" || name.hasPrefix(".index.cache.") { continue }
+            let relative = String(url.path.dropFirst(source.path.count + 1))
+            let target = destination.appendingPathComponent(relative)
+            if (try url.resourceValues(forKeys: [.isDirectoryKey])).isDirectory == true {
+                try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            } else {
+                try FileManager.default.copyItem(at: url, to: target)
+            }
+        }
     }
 
     /// A fresh temporary folder, removed by the caller.
