@@ -11,7 +11,8 @@ import MockdPlatform
 /// pending until this takes it.
 final class SignalWaiter: @unchecked Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let state = Mutex((received: Int32(0), count: 0))
+    /// The signal that ended the wait (0: none, `stopWithoutSignal`), whether it has ended, and how many signals came.
+    private let state = Mutex((received: Int32(0), stopping: false, count: 0))
 
     /// Blocks `signals` in the calling thread and every thread it creates afterwards. Call it first thing in a
     /// serving command, before anything starts a thread: a thread started earlier does not block them, and the
@@ -33,21 +34,23 @@ final class SignalWaiter: @unchecked Sendable {
             while true {
                 var number: Int32 = 0
                 guard sigwait(&waitedFor, &number) == 0 else { continue }
-                let first = state.withLock { state -> Bool in
-                    state.count += 1
-                    if state.count == 1 { state.received = number }
-                    return state.count == 1
-                }
-                if first { semaphore.signal() }
+                stop(signal: number)
             }
         }
     }
 
-    /// Ends the wait as a signal would, with no signal: `wait()` returns 0 (`--stop-on-stdin-eof`).
-    func stopWithoutSignal() {
+    /// Ends the wait as a signal would, with no signal: `wait()` returns 0 (`--stop-on-stdin-eof`). Not counted in
+    /// `count`: a parent that closes the input and sends SIGTERM (MockdDaemon) asks for one graceful stop, not two.
+    func stopWithoutSignal() { stop(signal: nil) }
+
+    /// Ends the wait if this is the first stop request; counts `signal`.
+    private func stop(signal: Int32?) {
         let first = state.withLock { state -> Bool in
-            state.count += 1
-            return state.count == 1
+            if signal != nil { state.count += 1 }
+            guard !state.stopping else { return false }
+            state.stopping = true
+            state.received = signal ?? 0
+            return true
         }
         if first { semaphore.signal() }
     }

@@ -171,6 +171,28 @@ struct TimingGracefulShutdownTests {
         )
     }
 
+    /// How MockdDaemon stops a daemon: its standard input closed and SIGTERM, both. They are one stop request, not a
+    /// first and a second: the request in flight still gets its answer.
+    @Test func theEndOfStandardInputAndSIGTERMAreOneStop() throws {
+        let file = try Lifecycle.scenarioFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let input = Pipe()
+        let daemon = try RunningDaemon(
+            ["--config", file.path, "--root", Paths.packageRoot.path, "--port", "0", "--stop-on-stdin-eof"],
+            input: input
+        )
+        let url = daemon.baseURL + "/v1/me"
+        let inFlight = BackgroundJob.start { try? Curl.send(CurlRequest(url: url)) }
+        try daemon.waitForRequestsInFlight(1)
+        try input.fileHandleForWriting.close()
+        try daemon.waitForStandardError(containing: "mockd: standard input ended (--stop-on-stdin-eof), stopping")
+        daemon.send(signal: SIGTERM)
+        let stopped = try #require(daemon.waitForExit(timeout: 10))
+        #expect(try #require(inFlight.value()).status == 200)
+        #expect(stopped.status == 0)
+        #expect(!stopped.stderr.contains("cut"))
+    }
+
     @Test func secondSignalStopsAtOnce() throws {
         let file = try Lifecycle.scenarioFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
