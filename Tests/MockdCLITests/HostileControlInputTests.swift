@@ -118,9 +118,12 @@ struct HostileControlInputTests {
     static func files(under root: URL) -> [String: Data] {
         var found: [String: Data] = [:]
         let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+        let mocks = root.appendingPathComponent("mocks").path + "/"
         while let url = walker?.nextObject() as? URL {
-            let name = url.lastPathComponent
-            if name == "index.cache" || name.hasPrefix(".index.cache.") { continue }
+            if url.path.hasPrefix(mocks), Paths.isCacheFile(mocksRelativePath: String(url.path.dropFirst(mocks.count)))
+            {
+                continue
+            }
             if let data = try? Data(contentsOf: url) { found[url.path] = data }
         }
         return found

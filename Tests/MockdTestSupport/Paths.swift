@@ -1,4 +1,5 @@
 public import Foundation
+import MockdCore
 
 /// Where tests find the package, the built `mockd` binary and the shared HAR/WireMock corpus.
 public enum Paths {
@@ -71,9 +72,8 @@ public enum Paths {
         let walker = FileManager.default.enumerator(at: source, includingPropertiesForKeys: [.isDirectoryKey])
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
         while let url = walker?.nextObject() as? URL {
-            let name = url.lastPathComponent
-            if name == "index.cache" || name.hasPrefix(".index.cache.") { continue }
             let relative = String(url.path.dropFirst(source.path.count + 1))
+            if isCacheFile(mocksRelativePath: relative) { continue }
             let target = destination.appendingPathComponent(relative)
             if (try url.resourceValues(forKeys: [.isDirectoryKey])).isDirectory == true {
                 try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
@@ -81,6 +81,13 @@ public enum Paths {
                 try FileManager.default.copyItem(at: url, to: target)
             }
         }
+    }
+
+    /// Whether `path`, relative to a root's `mocks/` (`chat/index.cache`), is mockd's cache of a set's index
+    /// (`CompactIndexFile`), which a start writes beside `index.json`: not a user's file.
+    public static func isCacheFile(mocksRelativePath path: String) -> Bool {
+        let parts = path.split(separator: "/", maxSplits: 1)
+        return parts.count == 2 && CompactIndexFile.isCacheFile(String(parts[1]))
     }
 
     /// A fresh temporary folder, removed by the caller.
