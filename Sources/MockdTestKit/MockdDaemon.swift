@@ -83,9 +83,10 @@ public final class MockdDaemon: Sendable {
                 }
                 state.finish(nil)
             }.start()
-            // A thread, not `asyncAfter`: a test run can keep every thread of the global queues busy for longer.
+            // A thread, not `asyncAfter`: a test run can keep every thread of the global queues busy for longer. It
+            // ends as soon as the line came.
             Thread {
-                Thread.sleep(forTimeInterval: timeout)
+                state.waitForFinish(upTo: timeout)
                 state.finish(nil)
             }.start()
         }
@@ -162,8 +163,13 @@ private final class LineState: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
     private var continuation: CheckedContinuation<String?, Never>?
+    /// Signalled once, when the continuation is resumed.
+    private let finished = DispatchSemaphore(value: 0)
 
     init(_ continuation: CheckedContinuation<String?, Never>) { self.continuation = continuation }
+
+    /// Waits until `finish` was called or `seconds` passed.
+    func waitForFinish(upTo seconds: TimeInterval) { _ = finished.wait(timeout: .now() + seconds) }
 
     /// Appends `data`; the first complete line, once there is one. Nothing is kept once the continuation was
     /// resumed: the rest of the output is read and dropped.
@@ -183,8 +189,10 @@ private final class LineState: @unchecked Sendable {
         let continuation = self.continuation
         self.continuation = nil
         lock.unlock()
-        continuation?.resume(returning: line)
-        return continuation != nil
+        guard let continuation else { return false }
+        continuation.resume(returning: line)
+        finished.signal()
+        return true
     }
 }
 
