@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <sys/proc_info.h>
 #else
 #include <dirent.h>
+#include <linux/sockios.h>
 #include <malloc.h>
 #include <sys/prctl.h>
 #endif
@@ -98,6 +100,17 @@ ssize_t mockd_send(int descriptor, const void *bytes, size_t count) {
 #else
     return send(descriptor, bytes, count, MSG_NOSIGNAL);
 #endif
+}
+
+long mockd_socket_unsent_bytes(int descriptor) {
+    int count = 0;
+#if defined(__APPLE__)
+    socklen_t length = sizeof count;
+    if (getsockopt(descriptor, SOL_SOCKET, SO_NWRITE, &count, &length) != 0) return -1;
+#else
+    if (ioctl(descriptor, SIOCOUTQ, &count) != 0) return -1;
+#endif
+    return count;
 }
 
 unsigned long long mockd_raise_open_file_limit(void) {

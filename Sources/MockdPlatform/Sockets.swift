@@ -41,4 +41,11 @@ public enum PlatformSocket {
     public static func shutdownReading(_ descriptor: Int32) {
         _ = Foundation.shutdown(descriptor, Int32(SHUT_RD))
     }
+
+    /// Bytes written to `descriptor` (a stream socket) that the peer has not taken yet: still in the send buffer
+    /// (Linux `SIOCOUTQ`, Darwin `SO_NWRITE`), or `nil` when the system cannot say.
+    public static func unsentBytes(_ descriptor: Int32) -> Int? {
+        let count = mockd_socket_unsent_bytes(descriptor)
+        return count < 0 ? nil : count
+    }
 }

@@ -47,6 +47,10 @@ int mockd_stream_socket_type(void);
 /// `send(2)` that never raises SIGPIPE (`MSG_NOSIGNAL` on Linux; the socket option on Darwin).
 ssize_t mockd_send(int descriptor, const void *bytes, size_t count);
 
+/// Bytes written to a stream socket that are still in its send buffer (Linux `ioctl(SIOCOUTQ)`: not yet
+/// acknowledged by the peer; Darwin `SO_NWRITE`). Returns the count, or -1 with errno set.
+long mockd_socket_unsent_bytes(int descriptor);
+
 /// Raises the soft open-file limit as far as the system lets a process (the hard limit; Darwin caps it at
 /// `OPEN_MAX` for `setrlimit`). Returns the soft limit in force afterwards.
 unsigned long long mockd_raise_open_file_limit(void);
