@@ -78,6 +78,7 @@ struct MHD_Daemon *CMicroHTTPD_startDaemon(const CMicroHTTPD_DaemonSettings *set
         MHD_OPTION_UNESCAPE_CALLBACK, settings->unescape, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, settings->completed, settings->completedContext,
         MHD_OPTION_NOTIFY_CONNECTION, settings->notifyConnection, settings->notifyConnectionContext,
+        MHD_OPTION_URI_LOG_CALLBACK, settings->requestLine, settings->requestLineContext,
         MHD_OPTION_ARRAY, strictness,
         MHD_OPTION_ARRAY, useTLS ? tls : &tls[2],
         MHD_OPTION_END);

@@ -12,8 +12,9 @@ import MockdPlatform
 /// listening socket, so new clients hang until they give up. Here every connection is registered when it opens
 /// (`MHD_OPTION_NOTIFY_CONNECTION`) with its socket; a watch thread shuts down (`shutdown(2)`, which libmicrohttpd
 /// then sees as the client leaving) each one that has been receiving the same request for longer than the
-/// timeout. New connections past the limit are refused by the accept policy (closed at once: the client sees the
-/// connection reset or closed), and libmicrohttpd's own limit is set above ours so that it never stops accepting.
+/// timeout, unless what it sent waits unread in the socket (then the daemon is late, not the client). New
+/// connections past the limit are refused by the accept policy (closed at once: the client sees the connection
+/// reset or closed), and libmicrohttpd's own limit is set above ours so that it never stops accepting.
 final class ConnectionWatch: @unchecked Sendable {
     /// One open connection, kept in libmicrohttpd's socket context.
     final class Connection: @unchecked Sendable {  // seenPhase and seenAt: the watch thread only
@@ -21,11 +22,20 @@ final class ConnectionWatch: @unchecked Sendable {
         /// The request number on this connection × 2, + 1 while the request is being answered (its head and body
         /// are all in): written only by the connection's own libmicrohttpd thread, read by the watch thread.
         let phase = Atomic<UInt64>(0)
-        /// The phase the watch thread last saw, and when (monotonic ns); only the watch thread touches these.
+        /// The phase the watch thread last saw, and when (monotonic ns) it or, while an answer is sent, the bytes
+        /// the client has not taken last changed; only the watch thread touches these.
         var seenPhase: UInt64 = .max
         var seenAt: UInt64 = 0
+        /// The answer's bytes in the socket's send buffer at the last sweep (0 while the answer is not stuck).
+        var seenUnsent = 0
+        /// Cut already: not counted again while libmicrohttpd closes it.
+        var isCut = false
         /// Consecutive sweeps that found the client gone (EOF) with the phase unchanged; the watch thread only.
         var sweepsAtEOF = 0
+
+        /// Whether the current request's line has arrived (its head or body may still be on the way); false while
+        /// the connection waits for its next request. Written by the connection's own libmicrohttpd thread.
+        let requestStarted = Atomic<Bool>(false)
 
         /// Set for a WebSocket: the reactor owns the socket from the upgrade on.
         let exempted = Atomic<Bool>(false)
@@ -58,6 +68,7 @@ final class ConnectionWatch: @unchecked Sendable {
         /// The exchange is over: the next request's deadline starts now.
         @inline(__always)
         func requestCompleted() {
+            requestStarted.store(false, ordering: .relaxed)
             let current = phase.load(ordering: .relaxed)
             phase.store((current | 1) &+ 1, ordering: .relaxed)
         }
@@ -72,6 +83,10 @@ final class ConnectionWatch: @unchecked Sendable {
     /// The watch thread: sweeps once per interval (a dedicated thread from the start, not a dispatch timer, whose
     /// queue spawned a worker thread at its first tick).
     private var timer: ResumeTimer?
+    /// The time between sweeps (ns), and when the last one ran (monotonic ns; 0 before the first); the watch thread
+    /// only.
+    private var sweepIntervalNanoseconds: UInt64 = 0
+    private var lastSweepAt: UInt64 = 0
     /// Connections refused at the limit and closed for a late request, for the log.
     private let refused = Atomic<Int>(0)
 
@@ -85,6 +100,7 @@ final class ConnectionWatch: @unchecked Sendable {
         guard timeoutSeconds > 0 else { return }
         // An eighth of the timeout, between 50 and 500 ms: a late request is cut within the timeout + 500 ms.
         let interval = Double(min(500, max(50, timeoutSeconds * 125)))
+        sweepIntervalNanoseconds = UInt64(interval * 1_000_000)
         sweepsBeforeClosingHalfClosed = max(2, Int(2000 / interval))
         let timer = ResumeTimer(name: "mockd-watch") { [weak self] token in
             guard let self else { return }
@@ -156,6 +172,16 @@ final class ConnectionWatch: @unchecked Sendable {
         Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.requestReceived() }
     }
 
+    /// Marks the request on a pointer from `connection(of:)` as begun: its line has arrived
+    /// (`MHD_OPTION_URI_LOG_CALLBACK`). A connection cut at the deadline without one was idle, not late.
+    @inline(__always)
+    static func requestLineArrived(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+            $0.requestStarted.store(true, ordering: .relaxed)
+        }
+    }
+
     /// `Connection.requestCompleted()` on a pointer from `connection(of:)`.
     @inline(__always)
     static func requestCompleted(_ pointer: UnsafeMutableRawPointer?) {
@@ -200,44 +226,113 @@ final class ConnectionWatch: @unchecked Sendable {
     /// yet handed over.
     private(set) var sweepsBeforeClosingHalfClosed = 8
 
-    /// Whether the client has closed its side and nothing unread is left in the socket (`recv` with `MSG_PEEK`
-    /// returns 0); never consumes a byte.
-    static func peerHasClosed(_ socket: Int32) -> Bool {
-        var byte: UInt8 = 0
-        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
+    /// What a connection's socket holds that libmicrohttpd has not read yet.
+    enum Unread {
+        /// Bytes the client sent: the daemon is behind, not the client.
+        case bytes
+        /// Nothing, and the client has closed its side.
+        case endOfStream
+        /// Nothing yet (or the socket could not be asked).
+        case nothing
     }
 
-    /// Shuts down every connection whose current request has been arriving for longer than the timeout, and
-    /// every one whose client left with nothing to answer (see `sweepsBeforeClosingHalfClosed`).
+    /// What `socket` holds unread (`recv` with `MSG_PEEK | MSG_DONTWAIT`: never consumes a byte, never waits).
+    static func unread(_ socket: Int32) -> Unread {
+        var byte: UInt8 = 0
+        switch recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) {
+        case 0: return .endOfStream
+        case 1...: return .bytes
+        default: return .nothing
+        }
+    }
+
+    /// Whether more than the timeout has passed from `start` to `now` (monotonic ns).
+    @inline(__always)
+    private func isOverdue(since start: UInt64, now: UInt64) -> Bool {
+        now > start && now - start > timeoutNanoseconds
+    }
+
+    /// Shuts down every connection whose current request has been arriving (or which has been idle) for longer than
+    /// the timeout with nothing of it waiting unread in the socket, every one whose client has taken none of its
+    /// answer for that long, and every one whose client left with nothing to answer (see
+    /// `sweepsBeforeClosingHalfClosed`).
     private func sweep() {
         let now = RequestContext.monotonicNanoseconds()
+        // A sweep more than an interval late means the process was paused (a debugger, SIGSTOP) or starved: what
+        // time it did not run in is the daemon's, not its clients', so every deadline moves by it. At the first
+        // sweep after a pause, a worker may have read a request but not yet handed it over.
+        let gap = lastSweepAt == 0 ? 0 : now &- lastSweepAt
+        let missed = gap > 2 * sweepIntervalNanoseconds ? gap - sweepIntervalNanoseconds : 0
+        lastSweepAt = now
         var cut = 0
+        var stalled = 0
+        var idle = 0
         var halfClosed = 0
         connections.withLock { connections in
             for watched in connections.values {
                 let phase = watched.phase.load(ordering: .relaxed)
-                if watched.exempted.load(ordering: .relaxed) { continue }
+                if watched.exempted.load(ordering: .relaxed) || watched.socket < 0 { continue }
                 if phase != watched.seenPhase {
                     watched.seenPhase = phase
                     watched.seenAt = now
                     watched.sweepsAtEOF = 0
+                    watched.seenUnsent = 0
                     continue
                 }
-                if phase & 1 == 0, watched.socket >= 0, ConnectionWatch.peerHasClosed(watched.socket) {
+                if watched.isCut { continue }
+                watched.seenAt &+= missed
+                if phase & 1 == 1 {
+                    // Being answered (latency, holds and streams included): only a client that takes none of the
+                    // answer for the timeout is cut. libmicrohttpd's own idle timeout did this, but it also closed
+                    // requests that had arrived while the daemon was busy or paused, before reading them.
+                    let unsent = PlatformSocket.unsentBytes(watched.socket) ?? 0
+                    if unsent != watched.seenUnsent {
+                        watched.seenUnsent = unsent
+                        watched.seenAt = now
+                        continue
+                    }
+                    guard unsent > 0, isOverdue(since: watched.seenAt, now: now) else { continue }
+                    shutdown(watched.socket, Int32(SHUT_RDWR))
+                    watched.isCut = true
+                    stalled += 1
+                    continue
+                }
+                switch ConnectionWatch.unread(watched.socket) {
+                case .endOfStream:
                     watched.sweepsAtEOF += 1
                     if watched.sweepsAtEOF == sweepsBeforeClosingHalfClosed {
                         shutdown(watched.socket, Int32(SHUT_RDWR))
                         halfClosed += 1
                     }
                     continue
+                case .bytes:
+                    // Sent but not read: the workers were busy or the process was paused (a debugger, SIGSTOP, an
+                    // overloaded machine). Cutting it would blame the client for the daemon's wait: every request
+                    // sent during a pause longer than the timeout was cut.
+                    watched.sweepsAtEOF = 0
+                    continue
+                case .nothing:
+                    watched.sweepsAtEOF = 0
                 }
-                watched.sweepsAtEOF = 0
-                guard phase & 1 == 0, now - watched.seenAt > timeoutNanoseconds, watched.socket >= 0 else { continue }
+                guard isOverdue(since: watched.seenAt, now: now) else { continue }
+                // libmicrohttpd closes the connection on its next read.
                 shutdown(watched.socket, Int32(SHUT_RDWR))
-                // Not again: libmicrohttpd closes the connection on its next read.
-                watched.seenAt = .max / 2
-                cut += 1
+                watched.isCut = true
+                if watched.requestStarted.load(ordering: .relaxed) { cut += 1 } else { idle += 1 }
             }
+        }
+        if idle > 0 {
+            // Keep-alive housekeeping, as libmicrohttpd's own idle timeout did it: not worth a line by default.
+            logger.debug(
+                "closed \(idle) idle connection\(idle == 1 ? "" : "s") after --connection-timeout "
+                    + "(\(timeoutNanoseconds / 1_000_000_000) s)"
+            )
+        }
+        if stalled > 0 {
+            logger.warning(
+                "closed \(stalled) connection\(stalled == 1 ? "" : "s") whose client took none of the answer within "
+                    + "--connection-timeout (\(timeoutNanoseconds / 1_000_000_000) s)"
+            )
         }
         if halfClosed > 0 {
             logger.info(

@@ -20,7 +20,8 @@ public final class MicroHTTPDServer: Sendable {
         public var threads: Int
         /// Simultaneous connections (`MHD_OPTION_CONNECTION_LIMIT`).
         public var connectionLimit: Int
-        /// Idle connection timeout in seconds (`MHD_OPTION_CONNECTION_TIMEOUT`).
+        /// Seconds a request may take to arrive whole, a connection may stay idle, and a client may take none of its
+        /// answer (`ConnectionWatch`); 0 for no limit.
         public var connectionTimeoutSeconds: Int
         /// Largest accepted request body in bytes; bigger requests get 413.
         public var maxBodyBytes: Int
@@ -239,7 +240,10 @@ public final class MicroHTTPDServer: Sendable {
                         threads: configuration.threads
                     )
                 ),
-                connectionTimeoutSeconds: UInt32(configuration.connectionTimeoutSeconds),
+                // None: `ConnectionWatch` keeps every deadline. libmicrohttpd's idle timeout is checked before the
+                // sockets that are ready are read, so after the daemon was busy or paused for longer than the timeout
+                // it closed requests that had arrived whole, unread.
+                connectionTimeoutSeconds: 0,
                 connectionMemoryLimit: configuration.connectionMemoryBytes,
                 accessHandler: { cls, connection, url, method, version, uploadData, uploadDataSize, slot in
                     guard let cls, let connection, let uploadDataSize, let slot else { return .NO }
@@ -279,7 +283,12 @@ public final class MicroHTTPDServer: Sendable {
                         $0.notify(connection, context: socketContext, code: code)
                     }
                 },
-                notifyConnectionContext: watchPointer
+                notifyConnectionContext: watchPointer,
+                requestLine: { _, _, connection in
+                    ConnectionWatch.requestLineArrived(connection.flatMap { ConnectionWatch.connection(of: $0) })
+                    return nil
+                },
+                requestLineContext: nil
             )
         )
         return settings

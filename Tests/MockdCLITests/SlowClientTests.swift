@@ -44,6 +44,140 @@ struct TimingSlowClientTests {
         #expect(try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status == 200)
     }
 
+    /// Requests sent while the daemon is paused (SIGSTOP: a debugger, an overloaded machine) for longer than the
+    /// timeout are answered when it runs again: they had arrived whole, the wait was the daemon's. All 100 were cut
+    /// (by the watch, and by libmicrohttpd's own idle timeout, which it checks before it reads what is ready).
+    @Test func requestsSentWhileTheDaemonWasPausedAreAnswered() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--connection-timeout", "1",
+            "--threads", "1",
+        ])
+        defer { daemon.stop() }
+        let script = #"""
+            import json, os, signal, socket, sys, time
+            port, pid = int(sys.argv[1]), int(sys.argv[2])
+            held = [socket.create_connection(("127.0.0.1", port)) for _ in range(100)]
+            time.sleep(0.5)  # accepted and seen by the watch
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                for s in held: s.sendall(b"GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n")
+                time.sleep(2.5)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            statuses = {}
+            for s in held:
+                s.settimeout(10)
+                try: line = s.recv(12).decode(errors="replace") or "closed"
+                except OSError as error: line = type(error).__name__
+                statuses[line] = statuses.get(line, 0) + 1
+            print(json.dumps(statuses))
+            """#
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, String(daemon.port), String(daemon.process.processIdentifier)]
+        )
+        let statuses = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Int]) ?? [:]
+        #expect(statuses == ["HTTP/1.1 200": 100], "\(result.stdout) \(result.stderr)")
+        #expect(!daemon.standardError.contains("closed"), "\(daemon.standardError)")
+    }
+
+    /// A keep-alive connection left idle is closed at the timeout without a warning (that is housekeeping, as
+    /// libmicrohttpd's idle timeout did it), and a client that sends a request line and stalls is warned about.
+    @Test func idleKeepAliveIsClosedQuietlyAndAStalledRequestIsNot() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--connection-timeout", "1",
+        ])
+        defer { daemon.stop() }
+        let script = #"""
+            import json, socket, sys, time
+            port = int(sys.argv[1])
+            def closed_after(first, rest):
+                s = socket.create_connection(("127.0.0.1", port)); s.settimeout(6)
+                s.sendall(first)
+                if rest: s.recv(65536)
+                start = time.time()
+                try:
+                    while s.recv(65536): pass
+                except OSError: pass
+                return round(time.time() - start, 2)
+            print(json.dumps({
+                "idle": closed_after(b"GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n", True),
+                "stalled": closed_after(b"GET /v1/me HTTP/1.1\r\nHost: x\r\n", False)}))
+            """#
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, String(daemon.port)]
+        )
+        let seconds = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double]) ?? [:]
+        for name in ["idle", "stalled"] {
+            let closed = seconds[name] ?? 99
+            #expect(closed >= 0.9 && closed < 2.5, "\(name) closed after \(closed) s: \(result.stdout)")
+        }
+        try daemon.waitForStandardError(
+            containing: "closed 1 connection whose request did not arrive whole within --connection-timeout (1 s)"
+        )
+        // The stalled request's line only (libmicrohttpd adds a line of its own about the closed socket).
+        #expect(daemon.standardError.components(separatedBy: "warning closed ").count == 2, "\(daemon.standardError)")
+    }
+
+    /// A client that takes none of its answer for the timeout is cut (libmicrohttpd's idle timeout did this before
+    /// the watch took every deadline over), and one that reads slowly but steadily for longer than the timeout gets
+    /// the whole body.
+    @Test func aClientThatTakesNoneOfTheAnswerIsCutAndASlowReaderIsNot() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let set = root.appendingPathComponent("mocks/big")
+        try FileManager.default.createDirectory(
+            at: set.appendingPathComponent("bodies"),
+            withIntermediateDirectories: true
+        )
+        let bodyBytes = 32 << 20
+        try Data(repeating: UInt8(ascii: "x"), count: bodyBytes).write(to: set.appendingPathComponent("bodies/big.txt"))
+        try """
+        {"version": 1, "stubs": [{"id": "big", "request": {"method": "GET", "path": "/big"},
+          "responses": [{"status": 200, "headers": ["Content-Type: text/plain"], "bodyFile": "bodies/big.txt"}]}]}
+        """.write(to: set.appendingPathComponent("index.json"), atomically: true, encoding: .utf8)
+        let daemon = try RunningDaemon([
+            "--set", "big", "--root", root.path, "--port", "0", "--connection-timeout", "2", "--quiet",
+        ])
+        defer { daemon.stop() }
+        let script = #"""
+            import json, socket, sys, time
+            port = int(sys.argv[1])
+            def fetch(pause_reads):
+                s = socket.socket()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+                s.connect(("127.0.0.1", port)); s.settimeout(10)
+                s.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                got = len(s.recv(65536))
+                start = time.time()
+                while time.time() - start < 4.5:
+                    if pause_reads: time.sleep(0.1)
+                    else:
+                        got += len(s.recv(65536)); time.sleep(0.05)
+                try:
+                    while True:
+                        data = s.recv(1 << 20)
+                        if not data: break
+                        got += len(data)
+                except OSError: pass
+                s.close()
+                return got
+            print(json.dumps({"stalled": fetch(True), "slow": fetch(False)}))
+            """#
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, String(daemon.port)]
+        )
+        let got = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Int]) ?? [:]
+        // The head is about 150 bytes: a whole answer is more than the body, a cut one far less.
+        #expect((got["stalled"] ?? .max) < bodyBytes, "\(result.stdout) \(result.stderr)")
+        #expect((got["slow"] ?? 0) > bodyBytes, "\(result.stdout) \(result.stderr)")
+        try daemon.waitForStandardError(
+            containing: "closed 1 connection whose client took none of the answer within --connection-timeout (2 s)"
+        )
+    }
+
     /// A client that half-closes after a malformed request line, or after junk following a whole request, sees
     /// its connection closed every time (issue 24: 2–6 of 15–30 tries were held until the idle timeout).
     @Test func halfClosedConnectionsAreClosedEveryTime() throws {

@@ -13,6 +13,10 @@ typedef void (*CMicroHTTPD_LogCallback)(void *context, const char *message);
 /// Decodes a URL component in place and returns its new length (`MHD_OPTION_UNESCAPE_CALLBACK`).
 typedef size_t (*CMicroHTTPD_UnescapeCallback)(void *context, struct MHD_Connection *connection, char *text);
 
+/// Told that a request line has arrived, before its headers (`MHD_OPTION_URI_LOG_CALLBACK`); returns the
+/// request's first context (NULL: the access handler's first call sees none).
+typedef void *(*CMicroHTTPD_RequestLineCallback)(void *context, const char *uri, struct MHD_Connection *connection);
+
 /// Settings for `CMicroHTTPD_startDaemon`; plain fields so Swift can fill them.
 typedef struct {
     unsigned int flags;
@@ -38,6 +42,9 @@ typedef struct {
     /// Told when a connection opens and closes (`MHD_OPTION_NOTIFY_CONNECTION`).
     MHD_NotifyConnectionCallback notifyConnection;
     void *notifyConnectionContext;
+    /// Told when a request line arrives (`MHD_OPTION_URI_LOG_CALLBACK`).
+    CMicroHTTPD_RequestLineCallback requestLine;
+    void *requestLineContext;
 } CMicroHTTPD_DaemonSettings;
 
 /// The version of the libmicrohttpd that runs (from `MHD_get_version()`), laid out as `MHD_VERSION`

@@ -62,8 +62,9 @@ struct Serve: MockdCommand, Equatable {
           --max-body <b>          Largest request body in bytes; a bigger one gets 413 without being read.
                                   (default: 33554432, 32 MiB)
           --max-connections <n>   Open connections at most; more are refused at accept. (default: 10000)
-          --connection-timeout <s> Close a connection idle this many seconds, or whose request (head and body)
-                                  has not arrived whole within it. (default: 60)
+          --connection-timeout <s> Close a connection idle this many seconds, whose request (head and body) has
+                                  not arrived whole within it, or whose client takes none of its answer for that
+                                  long; a pause of mockd itself does not count. (default: 60)
           --shutdown-timeout <s>  On SIGTERM or SIGINT, stop accepting connections and give requests in flight
                                   (latency included) this many seconds to finish; 0 cuts them at once. (default: 5)
           --stop-on-stdin-eof     Stop as on SIGTERM when standard input ends: a parent that starts mockd with a
