@@ -36,11 +36,11 @@ final class StreamedJSON: LiveFeed, @unchecked Sendable {
     ///   - trailer: Members of the array's object made after the last element (they depend on them all), written
     ///     right after the array: JSON members are unordered, so only these leave the sorted order.
     /// - Throws: `EncodingError` when the document cannot be encoded.
-    init<Element: Encodable>(
+    init(
         _ document: some Encodable,
         arrayAt path: [String],
         count: Int,
-        element: @escaping @Sendable (Int) -> Element,
+        element: @escaping @Sendable (Int) -> any Encodable,
         trailer: @escaping @Sendable () -> [String: JSONValue] = { [:] }
     ) throws {
         let placeholder = "mockd-streamed-array-\(UUID().uuidString)"
