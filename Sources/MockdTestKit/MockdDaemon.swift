@@ -63,9 +63,17 @@ public final class MockdDaemon: Sendable {
             // Not serving yet: nothing to finish gracefully.
             box.stop(grace: 2)
             let stderr = errorOutput.text(waitingUpTo: 1)
-            throw StartError(
-                message: stderr.isEmpty ? "mockd printed no 'listening on' line within \(timeout) s" : stderr
-            )
+            var message = stderr
+            if let line {
+                // Something else runs under that name (a wrapper's banner, another program): say what it printed.
+                let shown = line.count > 200 ? line.prefix(200) + "…" : Substring(line)
+                message =
+                    "\(binary.path) printed '\(shown)' where mockd prints 'listening on URL' (is it mockd?)"
+                    + (stderr.isEmpty ? "" : "\n" + stderr)
+            } else if stderr.isEmpty {
+                message = "mockd printed no 'listening on' line within \(timeout) s"
+            }
+            throw StartError(message: message)
         }
         return MockdDaemon(baseURL: url, process: box)
     }
@@ -101,7 +109,8 @@ public final class MockdDaemon: Sendable {
 
     deinit { process.stop(grace: 10) }
 
-    /// Why `start` failed: the daemon's error output (`mockd: …` lines), or that it printed nothing in time.
+    /// Why `start` failed: the daemon's error output (`mockd: …` lines), that it printed nothing in time, or the
+    /// first line a program that is not mockd printed instead of `listening on`.
     public struct StartError: LocalizedError, CustomStringConvertible {
         public let message: String
         public var description: String { "mockd did not start: \(message)" }

@@ -66,6 +66,25 @@ struct MockdDaemonTests {
         #expect((error as any Error).localizedDescription == error.description)
     }
 
+    /// A program that is not mockd (here one that prints a banner and exits 1) is named with what it printed, and its
+    /// error lines follow (before, only the error lines came, or nothing at all).
+    @Test func aProgramThatIsNotMockdIsNamedWithItsFirstLine() async throws {
+        let folder = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let other = try Self.script(
+            "#!/bin/sh\necho 'other-tool 2.1 usage: other-tool FILE'\necho 'no FILE' >&2\nexit 1\n",
+            in: folder
+        )
+        let error = try await Self.startError {
+            try await MockdDaemon.start(binary: other, root: folder, scenario: "s")
+        }
+        #expect(
+            error.message
+                == "\(other.path) printed 'other-tool 2.1 usage: other-tool FILE' where mockd prints 'listening on URL' "
+                + "(is it mockd?)\nno FILE\n"
+        )
+    }
+
     /// An executable script `text` in `folder`.
     static func script(_ text: String, in folder: URL) throws -> URL {
         let url = folder.appendingPathComponent("script-\(UUID().uuidString)")
