@@ -30,6 +30,8 @@ final class ConnectionWatch: @unchecked Sendable {
         var seenUnsent = 0
         /// Cut already: not counted again while libmicrohttpd closes it.
         var isCut = false
+        /// Since when (monotonic ns) bytes the client sent have waited unread, at every sweep; 0 when none do.
+        var unreadSince: UInt64 = 0
         /// Consecutive sweeps that found the client gone (EOF) with the phase unchanged; the watch thread only.
         var sweepsAtEOF = 0
 
@@ -267,6 +269,7 @@ final class ConnectionWatch: @unchecked Sendable {
         var cut = 0
         var stalled = 0
         var idle = 0
+        var unreadCut = 0
         var halfClosed = 0
         connections.withLock { connections in
             for watched in connections.values {
@@ -277,10 +280,12 @@ final class ConnectionWatch: @unchecked Sendable {
                     watched.seenAt = now
                     watched.sweepsAtEOF = 0
                     watched.seenUnsent = 0
+                    watched.unreadSince = 0
                     continue
                 }
                 if watched.isCut { continue }
                 watched.seenAt &+= missed
+                if watched.unreadSince != 0 { watched.unreadSince &+= missed }
                 if phase & 1 == 1 {
                     // Being answered (latency, holds and streams included): only a client that takes none of the
                     // answer for the timeout is cut. libmicrohttpd's own idle timeout did this, but it also closed
@@ -297,7 +302,9 @@ final class ConnectionWatch: @unchecked Sendable {
                     stalled += 1
                     continue
                 }
-                switch ConnectionWatch.unread(watched.socket) {
+                let unread = ConnectionWatch.unread(watched.socket)
+                if unread != .bytes { watched.unreadSince = 0 }
+                switch unread {
                 case .endOfStream:
                     watched.sweepsAtEOF += 1
                     if watched.sweepsAtEOF == sweepsBeforeClosingHalfClosed {
@@ -308,8 +315,14 @@ final class ConnectionWatch: @unchecked Sendable {
                 case .bytes:
                     // Sent but not read: the workers were busy or the process was paused (a debugger, SIGSTOP, an
                     // overloaded machine). Cutting it would blame the client for the daemon's wait: every request
-                    // sent during a pause longer than the timeout was cut.
+                    // sent during a pause longer than the timeout was cut. Bounded all the same (four timeouts): a
+                    // connection libmicrohttpd stopped reading must not be held for ever.
                     watched.sweepsAtEOF = 0
+                    if watched.unreadSince == 0 { watched.unreadSince = now }
+                    guard now &- watched.unreadSince > 4 * timeoutNanoseconds else { continue }
+                    shutdown(watched.socket, Int32(SHUT_RDWR))
+                    watched.isCut = true
+                    unreadCut += 1
                     continue
                 case .nothing:
                     watched.sweepsAtEOF = 0
@@ -326,6 +339,12 @@ final class ConnectionWatch: @unchecked Sendable {
             logger.debug(
                 "closed \(idle) idle connection\(idle == 1 ? "" : "s") after --connection-timeout "
                     + "(\(timeoutNanoseconds / 1_000_000_000) s)"
+            )
+        }
+        if unreadCut > 0 {
+            logger.warning(
+                "closed \(unreadCut) connection\(unreadCut == 1 ? "" : "s") whose request waited unread for four times "
+                    + "--connection-timeout (\(timeoutNanoseconds / 1_000_000_000) s): the workers were busy that long"
             )
         }
         if stalled > 0 {
