@@ -12,9 +12,9 @@ import MockdPlatform
 /// listening socket, so new clients hang until they give up. Here every connection is registered when it opens
 /// (`MHD_OPTION_NOTIFY_CONNECTION`) with its socket; a watch thread shuts down (`shutdown(2)`, which libmicrohttpd
 /// then sees as the client leaving) each one that has been receiving the same request for longer than the
-/// timeout, unless what it sent waits unread in the socket (then the daemon is late, not the client). New
-/// connections past the limit are refused by the accept policy (closed at once: the client sees the connection
-/// reset or closed), and libmicrohttpd's own limit is set above ours so that it never stops accepting.
+/// timeout, not counting time the watch itself did not run (the process was paused). New connections past the
+/// limit are refused by the accept policy (closed at once: the client sees the connection reset or closed), and
+/// libmicrohttpd's own limit is set above ours so that it never stops accepting.
 final class ConnectionWatch: @unchecked Sendable {
     /// One open connection, kept in libmicrohttpd's socket context.
     final class Connection: @unchecked Sendable {  // seenPhase and seenAt: the watch thread only
@@ -30,8 +30,6 @@ final class ConnectionWatch: @unchecked Sendable {
         var seenUnsent = 0
         /// Cut already: not counted again while libmicrohttpd closes it.
         var isCut = false
-        /// Since when (monotonic ns) bytes the client sent have waited unread, at every sweep; 0 when none do.
-        var unreadSince: UInt64 = 0
         /// Consecutive sweeps that found the client gone (EOF) with the phase unchanged; the watch thread only.
         var sweepsAtEOF = 0
 
@@ -228,24 +226,11 @@ final class ConnectionWatch: @unchecked Sendable {
     /// yet handed over.
     private(set) var sweepsBeforeClosingHalfClosed = 8
 
-    /// What a connection's socket holds that libmicrohttpd has not read yet.
-    enum Unread {
-        /// Bytes the client sent: the daemon is behind, not the client.
-        case bytes
-        /// Nothing, and the client has closed its side.
-        case endOfStream
-        /// Nothing yet (or the socket could not be asked).
-        case nothing
-    }
-
-    /// What `socket` holds unread (`recv` with `MSG_PEEK | MSG_DONTWAIT`: never consumes a byte, never waits).
-    static func unread(_ socket: Int32) -> Unread {
+    /// Whether the client has closed its side and nothing unread is left in the socket (`recv` with `MSG_PEEK`
+    /// returns 0); never consumes a byte.
+    static func peerHasClosed(_ socket: Int32) -> Bool {
         var byte: UInt8 = 0
-        switch recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) {
-        case 0: return .endOfStream
-        case 1...: return .bytes
-        default: return .nothing
-        }
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
     }
 
     /// Whether more than the timeout has passed from `start` to `now` (monotonic ns).
@@ -255,9 +240,8 @@ final class ConnectionWatch: @unchecked Sendable {
     }
 
     /// Shuts down every connection whose current request has been arriving (or which has been idle) for longer than
-    /// the timeout with nothing of it waiting unread in the socket, every one whose client has taken none of its
-    /// answer for that long, and every one whose client left with nothing to answer (see
-    /// `sweepsBeforeClosingHalfClosed`).
+    /// the timeout, every one whose client has taken none of its answer for that long, and every one whose client
+    /// left with nothing to answer (see `sweepsBeforeClosingHalfClosed`).
     private func sweep() {
         let now = RequestContext.monotonicNanoseconds()
         // A sweep more than an interval late means the process was paused (a debugger, SIGSTOP) or starved: what
@@ -269,7 +253,6 @@ final class ConnectionWatch: @unchecked Sendable {
         var cut = 0
         var stalled = 0
         var idle = 0
-        var unreadCut = 0
         var halfClosed = 0
         connections.withLock { connections in
             for watched in connections.values {
@@ -280,12 +263,10 @@ final class ConnectionWatch: @unchecked Sendable {
                     watched.seenAt = now
                     watched.sweepsAtEOF = 0
                     watched.seenUnsent = 0
-                    watched.unreadSince = 0
                     continue
                 }
                 if watched.isCut { continue }
                 watched.seenAt &+= missed
-                if watched.unreadSince != 0 { watched.unreadSince &+= missed }
                 if phase & 1 == 1 {
                     // Being answered (latency, holds and streams included): only a client that takes none of the
                     // answer for the timeout is cut. libmicrohttpd's own idle timeout did this, but it also closed
@@ -302,31 +283,17 @@ final class ConnectionWatch: @unchecked Sendable {
                     stalled += 1
                     continue
                 }
-                let unread = ConnectionWatch.unread(watched.socket)
-                if unread != .bytes { watched.unreadSince = 0 }
-                switch unread {
-                case .endOfStream:
+                if ConnectionWatch.peerHasClosed(watched.socket) {
                     watched.sweepsAtEOF += 1
                     if watched.sweepsAtEOF == sweepsBeforeClosingHalfClosed {
                         shutdown(watched.socket, Int32(SHUT_RDWR))
                         halfClosed += 1
                     }
                     continue
-                case .bytes:
-                    // Sent but not read: the workers were busy or the process was paused (a debugger, SIGSTOP, an
-                    // overloaded machine). Cutting it would blame the client for the daemon's wait: every request
-                    // sent during a pause longer than the timeout was cut. Bounded all the same (four timeouts): a
-                    // connection libmicrohttpd stopped reading must not be held for ever.
-                    watched.sweepsAtEOF = 0
-                    if watched.unreadSince == 0 { watched.unreadSince = now }
-                    guard now &- watched.unreadSince > 4 * timeoutNanoseconds else { continue }
-                    shutdown(watched.socket, Int32(SHUT_RDWR))
-                    watched.isCut = true
-                    unreadCut += 1
-                    continue
-                case .nothing:
-                    watched.sweepsAtEOF = 0
                 }
+                // Bytes waiting unread do not spare a connection: libmicrohttpd 1.0 stops reading a chunk
+                // extension longer than its buffer and waits, and only this deadline ends that.
+                watched.sweepsAtEOF = 0
                 guard isOverdue(since: watched.seenAt, now: now) else { continue }
                 // libmicrohttpd closes the connection on its next read.
                 shutdown(watched.socket, Int32(SHUT_RDWR))
@@ -339,12 +306,6 @@ final class ConnectionWatch: @unchecked Sendable {
             logger.debug(
                 "closed \(idle) idle connection\(idle == 1 ? "" : "s") after --connection-timeout "
                     + "(\(timeoutNanoseconds / 1_000_000_000) s)"
-            )
-        }
-        if unreadCut > 0 {
-            logger.warning(
-                "closed \(unreadCut) connection\(unreadCut == 1 ? "" : "s") whose request waited unread for four times "
-                    + "--connection-timeout (\(timeoutNanoseconds / 1_000_000_000) s): the workers were busy that long"
             )
         }
         if stalled > 0 {
