@@ -85,6 +85,9 @@ public final class MockEngine: Sendable {
     public func handle(_ request: consuming HTTPRequest) -> EngineOutcome {
         // This request's regular expressions share one budget (`BoundedRegex`), whatever the last one spent.
         RegexBudget.startRequest()
+        // A large body's canonical forms live while the request is matched, not in its journal entry.
+        let canonicalBodies = request.canonicalBodies
+        defer { canonicalBodies?.removeAll() }
         let arrival = WallClock.now()
         // Routed in place: the request is not copied on its way to the answer (neither is a routing result holding it).
         switch route(&request) {

@@ -16,12 +16,16 @@ public struct HTTPRequest: Sendable {
     /// The session named by a `/__session/ID/` path prefix (already removed from `target`); `nil` when the session
     /// came from a header, a cookie, or none. Kept so rewritten URLs (`OriginRewrite`) stay in the session.
     public var routedSession: String?
+    /// The canonical forms of a large body, made once per request (`nil` for a body under
+    /// `CanonicalBodyMemo.threshold` bytes).
+    let canonicalBodies: CanonicalBodyMemo?
 
     public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data()) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
+        canonicalBodies = body.count >= CanonicalBodyMemo.threshold ? CanonicalBodyMemo() : nil
     }
 
     /// The raw path: the target up to the first `?` (a fragment, never sent by clients, is dropped too).

@@ -256,11 +256,14 @@ public final class StubIndex: Sendable {
 
     /// The request body as stubs' bodies are compared: canonical, after the body rules.
     func canonicalBody(of request: HTTPRequest) -> Data {
-        BodyCanonicalizer.canonicalize(
-            request.body,
-            contentType: request.headers["content-type"],
-            normalizer: normalizer
-        )
+        let contentType = request.headers["content-type"]
+        guard let memo = request.canonicalBodies else {
+            return BodyCanonicalizer.canonicalize(request.body, contentType: contentType, normalizer: normalizer)
+        }
+        let bodyRules = normalizer.hasBodyRules ? normalizer.rules : nil
+        return memo.canonical(of: request.body, contentType: contentType, bodyRules: bodyRules) {
+            BodyCanonicalizer.canonicalize(request.body, contentType: contentType, normalizer: normalizer)
+        }
     }
 
     /// The ordinal of the stub that answers `request` under `key`, or `nil`.
