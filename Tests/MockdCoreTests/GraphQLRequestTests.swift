@@ -23,6 +23,20 @@ struct GraphQLRequestTests {
         return GraphQLRequest.operations(of: request)?.first
     }
 
+    /// A JSON body that spells no member an operation needs is not GraphQL, read without parsing it; one that spells
+    /// `query` only through an escape still is.
+    @Test func onlyABodyThatCanNameAnOperationIsParsed() throws {
+        #expect(!GraphQLRequest.mayNameAnOperation(Data(#"{"email": "a@b.c", "items": [{"quer": 1}]}"#.utf8)))
+        #expect(Self.operation("POST", "/graphql", body: #"{"email": "a@b.c"}"#) == nil)
+        for spelt in ["query", "extensions", "documentId", "doc_id"] {
+            #expect(GraphQLRequest.mayNameAnOperation(Data(#"{"\#(spelt)": 1}"#.utf8)))
+        }
+        let escaped = try #require(
+            Self.operation("POST", "/graphql", body: #"{"\u0071uery": "query Me { me { id } }"}"#)
+        )
+        #expect(escaped.operationName == "Me")
+    }
+
     @Test func theKeyIsTheOperationAndItsVariables() throws {
         let apollo = try #require(
             Self.operation(

@@ -97,6 +97,7 @@ enum GraphQLRequest {
             }
             guard let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
                 first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+                mayNameAnOperation(body),
                 let marked = ExactJSONNumbers.markingNumbers(body),
                 var root = try? JSONSerialization.jsonObject(with: marked)
             else { return nil }
@@ -130,6 +131,17 @@ enum GraphQLRequest {
         default:
             return nil
         }
+    }
+
+    /// Whether a JSON body can name a GraphQL operation at all: a member an operation needs (`query`, `extensions`,
+    /// `documentId`, `doc_id`) is spelt in it, or an escape (`\u…`) could spell one. A large JSON body that is not
+    /// GraphQL is then never parsed to find out (a miss's report asks: a second or more per megabyte).
+    static func mayNameAnOperation(_ body: Data) -> Bool {
+        operationMembers.contains { ByteSearch.contains($0, in: body) }
+    }
+
+    private static let operationMembers = ["query\"", "extensions\"", "documentId\"", "doc_id\"", "\\u"].map {
+        Array($0.utf8)
     }
 
     /// The operations of a live request (`HTTPRequest`).
