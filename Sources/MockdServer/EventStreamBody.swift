@@ -97,6 +97,9 @@ final class EventStreamBody: StreamingBody, @unchecked Sendable {
     /// Suspends the connection for `milliseconds` or until a push arrives: 0, or the end (-1, -2) when it cannot be
     /// suspended (draining, stopping).
     private func wait(milliseconds: Double, endsAtDrain: Bool) -> Int {
+        // A client that left ends the stream now, not at its next event or the end of the hold (up to ten minutes
+        // of a connection slot): nothing written in between could fail.
+        if Self.clientLeft(connection) { return -2 }
         guard
             let token = suspensions.suspendResumable(
                 connection,

@@ -29,7 +29,7 @@ final class LiveFeedBody: StreamingBody {
             if suspensions.isDraining, !feed.hasEnd { return -1 }
             guard let next = feed.next(now: DispatchTime.now().uptimeNanoseconds) else {
                 if feed.isFinished { return -1 }
-                if clientLeft() { return -2 }
+                if Self.clientLeft(connection) { return -2 }
                 if suspensions.suspend(connection, resumeAfter: feed.pollMs, endsAtDrain: true) { return 0 }
                 return suspensions.isStopping ? -2 : -1
             }
@@ -39,17 +39,5 @@ final class LiveFeedBody: StreamingBody {
         pending.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: count) }
         pending.removeFirst(count)
         return count
-    }
-
-    /// Whether the peer closed its end (a readable socket with nothing to read) or the socket failed.
-    private func clientLeft() -> Bool {
-        let socket = CMicroHTTPD_connectionSocket(connection)
-        guard socket >= 0 else { return false }
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 0) > 0 else { return false }
-        if descriptor.revents & Int16(POLLERR | POLLHUP) != 0 { return true }
-        var byte: UInt8 = 0
-        let peeked = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        return peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 }

@@ -11,6 +11,20 @@ class StreamingBody {
     func read(position: UInt64, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         preconditionFailure("subclasses read")
     }
+
+    /// Whether the client of `connection` has left: its socket reports an error or a hang-up, or is readable with
+    /// nothing to read (the end of the stream). A suspended connection does not notice its client leaving, and a
+    /// stream with nothing to send writes nothing that could fail, so a body asks each time before it suspends.
+    static func clientLeft(_ connection: OpaquePointer) -> Bool {
+        let socket = CMicroHTTPD_connectionSocket(connection)
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        if descriptor.revents & Int16(POLLERR | POLLHUP) != 0 { return true }
+        var byte: UInt8 = 0
+        let peeked = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
 }
 
 /// Turns a `MockResponse` into a queued libmicrohttpd response.

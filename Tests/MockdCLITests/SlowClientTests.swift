@@ -120,6 +120,38 @@ struct TimingSlowClientTests {
         #expect(daemon.standardError.components(separatedBy: "warning closed ").count == 2, "\(daemon.standardError)")
     }
 
+    /// Clients that leave a kept-open event stream free their connections within seconds (the departed-client check
+    /// resumes the stream, which now sees the client gone): their slots were held until the next event or the end
+    /// of the hold, ten minutes, and with `--max-connections 3` every new client was refused meanwhile.
+    @Test func clientsThatLeaveAKeptOpenEventStreamFreeTheirSlots() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--max-connections", "3", "--quiet",
+        ])
+        defer { daemon.stop() }
+        let stub =
+            #"{"match": {"path": "/stream"}, "status": 200, "events": {"items": [{"data": "hello"}], "keepOpen": true}}"#
+        #expect(try LiveClient(daemon).control("POST", "stubs", body: stub).status == 201)
+        let script = #"""
+            import socket, sys
+            port = int(sys.argv[1])
+            for _ in range(3):
+                s = socket.create_connection(("127.0.0.1", port)); s.settimeout(5)
+                s.sendall(b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+                data = b""
+                while b"hello" not in data: data += s.recv(4096)
+                s.close()
+            print("left")
+            """#
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, String(daemon.port)]
+        )
+        #expect(result.stdout == "left\n", "\(result.stderr)")
+        try waitUntil(timeout: 5, "a new client to be served after the stream clients left") {
+            (try? Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status) == 200
+        }
+    }
+
     /// A client that takes none of its answer for the timeout is cut (libmicrohttpd's idle timeout did this before
     /// the watch took every deadline over), and one that reads slowly but steadily for longer than the timeout gets
     /// the whole body.
