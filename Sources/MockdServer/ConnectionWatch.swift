@@ -19,8 +19,9 @@ final class ConnectionWatch: @unchecked Sendable {
     /// One open connection, kept in libmicrohttpd's socket context.
     final class Connection: @unchecked Sendable {  // seenPhase and seenAt: the watch thread only
         let socket: Int32
-        /// The request number on this connection × 2, + 1 while the request is being answered (its head and body
-        /// are all in): written only by the connection's own libmicrohttpd thread, read by the watch thread.
+        /// Advanced by 2 when a request line arrives and when an exchange ends, + 1 while the request is being
+        /// answered (its head and body are all in): written only by the connection's own libmicrohttpd thread, read
+        /// by the watch thread, which restarts a deadline whenever it changes.
         let phase = Atomic<UInt64>(0)
         /// The phase the watch thread last saw, and when (monotonic ns) it or, while an answer is sent, the bytes
         /// the client has not taken last changed; only the watch thread touches these.
@@ -63,6 +64,15 @@ final class ConnectionWatch: @unchecked Sendable {
         func requestReceived() {
             let current = phase.load(ordering: .relaxed)
             phase.store(current | 1, ordering: .relaxed)
+        }
+
+        /// The request line has arrived: the request is begun, and its deadline starts now (a new phase, still
+        /// even: the request is not whole yet).
+        @inline(__always)
+        func requestLineArrived() {
+            requestStarted.store(true, ordering: .relaxed)
+            let current = phase.load(ordering: .relaxed)
+            phase.store(current &+ 2, ordering: .relaxed)
         }
 
         /// The exchange is over: the next request's deadline starts now.
@@ -173,13 +183,13 @@ final class ConnectionWatch: @unchecked Sendable {
     }
 
     /// Marks the request on a pointer from `connection(of:)` as begun: its line has arrived
-    /// (`MHD_OPTION_URI_LOG_CALLBACK`). A connection cut at the deadline without one was idle, not late.
+    /// (`MHD_OPTION_URI_LOG_CALLBACK`). A connection cut at the deadline without one was idle, not late; and the
+    /// request's own deadline starts here, so a connection reused after idling gets the whole timeout for its
+    /// request (an upload shorter than the timeout was cut when the idle time before it counted too).
     @inline(__always)
     static func requestLineArrived(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
-        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
-            $0.requestStarted.store(true, ordering: .relaxed)
-        }
+        Unmanaged<Connection>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.requestLineArrived() }
     }
 
     /// `Connection.requestCompleted()` on a pointer from `connection(of:)`.

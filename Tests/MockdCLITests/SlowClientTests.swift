@@ -152,6 +152,33 @@ struct TimingSlowClientTests {
         }
     }
 
+    /// A keep-alive connection reused after idling gets the whole timeout for its next request: a 1 s upload after
+    /// 1.5 s idle (timeout 2 s) was cut 0.5 s into it, the idle time counted against the request.
+    @Test func aReusedConnectionGetsTheWholeTimeoutForItsRequest() throws {
+        let daemon = try RunningDaemon([
+            "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--connection-timeout", "2", "--quiet",
+        ])
+        defer { daemon.stop() }
+        let script = #"""
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.settimeout(5)
+            s.sendall(b"GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n")
+            first = s.recv(65536).split(b"\r\n")[0]
+            time.sleep(1.5)
+            s.sendall(b"POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+            for _ in range(10):
+                time.sleep(0.1); s.sendall(b"x" * 100)
+            try: second = s.recv(65536).split(b"\r\n")[0]
+            except OSError as error: second = type(error).__name__.encode()
+            print(first.decode(), "|", second.decode())
+            """#
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, String(daemon.port)]
+        )
+        #expect(result.stdout == "HTTP/1.1 200 OK | HTTP/1.1 404 Not Found\n", "\(result.stderr)")
+    }
+
     /// A client that takes none of its answer for the timeout is cut (libmicrohttpd's idle timeout did this before
     /// the watch took every deadline over), and one that reads slowly but steadily for longer than the timeout gets
     /// the whole body.
