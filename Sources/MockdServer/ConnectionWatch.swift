@@ -243,6 +243,11 @@ final class ConnectionWatch: @unchecked Sendable {
         return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
     }
 
+    /// `closed N connection(s) …`, a sweep's log line.
+    private static func closed(_ count: Int, _ rest: String) -> String {
+        "closed \(count) connection\(count == 1 ? "" : "s") \(rest)"
+    }
+
     /// Whether more than the timeout has passed from `start` to `now` (monotonic ns).
     @inline(__always)
     private func isOverdue(since start: UInt64, now: UInt64) -> Bool {
@@ -311,30 +316,16 @@ final class ConnectionWatch: @unchecked Sendable {
                 if watched.requestStarted.load(ordering: .relaxed) { cut += 1 } else { idle += 1 }
             }
         }
-        if idle > 0 {
-            // Keep-alive housekeeping, as libmicrohttpd's own idle timeout did it: not worth a line by default.
-            logger.debug(
-                "closed \(idle) idle connection\(idle == 1 ? "" : "s") after --connection-timeout "
-                    + "(\(timeoutNanoseconds / 1_000_000_000) s)"
-            )
-        }
+        let timeout = "--connection-timeout (\(timeoutNanoseconds / 1_000_000_000) s)"
+        // Idle keep-alive connections are housekeeping, as libmicrohttpd's own idle timeout did it: not worth a line
+        // by default.
+        if idle > 0 { logger.debug(Self.closed(idle, "idle for \(timeout)")) }
         if stalled > 0 {
-            logger.warning(
-                "closed \(stalled) connection\(stalled == 1 ? "" : "s") whose client took none of the answer within "
-                    + "--connection-timeout (\(timeoutNanoseconds / 1_000_000_000) s)"
-            )
+            logger.warning(Self.closed(stalled, "whose client took none of the answer within \(timeout)"))
         }
         if halfClosed > 0 {
-            logger.info(
-                "closed \(halfClosed) connection\(halfClosed == 1 ? "" : "s") its client had half-closed with no "
-                    + "request left to answer"
-            )
+            logger.info(Self.closed(halfClosed, "its client had half-closed with no request left to answer"))
         }
-        if cut > 0 {
-            logger.warning(
-                "closed \(cut) connection\(cut == 1 ? "" : "s") whose request did not arrive whole within "
-                    + "--connection-timeout (\(timeoutNanoseconds / 1_000_000_000) s)"
-            )
-        }
+        if cut > 0 { logger.warning(Self.closed(cut, "whose request did not arrive whole within \(timeout)")) }
     }
 }

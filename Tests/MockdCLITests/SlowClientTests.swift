@@ -8,6 +8,11 @@ import Testing
 /// In the timing pass (suite names starting with `Timing` run one at a time after the others: see scripts/test).
 @Suite(.serialized)
 struct TimingSlowClientTests {
+    /// Runs the Python `script` (`/usr/bin/python3 -c`) with `arguments`, to its end.
+    static func python(_ script: String, _ arguments: String...) throws -> ProcessResult {
+        try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script] + arguments)
+    }
+
     @Test func trickledHeadersAreCutAtTheConnectionTimeout() throws {
         let daemon = try RunningDaemon([
             "--set", "chat", "--root", Paths.packageRoot.path, "--port", "0", "--connection-timeout", "2",
@@ -30,10 +35,7 @@ struct TimingSlowClientTests {
                     if not data: closed = True; break
             print(json.dumps({"closed": closed, "seconds": round(time.time() - start, 2), "sent": sent}))
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port)]
-        )
+        let result = try Self.python(script, String(daemon.port))
         let answer = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
         #expect(answer["closed"] as? Bool == true, "\(result.stdout) \(result.stderr)")
         let seconds = answer["seconds"] as? Double ?? 99
@@ -72,10 +74,7 @@ struct TimingSlowClientTests {
                 statuses[line] = statuses.get(line, 0) + 1
             print(json.dumps(statuses))
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port), String(daemon.process.processIdentifier)]
-        )
+        let result = try Self.python(script, String(daemon.port), String(daemon.process.processIdentifier))
         let statuses = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Int]) ?? [:]
         #expect(statuses == ["HTTP/1.1 200": 100], "\(result.stdout) \(result.stderr)")
         #expect(!daemon.standardError.contains("closed"), "\(daemon.standardError)")
@@ -104,10 +103,7 @@ struct TimingSlowClientTests {
                 "idle": closed_after(b"GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n", True),
                 "stalled": closed_after(b"GET /v1/me HTTP/1.1\r\nHost: x\r\n", False)}))
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port)]
-        )
+        let result = try Self.python(script, String(daemon.port))
         let seconds = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double]) ?? [:]
         for name in ["idle", "stalled"] {
             let closed = seconds[name] ?? 99
@@ -142,10 +138,7 @@ struct TimingSlowClientTests {
                 s.close()
             print("left")
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port)]
-        )
+        let result = try Self.python(script, String(daemon.port))
         #expect(result.stdout == "left\n", "\(result.stderr)")
         try waitUntil(timeout: 5, "a new client to be served after the stream clients left") {
             (try? Curl.send(CurlRequest(url: daemon.baseURL + "/v1/me")).status) == 200
@@ -172,10 +165,7 @@ struct TimingSlowClientTests {
             except OSError as error: second = type(error).__name__.encode()
             print(first.decode(), "|", second.decode())
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port)]
-        )
+        let result = try Self.python(script, String(daemon.port))
         #expect(result.stdout == "HTTP/1.1 200 OK | HTTP/1.1 404 Not Found\n", "\(result.stderr)")
     }
 
@@ -224,10 +214,7 @@ struct TimingSlowClientTests {
                 return got
             print(json.dumps({"stalled": fetch(True), "slow": fetch(False)}))
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port)]
-        )
+        let result = try Self.python(script, String(daemon.port))
         let got = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Int]) ?? [:]
         // The head is about 150 bytes: a whole answer is more than the body, a cut one far less.
         #expect((got["stalled"] ?? .max) < bodyBytes, "\(result.stdout) \(result.stderr)")
@@ -260,10 +247,7 @@ struct TimingSlowClientTests {
                      "junk after a request": b"GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n\x00\x01\x02junk\r\n\r\n"}
             print(json.dumps({name: max(attempt(data) for _ in range(15)) for name, data in cases.items()}))
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port)]
-        )
+        let result = try Self.python(script, String(daemon.port))
         let slowest = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Double]) ?? [:]
         #expect(slowest.count == 2, "\(result.stdout) \(result.stderr)")
         for (name, seconds) in slowest {
@@ -295,10 +279,7 @@ struct TimingSlowClientTests {
             for s in held: s.close()
             print(json.dumps({"refused": refused}))
             """#
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", script, String(daemon.port)]
-        )
+        let result = try Self.python(script, String(daemon.port))
         let answer = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
         let refused = answer["refused"] as? [Any] ?? []
         #expect(refused.first as? Bool == true, "\(result.stdout) \(result.stderr)")

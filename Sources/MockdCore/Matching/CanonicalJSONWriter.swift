@@ -33,15 +33,15 @@ enum CanonicalJSONWriter {
             writeString(string, into: &bytes)
         case let object as [String: Any]:
             bytes.append(UInt8(ascii: "{"))
-            let keys = object.keys.sorted {
-                $0.compare($1, options: keyOrder, range: $0.startIndex..<$0.endIndex, locale: locale)
+            let members = object.sorted {
+                $0.key.compare($1.key, options: keyOrder, range: $0.key.startIndex..<$0.key.endIndex, locale: locale)
                     == .orderedAscending
             }
-            for (position, key) in keys.enumerated() {
+            for (position, member) in members.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                writeString(key, into: &bytes)
+                writeString(member.key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                guard write(object[key]!, into: &bytes, locale: locale) else { return false }
+                guard write(member.value, into: &bytes, locale: locale) else { return false }
             }
             bytes.append(UInt8(ascii: "}"))
         case let array as [Any]:
