@@ -65,7 +65,7 @@ struct ControlAPILiveTests {
             )
         }
         let answers = try client.parallel(adds)
-        #expect(answers.map(\.status) == Array(repeating: 201, count: 400))
+        #expect(answers.map(\.status) == Array(repeating: 201, count: 400), "\(answers.failures)")
         let ids = answers.compactMap { $0.json["id"] as? String }
         #expect(ids.count == 400)
         #expect(Set(ids).count == 400)
@@ -80,16 +80,33 @@ struct ControlAPILiveTests {
             let definition = answer.json["definition"] as? [String: Any]
             return (definition?["match"] as? [String: Any])?["path"] as? String ?? ""
         }
-        #expect(Set((0..<400).map { "/parallel/\($0)" }).subtracting(paths).sorted() == [])
+        #expect(Set((0..<400).map { "/parallel/\($0)" }).subtracting(paths).sorted() == [], "\(served.failures)")
         // Deleting half of them in parallel removes exactly those.
         let removed = try client.parallel(
             ids.prefix(200).map {
                 ClientRequest("DELETE", "/__mockd/stubs/\($0)", headers: [("X-Mockd-Session", "adds")])
             }
         )
-        #expect(removed.map(\.status) == Array(repeating: 204, count: 200))
+        #expect(
+            removed.map(\.status) == Array(repeating: 204, count: 200),
+            "\(removed.failures)\ndaemon's stderr: \(daemon.standardError)"
+        )
         let left = try client.control("GET", "stubs", session: "adds").json["stubs"] as? [[String: Any]] ?? []
         #expect(left.compactMap { $0["id"] as? String }.sorted() == ids.suffix(200).sorted())
+    }
+
+    /// A transfer that got no answer says why, as curl does (`LiveClient`: a status 0 alone told nothing), and one
+    /// answered in the same batch says nothing.
+    @Test func aTransferWithNoAnswerSaysWhy() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let client = LiveClient(daemon)
+        let stub = #"{"match": {"path": "/empty"}, "fault": "emptyResponse"}"#
+        #expect(try client.control("POST", "stubs", body: stub).status == 201)
+        let answers = try client.parallel([ClientRequest("GET", "/empty"), ClientRequest("GET", "/__mockd/health")])
+        #expect(answers.map(\.status) == [0, 200])
+        #expect(answers.map(\.failure) == ["curl 52: Empty reply from server", nil])
+        #expect(answers.failures == "#0 curl 52: Empty reply from server")
     }
 
     /// Parallel replaces of one id keep exactly one stub under it.

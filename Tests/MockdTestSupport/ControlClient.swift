@@ -23,11 +23,14 @@ public struct ClientResponse: Sendable {
     /// Header fields in order.
     public let headers: [(name: String, value: String)]
     public let body: Data
+    /// Why no answer came, live (`curl 52: Empty reply from server`); `nil` when one did, and always in process.
+    public let failure: String?
 
-    public init(status: Int, headers: [(name: String, value: String)], body: Data) {
+    public init(status: Int, headers: [(name: String, value: String)], body: Data, failure: String? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.failure = failure
     }
 
     public func header(_ name: String) -> String? {
@@ -138,7 +141,21 @@ public struct LiveClient: ControlClient {
     }
 
     private static func answer(_ response: CurlResponse) -> ClientResponse {
-        ClientResponse(status: response.status, headers: response.headers, body: response.body)
+        ClientResponse(
+            status: response.status,
+            headers: response.headers,
+            body: response.body,
+            failure: response.failure
+        )
+    }
+}
+
+extension [ClientResponse] {
+    /// The transfers that failed, by index, with curl's reason (`#3 curl 52: Empty reply from server`): a comment for
+    /// an expectation on their statuses, so a status 0 says why; empty when none failed.
+    public var failures: String {
+        let failed = enumerated().compactMap { index, response in response.failure.map { "#\(index) \($0)" } }
+        return failed.joined(separator: "; ")
     }
 }
 

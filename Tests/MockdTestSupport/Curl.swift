@@ -22,6 +22,9 @@ public struct CurlResponse: Sendable {
     /// Response header fields in order (of the final response when there were 1xx interim ones).
     public let headers: [(name: String, value: String)]
     public let body: Data
+    /// Why the transfer failed, as curl says it (`curl 56: Recv failure: Connection reset by peer`); `nil` when it
+    /// completed. What a status 0 means.
+    public let failure: String?
 
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
@@ -76,10 +79,13 @@ public enum Curl {
             }
             config += "output = \(quote(folder.appendingPathComponent("body-\(index)").path))\n"
             config += "dump-header = \(quote(folder.appendingPathComponent("headers-\(index)").path))\n"
+            config += "write-out = \(quote(outcomeLine(index)))\n"
         }
         let configURL = folder.appendingPathComponent("curl.config")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
-        _ = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["--config", configURL.path])
+        let outcomes = parseOutcomes(
+            try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["--config", configURL.path]).stdout
+        )
         return requests.indices.map { index in
             // With `--head` curl writes the headers to the output file; a HEAD answer has no body to read.
             let body =
@@ -87,8 +93,33 @@ public enum Curl {
                 ? Data() : (try? Data(contentsOf: folder.appendingPathComponent("body-\(index)"))) ?? Data()
             let rawHeaders =
                 (try? String(contentsOf: folder.appendingPathComponent("headers-\(index)"), encoding: .utf8)) ?? ""
-            return CurlResponse(status: parseStatus(rawHeaders), headers: parseHeaders(rawHeaders), body: body)
+            let status = parseStatus(rawHeaders)
+            return CurlResponse(
+                status: status,
+                headers: parseHeaders(rawHeaders),
+                body: body,
+                failure: outcomes[index] ?? (status == 0 ? "curl wrote no outcome line for this transfer" : nil)
+            )
         }
+    }
+
+    /// The `--write-out` line of transfer `index`: its number, curl's exit code for it and curl's error message
+    /// (empty on success), on stdout (bodies go to files), in whichever order the transfers end.
+    static func outcomeLine(_ index: Int) -> String {
+        "mockd-transfer \(index) %{exitcode} %{errormsg}\\n"
+    }
+
+    /// Transfer number → `nil` for a transfer that completed (exit code 0), else `curl CODE: MESSAGE`; a transfer
+    /// with no line is missing (curl ended before it).
+    static func parseOutcomes(_ stdout: String) -> [Int: String?] {
+        var outcomes: [Int: String?] = [:]
+        for line in stdout.split(separator: "\n") where line.hasPrefix("mockd-transfer ") {
+            let fields = line.dropFirst("mockd-transfer ".count).split(separator: " ", maxSplits: 2)
+            guard fields.count >= 2, let index = Int(fields[0]), let code = Int(fields[1]) else { continue }
+            let message = fields.count == 3 ? String(fields[2]) : ""
+            outcomes[index] = code == 0 ? .some(nil) : "curl \(code): \(message)"
+        }
+        return outcomes
     }
 
     /// The status code of the last response block (`HTTP/1.1 200 OK`), or 0 when there was no response.
