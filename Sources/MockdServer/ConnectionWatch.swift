@@ -12,9 +12,10 @@ import MockdPlatform
 /// listening socket, so new clients hang until they give up. Here every connection is registered when it opens
 /// (`MHD_OPTION_NOTIFY_CONNECTION`) with its socket; a watch thread shuts down (`shutdown(2)`, which libmicrohttpd
 /// then sees as the client leaving) each one that has been receiving the same request for longer than the
-/// timeout, not counting time the watch itself did not run (the process was paused). New connections past the
-/// limit are refused by the accept policy (closed at once: the client sees the connection reset or closed), and
-/// libmicrohttpd's own limit is set above ours so that it never stops accepting.
+/// timeout, not counting time the watch itself did not run (the process was paused) nor time a request sent before
+/// the deadline waited unread behind busy workers. New connections past the limit are refused by the accept policy
+/// (closed at once: the client sees the connection reset or closed), and libmicrohttpd's own limit is set above ours
+/// so that it never stops accepting.
 final class ConnectionWatch: @unchecked Sendable {
     /// One open connection, kept in libmicrohttpd's socket context.
     final class Connection: @unchecked Sendable {  // seenPhase and seenAt: the watch thread only
@@ -31,6 +32,9 @@ final class ConnectionWatch: @unchecked Sendable {
         var seenUnsent = 0
         /// Cut already: not counted again while libmicrohttpd closes it.
         var isCut = false
+        /// Since when (monotonic ns) a request not begun yet has waited unread in the socket, at every sweep past the
+        /// deadline; 0 when none does. The watch thread only.
+        var unreadSince: UInt64 = 0
         /// Consecutive sweeps that found the client gone (EOF) with the phase unchanged; the watch thread only.
         var sweepsAtEOF = 0
 
@@ -152,19 +156,29 @@ final class ConnectionWatch: @unchecked Sendable {
     ) {
         guard let context else { return }
         if code == .CONNECTION_NOTIFY_STARTED {
-            let socket = connection.map { CMicroHTTPD_connectionSocket($0) } ?? -1
-            let watched = Connection(socket: socket)
-            open.add(1, ordering: .relaxed)
-            connections.withLock { $0[ObjectIdentifier(watched)] = watched }
+            let watched = register(socket: connection.map { CMicroHTTPD_connectionSocket($0) } ?? -1)
             context.pointee = Unmanaged.passRetained(watched).toOpaque()
         } else if let pointer = context.pointee {
             let watched = Unmanaged<Connection>.fromOpaque(pointer)
-            // Removed before libmicrohttpd closes the socket, under the lock the sweep shuts sockets down with.
-            _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(watched.takeUnretainedValue())) }
-            open.subtract(1, ordering: .relaxed)
+            unregister(watched.takeUnretainedValue())
             watched.release()
             context.pointee = nil
         }
+    }
+
+    /// Watches the connection on `socket` from now on (`notify` at its start).
+    func register(socket: Int32) -> Connection {
+        let watched = Connection(socket: socket)
+        open.add(1, ordering: .relaxed)
+        connections.withLock { $0[ObjectIdentifier(watched)] = watched }
+        return watched
+    }
+
+    /// Stops watching `watched` (`notify` at its end): before libmicrohttpd closes the socket, under the lock the
+    /// sweep shuts sockets down with.
+    func unregister(_ watched: Connection) {
+        _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(watched)) }
+        open.subtract(1, ordering: .relaxed)
     }
 
     /// The watched connection of `connection`, as the raw pointer kept in libmicrohttpd's socket context (nil
@@ -236,11 +250,29 @@ final class ConnectionWatch: @unchecked Sendable {
     /// yet handed over.
     private(set) var sweepsBeforeClosingHalfClosed = 8
 
-    /// Whether the client has closed its side and nothing unread is left in the socket (`recv` with `MSG_PEEK`
-    /// returns 0); never consumes a byte.
-    static func peerHasClosed(_ socket: Int32) -> Bool {
+    /// What a connection's socket holds that libmicrohttpd has not read yet.
+    enum Unread: Equatable {
+        /// Bytes the client sent.
+        case bytes
+        /// Nothing, and the client has closed its side.
+        case endOfStream
+        /// Nothing yet (or the socket could not be asked).
+        case nothing
+    }
+
+    /// What `socket` holds unread (`recv` with `MSG_PEEK | MSG_DONTWAIT`: never consumes a byte, never waits).
+    static func unread(_ socket: Int32) -> Unread {
         var byte: UInt8 = 0
-        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
+        switch recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) {
+        case 0: return .endOfStream
+        case 1...: return .bytes
+        default: return .nothing
+        }
+    }
+
+    /// Whether the client has closed its side and nothing unread is left in the socket; never consumes a byte.
+    static func peerHasClosed(_ socket: Int32) -> Bool {
+        unread(socket) == .endOfStream
     }
 
     /// `closed N connection(s) …`, a sweep's log line.
@@ -269,6 +301,7 @@ final class ConnectionWatch: @unchecked Sendable {
         var stalled = 0
         var idle = 0
         var halfClosed = 0
+        var unreadCut = 0
         connections.withLock { connections in
             for watched in connections.values {
                 let phase = watched.phase.load(ordering: .relaxed)
@@ -278,10 +311,12 @@ final class ConnectionWatch: @unchecked Sendable {
                     watched.seenAt = now
                     watched.sweepsAtEOF = 0
                     watched.seenUnsent = 0
+                    watched.unreadSince = 0
                     continue
                 }
                 if watched.isCut { continue }
                 watched.seenAt &+= missed
+                if watched.unreadSince != 0 { watched.unreadSince &+= missed }
                 if phase & 1 == 1 {
                     // Being answered (latency, holds and streams included): only a client that takes none of the
                     // answer for the timeout is cut. libmicrohttpd's own idle timeout did this, but it also closed
@@ -298,7 +333,8 @@ final class ConnectionWatch: @unchecked Sendable {
                     stalled += 1
                     continue
                 }
-                if ConnectionWatch.peerHasClosed(watched.socket) {
+                let unread = ConnectionWatch.unread(watched.socket)
+                if unread == .endOfStream {
                     watched.sweepsAtEOF += 1
                     if watched.sweepsAtEOF == sweepsBeforeClosingHalfClosed {
                         shutdown(watched.socket, Int32(SHUT_RDWR))
@@ -306,10 +342,22 @@ final class ConnectionWatch: @unchecked Sendable {
                     }
                     continue
                 }
-                // Bytes waiting unread do not spare a connection: libmicrohttpd 1.0 stops reading a chunk
-                // extension longer than its buffer and waits, and only this deadline ends that.
                 watched.sweepsAtEOF = 0
                 guard isOverdue(since: watched.seenAt, now: now) else { continue }
+                // A request sent whose line the workers have not read yet waits for them, not for its client. Cut,
+                // it still took effect: libmicrohttpd read it from the socket after the shutdown, carried it out and
+                // could not answer (the client saw an empty reply). Bounded all the same (four timeouts more): a
+                // connection libmicrohttpd stopped reading must not be held for ever. Bytes waiting in a request
+                // already begun do not spare it: libmicrohttpd 1.0 stops reading a chunk extension longer than its
+                // buffer and waits, and only this deadline ends that.
+                if unread == .bytes, !watched.requestStarted.load(ordering: .relaxed) {
+                    if watched.unreadSince == 0 { watched.unreadSince = now }
+                    guard now &- watched.unreadSince > 4 * timeoutNanoseconds else { continue }
+                    shutdown(watched.socket, Int32(SHUT_RDWR))
+                    watched.isCut = true
+                    unreadCut += 1
+                    continue
+                }
                 // libmicrohttpd closes the connection on its next read.
                 shutdown(watched.socket, Int32(SHUT_RDWR))
                 watched.isCut = true
@@ -327,5 +375,13 @@ final class ConnectionWatch: @unchecked Sendable {
             logger.info(Self.closed(halfClosed, "its client had half-closed with no request left to answer"))
         }
         if cut > 0 { logger.warning(Self.closed(cut, "whose request did not arrive whole within \(timeout)")) }
+        if unreadCut > 0 {
+            logger.warning(
+                Self.closed(
+                    unreadCut,
+                    "whose request waited unread for four times \(timeout) past its deadline: the workers were busy"
+                )
+            )
+        }
     }
 }
