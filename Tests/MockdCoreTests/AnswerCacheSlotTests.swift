@@ -70,4 +70,43 @@ import Testing
         withAccept.headers = HTTPHeaders([("Accept", "application/json")])
         #expect(cache.ordinal(for: withAccept) == nil)
     }
+
+    /// Requests asked at random among many stubs nearly never repeat: after a window of such misses only one miss in
+    /// `sparseStride` is remembered, a target asked again and again is still remembered within `sparseStride` of its
+    /// misses, and a window of frequent hits remembers every miss again.
+    @Test func rareHitsRememberOneMissInSparseStride() throws {
+        let count = AnswerCache.window + 2
+        let stubs = (0..<count).map { number in
+            Stub(
+                id: "s\(number)",
+                setName: "test",
+                key: RequestKey(method: "GET", rawPath: "/items/\(number)", rawQuery: ""),
+                responses: [MockResponse(status: 200)]
+            )
+        }
+        let scenario = Scenario(name: "t", sets: ["test"], index: StubIndex(layers: [stubs]))
+        var cache = AnswerCache()
+        cache.bind(to: scenario)
+        func ask(_ number: Int) -> Int? {
+            let request = HTTPRequest(method: "GET", target: "/items/\(number)")
+            if let hit = cache.ordinal(for: request) { return hit }
+            cache.remember(number, for: request)
+            return nil
+        }
+        // One window of distinct targets: every lookup a miss.
+        for number in 0..<AnswerCache.window { #expect(ask(number) == nil) }
+        #expect(cache.isRememberingSparsely)
+        // A target asked again and again: remembered at its `sparseStride`-th miss at the latest, then a hit.
+        let hot = AnswerCache.window
+        var misses = 0
+        while ask(hot) == nil { misses += 1 }
+        #expect(misses >= 1 && misses <= AnswerCache.sparseStride)
+        #expect(ask(hot) == hot)
+        // A window of hits: every miss is remembered again.
+        for _ in 0..<AnswerCache.window { _ = ask(hot) }
+        #expect(!cache.isRememberingSparsely)
+        let fresh = AnswerCache.window + 1
+        #expect(ask(fresh) == nil)
+        #expect(ask(fresh) == fresh)
+    }
 }

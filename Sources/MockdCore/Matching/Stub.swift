@@ -256,7 +256,11 @@ public final class Stub: NativeResponseSlot {
     @inline(__always)  // called on a stub every worker thread shares: a call retained it around the check
     func acceptsHeaders(_ headers: HTTPHeaders) -> Bool {
         guard let extras else { return true }
-        return extras.headerConstraints.allSatisfy { $0.isSatisfied(by: headers) }
+        // Through the buffer: `allSatisfy` on the array copied each constraint out, a retain per string.
+        return extras.headerConstraints.withUnsafeBufferPointer { constraints in
+            for index in constraints.indices where !constraints[index].isSatisfied(by: headers) { return false }
+            return true
+        }
     }
 
     /// How well this stub's `Accept` constraint fits `headers` (`HeaderConstraint.preference(in:)`); -1 without one.

@@ -308,10 +308,17 @@ public final class StubIndex: Sendable {
     }
 
     private func matchRoute(_ request: HTTPRequest, key: RequestKey) -> Int? {
-        guard let value = tableValue(for: key) else { return nil }
+        var hinted: UnsafeRawPointer?
+        guard let value = tableValue(for: key, hinted: &hinted) else { return nil }
         guard let index = StubIndex.group(value) else {
-            // A route of one stub: the general loop below with one candidate.
+            // A route of one stub: the general loop below with one candidate, on the stub the slot names when it
+            // names one (reached without a retain: `stubs` keeps it alive).
             let ordinal = Int(value)
+            if let hinted {
+                return Unmanaged<Stub>.fromOpaque(hinted)._withUnsafeGuaranteedRef {
+                    $0.acceptsHeaders(request.headers)
+                } ? ordinal : nil
+            }
             return stubs[ordinal].acceptsHeaders(request.headers) ? ordinal : nil
         }
         let route = groups[index]
@@ -358,13 +365,23 @@ public final class StubIndex: Sendable {
     var routeTableLayout: (hintedStubs: Int, hugePages: Bool) { (table.hintedCount, table.asksForHugePages) }
 
     /// The table value stored under `key`: a stub ordinal, or a group with `groupFlag` set.
-    private func tableValue(for key: RequestKey) -> UInt32? {
+    /// - Parameter hinted: Set to the stub the value's slot names (see `RouteTable`), when it names one.
+    private func tableValue(for key: RequestKey, hinted: inout UnsafeRawPointer?) -> UInt32? {
         table.find(hash: key.routeHash) { value, stub in
             // Compared in place: copying the stored key out to compare it cost a retain and release per string.
             if let group = StubIndex.group(value) { return groups[group].key == key }
-            if let stub { return Unmanaged<Stub>.fromOpaque(stub)._withUnsafeGuaranteedRef { $0.key == key } }
+            if let stub {
+                guard Unmanaged<Stub>.fromOpaque(stub)._withUnsafeGuaranteedRef({ $0.key == key }) else { return false }
+                hinted = stub
+                return true
+            }
             return routeKey(Int(value)) == key
         }
+    }
+
+    private func tableValue(for key: RequestKey) -> UInt32? {
+        var hinted: UnsafeRawPointer?
+        return tableValue(for: key, hinted: &hinted)
     }
 
     /// Whether any stub uses `key`.

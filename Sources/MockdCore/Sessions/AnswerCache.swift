@@ -20,7 +20,8 @@ import Foundation
 /// of theirs (the session is chosen, and its prefix removed, before the scenario is asked).
 ///
 /// A hit still counts the stub's use (coverage), and the answer is the same `.stub` routing gives, so the journal
-/// entry and the response bytes are the same.
+/// entry and the response bytes are the same. While hits are rare (requests spread over many stubs) only one miss in
+/// `sparseStride` is remembered, so a cache that cannot help costs next to nothing.
 struct AnswerCache {
     /// Sets of two entries, a power of two: a request hashes to one set by its target. Two ways, so two hot targets
     /// whose hashes share a set (`/bench/1` and `/bench/8` do among ten) both stay, rather than pushing each other out
@@ -42,6 +43,22 @@ struct AnswerCache {
     private var entries: ContiguousArray<Entry> = []
     /// The set of the request being answered when it missed and may be remembered, else -1.
     private var pendingSet = -1
+
+    /// Lookups and hits of the current window (`window` lookups), for the hit rate.
+    private var windowLookups = 0
+    private var windowHits = 0
+    /// Whether the last window's hits were rare (`rareHits`): then only one miss in `sparseStride` is remembered.
+    /// Asked at random among 100,000 stubs, nearly every request missed, and remembering each one (releasing the
+    /// strings and headers of an entry remembered a thousand requests ago, retaining the request's) cost ~15 reference
+    /// count operations per request for hits that never came. A target asked again and again is still remembered
+    /// within a few of its misses, and the next window with frequent hits remembers every miss again.
+    private var remembersSparsely = false
+    private var missesSinceRemembered = 0
+
+    static let window = 1024
+    /// At most this many hits per window (under 1 in 8) count as rare.
+    static let rareHits = window / 8
+    static let sparseStride = 16
 
     /// Uses the answers of `scenario`, starting empty when they were another scenario's. The caller keeps the scenario
     /// the answers belong to alive (and starts a new cache when it lets it go), so an identity is never reused here.
@@ -71,24 +88,47 @@ struct AnswerCache {
             }
             return nil
         }
+        countLookup(hit: hit != nil)
         if let hit { return hit }
+        if remembersSparsely {
+            missesSinceRemembered &+= 1
+            guard missesSinceRemembered >= AnswerCache.sparseStride else { return nil }
+            missesSinceRemembered = 0
+        }
         pendingSet = set
         return nil
     }
+
+    /// Counts one lookup, and at the end of a window decides from its hits whether misses are remembered sparsely.
+    @inline(__always)
+    private mutating func countLookup(hit: Bool) {
+        windowLookups &+= 1
+        if hit { windowHits &+= 1 }
+        guard windowLookups == AnswerCache.window else { return }
+        remembersSparsely = windowHits <= AnswerCache.rareHits
+        windowLookups = 0
+        windowHits = 0
+    }
+
+    /// Whether misses are remembered one in `sparseStride` (the last window's hits were rare). For tests.
+    var isRememberingSparsely: Bool { remembersSparsely }
 
     /// Keeps `ordinal` as the answer to `request`, which `ordinal(for:)` just missed: first in its set, the entry
     /// remembered before it second, the older one dropped.
     mutating func remember(_ ordinal: Int, for request: HTTPRequest) {
         guard pendingSet >= 0 else { return }
         let first = pendingSet &* AnswerCache.ways
-        entries.swapAt(first, first + 1)
-        entries[first] = Entry(
-            method: request.method,
-            target: request.target,
-            routedHost: request.routedHost,
-            headers: request.headers,
-            ordinal: ordinal
-        )
+        entries.withUnsafeMutableBufferPointer { entries in
+            // Swapped in place (moved, not copied: `MutableCollection.swapAt` on the array retained every field).
+            entries.swapAt(first, first + 1)
+            entries[first] = Entry(
+                method: request.method,
+                target: request.target,
+                routedHost: request.routedHost,
+                headers: request.headers,
+                ordinal: ordinal
+            )
+        }
         pendingSet = -1
     }
 
