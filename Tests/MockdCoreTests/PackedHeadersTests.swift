@@ -1,6 +1,7 @@
 import Foundation
-import MockdCore
 import Testing
+
+@testable import MockdCore
 
 /// Request headers as the server bridge packs them (`HTTPHeaders.Packer`): lookups, listing, and the
 /// spill to the heap when they outgrow the stack buffer.
@@ -124,5 +125,25 @@ struct PackedHeadersTests {
             name.withUnsafeBytes { nameBytes in value.withUnsafeBytes { packer.append(name: nameBytes, value: $0) } }
         }
         #expect(headers["x-bytes"] == "a\u{FFFD}b")
+    }
+
+    /// `hasOnlyValue(named:equalTo:)`, the recorded `Accept`'s fast path: one field of that name (any case) with that
+    /// very value, in packed and listed headers alike; a second field of the name, another value or none is `false`.
+    @Test func onlyValueNeedsOneFieldWithThatVeryValue() {
+        let cases: [([(String, String)], Bool)] = [
+            ([("Host", "a"), ("Accept", "application/json")], true),
+            ([("ACCEPT", "application/json"), ("Host", "a")], true),
+            ([("Accept", "application/json"), ("Accept", "application/json")], false),
+            ([("Accept", "application/json"), ("Accept", "text/plain")], false),
+            ([("Accept", "application/jsoN")], false),
+            ([("Accept", "application/json;q=1")], false),
+            ([("Accept-Encoding", "application/json")], false),
+            ([], false),
+        ]
+        for (pairs, expected) in cases {
+            for headers in [Self.packed(pairs), HTTPHeaders(pairs)] {
+                #expect(headers.hasOnlyValue(named: "accept", equalTo: "application/json") == expected, "\(pairs)")
+            }
+        }
     }
 }

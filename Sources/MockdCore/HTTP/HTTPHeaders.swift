@@ -412,6 +412,32 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
+    /// Whether exactly one field is called `name` (case-insensitive) and its value is `expected`, byte for byte.
+    /// Makes no string: a stub's recorded `Accept` is asked about on every request it is routed to.
+    func hasOnlyValue(named name: String, equalTo expected: String) -> Bool {
+        switch storage {
+        case .fields(let fields):
+            var matched = false
+            for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) {
+                guard !matched, fields[index].value == expected else { return false }
+                matched = true
+            }
+            return matched
+        case .packed(let bytes):
+            var expected = expected
+            return expected.withUTF8 { wanted in
+                var fields = 0
+                var equal = false
+                HTTPHeaders.walk(bytes, named: name) { value in
+                    fields += 1
+                    equal = value.elementsEqual(wanted)
+                    return fields == 1
+                }
+                return fields == 1 && equal
+            }
+        }
+    }
+
     /// Whether `other` holds the very same fields, byte for byte and in order (`AnswerCache`): for packed headers one
     /// comparison of their buffers. Packed and listed headers are never the same here (a cache miss, not a wrong answer).
     func hasSameFields(as other: HTTPHeaders) -> Bool {
