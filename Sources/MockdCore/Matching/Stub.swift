@@ -256,11 +256,7 @@ public final class Stub: NativeResponseSlot {
     @inline(__always)  // called on a stub every worker thread shares: a call retained it around the check
     func acceptsHeaders(_ headers: HTTPHeaders) -> Bool {
         guard let extras else { return true }
-        // Through the buffer: `allSatisfy` on the array copied each constraint out, a retain per string.
-        return extras.headerConstraints.withUnsafeBufferPointer { constraints in
-            for index in constraints.indices where !constraints[index].isSatisfied(by: headers) { return false }
-            return true
-        }
+        return extras.headerConstraints.allSatisfy { $0.isSatisfied(by: headers) }
     }
 
     /// How well this stub's `Accept` constraint fits `headers` (`HeaderConstraint.preference(in:)`); -1 without one.
