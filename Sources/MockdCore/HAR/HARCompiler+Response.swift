@@ -35,11 +35,20 @@ extension HARCompiler {
         var (headers, redactedHeaders) = storedHeaders(of: response, method: method, redact: redact, entry: entry)
         if let location = locationFromRedirectURL(of: response, entry: entry) { headers.append(location) }
         var redactedBody = false
+        // The JSON `body` parsed as for redaction, read again for its dates (parsing it was most of both).
+        var parsedBody: Any?
         if redact,
-            let clean = redactor.redactResponseBody(body, mimeType: mimeType, entry: entry.index, path: url.rawPath)
+            let clean = redactor.redactResponseBody(
+                body,
+                mimeType: mimeType,
+                entry: entry.index,
+                path: url.rawPath,
+                parsedJSON: &parsedBody
+            )
         {
             body = clean
             redactedBody = true
+            parsedBody = nil
         }
         let (status, partial) = wholeOrPartial(response, body: body, headers: &headers, entry: entry)
         var recorded = RecordedResponse(
@@ -59,9 +68,11 @@ extension HARCompiler {
             recorded.templated = redactedBody || redactedHeaders ? .redactedOnly : .off
         }
         recorded.miss = bodyNotRecorded
+        let datedBody = recorded.eventStream == nil && method != "HEAD"
         recorded.dates = recordedDates(
             entry,
-            body: recorded.eventStream == nil && method != "HEAD" ? body : Data(),
+            body: datedBody ? body : Data(),
+            parsedBody: datedBody ? parsedBody : nil,
             headers: headers
         )
         return recorded
@@ -193,7 +204,13 @@ extension HARCompiler {
 
     /// The dates of a recorded answer (`DateFields`) relative to the entry's `startedDateTime` (else the answer's
     /// `Date`), noted for the report; `nil` when it holds none.
-    mutating func recordedDates(_ entry: HAREntry, body: Data, headers: [String]) -> MockSetFile.DatesEntry? {
+    /// - Parameter parsedBody: What `body` parsed as, when it was parsed already (`nil`: parse it if it is JSON).
+    mutating func recordedDates(
+        _ entry: HAREntry,
+        body: Data,
+        parsedBody: Any? = nil,
+        headers: [String]
+    ) -> MockSetFile.DatesEntry? {
         let reference =
             entry.startedDateTime
             ?? entry.response?.headers["date"].flatMap { DateText.parse($0.trimmingCharacters(in: .whitespaces))?.date }
@@ -202,7 +219,7 @@ extension HARCompiler {
         guard let reference, let recordedAtMs = Int64(exactly: (reference.timeIntervalSince1970 * 1000).rounded()),
             DateFields.recordingTimesMs.contains(recordedAtMs)
         else { return nil }
-        let inBody = DateFields.inJSON(body, recordedAtMs: recordedAtMs)
+        let inBody = DateFields.inJSON(body, parsed: parsedBody, recordedAtMs: recordedAtMs)
         let fields = headers.compactMap { HeaderLine.parse($0).map { (name: $0.name, value: $0.value) } }
         let inHeaders = DateFields.inHeaders(fields, recordedAtMs: recordedAtMs)
         guard !inBody.isEmpty || !inHeaders.isEmpty else { return nil }

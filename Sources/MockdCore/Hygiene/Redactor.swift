@@ -136,12 +136,28 @@ public struct Redactor {
     /// - Parameter path: The URL path the body was served from, to tell code (`app.js`) when the media type says
     ///   nothing: card numbers are never masked inside code (`CodeRegions`).
     public mutating func redactResponseBody(_ body: Data, mimeType: String?, entry: Int, path: String? = nil) -> Data? {
+        var parsed: Any?
+        return redactResponseBody(body, mimeType: mimeType, entry: entry, path: path, parsedJSON: &parsed)
+    }
+
+    /// `redactResponseBody(_:mimeType:entry:path:)`, handing back in `parsedJSON` the value a JSON body parsed as
+    /// (`nil`: not parsed), so that a caller reading the same body (the recorded dates of an import) does not parse
+    /// it again.
+    mutating func redactResponseBody(
+        _ body: Data,
+        mimeType: String?,
+        entry: Int,
+        path: String?,
+        parsedJSON: inout Any?
+    ) -> Data? {
+        parsedJSON = nil
         guard !body.isEmpty, let text = String(data: body, encoding: .utf8) else { return nil }
         let essence = MediaType.essence(of: mimeType)
         if MediaType.isJSON(essence)
             || (essence.isEmpty || essence == "text/plain" || essence.hasSuffix("javascript")) && looksLikeJSON(body),
             let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
         {
+            parsedJSON = object
             var replacements: [(old: String, new: String, literal: Bool)] = []
             collect(object, key: nil, into: &replacements, entry: entry, location: "response body", wholeValue: false)
             return apply(replacements, to: text, object: object, entry: entry, location: "response body")

@@ -134,10 +134,11 @@ enum DateFields {
 
     /// The dates of a JSON body recorded at `recordedAtMs`, in document order, array elements generalised to `*`
     /// (each pointer once). Empty when the body is not JSON.
-    static func inJSON(_ body: Data, recordedAtMs: Int64) -> [Found] {
+    /// - Parameter parsed: What `body` parsed as with `JSONSerialization`, when the caller parsed it already.
+    static func inJSON(_ body: Data, parsed: Any? = nil, recordedAtMs: Int64) -> [Found] {
         guard body.count <= 16 << 20, let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
             first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-            let root = try? JSONSerialization.jsonObject(with: body, options: [])
+            let root = parsed ?? (try? JSONSerialization.jsonObject(with: body, options: []))
         else { return [] }
         var found: [Found] = []
         var seen: Set<String> = []
