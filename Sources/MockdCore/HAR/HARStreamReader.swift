@@ -60,19 +60,35 @@ public struct HARStreamReader: Sendable {
         progress: ((Progress) -> Void)? = nil,
         entry: (HAREntry) throws -> Void
     ) throws -> HARLogInfo {
+        try readPending(contentsOf: url, displayName: displayName, progress: progress) { try entry($0.entry()) }
+    }
+
+    /// `read(contentsOf:displayName:progress:entry:)`, handing on each entry as scanned, to be parsed by
+    /// `HARPendingEntry.entry()` on any thread (`HARReadAhead` parses them on threads of their own). A parse
+    /// error is then thrown by `entry()`, not by this method: take the first error in entry order.
+    func readPending(
+        contentsOf url: URL,
+        displayName: String? = nil,
+        progress: ((Progress) -> Void)? = nil,
+        pending: (HARPendingEntry) throws -> Void
+    ) throws -> HARLogInfo {
         let name = displayName ?? url.path
         // Missing, unreadable, a folder: the whole-file reader names the problem as before.
         guard let file = try? FileDescriptor.open(url.path, .read) else {
-            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
+            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name)) {
+                try pending(HARPendingEntry(parsed: $0))
+            }
         }
         defer { file.close() }
         guard case .regular(let total)? = file.kind() else {
             // A pipe (`cat x.har | mockd import-har /dev/stdin`) cannot be read twice, so it is not streamed: a
             // whole-file parse may follow a scan. A folder or socket: the whole-file reader names it.
-            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
+            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name)) {
+                try pending(HARPendingEntry(parsed: $0))
+            }
         }
-        return try withoutActuallyEscaping(entry) { entry in
-            let scanner = HARStreamScanner(fileName: name, onEntry: entry)
+        return try withoutActuallyEscaping(pending) { pending in
+            let scanner = HARStreamScanner(fileName: name, onEntry: pending)
             var buffer = [UInt8](repeating: 0, count: chunkSize)
             var bytesRead = 0
             while true {
@@ -81,7 +97,9 @@ public struct HARStreamReader: Sendable {
                 bytesRead += count
                 try buffer.withUnsafeBufferPointer { try scanner.feed(UnsafeBufferPointer(rebasing: $0[..<count])) }
                 if scanner.wantsWholeFile {
-                    return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), entry)
+                    return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name)) {
+                        try pending(HARPendingEntry(parsed: $0))
+                    }
                 }
                 progress?(
                     Progress(bytesRead: bytesRead, totalBytes: max(total, bytesRead), entries: scanner.entryCount)
@@ -95,7 +113,7 @@ public struct HARStreamReader: Sendable {
     /// - Throws: `HARImportError` as for `read(contentsOf:displayName:progress:entry:)`.
     public func parse(_ data: Data, fileName: String, entry: (HAREntry) throws -> Void) throws -> HARLogInfo {
         try withoutActuallyEscaping(entry) { entry in
-            let scanner = HARStreamScanner(fileName: fileName, onEntry: entry)
+            let scanner = HARStreamScanner(fileName: fileName, onEntry: { try entry($0.entry()) })
             try data.withUnsafeBytes { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 var start = 0
@@ -183,7 +201,7 @@ final class HARStreamScanner {
     }
 
     private let fileName: String
-    private let onEntry: (HAREntry) throws -> Void
+    private let onEntry: (HARPendingEntry) throws -> Void
 
     /// The file's first non-object byte or UTF-16/32 text: `HARReader` must parse it whole.
     private(set) var wantsWholeFile = false
@@ -217,7 +235,7 @@ final class HARStreamScanner {
     private var inString = false
     private var escaped = false
 
-    init(fileName: String, onEntry: @escaping (HAREntry) throws -> Void) {
+    init(fileName: String, onEntry: @escaping (HARPendingEntry) throws -> Void) {
         self.fileName = fileName
         self.onEntry = onEntry
     }
@@ -325,7 +343,7 @@ final class HARStreamScanner {
                 lastContentLine = valueLine + JSONSyntaxLocation.lineNumber(carried[..<last]) - 1
             }
             let bytes = Data([UInt8(ascii: "[")] + carried)
-            _ = try parse(bytes, openCount: 1, closeCount: 0)
+            _ = try Self.parse(bytes, context: parseContext(openCount: 1, closeCount: 0))
             throw jsonError(detail: JSONSyntaxLocation.truncatedDetail, line: { _ in nil })
         }
         guard case .afterRoot = expect else {
@@ -500,7 +518,20 @@ final class HARStreamScanner {
         bytes.append(contentsOf: close)
         carried.removeAll(keepingCapacity: carried.count <= 1 << 16)
         kind = .none
-        let value = try parse(bytes, openCount: open.count, closeCount: close.count)
+        if case .entry = purpose {
+            // Parsed by whoever takes the entry (on another thread in an import), with what its errors need.
+            let pending = HARPendingEntry(
+                index: entryCount,
+                wrapped: bytes,
+                context: parseContext(openCount: open.count, closeCount: close.count)
+            )
+            lastContentLine = newlines + 1
+            entryCount += 1
+            expect = .nextElement
+            try onEntry(pending)
+            return
+        }
+        let value = try Self.parse(bytes, context: parseContext(openCount: open.count, closeCount: close.count))
         lastContentLine = newlines + 1
         switch purpose {
         case .key(let level):
@@ -519,22 +550,7 @@ final class HARStreamScanner {
             }
             expect = .next(level)
         case .entry:
-            let index = entryCount
-            entryCount += 1
-            expect = .nextElement
-            // `bytes` holds the entry wrapped as `[entry]`; a repeated member name makes the entry ambiguous.
-            if let duplicate = DuplicateKeyCheck.firstDuplicate(in: bytes) {
-                let inner = duplicate.path.hasPrefix("[0]") ? String(duplicate.path.dropFirst(3)) : duplicate.path
-                throw HARImportError(
-                    .notHAR,
-                    file: fileName,
-                    jsonPath: "log.entries[\(index)]"
-                        + (inner.hasPrefix("[") || inner.hasPrefix(".") || inner.isEmpty ? inner : "." + inner),
-                    message:
-                        "\"\(duplicate.name)\" appears twice in this object (entry \(index + 1)); JSON parsers disagree on which one counts"
-                )
-            }
-            try onEntry(HARReader.readEntry(JSONNode(value, path: "log.entries[\(index)]"), index: index))
+            break  // handed on above
         }
     }
 
@@ -545,9 +561,34 @@ final class HARStreamScanner {
         return .next(.top)
     }
 
+    /// Where the value just delimited sits in the file, for the errors of its parse (`parse(_:context:)`).
+    struct ParseContext: Sendable {
+        let fileName: String
+        /// The file's first bytes, for the message.
+        let prefix: Data
+        let openCount: Int
+        let closeCount: Int
+        /// File offset of the value minus the bytes wrapped before it.
+        let shift: Int
+        let valueLine: Int
+        let lastLine: Int?
+    }
+
+    private func parseContext(openCount: Int, closeCount: Int) -> ParseContext {
+        ParseContext(
+            fileName: fileName,
+            prefix: prefix,
+            openCount: openCount,
+            closeCount: closeCount,
+            shift: valueStart - openCount,
+            valueLine: valueLine,
+            lastLine: lastContentLine
+        )
+    }
+
     /// Parses a wrapped value (`[value]` or `{"":value}`) and returns the value; a parser error is reported
     /// with file offsets and the file's line.
-    private func parse(_ bytes: Data, openCount: Int, closeCount: Int) throws -> Any {
+    static func parse(_ bytes: Data, context: ParseContext) throws -> Any {
         let wrapped: Any
         do {
             // Raw U+FEFFs escaped (`RawByteOrderMarks`); an error is found in the bytes as written, for its offsets.
@@ -555,15 +596,22 @@ final class HARStreamScanner {
                 try (try? JSONSerialization.jsonObject(with: RawByteOrderMarks.escaped(bytes), options: []))
                 ?? JSONSerialization.jsonObject(with: bytes, options: [])
         } catch {
-            let shift = valueStart - openCount
-            let detail = Self.shiftingOffsets(in: JSONSyntaxLocation.parserDetail(error), by: shift)
-            let valueLine = valueLine
-            throw jsonError(
-                detail: detail,
-                line: { offset in
-                    let end = min(max(offset - shift, openCount), bytes.count - closeCount)
-                    return valueLine + JSONSyntaxLocation.lineNumber(bytes[openCount..<max(openCount, end)]) - 1
-                }
+            let detail = shiftingOffsets(in: JSONSyntaxLocation.parserDetail(error), by: context.shift)
+            let openCount = context.openCount
+            let closeCount = context.closeCount
+            throw HARImportError(
+                .notJSON,
+                file: context.fileName,
+                message: HARReader.notJSONMessage(
+                    prefix: context.prefix,
+                    detail: detail,
+                    line: { offset in
+                        let end = min(max(offset - context.shift, openCount), bytes.count - closeCount)
+                        return context.valueLine
+                            + JSONSyntaxLocation.lineNumber(bytes[openCount..<max(openCount, end)]) - 1
+                    },
+                    lastLine: { context.lastLine }
+                )
             )
         }
         if let array = wrapped as? [Any], let first = array.first { return first }
