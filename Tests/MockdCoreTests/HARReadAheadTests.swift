@@ -59,6 +59,21 @@ struct HARReadAheadTests {
         #expect(reports.last?.0.entries == 97)
     }
 
+    @Test func aFileReadWholeComesThroughTheSameWay() throws {
+        // UTF-16 text is parsed whole by `HARReader` on the scanning thread: its entries arrive already parsed.
+        let text = String(
+            decoding: HARReaderTests.har(
+                (0..<5).map { HARReaderTests.entry(url: "https://a.example/\($0)") }.joined(separator: ",")
+            ),
+            as: UTF8.self
+        )
+        let data = try #require(text.data(using: .utf16))
+        let (entries, _, error) = try Self.readAhead(data, parsers: 2, batchSize: 2, chunkSize: 64)
+        #expect(error == nil)
+        #expect(entries.map(\.request.url) == (0..<5).map { "https://a.example/\($0)" })
+        #expect(entries.map(\.index) == Array(0..<5))
+    }
+
     @Test func theFirstErrorInTheFileWinsOverLaterOnes() throws {
         // Entry 3 does not parse (found by a parsing thread), and the array's punctuation breaks after entry 6
         // (found by the scanning thread, which has gone on meanwhile).
