@@ -314,6 +314,32 @@ struct HARImporterTests {
         )
     }
 
+    /// Notes on how bodies were read come in the order they were first met, also two from one entry (they came in
+    /// a dictionary's order, which changes from run to run).
+    @Test func bodyNotesKeepTheOrderTheyCameIn() throws {
+        let misflagged = #"{"mimeType": "image/png", "text": "iVBORw0KGgo=", "encoding": "ase64"}"#
+        let archive = try HARReader.parse(
+            HARReaderTests.har(
+                [
+                    HARReaderTests.entry(url: "https://a.example/plain"),
+                    HARReaderTests.entry(url: "https://a.example/a.png", content: misflagged),
+                    HARReaderTests.entry(
+                        url: "https://a.example/b.png",
+                        content: #"{"mimeType": "image/png", "text": "iVBORw0KGgo="}"#
+                    ),
+                ].joined(separator: ",")
+            ),
+            fileName: "t.har"
+        )
+        let (_, report) = HARImporter.build(archive, harDirectory: nil)
+        #expect(
+            report.bodyNotes == [
+                .init(note: "content.encoding 'ase64' is not base64; body kept as text", entries: [1]),
+                .init(note: "binary body is base64 without content.encoding; decoded", entries: [1, 2]),
+            ]
+        )
+    }
+
     @Test func webSocketFramesBecomeATimedScript() throws {
         let frames = #"""
             , "_resourceType": "websocket", "_webSocketMessages": [

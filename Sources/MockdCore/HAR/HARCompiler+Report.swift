@@ -190,8 +190,8 @@ extension HARCompiler {
                 "206 answers holding every byte of the representation stored as 200 (a range request is cut from them) (\(ImportReport.entryList(wholePartials)))"
             )
         }
-        for (note, entries) in bodyNotes.sorted(by: { $0.value[0] < $1.value[0] }) {
-            report.bodyNotes.append(.init(note: note, entries: entries))
+        for note in bodyNoteOrder {
+            report.bodyNotes.append(.init(note: note, entries: bodyNotes[note] ?? []))
         }
         if webSocketsWithoutFrames > 0 {
             report.warnings.append(

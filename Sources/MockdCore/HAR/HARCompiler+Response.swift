@@ -12,7 +12,10 @@ extension HARCompiler {
             harDirectory: harDirectory,
             hexBinary: entry.isPollyEntry
         )
-        for note in decoded.notes { bodyNotes[note, default: []].append(entry.index) }
+        for note in decoded.notes {
+            if bodyNotes[note] == nil { bodyNoteOrder.append(note) }
+            bodyNotes[note, default: []].append(entry.index)
+        }
         return decoded.bytes
     }
 

@@ -33,7 +33,10 @@ public struct HARCompiler {
     var ordered: [Group] = []
     var droppedHeaders: [String: Int] = [:]
     var unstableDropped: [String: Int] = [:]
+    /// How bodies were read (`RecordedBody.notes`) → the entries, and the notes in the order they first came, which
+    /// the report keeps (a dictionary's order changes from run to run).
     var bodyNotes: [String: [Int]] = [:]
+    var bodyNoteOrder: [String] = []
     /// Entries whose body the HAR did not capture.
     var missingBodies: [Int] = []
     var webSocketsWithoutFrames = 0
