@@ -222,6 +222,65 @@ struct HARStreamReaderTests {
         #expect(reports.map(\.entries) == reports.map(\.entries).sorted())
     }
 
+    /// Reads `data` from a named pipe (`mkfifo`), written by another thread, as `gunzip -c x.har.gz | mockd
+    /// import-har /dev/stdin` hands it over: the entries, the progress reports and the error, if any.
+    static func readThroughPipe(
+        _ data: Data,
+        chunkSize: Int
+    ) throws -> (entries: [HAREntry], reports: [HARStreamReader.Progress], error: String?) {
+        let folder = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pipe = folder.appendingPathComponent("in.har")
+        let made = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/mkfifo"), [pipe.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let writer = Thread {
+            // Opening a pipe for writing waits for its reader.
+            guard let handle = FileHandle(forWritingAtPath: pipe.path) else { return }
+            try? handle.write(contentsOf: data)
+            try? handle.close()
+        }
+        writer.start()
+        var entries: [HAREntry] = []
+        var reports: [HARStreamReader.Progress] = []
+        let error = errorLine {
+            _ = try HARStreamReader(chunkSize: chunkSize).read(
+                contentsOf: pipe,
+                displayName: "x.har",
+                progress: { reports.append($0) },
+                entry: { entries.append($0) }
+            )
+        }
+        return (entries, reports, error)
+    }
+
+    @Test func aPipeIsStreamedWithoutAKnownSize() throws {
+        let data = HARReaderTests.har(
+            (0..<20).map { HARReaderTests.entry(url: "https://a.example/\($0)") }.joined(separator: ",")
+        )
+        let (entries, reports, error) = try Self.readThroughPipe(data, chunkSize: 1000)
+        #expect(error == nil)
+        #expect(entries.map(\.request.url) == (0..<20).map { "https://a.example/\($0)" })
+        // Read chunk by chunk (a pipe hands over at most what was written so far: chunks may be shorter).
+        #expect(reports.count >= data.count / 1000)
+        #expect(reports.last?.bytesRead == data.count)
+        #expect(reports.allSatisfy { $0.totalBytes == 0 })
+        #expect(reports.last?.entries == 20)
+    }
+
+    @Test func aPipeFailsAsTheFileDoes() throws {
+        let entries = (0..<3).map { HARReaderTests.entry(url: "https://a.example/\($0)") }.joined(separator: ",")
+        let utf16 = try #require(String(decoding: HARReaderTests.har(entries), as: UTF8.self).data(using: .utf16))
+        let documents =
+            [utf16, Data("[1, 2]".utf8), Data()] + Self.brokenDocuments.prefix(12).map { Data($0.utf8) }
+            + [HARReaderTests.har(entries).prefix(700)]
+        for document in documents {
+            let expected = Self.errorLine { _ = try HARReader.parse(document, fileName: "x.har") }
+            let piped = try Self.readThroughPipe(document, chunkSize: 64)
+            #expect(piped.error == expected, "\(String(decoding: document.prefix(40), as: UTF8.self))")
+        }
+        #expect(try Self.readThroughPipe(utf16, chunkSize: 64).entries.count == 3)
+    }
+
     @Test func missingFileFailsAsBefore() {
         #expect(
             Self.errorLine {

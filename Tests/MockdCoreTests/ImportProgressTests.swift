@@ -16,6 +16,14 @@ struct ImportProgressTests {
         )
     }
 
+    @Test func aPipeShowsWhatHasComeWithoutAShare() {
+        let progress = HARStreamReader.Progress(bytesRead: 94_476_698, totalBytes: 0, entries: 7_342)
+        #expect(
+            ImportProgress.line(fileName: "/dev/stdin", progress: progress, seconds: 2)
+                == "importing stdin  90.1 MiB read  7,342 entries  45.1 MiB/s"
+        )
+    }
+
     @Test func redrawsAtMostTenTimesASecond() {
         var throttle = ImportProgress(start: 100)
         let times = [100.0, 100.01, 100.05, 100.12, 100.15, 100.23, 100.3, 101.5]

@@ -35,7 +35,7 @@ public struct HARStreamReader: Sendable {
     public struct Progress: Sendable, Equatable {
         /// Bytes of the file read so far (a BOM included).
         public var bytesRead: Int
-        /// The file size when reading started.
+        /// The file size when reading started; 0 for a pipe (its size is not known).
         public var totalBytes: Int
         /// Entries handed to the callback so far.
         public var entries: Int
@@ -80,9 +80,13 @@ public struct HARStreamReader: Sendable {
             }
         }
         defer { file.close() }
-        guard case .regular(let total)? = file.kind() else {
-            // A pipe (`cat x.har | mockd import-har /dev/stdin`) cannot be read twice, so it is not streamed: a
-            // whole-file parse may follow a scan. A folder or socket: the whole-file reader names it.
+        // A file's size is known; a pipe's (`gunzip -c x.har.gz | mockd import-har /dev/stdin`) is not, and it is
+        // streamed all the same. A folder, socket or terminal: the whole-file reader names it or reads it.
+        let total: Int?
+        switch file.kind() {
+        case .regular(let size)?: total = size
+        case .pipe?: total = nil
+        default:
             return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name)) {
                 try pending(HARPendingEntry(parsed: $0))
             }
@@ -97,15 +101,37 @@ public struct HARStreamReader: Sendable {
                 bytesRead += count
                 try buffer.withUnsafeBufferPointer { try scanner.feed(UnsafeBufferPointer(rebasing: $0[..<count])) }
                 if scanner.wantsWholeFile {
-                    return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name)) {
-                        try pending(HARPendingEntry(parsed: $0))
+                    // Decided at the first chunk (UTF-16 text, a top level that is not an object). A pipe cannot be
+                    // read again: that chunk and the rest of it are parsed whole.
+                    let archive: HARArchive
+                    if total == nil {
+                        var data = Data(buffer[..<count])
+                        try Self.readRest(of: file, into: &data, name: name)
+                        archive = try HARReader.parse(data, fileName: name)
+                    } else {
+                        archive = try HARReader.read(contentsOf: url, displayName: name)
                     }
+                    return try Self.wholeFile(archive) { try pending(HARPendingEntry(parsed: $0)) }
                 }
                 progress?(
-                    Progress(bytesRead: bytesRead, totalBytes: max(total, bytesRead), entries: scanner.entryCount)
+                    Progress(
+                        bytesRead: bytesRead,
+                        totalBytes: total.map { max($0, bytesRead) } ?? 0,
+                        entries: scanner.entryCount
+                    )
                 )
             }
             return try scanner.finish()
+        }
+    }
+
+    /// Appends what is left in `file` (a pipe) to `data`.
+    private static func readRest(of file: FileDescriptor, into data: inout Data, name: String) throws {
+        var buffer = [UInt8](repeating: 0, count: defaultChunkSize)
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try fill($0, from: file, name: name) }
+            if count == 0 { return }
+            data.append(contentsOf: buffer[..<count])
         }
     }
 

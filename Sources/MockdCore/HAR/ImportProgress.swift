@@ -26,6 +26,12 @@ public struct ImportProgress: Sendable {
 
     /// The line for `progress` after `seconds` of reading `fileName` (no line feed, at most ~80 columns).
     public static func line(fileName: String, progress: HARStreamReader.Progress, seconds: Double) -> String {
+        guard progress.totalBytes > 0 else {
+            // A pipe: how much has come so far, without a share of an unknown whole.
+            let rate = seconds > 0 ? mebibytes(progress.bytesRead) / seconds : 0
+            return "importing \(shortName(fileName))  \(format(mebibytes(progress.bytesRead))) MiB read  "
+                + "\(grouped(progress.entries)) entries  \(format(rate)) MiB/s"
+        }
         let total = max(progress.totalBytes, progress.bytesRead)
         let fraction = total > 0 ? Double(progress.bytesRead) / Double(total) : 1
         let width = 20
