@@ -59,8 +59,9 @@ enum HARReadAhead {
                         if wantsProgress { send(.progress(report)) }
                     },
                     pending: { item in
-                        // The caller has left (an earlier entry failed to parse): the rest is not read.
-                        if scanned[0].isCancelled { throw CancellationError() }
+                        // The caller has left (an earlier entry failed to parse): the rest is not read. Asked once
+                        // a batch, not for every entry.
+                        if batch.isEmpty, scanned[0].isCancelled { throw CancellationError() }
                         batch.append(item)
                         if batch.count >= batchSize {
                             send(.entries(batch))

@@ -75,21 +75,17 @@ public struct HARStreamReader: Sendable {
         let name = displayName ?? url.path
         // Missing, unreadable, a folder: the whole-file reader names the problem as before.
         guard let file = try? FileDescriptor.open(url.path, .read) else {
-            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name)) {
-                try pending(HARPendingEntry(parsed: $0))
-            }
+            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), pending)
         }
         defer { file.close() }
-        // A file's size is known; a pipe's (`gunzip -c x.har.gz | mockd import-har /dev/stdin`) is not, and it is
-        // streamed all the same. A folder, socket or terminal: the whole-file reader names it or reads it.
+        // A file's size is known; a pipe's (`gunzip -c x.har.gz | mockd import-har /dev/stdin`) or a terminal's is
+        // not, and it is streamed all the same. A folder or socket: the whole-file reader names it.
         let total: Int?
         switch file.kind() {
         case .regular(let size)?: total = size
-        case .pipe?: total = nil
+        case .pipe?, .characterDevice?: total = nil
         default:
-            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name)) {
-                try pending(HARPendingEntry(parsed: $0))
-            }
+            return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), pending)
         }
         return try withoutActuallyEscaping(pending) { pending in
             let scanner = HARStreamScanner(fileName: name, onEntry: pending)
@@ -103,15 +99,16 @@ public struct HARStreamReader: Sendable {
                 if scanner.wantsWholeFile {
                     // Decided at the first chunk (UTF-16 text, a top level that is not an object). A pipe cannot be
                     // read again: that chunk and the rest of it are parsed whole.
-                    let archive: HARArchive
-                    if total == nil {
-                        var data = Data(buffer[..<count])
-                        try Self.readRest(of: file, into: &data, name: name)
-                        archive = try HARReader.parse(data, fileName: name)
-                    } else {
-                        archive = try HARReader.read(contentsOf: url, displayName: name)
+                    guard total == nil else {
+                        return try Self.wholeFile(HARReader.read(contentsOf: url, displayName: name), pending)
                     }
-                    return try Self.wholeFile(archive) { try pending(HARPendingEntry(parsed: $0)) }
+                    var data = Data(buffer[..<count])
+                    do {
+                        data.append(try UserFile.readToEnd(file))
+                    } catch {
+                        throw HARImportError(.unreadable, file: name, message: "cannot read the file (\(error))")
+                    }
+                    return try Self.wholeFile(HARReader.parse(data, fileName: name), pending)
                 }
                 progress?(
                     Progress(
@@ -122,16 +119,6 @@ public struct HARStreamReader: Sendable {
                 )
             }
             return try scanner.finish()
-        }
-    }
-
-    /// Appends what is left in `file` (a pipe) to `data`.
-    private static func readRest(of file: FileDescriptor, into data: inout Data, name: String) throws {
-        var buffer = [UInt8](repeating: 0, count: defaultChunkSize)
-        while true {
-            let count = try buffer.withUnsafeMutableBytes { try fill($0, from: file, name: name) }
-            if count == 0 { return }
-            data.append(contentsOf: buffer[..<count])
         }
     }
 
@@ -149,7 +136,9 @@ public struct HARStreamReader: Sendable {
                     start = end
                 }
             }
-            if scanner.wantsWholeFile { return try Self.wholeFile(HARReader.parse(data, fileName: fileName), entry) }
+            if scanner.wantsWholeFile {
+                return try Self.wholeFile(HARReader.parse(data, fileName: fileName)) { try entry($0.entry()) }
+            }
             return try scanner.finish()
         }
     }
@@ -157,12 +146,12 @@ public struct HARStreamReader: Sendable {
     /// Hands the entries of a whole-file parse to the callback.
     private static func wholeFile(
         _ archive: @autoclosure () throws -> HARArchive,
-        _ entry: (HAREntry) throws -> Void
+        _ pending: (HARPendingEntry) throws -> Void
     ) throws
         -> HARLogInfo
     {
         let archive = try archive()
-        for item in archive.entries { try entry(item) }
+        for item in archive.entries { try pending(HARPendingEntry(parsed: item)) }
         return HARLogInfo(version: archive.version, creator: archive.creator, entryCount: archive.entries.count)
     }
 

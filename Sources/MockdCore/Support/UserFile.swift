@@ -70,6 +70,12 @@ public enum UserFile {
         }
     }
 
+    /// What is left to read in `file` (a pipe, say), read to its end.
+    /// - Throws: `Failure.system` when a read fails.
+    static func readToEnd(_ file: FileDescriptor) throws(Failure) -> Data {
+        try readToEnd(file, chunk: streamChunk)
+    }
+
     private static func readToEnd(_ file: FileDescriptor, chunk: Int) throws(Failure) -> Data {
         var data = Data()
         var step = max(chunk, 1)
