@@ -53,29 +53,34 @@ enum CoverageReport {
                 overrides: rules(usage.overrides, used: usage.usedOverrides.contains)
             )
         }
+        // One pass over every listed scenario's stubs; a set shared by scenarios lists each stub once, in first-seen
+        // order (a set's stubs run to 100,000: no scan per stub).
         var setOrder: [String] = []
-        var setStubs: [String: [String]] = [:]
-        var usedBySet: [String: Set<String>] = [:]
+        var bySet: [String: SetTally] = [:]
         for usage in usages {
             for stub in usage.stubs {
-                if setStubs[stub.set] == nil { setOrder.append(stub.set) }
-                if !setStubs[stub.set, default: []].contains(stub.id) {
-                    setStubs[stub.set, default: []].append(stub.id)
-                }
-                if usage.usedStubs.contains(stub) { usedBySet[stub.set, default: []].insert(stub.id) }
+                if bySet[stub.set] == nil { setOrder.append(stub.set) }
+                bySet[stub.set, default: SetTally()].count(stub.id, used: usage.usedStubs.contains(stub))
             }
         }
         let sets = setOrder.map { set in
-            let ids = setStubs[set] ?? []
-            let used = usedBySet[set] ?? []
-            return SetCoverage(
-                set: set,
-                total: ids.count,
-                used: ids.filter(used.contains).count,
-                unused: ids.filter { !used.contains($0) }
-            )
+            let tally = bySet[set]!
+            let unused = tally.ids.filter { !tally.used.contains($0) }
+            return SetCoverage(set: set, total: tally.ids.count, used: tally.ids.count - unused.count, unused: unused)
         }
         return OverallCoverage(scenarios: scenarios, sets: sets)
+    }
+
+    /// One set's stubs across the listed scenarios: each id once, in first-seen order, and the ones any used.
+    private struct SetTally {
+        var ids: [String] = []
+        var listed: Set<String> = []
+        var used: Set<String> = []
+
+        mutating func count(_ id: String, used isUsed: Bool) {
+            if listed.insert(id).inserted { ids.append(id) }
+            if isUsed { used.insert(id) }
+        }
     }
 
     private static func stubs(_ stubs: [StubReference], used: (StubReference) -> Bool) -> StubCoverage {
