@@ -39,7 +39,8 @@ public struct OpenAPIDocument: Sendable {
     ) throws(OpenAPIError) -> OpenAPIDocument {
         let data: Data
         do {
-            data = try UserFile.read(url, from: .argument)
+            // UTF-16/32 text (a Windows editor's "Unicode") read as UTF-8: the YAML reader takes UTF-8 only.
+            data = JSONTextEncoding.utf8(try UserFile.read(url, from: .argument))
         } catch {
             throw OpenAPIError(file: display, location: "", message: "cannot read the file (\(error))")
         }

@@ -189,6 +189,27 @@ struct HARStreamReaderTests {
             #expect(Self.errorLine { _ = try Self.stream(Data(text.utf8), chunkSize: chunkSize) } == message)
         }
         #expect(Self.errorLine { _ = try HARReader.parse(Data(text.utf8), fileName: "x.har") } == message)
+        // The same text saved as UTF-16 or UTF-32 names the same line and character.
+        for encoding in Self.wideEncodings {
+            let data = try #require(text.data(using: encoding))
+            #expect(Self.errorLine { _ = try Self.stream(data, chunkSize: 7) } == message, "\(encoding)")
+        }
+    }
+
+    /// What Windows tools save JSON as (with a byte order mark, or without one and told apart by the zero bytes).
+    static let wideEncodings: [String.Encoding] = [
+        .utf16, .utf16LittleEndian, .utf16BigEndian, .utf32, .utf32LittleEndian, .utf32BigEndian,
+    ]
+
+    /// A broken document saved as UTF-16 or UTF-32 fails exactly as in UTF-8: Foundation's offsets count its UTF-8
+    /// copy, so lines were once counted in the wide bytes (line 173 of a 268-line HAR).
+    @Test(arguments: brokenDocuments)
+    func brokenWideDocumentFailsAsInUTF8(_ text: String) throws {
+        let expected = Self.errorLine { _ = try HARReader.parse(Data(text.utf8), fileName: "x.har") }
+        for encoding in Self.wideEncodings {
+            let data = try #require(text.data(using: encoding))
+            #expect(Self.errorLine { _ = try Self.stream(data, chunkSize: 64) } == expected, "\(encoding)")
+        }
     }
 
     @Test func utf16FileIsReadWhole() throws {

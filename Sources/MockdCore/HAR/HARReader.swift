@@ -20,10 +20,11 @@ public enum HARReader {
         return try parse(data, fileName: name)
     }
 
-    /// Parses HAR bytes (a UTF-8 BOM is allowed).
+    /// Parses HAR bytes (a UTF-8 BOM is allowed; UTF-16/32 text is read as the UTF-8 it stands for, so that an
+    /// error's line counts its characters: `JSONTextEncoding`).
     /// - Throws: `HARImportError` as for `read(contentsOf:displayName:)`.
     public static func parse(_ data: Data, fileName: String) throws -> HARArchive {
-        var bytes = data
+        var bytes = JSONTextEncoding.utf8(data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let root: Any
         do {

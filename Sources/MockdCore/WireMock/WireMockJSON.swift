@@ -28,7 +28,7 @@ struct WireMockNode {
     static func read(_ url: URL, display: String) throws(WireMockImportError) -> WireMockNode {
         var data: Data
         do {
-            data = try UserFile.read(url, from: .folder)
+            data = JSONTextEncoding.utf8(try UserFile.read(url, from: .folder))
             // A UTF-8 byte order mark, as Windows editors write it, is not part of the JSON.
             if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
         } catch {
