@@ -89,4 +89,68 @@ struct BodyFilePathTests {
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
     }
+
+    /// A body file reached through a symbolic link is resolved by every command: a link (to a file, or a folder of
+    /// bodies) that stays inside the set is read, one that leads out is refused, a missing file is named; plain paths
+    /// are opened without resolving each component, and links take the resolving path, with the same words.
+    @Test func linksOnTheWayAreResolvedByEveryCommand() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let manager = FileManager.default
+        try Data("secret".utf8).write(to: root.appendingPathComponent("outside.json"))
+        func makeSet(_ name: String, bodyFile: String) throws -> URL {
+            try Self.makeSet(root, name: name, bodyFile: bodyFile)
+            return root.appendingPathComponent("mocks/\(name)")
+        }
+        let fileLink = try makeSet("file-link", bodyFile: "bodies/link.json")
+        try manager.createSymbolicLink(
+            atPath: fileLink.appendingPathComponent("bodies/link.json").path,
+            withDestinationPath: "GET_compare_main...feature.json"
+        )
+        let folderLink = try makeSet("folder-link", bodyFile: "shared/GET_compare_main...feature.json")
+        try manager.createSymbolicLink(
+            atPath: folderLink.appendingPathComponent("shared").path,
+            withDestinationPath: "bodies"
+        )
+        let outside = try makeSet("outside", bodyFile: "bodies/out.json")
+        try manager.createSymbolicLink(
+            atPath: outside.appendingPathComponent("bodies/out.json").path,
+            withDestinationPath: root.appendingPathComponent("outside.json").path
+        )
+        _ = try makeSet("missing", bodyFile: "bodies/gone.json")
+        _ = try makeSet("plain", bodyFile: "bodies/GET_compare_main...feature.json")
+
+        for name in ["file-link", "folder-link"] {
+            let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])
+            #expect(validate.status == 0, "\(name): \(validate.stderr)")
+            let diff = try ProcessRunner.mockd(["diff", "plain", name, "--root", root.path])
+            #expect(diff.status == 0, "\(name): \(diff.stdout)\(diff.stderr)")
+            let daemon = try RunningDaemon(["--set", name, "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            #expect(
+                try Curl.send(CurlRequest(url: daemon.baseURL + "/compare/main...feature")).text == #"{"ahead": 2}"#
+            )
+        }
+        let refused = [
+            (
+                "outside",
+                "mocks/outside/index.json: stubs[0].responses[0].bodyFile: 'bodies/out.json' is outside the mock set folder; body files must stay inside it"
+            ),
+            (
+                "missing",
+                "mocks/missing/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/gone.json' not found"
+            ),
+        ]
+        for (name, message) in refused {
+            let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])
+            #expect(validate.status != 0)
+            #expect(validate.stderr.contains(message), "\(name): \(validate.stderr)")
+            let diff = try ProcessRunner.mockd(["diff", "plain", name, "--root", root.path])
+            #expect(diff.status != 0)
+            #expect(
+                diff.stderr.contains(message.replacingOccurrences(of: "mocks/\(name)/", with: "")),
+                "\(name): \(diff.stderr)"
+            )
+        }
+    }
 }

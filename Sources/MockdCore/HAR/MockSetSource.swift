@@ -30,8 +30,7 @@ public enum MockSetSource {
     /// The set at `folder`: its index and the body files it names.
     static func readSet(_ folder: URL, display: String) throws -> MockSetBuild {
         let indexURL = folder.appendingPathComponent("index.json")
-        let (file, _) = try ConfigFile.decode(
-            MockSetFile.self,
+        let file = try MockSetFastDecoder.decodeIndex(
             at: indexURL,
             display: display.hasSuffix("/") ? display + "index.json" : display + "/index.json",
             missing: "'\(display)' is neither a mock set folder (no index.json) nor a HAR file"

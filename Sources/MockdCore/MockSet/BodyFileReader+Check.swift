@@ -54,7 +54,7 @@ extension BodyFileReader {
         let key = ByteKey(relativePath)
         if let cached = cache.withLock({ $0[key] }) { return (cached.data, cached.template, nil) }
         guard let directory else {
-            return try readParsedOrReference(
+            return try readResolvingLinks(
                 relativePath,
                 templated: templated,
                 indexName: indexName,
@@ -66,7 +66,7 @@ extension BodyFileReader {
         case .success(let opened): file = opened
         case .failure(let error) where error.code == .ELOOP || error.code == .ENOTDIR:
             // A symbolic link on the way (a folder: `ENOTDIR` with `O_DIRECTORY`), or a file where a folder should be.
-            return try readParsedOrReference(
+            return try readResolvingLinks(
                 relativePath,
                 templated: templated,
                 indexName: indexName,
@@ -84,7 +84,7 @@ extension BodyFileReader {
         defer { file.close() }
         guard let size = file.regularFileSize() else { throw unreadable() }
         guard size < FileBody.threshold else {
-            return try readParsedOrReference(
+            return try readResolvingLinks(
                 relativePath,
                 templated: templated,
                 indexName: indexName,
@@ -102,7 +102,7 @@ extension BodyFileReader {
 extension BodyFileReader {
     /// `relativePath` under the open folder `directory`, opened for reading, no component followed through a symbolic
     /// link (`FileDescriptor.open(_:in:_:)`).
-    fileprivate static func openWithoutLinks(
+    static func openWithoutLinks(
         _ relativePath: String,
         in directory: FileDescriptor
     ) -> Result<FileDescriptor, POSIXError> {

@@ -64,6 +64,31 @@ final class BodyFileReader: Sendable {
         if let problem = SetRelativePath.problem(relativePath) {
             throw ConfigError(.invalidValue, file: indexName, jsonPath: jsonPath, message: problem)
         }
+        // A plain path opened without following links is inside the folder: no resolving of every component.
+        if mayDefer(relativePath), let directory {
+            switch Self.openWithoutLinks(relativePath, in: directory) {
+            case .success(let file):
+                defer { file.close() }
+                guard let size = file.regularFileSize(), let data = Self.readAll(file, size: size) else {
+                    throw ConfigError(
+                        .unreadable,
+                        file: indexName,
+                        jsonPath: jsonPath,
+                        message: "cannot read '\(relativePath)'"
+                    )
+                }
+                return data
+            case .failure(let error) where error.code == .ENOENT:
+                throw ConfigError(
+                    .fileNotFound,
+                    file: indexName,
+                    jsonPath: jsonPath,
+                    message: "body file '\(relativePath)' not found"
+                )
+            case .failure:
+                break  // A link on the way, or no permission: resolved below, which says which.
+            }
+        }
         let url = folder.appendingPathComponent(relativePath).standardizedFileURL
         guard url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder) else {
             throw ConfigError(

@@ -31,8 +31,7 @@ public struct MockSetMerger {
     public static func read(set name: String, root: MockdRoot) throws -> MockSetBuild {
         let folder = root.setURL(name)
         let indexURL = folder.appendingPathComponent("index.json")
-        let (file, _) = try ConfigFile.decode(
-            MockSetFile.self,
+        let file = try MockSetFastDecoder.decodeIndex(
             at: indexURL,
             display: root.display(indexURL),
             missing: "mock set '\(name)' not found; --merge needs an existing set"

@@ -438,6 +438,20 @@ def measure_import(mockd, har, root, name, work):
             "peak": usage.ru_maxrss * 1024, "entries": entries, "stubs": stubs, "files": files, "set_bytes": size}
 
 
+def measure_command(argv, work, name):
+    """One run of `argv` (a mockd tool), reaped with wait4: wall, CPU (user + system) and peak RSS (ru_maxrss)."""
+    out_path, err_path = os.path.join(work, "%s.stdout" % name), os.path.join(work, "%s.stderr" % name)
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        begin = time.monotonic()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - begin
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(argv), open(err_path, errors="replace").read()[-500:]))
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime, "system": usage.ru_stime,
+            "peak": usage.ru_maxrss * 1024}
+
+
 def parse_wrk(out):
     def to_ms(text):
         m = re.match(r"([\d.]+)(us|ms|s|m)", text)
