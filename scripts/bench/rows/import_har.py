@@ -53,14 +53,14 @@ def run(bench):
     for n in sizes:
         root, name = bench.imported_set(n)
         folder = os.path.join(root, "mocks", name)
-        for tool, argv in [("validate --set", [bench.mockd, "validate", "--set", name, "--root", root]),
-                           ("diff (the set with itself)", [bench.mockd, "diff", folder, folder])]:
-            r = measure_command(argv, bench.work, "tool-%s-%d" % (tool.split()[0], n))
-            tools.append(["`mockd %s`" % tool, commas(n), "%.2f" % r["wall"],
+        for tool, argv in [("`mockd validate --set`", [bench.mockd, "validate", "--set", name, "--root", root]),
+                           ("`mockd diff` (the set with itself)", [bench.mockd, "diff", folder, folder])]:
+            r = measure_command(argv, bench.work, "tool-%s-%d" % (argv[1], n))
+            tools.append([tool, commas(n), "%.2f" % r["wall"],
                           "%.2f (%.2f user, %.2f system)" % (r["cpu"], r["user"], r["system"]),
                           "%.1f" % (r["peak"] / 2**20)])
-            data["%s-%d" % (tool.split()[0], n)] = r
-            log("%s at %s stubs: %.2f s, peak %.1f MiB" % (tool, commas(n), r["wall"], r["peak"] / 2**20))
+            data["%s-%d" % (argv[1], n)] = r
+            log("%s at %s stubs: %.2f s, peak %.1f MiB" % (argv[1], commas(n), r["wall"], r["peak"] / 2**20))
     intro = ("`mockd import-har FILE --set NAME --root DIR` into a fresh root; peak RSS is the process's `ru_maxrss` "
              "(from `wait4`); wall time includes syncing every body file (on this VM's shared disk an `fsync` of a "
              "small file took ~4–5 ms during the run, so wall time is mostly waiting for the disk: compare CPU). "
