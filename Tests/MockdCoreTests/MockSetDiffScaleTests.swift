@@ -47,4 +47,27 @@ struct MockSetDiffScaleTests {
         let failing = MockSetDiff.changelog(from: old, to: Self.build(count: count, changing: 7))
         #expect(failing.endpointsChanged.first?.statusesAdded == [500])
     }
+
+    /// Endpoints whose stubs are recorded alike are passed over without parsing their bodies; alike means the same
+    /// stubs with the same answers in the same order, so two stubs that traded bodies (listed in swapped order, the
+    /// same bodies in the same sequence) are still compared stub by stub.
+    @Test func stubsThatTradedBodiesAreComparedEvenInTheSameSequence() {
+        let old = Self.build(count: 2)
+        var traded = old
+        traded.file.stubs.swapAt(0, 1)
+        let bodies = (old.file.stubs[0].responses[0].json, old.file.stubs[1].responses[0].json)
+        traded.file.stubs[0].responses[0].json = bodies.0
+        traded.file.stubs[1].responses[0].json = bodies.1
+        #expect(traded.file.stubs.map(\.request.path) == ["/items/1", "/items/0"])
+        let changelog = MockSetDiff.changelog(from: old, to: traded)
+        #expect(
+            changelog.endpointsChanged.first?.valueChanges == [
+                StatusValueChanges(status: 200, count: 4, examples: ["$.id", "$.name"])
+            ]
+        )
+
+        var reordered = old
+        reordered.file.stubs.swapAt(0, 1)
+        #expect(MockSetDiff.changelog(from: old, to: reordered).isEmpty)
+    }
 }
