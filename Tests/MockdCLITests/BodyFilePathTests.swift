@@ -119,6 +119,9 @@ struct BodyFilePathTests {
         )
         _ = try makeSet("missing", bodyFile: "bodies/gone.json")
         _ = try makeSet("plain", bodyFile: "bodies/GET_compare_main...feature.json")
+        // A name longer than a file name may be (`ENAMETOOLONG`): the same words from every command.
+        let longName = "bodies/" + String(repeating: "n", count: 300) + ".json"
+        _ = try makeSet("long", bodyFile: longName)
 
         for name in ["file-link", "folder-link"] {
             let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])
@@ -140,6 +143,7 @@ struct BodyFilePathTests {
                 "missing",
                 "mocks/missing/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/gone.json' not found"
             ),
+            ("long", "mocks/long/index.json: stubs[0].responses[0].bodyFile: body file '\(longName)' not found"),
         ]
         for (name, message) in refused {
             let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])

@@ -53,33 +53,13 @@ extension BodyFileReader {
         }
         let key = ByteKey(relativePath)
         if let cached = cache.withLock({ $0[key] }) { return (cached.data, cached.template, nil) }
-        guard let directory else {
+        guard let file = try openPlain(relativePath, indexName: indexName, jsonPath: jsonPath()) else {
             return try readResolvingLinks(
                 relativePath,
                 templated: templated,
                 indexName: indexName,
                 jsonPath: jsonPath()
             )
-        }
-        let file: FileDescriptor
-        switch Self.openWithoutLinks(relativePath, in: directory) {
-        case .success(let opened): file = opened
-        case .failure(let error) where error.code == .ELOOP || error.code == .ENOTDIR:
-            // A symbolic link on the way (a folder: `ENOTDIR` with `O_DIRECTORY`), or a file where a folder should be.
-            return try readResolvingLinks(
-                relativePath,
-                templated: templated,
-                indexName: indexName,
-                jsonPath: jsonPath()
-            )
-        case .failure(let error) where error.code == .ENOENT:
-            throw ConfigError(
-                .fileNotFound,
-                file: indexName,
-                jsonPath: jsonPath(),
-                message: "body file '\(relativePath)' not found"
-            )
-        case .failure: throw unreadable()
         }
         defer { file.close() }
         guard let size = file.regularFileSize() else { throw unreadable() }
@@ -100,9 +80,35 @@ extension BodyFileReader {
 }
 
 extension BodyFileReader {
+    /// A plain `relativePath` (`mayDefer`) opened from the set folder without following a link; `nil` when it must take
+    /// the resolving path, which words every other failure the same for every command: a symbolic link on the way (a
+    /// folder: `ENOTDIR` with `O_DIRECTORY`), a file where a folder should be, no permission, a name too long, or no
+    /// folder held open.
+    /// - Throws: `ConfigError` `.fileNotFound` when nothing is there.
+    func openPlain(
+        _ relativePath: String,
+        indexName: String,
+        jsonPath: @autoclosure () -> String
+    ) throws
+        -> FileDescriptor?
+    {
+        guard let directory else { return nil }
+        switch Self.openWithoutLinks(relativePath, in: directory) {
+        case .success(let file): return file
+        case .failure(let error) where error.code == .ENOENT:
+            throw ConfigError(
+                .fileNotFound,
+                file: indexName,
+                jsonPath: jsonPath(),
+                message: "body file '\(relativePath)' not found"
+            )
+        case .failure: return nil
+        }
+    }
+
     /// `relativePath` under the open folder `directory`, opened for reading, no component followed through a symbolic
     /// link (`FileDescriptor.open(_:in:_:)`).
-    static func openWithoutLinks(
+    private static func openWithoutLinks(
         _ relativePath: String,
         in directory: FileDescriptor
     ) -> Result<FileDescriptor, POSIXError> {

@@ -65,29 +65,17 @@ final class BodyFileReader: Sendable {
             throw ConfigError(.invalidValue, file: indexName, jsonPath: jsonPath, message: problem)
         }
         // A plain path opened without following links is inside the folder: no resolving of every component.
-        if mayDefer(relativePath), let directory {
-            switch Self.openWithoutLinks(relativePath, in: directory) {
-            case .success(let file):
-                defer { file.close() }
-                guard let size = file.regularFileSize(), let data = Self.readAll(file, size: size) else {
-                    throw ConfigError(
-                        .unreadable,
-                        file: indexName,
-                        jsonPath: jsonPath,
-                        message: "cannot read '\(relativePath)'"
-                    )
-                }
-                return data
-            case .failure(let error) where error.code == .ENOENT:
+        if mayDefer(relativePath), let file = try openPlain(relativePath, indexName: indexName, jsonPath: jsonPath) {
+            defer { file.close() }
+            guard let size = file.regularFileSize(), let data = Self.readAll(file, size: size) else {
                 throw ConfigError(
-                    .fileNotFound,
+                    .unreadable,
                     file: indexName,
                     jsonPath: jsonPath,
-                    message: "body file '\(relativePath)' not found"
+                    message: "cannot read '\(relativePath)'"
                 )
-            case .failure:
-                break  // A link on the way, or no permission: resolved below, which says which.
             }
+            return data
         }
         let url = folder.appendingPathComponent(relativePath).standardizedFileURL
         guard url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder) else {
