@@ -38,6 +38,12 @@ struct JSONTextEncodingTests {
         for encoding in [String.Encoding.utf16, .utf16BigEndian, .utf32, .utf32LittleEndian] {
             #expect(JSONTextEncoding.utf8(try #require(text.data(using: encoding))) == Data(text.utf8))
         }
+        // A stray byte after the last whole code unit: kept as U+FFFD for the parser to refuse, never dropped.
+        var strayByte = try #require("{}".data(using: .utf16LittleEndian))
+        strayByte.append(0x0A)
+        #expect(JSONTextEncoding.utf8(strayByte) == Data("{}\u{FFFD}".utf8))
+        let cutUTF32 = try #require("{}\n".data(using: .utf32)).dropLast(2)
+        #expect(JSONTextEncoding.utf8(Data(cutUTF32)) == Data("{}\u{FFFD}".utf8))
         // An unpaired surrogate: left for the parser to reject.
         let broken = Data([0xFF, 0xFE, 0x7B, 0x00, 0x00, 0xD8, 0x7D, 0x00])
         #expect(JSONTextEncoding.utf8(broken) == broken)
@@ -71,6 +77,15 @@ struct JSONTextEncodingTests {
         for encoding in [String.Encoding.utf16, .utf16LittleEndian, .utf32] {
             #expect(decode(try #require(text.data(using: encoding))) == message, "\(encoding)")
         }
+    }
+
+    @Test func aWideFileWithAStrayLastByteIsRefused() throws {
+        var data = try #require(#"{"sets": ["chat"]}"#.data(using: .utf16))
+        data.append(0x0A)
+        let message = Self.failure {
+            _ = try ConfigFile.decode(ScenarioFile.self, from: data, display: "configs/s.json")
+        }
+        #expect(message.hasPrefix("configs/s.json: not valid JSON at line 1 ("), "\(message)")
     }
 
     @Test func aWideScenarioFileLoads() throws {

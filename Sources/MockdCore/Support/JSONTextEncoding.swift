@@ -10,12 +10,17 @@ public enum JSONTextEncoding {
     /// `data` transcoded to UTF-8 (without a byte order mark) when it is UTF-16 or UTF-32 text, recognized as RFC
     /// 4627 §3 and `JSONSerialization` do: a UTF-16/32 byte order mark, or the zero bytes of an ASCII first character
     /// (`00 00 00 xx`, `xx 00 00 00`, `00 xx`, `xx 00`). Any other `data` (UTF-8, with or without its BOM) is returned
-    /// as is; so is text that is not valid in the encoding it seems to be, for the parser to reject.
+    /// as is; so is text that is not valid in the encoding it seems to be, for the parser to reject. A last code unit
+    /// cut short (a stray byte at the end) becomes U+FFFD, as decoders write it, for the parser to refuse where it
+    /// stands; the transcoding alone would drop it without a word.
     public static func utf8(_ data: Data) -> Data {
-        guard let (encoding, markLength) = wideEncoding(of: data.prefix(4)),
-            let text = String(data: data.dropFirst(markLength), encoding: encoding)
-        else { return data }
-        return Data(text.utf8)
+        guard let (encoding, markLength) = wideEncoding(of: data.prefix(4)) else { return data }
+        let unit = encoding == .utf16BigEndian || encoding == .utf16LittleEndian ? 2 : 4
+        let cutShort = (data.count - markLength) % unit
+        guard let text = String(data: data.dropFirst(markLength).dropLast(cutShort), encoding: encoding) else {
+            return data
+        }
+        return Data((cutShort == 0 ? text : text + "\u{FFFD}").utf8)
     }
 
     /// The UTF-16/32 encoding `head` (a file's first bytes) shows, and the length of its byte order mark.
