@@ -219,6 +219,55 @@ struct MockSetLoaderTests {
         }
     }
 
+    /// Consecutive stubs usually repeat their constraints and the type they answer with, and the builder reuses the
+    /// last stub's negotiated list then: each stub must still get its own when either differs, on every thread.
+    @Test(arguments: [false, true])
+    func eachStubKeepsItsOwnNegotiatedConstraints(exact: Bool) throws {
+        // (request headers, response Content-Type), in index order.
+        let pattern: [([String], String?)] = [
+            (["Accept: application/json"], "application/json"),
+            (["Accept: application/json"], "text/html"),
+            (["Accept: application/json"], "application/json"),
+            (["Accept: text/html"], "application/json"),
+            ([], "application/json"),
+            (["Accept: application/json", "Content-Type: text/plain"], "application/json"),
+            (["Content-Type: text/plain", "Accept: application/json"], "application/json"),
+            (["Accept: application/json"], nil),
+        ]
+        let count = MockSetLoader.parallelBuildThreshold + pattern.count * 3
+        let stubs = (0..<count).map { index in
+            let (lines, type) = pattern[index % pattern.count]
+            let request = lines.map { #""\#($0)""# }.joined(separator: ", ")
+            let headers = type.map { #""Content-Type: \#($0)""# } ?? ""
+            return
+                #"{"id": "s\#(index)", "request": {"method": "GET", "path": "/n/\#(index)", "headers": [\#(request)]}, "responses": [{"headers": [\#(headers)], "body": "x"}]}"#
+        }
+        let matching = exact ? #""acceptMatching": "exact", "# : ""
+        let root = try root(index: #"{\#(matching)"stubs": ["# + stubs.joined(separator: ",\n") + "]}")
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        // Built from the JSON, then from the compact index that load leaves.
+        _ = try MockSetLoader(root: root).load(set: "s")
+        #expect(FileManager.default.fileExists(atPath: root.url.appendingPathComponent("mocks/s/index.cache").path))
+        let loaded = try MockSetLoader(root: root).load(set: "s")
+        #expect(loaded.count == count)
+        for (index, stub) in loaded.enumerated() {
+            let (lines, type) = pattern[index % pattern.count]
+            let expected = lines.map { line -> HeaderConstraint in
+                let field = HeaderLine.parse(line)!
+                let offered =
+                    exact ? nil : AcceptNegotiation.offeredType(contentType: type, recordedAccept: field.value)
+                return HeaderConstraint(name: field.name, value: field.value, offeredType: offered)
+            }.sorted { $0.name < $1.name }
+            #expect(stub.headerConstraints == expected, "stub \(index)")
+        }
+        // The offered type follows each stub's own response: the html stub's `Accept` offers html, its neighbours json.
+        if !exact {
+            #expect(loaded[0].headerConstraints.first?.offeredType == "application/json")
+            #expect(loaded[1].headerConstraints.first?.offeredType == "text/html")
+            #expect(loaded[2].headerConstraints.first?.offeredType == "application/json")
+        }
+    }
+
     @Test func largeIndexIsBuiltInOrderOnSeveralThreads() throws {
         let count = MockSetLoader.parallelBuildThreshold + 1001
         let root = try root(index: largeIndex(count: count), files: ["mocks/s/bodies/shared.json": #"{"ok": true}"#])
