@@ -21,6 +21,14 @@ struct DateRebaseTests {
         }
         #expect(DateText.parse("2026-11-29T20:05:00Z")?.milliseconds == 1_795_982_700_000)
         #expect(DateText.parse("2026-11-29T21:05:00+01:00")?.milliseconds == 1_795_982_700_000)
+        // A fraction's first three digits are the milliseconds, missing ones zeros; the rest is kept as written.
+        #expect(DateText.parse("2026-11-29T20:05:00.5Z")?.milliseconds == 1_795_982_700_500)
+        #expect(DateText.parse("2026-11-29T20:05:00.12Z")?.milliseconds == 1_795_982_700_120)
+        #expect(DateText.parse("2026-11-29T20:05:00.007Z")?.milliseconds == 1_795_982_700_007)
+        #expect(DateText.parse("2026-11-29T20:05:00.98765Z")?.milliseconds == 1_795_982_700_987)
+        #expect(DateText.parse("2026-11-29T20:05:00.98765Z")?.subMilliseconds == "65")
+        #expect(DateText.parse("2026-11-29T20:05:00.Z") == nil)
+        #expect(DateText.parse("2026-11-29T20:05:00.1234567890Z") == nil)
         #expect(DateText.parse("2026-02-30") == nil)
         #expect(DateText.parse("2026-11-29T24:00:00Z") == nil)
         #expect(DateText.parse("Mon, 29 Nov 2026 20:05:00 GMT")?.text == "Sun, 29 Nov 2026 20:05:00 GMT")
