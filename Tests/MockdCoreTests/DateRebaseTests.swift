@@ -40,6 +40,29 @@ struct DateRebaseTests {
         #expect(DateText.epoch("0", plausible: plausible) == nil)
     }
 
+    /// A stub's `recordedAt` must be an RFC 3339 date-time with a zone: checked without making a `DateText`, and
+    /// exactly the texts whose `DateText` is a zoned ISO date-time pass, at the same instant.
+    @Test func recordedAtIsAZonedDateTime() {
+        let texts = [
+            "2026-11-29T20:05:00Z", "2026-11-29t20:05:00z", "2026-11-29T21:05:00+01:00", "2026-11-29T20:05:00.123Z",
+            "2026-11-29T20:05:00.123456-0530", "2026-11-29T20:05:00,5+01", "2026-11-29T20:05Z", "2026-11-29 20:05:00",
+            "2026-11-29T20:05:00", "2026-11-29", "Sun, 29 Nov 2026 20:05:00 GMT", "1795982700", "",
+            "2026-11-29T20:05:00Q", "2026-11-29T20:05:00+24:00", "2026-11-29T20:05:00Z ", "2026-02-29T00:00:00Z",
+            "2028-02-29T00:00:00Z",
+        ]
+        for text in texts {
+            var expected: Int64?
+            if let parsed = DateText.parse(text), case .iso(_, _, _, _, let zone) = parsed.layout, zone != .none {
+                expected = parsed.milliseconds
+            }
+            #expect(DateText.zonedISOMilliseconds(text) == expected, "\(text)")
+        }
+        #expect(DateText.zonedISOMilliseconds("2026-11-29T21:05:00+01:00") == 1_795_982_700_000)
+        #expect(DateText.zonedISOMilliseconds("2028-02-29T00:00:00Z") != nil)
+        #expect(DateText.zonedISOMilliseconds("2026-11-29 20:05:00") == nil)
+        #expect(DateText.zonedISOMilliseconds("2026-02-29T00:00:00Z") == nil)
+    }
+
     @Test func shiftingKeepsTheLayoutAndZone() throws {
         let week: Int64 = 7 * 86_400_000 + 3_600_000 + 250
         func shifted(_ text: String) throws -> String {

@@ -37,11 +37,10 @@ struct DateShift: Sendable, Equatable {
     }
 
     private static func milliseconds(recordedAt: String) throws(TemplateProblem) -> Int64 {
-        guard let parsed = DateText.parse(recordedAt), case .iso(_, _, _, _, let zone) = parsed.layout, zone != .none
-        else {
+        guard let milliseconds = DateText.zonedISOMilliseconds(recordedAt) else {
             throw TemplateProblem("recordedAt '\(recordedAt)' is not an RFC 3339 date-time with a zone")
         }
-        return parsed.milliseconds
+        return milliseconds
     }
 
     private static func check(body: [String]) throws(TemplateProblem) {

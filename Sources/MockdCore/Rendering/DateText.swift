@@ -114,52 +114,105 @@ struct DateText: Equatable, Sendable {
         return value
     }
 
+    /// What an ISO 8601 / RFC 3339 text says, in plain values (no `Character` or string made): enough to check a date,
+    /// and to make its `DateText`.
+    private struct ISOFields {
+        enum Zone {
+            case none
+            case utc(UInt8)
+            case offset(seconds: Int, colon: Bool, minutes: Bool)
+        }
+
+        /// Milliseconds since 1970 (UTC; for `.none` of the wall-clock time read as UTC).
+        var milliseconds: Int64
+        /// `YYYY-MM-DD` alone.
+        var isDate = false
+        var separator = UInt8(ascii: "T")
+        var hasSeconds = false
+        var fractionDigits = 0
+        var fractionMark = UInt8(ascii: ".")
+        /// The fraction digits past the milliseconds, as offsets into the text.
+        var subMilliseconds = 0..<0
+        var zone = Zone.none
+    }
+
+    /// The milliseconds since 1970 of `text` when it is an RFC 3339 date-time with a zone (`Z` or an offset), else
+    /// `nil`: what a recorded `dates.recordedAt` must be, checked for every stub that has one at load.
+    static func zonedISOMilliseconds(_ text: String) -> Int64? {
+        func read(_ bytes: Bytes) -> Int64? {
+            guard let fields = isoFields(bytes), !fields.isDate else { return nil }
+            if case .none = fields.zone { return nil }
+            return fields.milliseconds
+        }
+        return text.utf8.withContiguousStorageIfAvailable(read) ?? Array(text.utf8).withUnsafeBufferPointer(read)
+    }
+
     private static func parseISO(_ bytes: Bytes) -> DateText? {
+        guard let fields = isoFields(bytes) else { return nil }
+        if fields.isDate { return DateText(milliseconds: fields.milliseconds, layout: .date) }
+        let zone: Zone
+        switch fields.zone {
+        case .none: zone = .none
+        case .utc(let mark): zone = .utc(Character(UnicodeScalar(mark)))
+        case .offset(let seconds, let colon, let minutes):
+            zone = .offset(seconds: seconds, colon: colon, minutes: minutes)
+        }
+        return DateText(
+            milliseconds: fields.milliseconds,
+            layout: .iso(
+                separator: Character(UnicodeScalar(fields.separator)),
+                seconds: fields.hasSeconds,
+                fractionDigits: fields.fractionDigits,
+                fractionMark: Character(UnicodeScalar(fields.fractionMark)),
+                zone: zone
+            ),
+            subMilliseconds: fields.subMilliseconds.isEmpty
+                ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[fields.subMilliseconds]), as: UTF8.self)
+        )
+    }
+
+    private static func isoFields(_ bytes: Bytes) -> ISOFields? {
         guard bytes.count >= 10, let year = number(bytes, 0, 4), bytes[4] == UInt8(ascii: "-"),
             let month = number(bytes, 5, 2), bytes[7] == UInt8(ascii: "-"), let day = number(bytes, 8, 2),
             isValidDate(year, month, day)
         else { return nil }
         let days = daysFromCivil(year, month, day)
-        if bytes.count == 10 { return DateText(milliseconds: days * 86_400_000, layout: .date) }
-        let separator = Character(UnicodeScalar(bytes[10]))
-        guard separator == "T" || separator == "t" || separator == " ", let hour = number(bytes, 11, 2),
-            bytes.count >= 16, bytes[13] == UInt8(ascii: ":"), let minute = number(bytes, 14, 2), hour < 24,
-            minute < 60
+        if bytes.count == 10 { return ISOFields(milliseconds: days * 86_400_000, isDate: true) }
+        let separator = bytes[10]
+        guard separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == 0x20,
+            let hour = number(bytes, 11, 2), bytes.count >= 16, bytes[13] == UInt8(ascii: ":"),
+            let minute = number(bytes, 14, 2), hour < 24, minute < 60
         else { return nil }
+        var fields = ISOFields(milliseconds: 0, separator: separator)
         var position = 16
         var second = 0
-        var hasSeconds = false
         if position < bytes.count, bytes[position] == UInt8(ascii: ":") {
             guard let value = number(bytes, position + 1, 2), value < 60 else { return nil }
             second = value
-            hasSeconds = true
+            fields.hasSeconds = true
             position += 3
         }
-        var fractionDigits = 0
-        var fractionMark: Character = "."
         var milliseconds = 0
-        var subMilliseconds = ""
-        if hasSeconds, position < bytes.count,
+        if fields.hasSeconds, position < bytes.count,
             bytes[position] == UInt8(ascii: ".") || bytes[position] == UInt8(ascii: ",")
         {
-            fractionMark = Character(UnicodeScalar(bytes[position]))
+            fields.fractionMark = bytes[position]
             position += 1
             let start = position
             while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-            fractionDigits = position - start
-            guard (1...9).contains(fractionDigits) else { return nil }
+            fields.fractionDigits = position - start
+            guard (1...9).contains(fields.fractionDigits) else { return nil }
             // The first three digits as ms, missing ones as zeros (`.5` is 500 ms).
             for offset in 0..<3 {
                 milliseconds = milliseconds * 10 + (start + offset < position ? Int(bytes[start + offset] - 0x30) : 0)
             }
-            if fractionDigits > 3 { subMilliseconds = String(decoding: bytes[(start + 3)..<position], as: UTF8.self) }
+            if fields.fractionDigits > 3 { fields.subMilliseconds = (start + 3)..<position }
         }
-        var zone = Zone.none
         var offsetSeconds = 0
         if position < bytes.count {
             let mark = bytes[position]
             if mark == UInt8(ascii: "Z") || mark == UInt8(ascii: "z") {
-                zone = .utc(Character(UnicodeScalar(mark)))
+                fields.zone = .utc(mark)
                 position += 1
             } else if mark == UInt8(ascii: "+") || mark == UInt8(ascii: "-") {
                 guard let hours = number(bytes, position + 1, 2), hours < 24 else { return nil }
@@ -177,24 +230,15 @@ struct DateText: Equatable, Sendable {
                     position += 2
                 }
                 offsetSeconds = (hours * 3600 + minutes * 60) * (mark == UInt8(ascii: "-") ? -1 : 1)
-                zone = .offset(seconds: offsetSeconds, colon: colon, minutes: hasMinutes)
+                fields.zone = .offset(seconds: offsetSeconds, colon: colon, minutes: hasMinutes)
             } else {
                 return nil
             }
         }
         guard position == bytes.count else { return nil }
         let local = days * 86_400_000 + Int64(hour * 3600 + minute * 60 + second) * 1000 + Int64(milliseconds)
-        return DateText(
-            milliseconds: local - Int64(offsetSeconds) * 1000,
-            layout: .iso(
-                separator: separator,
-                seconds: hasSeconds,
-                fractionDigits: fractionDigits,
-                fractionMark: fractionMark,
-                zone: zone
-            ),
-            subMilliseconds: subMilliseconds
-        )
+        fields.milliseconds = local - Int64(offsetSeconds) * 1000
+        return fields
     }
 
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
