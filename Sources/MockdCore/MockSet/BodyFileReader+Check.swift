@@ -13,6 +13,21 @@ extension BodyFileReader {
         return isInsideFolder(directory)
     }
 
+    /// `mayDefer(_:)` for a loading thread that remembers the last directory found inside the folder: a set's body
+    /// files nearly all sit in one, and asking the shared table (a lock and a hash of the directory) for each was 2% of
+    /// a 100,000-stub start.
+    func mayDefer(_ relativePath: String, lastInside: inout String?) -> Bool {
+        guard self.directory != nil, case .plain(let directory) = SetRelativePath.shape(of: relativePath) else {
+            return false
+        }
+        // Compared as bytes: two spellings of one name under canonical equivalence are two directories on disk.
+        if let lastInside, ByteKey.sameBytes(directory, lastInside) { return true }
+        let whole = String(directory)
+        guard isInsideFolder(whole) else { return false }
+        lastInside = whole
+        return true
+    }
+
     /// The directory part of a relative path (`""` for a file at the top of the folder), or `nil` when the path is
     /// refused (`SetRelativePath`) or has an empty or `.` component.
     static func plainDirectory(of relativePath: String) -> String? {

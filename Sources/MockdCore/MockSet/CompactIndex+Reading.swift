@@ -292,6 +292,19 @@ extension CompactIndex {
             default: return nil
             }
             let id = string()
+            let request = requestEntry()
+            let responseCount = Int(word())
+            guard !failed, responseCount <= end - position else { return nil }
+            var responses: [MockSetFile.ResponseEntry] = []
+            responses.reserveCapacity(responseCount)
+            // Each entry made by a function of its own and handed on: built in a local and then appended, every field
+            // was copied (a retain and a release each).
+            for _ in 0..<responseCount { responses.append(responseEntry()) }
+            guard !failed else { return nil }
+            return MockSetFile.StubEntry(id: id, request: request, responses: responses)
+        }
+
+        private mutating func requestEntry() -> MockSetFile.RequestEntry {
             let host = string()
             let method = requiredString()
             let path = requiredString()
@@ -299,35 +312,31 @@ extension CompactIndex {
             request.host = host
             request.body = body()
             request.recordedBody = body()
-            let responseCount = Int(word())
-            guard !failed, responseCount <= end - position else { return nil }
-            var responses: [MockSetFile.ResponseEntry] = []
-            responses.reserveCapacity(responseCount)
-            for _ in 0..<responseCount {
-                var response = MockSetFile.ResponseEntry()
-                let hasStatus = word() == 1
-                let status = Int64(word()) | Int64(word()) << 32
-                if hasStatus { response.status = Int(truncatingIfNeeded: status) }
-                response.headers = list()
-                response.bodyFile = string()
-                response.body = string()
-                let hasTime = word() == 1
-                let time = UInt64(word()) | UInt64(word()) << 32
-                if hasTime { response.recordedTimeMs = Double(bitPattern: time) }
-                switch word() {
-                case 0: break
-                case 1: response.templated = .on
-                case 2: response.templated = .off
-                case 3: response.templated = .redactedOnly
-                default: failed = true
-                }
-                if word() == 1 {
-                    response.dates = MockSetFile.DatesEntry(recordedAt: requiredString(), body: list(), headers: list())
-                }
-                responses.append(response)
+            return request
+        }
+
+        private mutating func responseEntry() -> MockSetFile.ResponseEntry {
+            var response = MockSetFile.ResponseEntry()
+            let hasStatus = word() == 1
+            let status = Int64(word()) | Int64(word()) << 32
+            if hasStatus { response.status = Int(truncatingIfNeeded: status) }
+            response.headers = list()
+            response.bodyFile = string()
+            response.body = string()
+            let hasTime = word() == 1
+            let time = UInt64(word()) | UInt64(word()) << 32
+            if hasTime { response.recordedTimeMs = Double(bitPattern: time) }
+            switch word() {
+            case 0: break
+            case 1: response.templated = .on
+            case 2: response.templated = .off
+            case 3: response.templated = .redactedOnly
+            default: failed = true
             }
-            guard !failed else { return nil }
-            return MockSetFile.StubEntry(id: id, request: request, responses: responses)
+            if word() == 1 {
+                response.dates = MockSetFile.DatesEntry(recordedAt: requiredString(), body: list(), headers: list())
+            }
+            return response
         }
 
         private mutating func body() -> MockSetFile.BodyEntry? {

@@ -41,6 +41,8 @@ struct StubBuilder: Sendable {
         /// they became (negotiated, sorted): consecutive stubs of a set nearly always repeat them, and negotiating,
         /// sorting and hashing the list for every stub was a sixth of a 100,000-stub start.
         var lastConstraints: (recorded: [HeaderConstraint], contentType: String?, shared: [HeaderConstraint])?
+        /// The last body file directory found inside the set folder (`BodyFileReader.mayDefer(_:lastInside:)`).
+        var lastInsideDirectory: String?
         let extras = ConstraintExtrasCache()
         /// The set name and the rows of the body files read on first use, shared by the stubs this thread builds.
         let source: StubSource
@@ -97,9 +99,10 @@ struct StubBuilder: Sendable {
         guard !entry.responses.isEmpty else { throw fail(index, "responses", "needs at least one response") }
         var responses: [MockResponse] = []
         var pendingBodies: [DeferredResponses.PendingBody?] = []
-        for (stepIndex, step) in entry.responses.enumerated() {
+        // Each step read in place: iterating the array copied every step (a retain and release per field).
+        for stepIndex in entry.responses.indices {
             let (response, pending) = try self.response(
-                step,
+                entry.responses[stepIndex],
                 method: entry.request.method,
                 at: BodyLocation(entry: index, step: stepIndex),
                 interning: &interning
@@ -293,7 +296,7 @@ struct StubBuilder: Sendable {
             stepPath: stepPath,
             interning: &interning
         )
-        let (body, bodyTemplate, fileBody, pending) = try self.body(of: step, at: location)
+        let (body, bodyTemplate, fileBody, pending) = try self.body(of: step, at: location, interning: &interning)
         var response = MockResponse(
             status: status,
             headers: headers,
@@ -375,13 +378,14 @@ struct StubBuilder: Sendable {
     /// or unreadable is found at first use (`DeferredResponses`) and by `mockd validate`, with the same error.
     private func body(
         of step: MockSetFile.ResponseEntry,
-        at location: BodyLocation
+        at location: BodyLocation,
+        interning: inout Interning
     ) throws -> (body: Data, template: Template?, file: FileBody?, pending: DeferredResponses.PendingBody?) {
         var stepPath: String { location.stepPath }
-        let sources = [step.bodyFile != nil, step.body != nil, step.json != nil].filter { $0 }.count
+        let sources = (step.bodyFile != nil ? 1 : 0) + (step.body != nil ? 1 : 0) + (step.json != nil ? 1 : 0)
         guard sources <= 1 else { throw fail(at: stepPath, "give at most one of \"bodyFile\", \"body\" and \"json\"") }
         if let file = step.bodyFile, deferred != nil, step.events == nil, step.websocket == nil,
-            bodyReader.mayDefer(file)
+            bodyReader.mayDefer(file, lastInside: &interning.lastInsideDirectory)
         {
             // Read on first use; what depends on the bytes is done then (`DeferredResponses`).
             // Not detached: the row copies the bytes (`DeferredResponses.append`).

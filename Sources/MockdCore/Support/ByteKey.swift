@@ -25,6 +25,18 @@ struct ByteKey: Hashable, Comparable {
         }
     }
 
+    /// `sameBytes(_:_:)` for a part of a string.
+    static func sameBytes(_ lhs: Substring, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                left.count == right.count
+                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+    }
+
     /// Byte order (UTF-8 order is code point order).
     static func < (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8) }
 
