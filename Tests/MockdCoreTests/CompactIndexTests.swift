@@ -344,6 +344,85 @@ struct CompactIndexTests {
         #expect(fromCache == fromJSON)
     }
 
+    /// A start refills one entry per loading thread from each record: a record kept as JSON (a sequence policy, a
+    /// fault, a `json` body) or one with more fields, more steps or a request body, before one with fewer, must
+    /// leave nothing of its own to the next stub. Every stub serves all its steps as from the JSON.
+    @Test func recordsBetweenOthersLeaveNothingBehind() throws {
+        func stub(_ index: Int) -> MockSetFile.StubEntry {
+            let path = "/mixed/\(index)"
+            switch index % 6 {
+            case 0:
+                var response = MockSetFile.ResponseEntry(
+                    status: 201,
+                    headers: ["Content-Type: application/json"],
+                    body: #"{"at": "2024-05-01T10:00:00Z"}"#,
+                    recordedTimeMs: 12,
+                    templated: .off
+                )
+                response.dates = .init(recordedAt: "2024-05-01T10:00:00Z", body: ["/at"], headers: ["Date"])
+                return .init(id: "dated\(index)", request: .init(method: "GET", path: path), responses: [response])
+            case 1:
+                var fault = MockSetFile.ResponseEntry()
+                fault.fault = .connectionReset
+                return .init(
+                    id: nil,
+                    request: .init(method: "PUT", path: path, headers: ["Accept: application/json"]),
+                    responses: [.init(status: 202, json: ["ok": true]), fault],
+                    afterLast: .cycle
+                )
+            case 2:
+                return .init(
+                    id: nil,
+                    request: .init(method: "GET", path: path, query: "page=\(index)"),
+                    responses: [.init(body: "one"), .init(body: "two"), .init(status: 404, body: "three")]
+                )
+            case 3:
+                return .init(id: "bare\(index)", request: .init(method: "DELETE", path: path), responses: [.init()])
+            case 4:
+                var miss = MockSetFile.ResponseEntry(status: 500, body: "down")
+                miss.fault = .emptyResponse
+                return .init(
+                    id: nil,
+                    request: .init(method: "GET", path: path, host: "b.example.com"),
+                    responses: [miss],
+                    afterLast: .notFound
+                )
+            default:
+                return .init(
+                    id: nil,
+                    request: .init(
+                        method: "POST",
+                        path: path,
+                        headers: ["Content-Type: application/json"],
+                        body: .init(text: #"{"n": \#(index)}"#, contentType: "application/json")
+                    ),
+                    responses: [.init(status: 200, headers: ["X-N: \(index)"], body: "posted")]
+                )
+            }
+        }
+        let root = try root(
+            file: MockSetFile(stubs: (0..<(MockSetLoader.parallelBuildThreshold + 37)).map(stub))
+        )
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        func described() throws -> [String] {
+            try MockSetLoader(root: root).load(set: Self.set).map { stub in
+                let steps = stub.responses.map { step in
+                    "\(step.status) \(Array(step.headers)) \(String(decoding: step.body, as: UTF8.self)) "
+                        + "\(step.fault.map { "\($0)" } ?? "-") \(step.recordedTimeMs ?? -1) \(step.template != nil)"
+                }
+                return "\(stub.id) \(stub.key) \(stub.headerConstraints) \(stub.body.map(SHA256.hex) ?? "-") "
+                    + "\(stub.afterLast) \(steps)"
+            }
+        }
+        let fromJSON = try described()
+        #expect(try freshCache(root) == (try decodedJSON(root)))
+        let fromCache = try described()
+        #expect(fromCache.count == MockSetLoader.parallelBuildThreshold + 37)
+        #expect(fromCache == fromJSON)
+        #expect(fromCache[3].hasPrefix("bare3 DELETE /mixed/3"))
+        #expect(fromCache[1].contains("cycle"))
+    }
+
     /// A duplicate id is found from the records as from the JSON, with the same error (a cache is written only for
     /// a set that loads, so this one is written by hand), in the sequential and the parallel build: an id given
     /// twice, one given as another stub's derived `METHOD_path`, the first of two duplicates, and ids equal only

@@ -181,6 +181,8 @@ extension CompactIndex {
         var failed = false
         var sharedStrings: [String?]
         var sharedLists: [[String]?]
+        /// Whether the entry `read(at:into:)` filled last came from JSON, and may hold fields a record does not set.
+        private var entryHasOtherFields = false
 
         init(table: Table) {
             self.table = table
@@ -256,6 +258,49 @@ extension CompactIndex {
             return stub
         }
 
+        /// Reads stub `index`'s record into `entry`, reusing its storage: what a load does for every stub, where making
+        /// a new entry and letting it go (a struct of some forty fields, most of them empty) was a sixth of a
+        /// 100,000-stub start. `entry` must be the one the previous call filled, or a new one; `false` when the
+        /// record is malformed.
+        mutating func read(at index: Int, into entry: inout MockSetFile.StubEntry) -> Bool {
+            moveToRecord(index)
+            switch word() {
+            case 0: break
+            case 1:
+                guard let json = string(), !failed,
+                    let decoded = try? JSONDecoder().decode(MockSetFile.StubEntry.self, from: Data(json.utf8))
+                else { return false }
+                entry = decoded
+                entryHasOtherFields = true
+                return position == end
+            default: return false
+            }
+            // A record sets only the fields of the shape `import-har` writes; any other an entry decoded from JSON
+            // holds is cleared by starting over.
+            if entryHasOtherFields {
+                entry = MockSetFile.StubEntry(id: nil, request: .init(method: "", path: ""), responses: [])
+                entryHasOtherFields = false
+            }
+            entry.id = string()
+            entry.request.host = string()
+            entry.request.method = requiredString()
+            entry.request.path = requiredString()
+            entry.request.query = string()
+            entry.request.headers = list()
+            entry.request.body = body()
+            entry.request.recordedBody = body()
+            let responseCount = Int(word())
+            guard !failed, responseCount <= end - position else { return false }
+            if entry.responses.count > responseCount {
+                entry.responses.removeLast(entry.responses.count - responseCount)
+            }
+            for step in 0..<responseCount {
+                if step == entry.responses.count { entry.responses.append(MockSetFile.ResponseEntry()) }
+                readResponse(into: &entry.responses[step])
+            }
+            return !failed && position == end
+        }
+
         /// Stub `index`'s id as `MockSetLoader.stubID` gives it (its own, or `METHOD_path`), read from the front of
         /// its record without making the rest; `nil` when the record is malformed.
         mutating func stubID(at index: Int) -> String? {
@@ -317,26 +362,31 @@ extension CompactIndex {
 
         private mutating func responseEntry() -> MockSetFile.ResponseEntry {
             var response = MockSetFile.ResponseEntry()
+            readResponse(into: &response)
+            return response
+        }
+
+        /// Sets every field a record holds (an absent one to `nil`); the others are left as they are.
+        private mutating func readResponse(into response: inout MockSetFile.ResponseEntry) {
             let hasStatus = word() == 1
             let status = Int64(word()) | Int64(word()) << 32
-            if hasStatus { response.status = Int(truncatingIfNeeded: status) }
+            response.status = hasStatus ? Int(truncatingIfNeeded: status) : nil
             response.headers = list()
             response.bodyFile = string()
             response.body = string()
             let hasTime = word() == 1
             let time = UInt64(word()) | UInt64(word()) << 32
-            if hasTime { response.recordedTimeMs = Double(bitPattern: time) }
+            response.recordedTimeMs = hasTime ? Double(bitPattern: time) : nil
             switch word() {
-            case 0: break
+            case 0: response.templated = nil
             case 1: response.templated = .on
             case 2: response.templated = .off
             case 3: response.templated = .redactedOnly
             default: failed = true
             }
-            if word() == 1 {
-                response.dates = MockSetFile.DatesEntry(recordedAt: requiredString(), body: list(), headers: list())
-            }
-            return response
+            response.dates =
+                word() == 1
+                ? MockSetFile.DatesEntry(recordedAt: requiredString(), body: list(), headers: list()) : nil
         }
 
         private mutating func body() -> MockSetFile.BodyEntry? {

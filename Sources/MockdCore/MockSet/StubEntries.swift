@@ -30,8 +30,10 @@ enum StubEntries: @unchecked Sendable {
         case .compact(let table, let snapshot):
             try withExtendedLifetime(snapshot) {
                 var reader = CompactIndex.StubReader(table: table)
+                // One entry, refilled for each record (see `StubReader.read(at:into:)`).
+                var entry = MockSetFile.StubEntry(id: nil, request: .init(method: "", path: ""), responses: [])
                 for index in range {
-                    guard let entry = reader.stub(at: index) else { throw CompactIndex.MalformedRecord(stub: index) }
+                    guard reader.read(at: index, into: &entry) else { throw CompactIndex.MalformedRecord(stub: index) }
                     try body(entry, index)
                 }
             }
