@@ -268,6 +268,22 @@ struct MockSetLoaderTests {
         }
     }
 
+    /// Consecutive stubs with the same refused request header line: each is reported (the builder reuses the last
+    /// stub's constraints only when its lines all passed).
+    @Test func aRefusedHeaderLineIsReportedForEveryStubThatHasIt() throws {
+        let stubs = (0..<4).map { index in
+            let line = index == 0 ? "Accept: application/json" : "X-Unknown: 1"
+            return
+                #"{"request": {"method": "GET", "path": "/h/\#(index)", "headers": ["\#(line)"]}, "responses": [{}]}"#
+        }
+        let message = { (index: Int) in
+            "mocks/s/index.json: stubs[\(index)].request.headers[0]: 'X-Unknown' is not in matchHeaders "
+                + #"["accept", "content-type"]; add it there to match on it"#
+        }
+        let error = try loadError(#"{"stubs": ["# + stubs.joined(separator: ",\n") + "]}")
+        #expect(error == [1, 2, 3].map(message).joined(separator: "\n"))
+    }
+
     @Test func largeIndexIsBuiltInOrderOnSeveralThreads() throws {
         let count = MockSetLoader.parallelBuildThreshold + 1001
         let root = try root(index: largeIndex(count: count), files: ["mocks/s/bodies/shared.json": #"{"ok": true}"#])

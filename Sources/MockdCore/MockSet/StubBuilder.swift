@@ -36,6 +36,8 @@ struct StubBuilder: Sendable {
         /// Request header lines already checked, as their constraint: most stubs of a set carry the same few
         /// (`Accept: application/json`), and parsing one was a tenth of a 10,000-stub start.
         var constraintLines: [String: HeaderConstraint] = [:]
+        /// The last stub's request header lines and their constraints.
+        var lastConstraintLines: (lines: [String], constraints: [HeaderConstraint])?
         var offeredTypes: [String: String?] = [:]
         /// The last stub's constraints as its entry gave them, the type its first response offers, and the shared list
         /// they became (negotiated, sorted): consecutive stubs of a set nearly always repeat them, and negotiating,
@@ -99,16 +101,19 @@ struct StubBuilder: Sendable {
         guard !entry.responses.isEmpty else { throw fail(index, "responses", "needs at least one response") }
         var responses: [MockResponse] = []
         var pendingBodies: [DeferredResponses.PendingBody?] = []
-        // Each step read in place: iterating the array copied every step (a retain and release per field).
-        for stepIndex in entry.responses.indices {
-            let (response, pending) = try self.response(
-                entry.responses[stepIndex],
-                method: entry.request.method,
-                at: BodyLocation(entry: index, step: stepIndex),
-                interning: &interning
-            )
-            responses.append(response)
-            pendingBodies.append(pending)
+        // Each step read in place: iterating the array, or subscripting it, copied every step (a retain and release
+        // per field).
+        try entry.responses.withUnsafeBufferPointer { steps in
+            for stepIndex in steps.indices {
+                let (response, pending) = try self.response(
+                    steps[stepIndex],
+                    method: entry.request.method,
+                    at: BodyLocation(entry: index, step: stepIndex),
+                    interning: &interning
+                )
+                responses.append(response)
+                pendingBodies.append(pending)
+            }
         }
         if entry.responses.contains(where: {
             $0.miss != nil || $0.conditionalOnly == true || $0.rangeOnly == true || $0.cachedCopy != nil
@@ -188,8 +193,11 @@ struct StubBuilder: Sendable {
         at index: Int,
         interning: inout Interning
     ) throws -> [HeaderConstraint] {
+        let lines = request.headers ?? []
+        // The last stub's lines again (a shared list read from the compact index is the same array): its constraints.
+        if let last = interning.lastConstraintLines, ByteKeys.sameBytes(last.lines, lines) { return last.constraints }
         var constraints: [HeaderConstraint] = []
-        for (headerIndex, line) in (request.headers ?? []).enumerated() {
+        for (headerIndex, line) in lines.enumerated() {
             if let known = interning.constraintLines[line] {
                 constraints.append(known)
                 continue
@@ -208,6 +216,8 @@ struct StubBuilder: Sendable {
             interning.constraintLines[line] = constraint
             constraints.append(constraint)
         }
+        // Kept only for lines that all passed: a list with a refused line is refused again for every stub.
+        interning.lastConstraintLines = (lines, constraints)
         return constraints
     }
 
