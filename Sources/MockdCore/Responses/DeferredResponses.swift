@@ -137,21 +137,23 @@ final class DeferredResponses: @unchecked Sendable {
     }
 
     let context: Context
+    // The columns are written only by the loading thread, before any other sees them (see above), and only read after:
+    // not checked for exclusive access at run time (the checks were a third of `append`, ~470 instructions a stub).
     /// The first steps' paths, one after another (UTF-8); row `r`'s ends at `pathEnds[r]`, starts where `r - 1`'s ends.
     /// Empty for a path named after its stub (`affixes`).
-    private var pathBytes: [UInt8] = []
-    private var pathEnds: [UInt32] = []
+    @exclusivity(unchecked) private var pathBytes: [UInt8] = []
+    @exclusivity(unchecked) private var pathEnds: [UInt32] = []
     /// Per row: the first step's `templated` mode (`modeCodes`), or `noFirstBody` when its body was built at load.
-    private var modes: [UInt8] = []
+    @exclusivity(unchecked) private var modes: [UInt8] = []
     /// Per row: for a path that is a folder, the stub's id and an ending (`bodies/GET_users.json`: how `import-har`
     /// and `record` name body files), that folder and ending in `affixPairs`; `notAffixed` for a path kept whole.
-    private var affixes: [UInt8] = []
-    private var affixPairs: [(folder: [UInt8], ending: [UInt8])] = []
+    @exclusivity(unchecked) private var affixes: [UInt8] = []
+    @exclusivity(unchecked) private var affixPairs: [(folder: [UInt8], ending: [UInt8])] = []
     /// Per row: the stub's entry in the index, for error messages.
-    private var entries: [Int32] = []
+    @exclusivity(unchecked) private var entries: [Int32] = []
     /// The later steps' body files of the rows that have later steps; absent for the one-response stubs most sets
     /// are made of.
-    private var laterPending: [UInt32: [PendingBody?]] = [:]
+    @exclusivity(unchecked) private var laterPending: [UInt32: [PendingBody?]] = [:]
 
     private static let noFirstBody: UInt8 = .max
     private static let notAffixed: UInt8 = .max
