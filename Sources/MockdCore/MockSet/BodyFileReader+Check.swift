@@ -9,8 +9,8 @@ extension BodyFileReader {
     ///
     /// `false` means "take the reading path at load", which reports what is wrong in its own words.
     func mayDefer(_ relativePath: String) -> Bool {
-        guard self.directory != nil, let directory = Self.plainDirectory(of: relativePath) else { return false }
-        return isInsideFolder(directory)
+        var remembered: String?
+        return mayDefer(relativePath, lastInside: &remembered)
     }
 
     /// `mayDefer(_:)` for a loading thread that remembers the last directory found inside the folder: a set's body
@@ -28,15 +28,8 @@ extension BodyFileReader {
         return true
     }
 
-    /// The directory part of a relative path (`""` for a file at the top of the folder), or `nil` when the path is
-    /// refused (`SetRelativePath`) or has an empty or `.` component.
-    static func plainDirectory(of relativePath: String) -> String? {
-        guard case .plain(let directory) = SetRelativePath.shape(of: relativePath) else { return nil }
-        return String(directory)
-    }
-
-    /// Whether `directory` (relative, checked by `plainDirectory`) resolves inside the set folder; worked out once
-    /// per directory, since a set's thousands of body files sit in a few.
+    /// Whether `directory` (relative: the directory part of a plain path, `SetRelativePath`) resolves inside the set
+    /// folder; worked out once per directory, since a set's thousands of body files sit in a few.
     private func isInsideFolder(_ directory: String) -> Bool {
         if directory.isEmpty { return true }
         if let known = checkedDirectories.withLock({ $0[directory] }) { return known }
