@@ -284,6 +284,35 @@ struct MockSetLoaderTests {
         #expect(error == [1, 2, 3].map(message).joined(separator: "\n"))
     }
 
+    /// Two body folders whose names are equal only under canonical equivalence ("dé" as U+00E9, and as "e" + U+0301)
+    /// are two directories on disk: one inside the set does not vouch for the other, a link leading out of it, which
+    /// a start refuses as it refuses any body file outside the set.
+    @Test func aFolderSpeltLikeAnotherIsCheckedOnItsOwn() throws {
+        let composed = "d\u{E9}"
+        let decomposed = "de\u{301}"
+        #expect(composed == decomposed)  // as `String` compares them
+        let index =
+            #"{"stubs": ["#
+            + [composed, decomposed].enumerated().map { index, folder in
+                #"{"request": {"method": "GET", "path": "/f/\#(index)"}, "responses": [{"bodyFile": "\#(folder)/x.json"}]}"#
+            }.joined(separator: ",") + "]}"
+        let root = try root(index: index, files: ["mocks/s/\(composed)/x.json": "inside"])
+        defer { try? FileManager.default.removeItem(at: root.url) }
+        let outside = root.url.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try "secret".write(to: outside.appendingPathComponent("x.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(
+            at: root.setURL("s").appendingPathComponent(decomposed),
+            withDestinationURL: outside
+        )
+        do {
+            let stubs = try MockSetLoader(root: root).load(set: "s")
+            Issue.record("loaded \(stubs.count) stubs")
+        } catch {
+            #expect("\(error)".hasPrefix("mocks/s/index.json: stubs[1].responses[0].bodyFile: "), "\(error)")
+        }
+    }
+
     @Test func largeIndexIsBuiltInOrderOnSeveralThreads() throws {
         let count = MockSetLoader.parallelBuildThreshold + 1001
         let root = try root(index: largeIndex(count: count), files: ["mocks/s/bodies/shared.json": #"{"ok": true}"#])

@@ -32,11 +32,11 @@ extension BodyFileReader {
     /// folder; worked out once per directory, since a set's thousands of body files sit in a few.
     private func isInsideFolder(_ directory: String) -> Bool {
         if directory.isEmpty { return true }
-        if let known = checkedDirectories.withLock({ $0[directory] }) { return known }
+        if let known = checkedDirectories.withLock({ $0[ByteKey(directory)] }) { return known }
         let resolved = URL(fileURLWithPath: resolvedFolder + directory).resolvingSymlinksInPath().standardizedFileURL
             .path
         let inside = (resolved + "/").hasPrefix(resolvedFolder)
-        checkedDirectories.withLock { $0[directory] = inside }
+        checkedDirectories.withLock { $0[ByteKey(directory)] = inside }
         return inside
     }
 

@@ -10,7 +10,9 @@ final class BodyFileReader: Sendable {
     /// Keyed by the path's bytes: "é" and "e" + U+0301 name two files (`ByteKey`).
     let cache = Mutex<[ByteKey: (data: Data, template: Template?)]>([:])
     /// Directories of body files (relative) and whether they resolve inside the folder; see `mayDefer`.
-    let checkedDirectories = Mutex<[String: Bool]>([:])
+    /// Keyed by bytes: two spellings of a name equal under canonical equivalence are two directories on disk, and one
+    /// may be a link leading out of the set.
+    let checkedDirectories = Mutex<[ByteKey: Bool]>([:])
     /// The set folder, held open while its stubs live (`nil` if it could not be opened): body files read on first
     /// use are opened relative to it, so a set replaced on disk meanwhile (`import-har --force`) is never mixed into
     /// the loaded one.
