@@ -55,12 +55,12 @@ struct DateRebaseTests {
             if let parsed = DateText.parse(text), case .iso(_, _, _, _, let zone) = parsed.layout, zone != .none {
                 expected = parsed.milliseconds
             }
-            #expect(DateText.zonedISOMilliseconds(text) == expected, "\(text)")
+            #expect(DateText.zonedISOInstantMs(text) == expected, "\(text)")
         }
-        #expect(DateText.zonedISOMilliseconds("2026-11-29T21:05:00+01:00") == 1_795_982_700_000)
-        #expect(DateText.zonedISOMilliseconds("2028-02-29T00:00:00Z") != nil)
-        #expect(DateText.zonedISOMilliseconds("2026-11-29 20:05:00") == nil)
-        #expect(DateText.zonedISOMilliseconds("2026-02-29T00:00:00Z") == nil)
+        #expect(DateText.zonedISOInstantMs("2026-11-29T21:05:00+01:00") == 1_795_982_700_000)
+        #expect(DateText.zonedISOInstantMs("2028-02-29T00:00:00Z") != nil)
+        #expect(DateText.zonedISOInstantMs("2026-11-29 20:05:00") == nil)
+        #expect(DateText.zonedISOInstantMs("2026-02-29T00:00:00Z") == nil)
     }
 
     @Test func shiftingKeepsTheLayoutAndZone() throws {

@@ -37,7 +37,7 @@ struct DateShift: Sendable, Equatable {
     }
 
     private static func milliseconds(recordedAt: String) throws(TemplateProblem) -> Int64 {
-        guard let milliseconds = DateText.zonedISOMilliseconds(recordedAt) else {
+        guard let milliseconds = DateText.zonedISOInstantMs(recordedAt) else {
             throw TemplateProblem("recordedAt '\(recordedAt)' is not an RFC 3339 date-time with a zone")
         }
         return milliseconds

@@ -138,7 +138,7 @@ struct DateText: Equatable, Sendable {
 
     /// The milliseconds since 1970 of `text` when it is an RFC 3339 date-time with a zone (`Z` or an offset), else
     /// `nil`: what a recorded `dates.recordedAt` must be, checked for every stub that has one at load.
-    static func zonedISOMilliseconds(_ text: String) -> Int64? {
+    static func zonedISOInstantMs(_ text: String) -> Int64? {
         func read(_ bytes: Bytes) -> Int64? {
             guard let fields = isoFields(bytes), !fields.isDate else { return nil }
             if case .none = fields.zone { return nil }
