@@ -253,9 +253,8 @@ extension CompactIndex {
 
         /// Stub `index`'s record as an entry, or `nil` when it is malformed.
         mutating func stub(at index: Int) -> MockSetFile.StubEntry? {
-            moveToRecord(index)
-            guard let stub = stub(), position == end else { return nil }
-            return stub
+            var entry = MockSetFile.StubEntry.empty
+            return read(at: index, into: &entry) ? entry : nil
         }
 
         /// Reads stub `index`'s record into `entry`, reusing its storage: what a load does for every stub, where making
@@ -278,7 +277,7 @@ extension CompactIndex {
             // A record sets only the fields of the shape `import-har` writes; any other an entry decoded from JSON
             // holds is cleared by starting over.
             if entryHasOtherFields {
-                entry = MockSetFile.StubEntry(id: nil, request: .init(method: "", path: ""), responses: [])
+                entry = .empty
                 entryHasOtherFields = false
             }
             entry.id = string()
@@ -328,44 +327,6 @@ extension CompactIndex {
             failed = false
         }
 
-        private mutating func stub() -> MockSetFile.StubEntry? {
-            switch word() {
-            case 0: break
-            case 1:
-                guard let json = string(), !failed else { return nil }
-                return try? JSONDecoder().decode(MockSetFile.StubEntry.self, from: Data(json.utf8))
-            default: return nil
-            }
-            let id = string()
-            let request = requestEntry()
-            let responseCount = Int(word())
-            guard !failed, responseCount <= end - position else { return nil }
-            var responses: [MockSetFile.ResponseEntry] = []
-            responses.reserveCapacity(responseCount)
-            // Each entry made by a function of its own and handed on: built in a local and then appended, every field
-            // was copied (a retain and a release each).
-            for _ in 0..<responseCount { responses.append(responseEntry()) }
-            guard !failed else { return nil }
-            return MockSetFile.StubEntry(id: id, request: request, responses: responses)
-        }
-
-        private mutating func requestEntry() -> MockSetFile.RequestEntry {
-            let host = string()
-            let method = requiredString()
-            let path = requiredString()
-            var request = MockSetFile.RequestEntry(method: method, path: path, query: string(), headers: list())
-            request.host = host
-            request.body = body()
-            request.recordedBody = body()
-            return request
-        }
-
-        private mutating func responseEntry() -> MockSetFile.ResponseEntry {
-            var response = MockSetFile.ResponseEntry()
-            readResponse(into: &response)
-            return response
-        }
-
         /// Sets every field a record holds (an absent one to `nil`); the others are left as they are.
         private mutating func readResponse(into response: inout MockSetFile.ResponseEntry) {
             let hasStatus = word() == 1
@@ -393,5 +354,12 @@ extension CompactIndex {
             guard word() == 1 else { return nil }
             return MockSetFile.BodyEntry(file: string(), text: string(), contentType: string())
         }
+    }
+}
+
+extension MockSetFile.StubEntry {
+    /// An entry with nothing set, for `CompactIndex.StubReader.read(at:into:)` to fill.
+    static var empty: MockSetFile.StubEntry {
+        MockSetFile.StubEntry(id: nil, request: .init(method: "", path: ""), responses: [])
     }
 }

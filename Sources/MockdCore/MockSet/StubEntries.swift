@@ -31,7 +31,7 @@ enum StubEntries: @unchecked Sendable {
             try withExtendedLifetime(snapshot) {
                 var reader = CompactIndex.StubReader(table: table)
                 // One entry, refilled for each record (see `StubReader.read(at:into:)`).
-                var entry = MockSetFile.StubEntry(id: nil, request: .init(method: "", path: ""), responses: [])
+                var entry = MockSetFile.StubEntry.empty
                 for index in range {
                     guard reader.read(at: index, into: &entry) else { throw CompactIndex.MalformedRecord(stub: index) }
                     try body(entry, index)

@@ -226,7 +226,7 @@ final class DeferredResponses: @unchecked Sendable {
         var nameStart = bytes.count
         while nameStart > 0, bytes[nameStart - 1] != UInt8(ascii: "/") { nameStart -= 1 }
         let endingStart = nameStart + id.count
-        guard let base = bytes.baseAddress, let idBase = id.baseAddress, endingStart < bytes.count,
+        guard !id.isEmpty, let base = bytes.baseAddress, let idBase = id.baseAddress, endingStart < bytes.count,
             memcmp(base + nameStart, idBase, id.count) == 0
         else { return Self.notAffixed }
         // Compared with `memcmp`: the generic `elementsEqual` of slices was most of this function's cost at start.

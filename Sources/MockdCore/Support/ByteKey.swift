@@ -14,20 +14,11 @@ struct ByteKey: Hashable, Comparable {
 
     /// Whether `lhs` and `rhs` hold the same UTF-8 bytes (one `memcmp`; `==` on `String` also takes canonically
     /// equivalent spellings as equal).
-    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs  // `withUTF8` makes a bridged or foreign string contiguous first
-        var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                left.count == right.count
-                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
-            }
-        }
-    }
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool { sameBytes(lhs[...], rhs) }
 
     /// `sameBytes(_:_:)` for a part of a string.
     static func sameBytes(_ lhs: Substring, _ rhs: String) -> Bool {
-        var lhs = lhs
+        var lhs = lhs  // `withUTF8` makes a bridged or foreign string contiguous first
         var rhs = rhs
         return lhs.withUTF8 { left in
             rhs.withUTF8 { right in
