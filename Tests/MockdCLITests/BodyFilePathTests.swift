@@ -122,6 +122,14 @@ struct BodyFilePathTests {
         // A name longer than a file name may be (`ENAMETOOLONG`): the same words from every command.
         let longName = "bodies/" + String(repeating: "n", count: 300) + ".json"
         _ = try makeSet("long", bodyFile: longName)
+        // A link that leads to itself (`ELOOP`), the folder itself and a folder inside it: each says what it is.
+        let loop = try makeSet("loop", bodyFile: "bodies/loop.json")
+        try manager.createSymbolicLink(
+            atPath: loop.appendingPathComponent("bodies/loop.json").path,
+            withDestinationPath: "loop.json"
+        )
+        _ = try makeSet("dot", bodyFile: ".")
+        _ = try makeSet("folder", bodyFile: "bodies")
 
         for name in ["file-link", "folder-link"] {
             let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])
@@ -143,7 +151,19 @@ struct BodyFilePathTests {
                 "missing",
                 "mocks/missing/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/gone.json' not found"
             ),
-            ("long", "mocks/long/index.json: stubs[0].responses[0].bodyFile: body file '\(longName)' not found"),
+            (
+                "long",
+                "mocks/long/index.json: stubs[0].responses[0].bodyFile: body file '\(longName)' has a name too long for the file system"
+            ),
+            (
+                "loop",
+                "mocks/loop/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies/loop.json': its symbolic links lead round in a loop"
+            ),
+            ("dot", "mocks/dot/index.json: stubs[0].responses[0].bodyFile: cannot read '.': a folder, not a file"),
+            (
+                "folder",
+                "mocks/folder/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies': a folder, not a file"
+            ),
         ]
         for (name, message) in refused {
             let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])
@@ -155,6 +175,13 @@ struct BodyFilePathTests {
                 diff.stderr.contains(message.replacingOccurrences(of: "mocks/\(name)/", with: "")),
                 "\(name): \(diff.stderr)"
             )
+            guard name != "dot", name != "outside" else { continue }  // read at load: the start is refused
+            // A plain path is read at first use: the stub answers 500 with the same words.
+            let daemon = try RunningDaemon(["--set", name, "--root", root.path, "--port", "0", "--quiet"])
+            defer { daemon.stop() }
+            let answer = try Curl.send(CurlRequest(url: daemon.baseURL + "/compare/main...feature"))
+            #expect(answer.status == 500)
+            #expect(answer.text.contains(message), "\(name): \(answer.text)")
         }
     }
 }

@@ -110,7 +110,8 @@ struct DeferredBodyTests {
             withIntermediateDirectories: false
         )
         let missing = "mocks/web/index.json: stubs[2].responses[0].bodyFile: body file 'bodies/c.json' not found"
-        let unreadable = "mocks/web/index.json: stubs[1].responses[0].bodyFile: cannot read 'bodies/b.json'"
+        let unreadable =
+            "mocks/web/index.json: stubs[1].responses[0].bodyFile: cannot read 'bodies/b.json': a folder, not a file"
 
         // `validate` reports every broken stub, in index order (its help: "reporting every problem"); then only c
         // once b is a file again.
@@ -163,16 +164,18 @@ struct DeferredBodyTests {
             atPath: bodies.appendingPathComponent("b.json").path,
             withDestinationPath: "fifo"
         )
+        let prefix = "mocks/web/index.json: stubs"
         let expected = [
-            "/a": "mocks/web/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies/a.json'",
-            "/b": "mocks/web/index.json: stubs[1].responses[0].bodyFile: cannot read 'bodies/b.json'",
+            "/a": "\(prefix)[0].responses[0].bodyFile: cannot read 'bodies/a.json': not a regular file",
+            "/b": "\(prefix)[1].responses[0].bodyFile: cannot read 'bodies/b.json': not a regular file",
             "/c": "no longer a regular file; reload the mock set",
         ]
         // `validate` reads body files at once, through the same checks, and gives the same line.
         let validate = try ProcessRunner.mockd(["validate", "--set", set.name, "--root", set.root.path])
         #expect(validate.status == 1)
         // Every broken stub, in index order: c, a FIFO by now too, is a file validate cannot read.
-        let cLine = "mocks/web/index.json: stubs[2].responses[0].bodyFile: cannot read 'bodies/c.json'"
+        let cLine =
+            "mocks/web/index.json: stubs[2].responses[0].bodyFile: cannot read 'bodies/c.json': not a regular file"
         #expect(
             validate.stderr == "mockd: \(expected["/a"]!)\nmockd: \(expected["/b"]!)\nmockd: \(cLine)\n",
             "\(validate.stderr)"

@@ -70,7 +70,10 @@ extension BodyFileReader {
             )
         }
         defer { file.close() }
-        guard let size = file.regularFileSize() else { throw unreadable() }
+        let kind = file.kind()
+        guard case .regular(let size) = kind else {
+            throw Self.unreadable(relativePath, kind: kind, indexName: indexName, jsonPath: jsonPath())
+        }
         guard size < FileBody.threshold else {
             return try readResolvingLinks(
                 relativePath,

@@ -43,11 +43,11 @@ extension BodyFileReader {
             return (data, template, nil)
         }
         guard access(resolved, R_OK) == 0 else {
-            throw ConfigError(
-                .unreadable,
-                file: indexName,
-                jsonPath: jsonPath(),
-                message: "cannot read '\(relativePath)'"
+            throw Self.unreadable(
+                relativePath,
+                error: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES),
+                indexName: indexName,
+                jsonPath: jsonPath()
             )
         }
         if templated != .off, mayHoldPlaceholders(resolved) {

@@ -69,18 +69,15 @@ final class BodyFileReader: Sendable {
         // A plain path opened without following links is inside the folder: no resolving of every component.
         if mayDefer(relativePath), let file = try openPlain(relativePath, indexName: indexName, jsonPath: jsonPath) {
             defer { file.close() }
-            guard let size = file.regularFileSize(), let data = Self.readAll(file, size: size) else {
-                throw ConfigError(
-                    .unreadable,
-                    file: indexName,
-                    jsonPath: jsonPath,
-                    message: "cannot read '\(relativePath)'"
-                )
+            let kind = file.kind()
+            guard case .regular(let size) = kind, let data = Self.readAll(file, size: size) else {
+                throw Self.unreadable(relativePath, kind: kind, indexName: indexName, jsonPath: jsonPath)
             }
             return data
         }
         let url = folder.appendingPathComponent(relativePath).standardizedFileURL
-        guard url.resolvingSymlinksInPath().standardizedFileURL.path.hasPrefix(resolvedFolder) else {
+        // The folder itself (`.`) is inside it: opened, it is refused as a folder, not as a way out.
+        guard (url.resolvingSymlinksInPath().standardizedFileURL.path + "/").hasPrefix(resolvedFolder) else {
             throw ConfigError(
                 .invalidValue,
                 file: indexName,
@@ -88,22 +85,50 @@ final class BodyFileReader: Sendable {
                 message: "'\(relativePath)' is outside the mock set folder; body files must stay inside it"
             )
         }
+        let file: FileDescriptor
         do {
             // Without waiting, and only a regular file: a FIFO would wait for a writer, a device might never end.
-            let file = try FileDescriptor.open(url.path, .readWithoutWaiting)
-            defer { file.close() }
-            guard let size = file.regularFileSize(), let data = Self.readAll(file, size: size) else {
-                throw POSIXError(.EINVAL)
-            }
-            return data
+            file = try FileDescriptor.open(url.path, .readWithoutWaiting)
         } catch {
-            let exists = FileManager.default.fileExists(atPath: url.path)
-            throw ConfigError(
-                exists ? .unreadable : .fileNotFound,
-                file: indexName,
-                jsonPath: jsonPath,
-                message: exists ? "cannot read '\(relativePath)'" : "body file '\(relativePath)' not found"
-            )
+            throw Self.unreadable(relativePath, error: error as? POSIXError, indexName: indexName, jsonPath: jsonPath)
         }
+        defer { file.close() }
+        let kind = file.kind()
+        guard case .regular(let size) = kind, let data = Self.readAll(file, size: size) else {
+            throw Self.unreadable(relativePath, kind: kind, indexName: indexName, jsonPath: jsonPath)
+        }
+        return data
+    }
+
+    /// Why the body file at `relativePath` could not be read, in the words every command gives (serving, `validate`,
+    /// `diff`): from the error of opening it, or else from what the opened path is (`kind`; `nil`: a failed read).
+    static func unreadable(
+        _ relativePath: String,
+        error: POSIXError? = nil,
+        kind: FileDescriptor.Kind? = nil,
+        indexName: String,
+        jsonPath: String
+    ) -> ConfigError {
+        let (code, message): (ConfigErrorCode, String)
+        switch (error?.code, kind) {
+        case (.ENOENT?, _), (.ENOTDIR?, _):
+            (code, message) = (.fileNotFound, "body file '\(relativePath)' not found")
+        case (.ENAMETOOLONG?, _):
+            (code, message) = (.invalidValue, "body file '\(relativePath)' has a name too long for the file system")
+        case (.ELOOP?, _):
+            (code, message) = (.unreadable, "cannot read '\(relativePath)': its symbolic links lead round in a loop")
+        case (.EACCES?, _), (.EPERM?, _):
+            (code, message) = (.unreadable, "cannot read '\(relativePath)': permission denied")
+        case (let other?, _):
+            let reason = FileDescriptor.message(of: POSIXError(other))
+            (code, message) = (.unreadable, "cannot read '\(relativePath)': \(reason)")
+        case (nil, .folder?):
+            (code, message) = (.unreadable, "cannot read '\(relativePath)': a folder, not a file")
+        case (nil, .pipe?), (nil, .characterDevice?), (nil, .other?):
+            (code, message) = (.unreadable, "cannot read '\(relativePath)': not a regular file")
+        case (nil, _):
+            (code, message) = (.unreadable, "cannot read '\(relativePath)'")
+        }
+        return ConfigError(code, file: indexName, jsonPath: jsonPath, message: message)
     }
 }
