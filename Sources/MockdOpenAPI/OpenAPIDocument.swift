@@ -37,12 +37,17 @@ public struct OpenAPIDocument: Sendable {
         display: String,
         basePath: String? = nil
     ) throws(OpenAPIError) -> OpenAPIDocument {
-        let data: Data
+        var data: Data
         do {
-            // UTF-16/32 text (a Windows editor's "Unicode") read as UTF-8: the YAML reader takes UTF-8 only.
-            data = JSONTextEncoding.utf8(try UserFile.read(url, from: .argument))
+            data = try UserFile.read(url, from: .argument)
         } catch {
             throw OpenAPIError(file: display, location: "", message: "cannot read the file (\(error))")
+        }
+        do {
+            // UTF-16/32 text (a Windows editor's "Unicode") read as UTF-8: the YAML reader takes UTF-8 only.
+            data = try JSONTextEncoding.utf8(data)
+        } catch {
+            throw OpenAPIError(file: display, location: "", message: error.description)
         }
         let json: JSONValue
         let firstByte = data.first { ![0x20, 0x0A, 0x0D, 0x09, 0xEF, 0xBB, 0xBF].contains($0) }

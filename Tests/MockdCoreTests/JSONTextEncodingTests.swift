@@ -28,25 +28,78 @@ struct JSONTextEncodingTests {
     }
 
     @Test(arguments: [[0xEF, 0xBB, 0xBF, 0x7B], [0x7B, 0x7D], [0x7B], [], [0x20, 0x7B, 0x0A, 0x7D]] as [[UInt8]])
-    func utf8IsLeftAsWritten(_ bytes: [UInt8]) {
+    func utf8IsLeftAsWritten(_ bytes: [UInt8]) throws {
         #expect(JSONTextEncoding.wideEncoding(of: Data(bytes)) == nil)
-        #expect(JSONTextEncoding.utf8(Data(bytes)) == Data(bytes))
+        #expect(try JSONTextEncoding.utf8(Data(bytes)) == Data(bytes))
     }
 
     @Test func wideTextBecomesTheSameUTF8() throws {
         let text = "{\"name\": \"Zoë 😀 \u{FEFF}\",\n \"n\": 1}"
         for encoding in [String.Encoding.utf16, .utf16BigEndian, .utf32, .utf32LittleEndian] {
-            #expect(JSONTextEncoding.utf8(try #require(text.data(using: encoding))) == Data(text.utf8))
+            #expect(try JSONTextEncoding.utf8(try #require(text.data(using: encoding))) == Data(text.utf8))
         }
         // A stray byte after the last whole code unit: kept as U+FFFD for the parser to refuse, never dropped.
         var strayByte = try #require("{}".data(using: .utf16LittleEndian))
         strayByte.append(0x0A)
-        #expect(JSONTextEncoding.utf8(strayByte) == Data("{}\u{FFFD}".utf8))
+        #expect(try JSONTextEncoding.utf8(strayByte) == Data("{}\u{FFFD}".utf8))
         let cutUTF32 = try #require("{}\n".data(using: .utf32)).dropLast(2)
-        #expect(JSONTextEncoding.utf8(Data(cutUTF32)) == Data("{}\u{FFFD}".utf8))
-        // An unpaired surrogate: left for the parser to reject.
-        let broken = Data([0xFF, 0xFE, 0x7B, 0x00, 0x00, 0xD8, 0x7D, 0x00])
-        #expect(JSONTextEncoding.utf8(broken) == broken)
+        #expect(try JSONTextEncoding.utf8(Data(cutUTF32)) == Data("{}\u{FFFD}".utf8))
+    }
+
+    /// `{"a": 1,\n "b": "é😀?"}` in UTF-16 or UTF-32 (`width` 2 or 4 bytes a unit), with `?` replaced by `unit`, a
+    /// code unit that may be no character, and a byte order mark when `mark` is set.
+    static func wideText(width: Int, bigEndian: Bool, mark: Bool, unit: UInt32) -> Data {
+        var units: [UInt32] = mark ? [0xFEFF] : []
+        let text = "{\"a\": 1,\n \"b\": \"é😀?\"}"
+        units += width == 2 ? text.utf16.map(UInt32.init) : text.unicodeScalars.map(\.value)
+        units[units.lastIndex(of: UInt32(UInt8(ascii: "?")))!] = unit
+        var bytes: [UInt8] = []
+        for value in units {
+            var unitBytes = (0..<width).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+            if bigEndian { unitBytes.reverse() }
+            bytes += unitBytes
+        }
+        return Data(bytes)
+    }
+
+    /// A code unit that is no character (an unpaired surrogate, a value past U+10FFFF) is named with its line and
+    /// column, never read as U+FFFD (a body changed without a word) nor left for the parser (which only says the file
+    /// is not UTF-8, naming no line).
+    @Test(
+        arguments: [
+            (2, false, true, 0xD800, "UTF-16 at line 2, column 10 (an unpaired surrogate 0xD800)"),
+            (2, false, false, 0xDC00, "UTF-16 at line 2, column 10 (an unpaired surrogate 0xDC00)"),
+            (2, true, true, 0xDBFF, "UTF-16 at line 2, column 10 (an unpaired surrogate 0xDBFF)"),
+            (4, false, false, 0x11_0000, "UTF-32 at line 2, column 10 (0x110000 is not a Unicode scalar value)"),
+            (4, true, true, 0xD800, "UTF-32 at line 2, column 10 (0xD800 is not a Unicode scalar value)"),
+        ] as [(Int, Bool, Bool, UInt32, String)]
+    )
+    func anUndecodableCodeUnitIsNamedWhereItStands(
+        width: Int,
+        bigEndian: Bool,
+        mark: Bool,
+        unit: UInt32,
+        where found: String
+    ) throws {
+        let message = "not valid " + found
+        let data = Self.wideText(width: width, bigEndian: bigEndian, mark: mark, unit: unit)
+        // The same text with a character there reads.
+        let valid = Self.wideText(width: width, bigEndian: bigEndian, mark: mark, unit: 0x41)
+        #expect(try JSONTextEncoding.utf8(valid) == Data("{\"a\": 1,\n \"b\": \"é😀A\"}".utf8))
+        #expect(Self.failure { _ = try JSONTextEncoding.utf8(data) } == message)
+        #expect(
+            Self.failure { _ = try ConfigFile.decode(ScenarioFile.self, from: data, display: "configs/s.json") }
+                == "configs/s.json: \(message)"
+        )
+        #expect(
+            Self.failure { _ = try HARReader.parse(data, fileName: "app.har") } == "app.har: not a HAR file: \(message)"
+        )
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockd-wide-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("mapping.json")
+        try data.write(to: file)
+        #expect(Self.failure { _ = try WireMockNode.read(file, display: "mapping.json") } == "mapping.json: \(message)")
     }
 
     /// One failing read's message.

@@ -11,7 +11,7 @@ public enum ConfigFile {
         display: String,
         missing: String
     ) throws -> (Value, Data) {
-        let data = JSONTextEncoding.utf8(try read(at: url, display: display, missing: missing))
+        let data = try utf8(try read(at: url, display: display, missing: missing), display: display)
         return (try decode(type, from: data, display: display), data)
     }
 
@@ -26,10 +26,20 @@ public enum ConfigFile {
         }
     }
 
+    /// `data` as UTF-8 (`JSONTextEncoding.utf8`).
+    /// - Throws: `ConfigError` `.invalidJSON` naming the line and column of wide text that cannot be decoded.
+    static func utf8(_ data: Data, display: String) throws -> Data {
+        do {
+            return try JSONTextEncoding.utf8(data)
+        } catch {
+            throw ConfigError(.invalidJSON, file: display, message: error.description)
+        }
+    }
+
     /// `data` decoded, every decoding failure as a located `ConfigError`; UTF-16/32 text is read as UTF-8
     /// (`JSONTextEncoding`), so that lines and the duplicate-key check count the text's own characters.
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, display: String) throws -> Value {
-        let data = JSONTextEncoding.utf8(data)
+        let data = try utf8(data, display: display)
         // JSONSerialization first: its errors name the byte (reported as a line) and the reason (too deep,
         // number out of range, invalid UTF-8), where JSONDecoder only says the data is not valid JSON.
         do {

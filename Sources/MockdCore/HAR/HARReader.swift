@@ -24,7 +24,12 @@ public enum HARReader {
     /// error's line counts its characters: `JSONTextEncoding`).
     /// - Throws: `HARImportError` as for `read(contentsOf:displayName:)`.
     public static func parse(_ data: Data, fileName: String) throws -> HARArchive {
-        var bytes = JSONTextEncoding.utf8(data)
+        var bytes: Data
+        do {
+            bytes = try JSONTextEncoding.utf8(data)
+        } catch {
+            throw HARImportError(.notJSON, file: fileName, message: "not a HAR file: \(error)")
+        }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let root: Any
         do {

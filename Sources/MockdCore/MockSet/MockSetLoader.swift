@@ -141,7 +141,7 @@ public struct MockSetLoader: Sendable {
 
     /// `index.json` decoded from its bytes: the fast decoder, else `JSONDecoder` with the unknown-field check.
     private func decodeIndex(_ data: Data, display: String) throws -> MockSetFile {
-        let data = JSONTextEncoding.utf8(data)
+        let data = try ConfigFile.utf8(data, display: display)
         if let fast = MockSetFastDecoder.decode(data) {
             // Holds only known fields (the fast decoder gives up on any other), so needs no unknown-field check.
             return fast

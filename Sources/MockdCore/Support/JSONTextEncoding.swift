@@ -10,17 +10,99 @@ public enum JSONTextEncoding {
     /// `data` transcoded to UTF-8 (without a byte order mark) when it is UTF-16 or UTF-32 text, recognized as RFC
     /// 4627 §3 and `JSONSerialization` do: a UTF-16/32 byte order mark, or the zero bytes of an ASCII first character
     /// (`00 00 00 xx`, `xx 00 00 00`, `00 xx`, `xx 00`). Any other `data` (UTF-8, with or without its BOM) is returned
-    /// as is; so is text that is not valid in the encoding it seems to be, for the parser to reject. A last code unit
-    /// cut short (a stray byte at the end) becomes U+FFFD, as decoders write it, for the parser to refuse where it
-    /// stands; the transcoding alone would drop it without a word.
-    public static func utf8(_ data: Data) -> Data {
+    /// as is. A last code unit cut short (a stray byte at the end) becomes U+FFFD, as decoders write it, for the parser
+    /// to refuse where it stands; the transcoding alone would drop it without a word.
+    /// - Throws: `InvalidText` naming the line and column of the first code unit the encoding cannot decode (an
+    ///   unpaired UTF-16 surrogate, a UTF-32 value that is no Unicode scalar): replaced by U+FFFD it would be read
+    ///   as text without a word, and left as it is the parser only says the file is not UTF-8.
+    public static func utf8(_ data: Data) throws(InvalidText) -> Data {
         guard let (encoding, markLength) = wideEncoding(of: data.prefix(4)) else { return data }
         let unit = encoding == .utf16BigEndian || encoding == .utf16LittleEndian ? 2 : 4
         let cutShort = (data.count - markLength) % unit
-        guard let text = String(data: data.dropFirst(markLength).dropLast(cutShort), encoding: encoding) else {
-            return data
+        let whole = data.dropFirst(markLength).dropLast(cutShort)
+        guard let text = String(data: whole, encoding: encoding) else {
+            throw firstInvalidUnit(in: whole, encoding: encoding)
+                ?? InvalidText(encoding: encoding, line: 1, column: 1, problem: "text the encoding cannot decode")
         }
         return Data((cutShort == 0 ? text : text + "\u{FFFD}").utf8)
+    }
+
+    /// Wide text holding a code unit its encoding cannot decode, located for a one-line error.
+    public struct InvalidText: Error, Sendable, Equatable, CustomStringConvertible {
+        /// `UTF-16` or `UTF-32`.
+        public let encodingName: String
+        /// 1-based, counted in the text's characters (line feeds and Unicode scalars).
+        public let line: Int
+        public let column: Int
+        /// What is wrong: `an unpaired surrogate 0xD800`.
+        public let problem: String
+
+        init(encoding: String.Encoding, line: Int, column: Int, problem: String) {
+            let utf16 = encoding == .utf16BigEndian || encoding == .utf16LittleEndian
+            self.encodingName = utf16 ? "UTF-16" : "UTF-32"
+            self.line = line
+            self.column = column
+            self.problem = problem
+        }
+
+        /// `not valid UTF-16 at line 4, column 27 (an unpaired surrogate 0xD800)`
+        public var description: String { "not valid \(encodingName) at line \(line), column \(column) (\(problem))" }
+    }
+
+    /// Where the first undecodable code unit of `units` (whole code units, no byte order mark) is.
+    private static func firstInvalidUnit(in units: Data, encoding: String.Encoding) -> InvalidText? {
+        func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, uppercase: true) }
+        switch encoding {
+        case .utf16BigEndian, .utf16LittleEndian:
+            let values = units.withUnsafeBytes { raw in
+                (0..<raw.count / 2).map { index in
+                    let unit = raw.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)
+                    return encoding == .utf16BigEndian ? UInt16(bigEndian: unit) : UInt16(littleEndian: unit)
+                }
+            }
+            return locate(values, as: Unicode.UTF16.self, encoding: encoding) {
+                "an unpaired surrogate \(hex(UInt32($0)))"
+            }
+        default:
+            let values = units.withUnsafeBytes { raw in
+                (0..<raw.count / 4).map { index in
+                    let unit = raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+                    return encoding == .utf32BigEndian ? UInt32(bigEndian: unit) : UInt32(littleEndian: unit)
+                }
+            }
+            return locate(values, as: Unicode.UTF32.self, encoding: encoding) {
+                "\(hex($0)) is not a Unicode scalar value"
+            }
+        }
+    }
+
+    private static func locate<Codec: Unicode.Encoding>(
+        _ units: [Codec.CodeUnit],
+        as codec: Codec.Type,
+        encoding: String.Encoding,
+        problem: (Codec.CodeUnit) -> String
+    ) -> InvalidText? {
+        var iterator = units.makeIterator()
+        var parser = Codec.ForwardParser()
+        var line = 1
+        var column = 1
+        var position = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                position += encoded.count
+                if Codec.decode(encoded) == "\n" {
+                    line += 1
+                    column = 1
+                } else {
+                    column += 1
+                }
+            case .error:
+                return InvalidText(encoding: encoding, line: line, column: column, problem: problem(units[position]))
+            case .emptyInput:
+                return nil
+            }
+        }
     }
 
     /// The UTF-16/32 encoding `head` (a file's first bytes) shows, and the length of its byte order mark.

@@ -28,12 +28,17 @@ struct WireMockNode {
     static func read(_ url: URL, display: String) throws(WireMockImportError) -> WireMockNode {
         var data: Data
         do {
-            data = JSONTextEncoding.utf8(try UserFile.read(url, from: .folder))
-            // A UTF-8 byte order mark, as Windows editors write it, is not part of the JSON.
-            if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
+            data = try UserFile.read(url, from: .folder)
         } catch {
             throw WireMockImportError(.unreadable, file: display, message: "cannot read (\(error))")
         }
+        do {
+            data = try JSONTextEncoding.utf8(data)
+        } catch {
+            throw WireMockImportError(.notJSON, file: display, message: error.description)
+        }
+        // A UTF-8 byte order mark, as Windows editors write it, is not part of the JSON.
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw WireMockImportError(.notJSON, file: display, message: "not valid JSON (the file is empty)")
         }
