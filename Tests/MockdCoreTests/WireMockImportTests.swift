@@ -519,6 +519,15 @@ struct WireMockImportTests {
             #"x.json: not a WireMock stub mapping (expected "request" and "response", or "mappings": […])"#
         ),
         (#"{"mappings": {}}"#, "x.json: mappings: expected an array, got an object"),
+        // WireMock keeps the last of two members with one name, Foundation's decoder the first: refused, not guessed.
+        (
+            #"{"request": {"url": "/a"}, "request": {"url": "/b"}, "response": {}}"#,
+            #"x.json: request: "request" appears twice in this object; WireMock keeps the last, other JSON readers the first: keep one"#
+        ),
+        (
+            #"{"mappings": [{"request": {"url": "/a"}, "response": {"status": 200, "status": 500}}]}"#,
+            #"x.json: mappings[0].response.status: "status" appears twice in this object; WireMock keeps the last, other JSON readers the first: keep one"#
+        ),
         (#"{"mappings": [{"response": {}}]}"#, "x.json: mappings[0].request: required field is missing"),
         (#"{"request": {"method": 5}, "response": {}}"#, "x.json: request.method: expected a string, got a number"),
         (

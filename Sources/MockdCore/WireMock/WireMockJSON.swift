@@ -60,6 +60,17 @@ struct WireMockNode {
                 message: "not valid JSON\(location) (\(oneLine(detail)))"
             )
         }
+        // WireMock (Jackson) keeps the last of two members with one name, Foundation's decoder the first: either
+        // choice would import one mapping as the other reader sees it.
+        if let duplicate = DuplicateKeyCheck.firstDuplicate(in: data) {
+            throw WireMockImportError(
+                .invalidMapping,
+                file: display,
+                jsonPath: duplicate.path,
+                message:
+                    "\"\(duplicate.name)\" appears twice in this object; WireMock keeps the last, other JSON readers the first: keep one"
+            )
+        }
         do {
             return WireMockNode(
                 value: try JSONDecoder().decode(JSONValue.self, from: data),
