@@ -398,6 +398,77 @@ struct ImportHygieneTests {
         }
     }
 
+    /// A merge carries every file of the set it does not replace as that same file (a second name, no copy: a merge
+    /// into 100,000 stubs once copied every body file), in nested folders too; a name no path string can hold
+    /// refuses the merge rather than being lost with the old folder.
+    @Test func mergeCarriesTheOtherFilesAsTheSameFiles() throws {
+        try withRoot { root in
+            let har = root.appendingPathComponent("v1.har")
+            try Self.write(
+                [
+                    Self.entry("GET", "https://a.test/one", text: #"{"v":1}"#),
+                    Self.entry("GET", "https://a.test/two", text: #"{"v":1}"#),
+                ],
+                to: har
+            )
+            #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "m", "--root", root.path]).status == 0)
+            let set = root.appendingPathComponent("mocks/m")
+            let deep = set.appendingPathComponent("notes/old/deep.txt")
+            try FileManager.default.createDirectory(
+                at: deep.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try Data("deep".utf8).write(to: deep)
+            func inode(_ relative: String) throws -> UInt64 {
+                var info = stat()
+                try #require(stat(set.appendingPathComponent(relative).path, &info) == 0, "\(relative)")
+                return UInt64(info.st_ino)
+            }
+            let before = (two: try inode("bodies/GET_two.json"), one: try inode("bodies/GET_one.json"))
+            let deepBefore = try inode("notes/old/deep.txt")
+
+            let har2 = root.appendingPathComponent("v2.har")
+            try Self.write([Self.entry("GET", "https://a.test/one", text: #"{"v":2}"#)], to: har2)
+            let merged = try ProcessRunner.mockd([
+                "import-har", har2.path, "--set", "m", "--root", root.path, "--merge",
+            ])
+            #expect(merged.status == 0, "\(merged.stderr)")
+            #expect(try inode("bodies/GET_two.json") == before.two)
+            #expect(try inode("notes/old/deep.txt") == deepBefore)
+            #expect(try inode("bodies/GET_one.json") != before.one)
+            #expect(try Data(contentsOf: set.appendingPathComponent("bodies/GET_one.json")) == Data(#"{"v":2}"#.utf8))
+            #expect(try Data(contentsOf: deep) == Data("deep".utf8))
+            // Nothing of the old folder is left beside the set.
+            let leftovers = try FileManager.default.contentsOfDirectory(
+                atPath: root.appendingPathComponent("mocks").path
+            )
+            #expect(leftovers.filter { !$0.hasPrefix(".m.lock") } == ["m"], "\(leftovers)")
+
+            // A file name that is not UTF-8 (Linux allows one; APFS refuses to make it).
+            let index = try Data(contentsOf: set.appendingPathComponent("index.json"))
+            var bytes = Array(set.path.utf8) + Array("/notes/caf".utf8) + [0xE9] + Array(".txt".utf8) + [0]
+            let descriptor = bytes.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    open($0, O_WRONLY | O_CREAT, 0o644)
+                }
+            }
+            guard descriptor >= 0 else {
+                print("note: this file system refuses a file name that is not UTF-8; that part is not tried")
+                return
+            }
+            close(descriptor)
+            let refused = try ProcessRunner.mockd([
+                "import-har", har2.path, "--set", "m", "--root", root.path, "--merge",
+            ])
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderr
+                    == "mockd: mocks/m/notes/caf\u{FFFD}.txt: the file name is not UTF-8 and cannot be carried into the merged set; rename it; nothing was changed\n"
+            )
+            #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == index)
+        }
+    }
+
     @Test func ignoreRulesApplyAtImportAndWhenServingAlsoPerScenario() throws {
         try withRoot { root in
             let har = root.appendingPathComponent("feed.har")

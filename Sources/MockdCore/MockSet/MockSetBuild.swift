@@ -7,9 +7,14 @@ public struct MockSetBuild: Sendable {
     public var file: MockSetFile
     /// `bodies/…` path → bytes.
     public var files: [String: Data]
+    /// Files of `files` whose bytes are those of an existing file, path → that file's absolute path (a merge's
+    /// files of the set it merges into): written as a second name of it (a hard link) rather than a copy, where the
+    /// file system allows.
+    public var carried: [String: String]
 
-    public init(file: MockSetFile, files: [String: Data]) {
+    public init(file: MockSetFile, files: [String: Data], carried: [String: String] = [:]) {
         self.file = file
         self.files = files
+        self.carried = carried
     }
 }

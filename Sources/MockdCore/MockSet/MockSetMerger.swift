@@ -1,5 +1,6 @@
 import Foundation
 import MockdFormat
+import MockdPlatform
 
 /// `mockd import-har --merge`: folds a fresh import into an existing mock set so that a re-recording
 /// changes only what it recorded.
@@ -37,17 +38,37 @@ public struct MockSetMerger {
             missing: "mock set '\(name)' not found; --merge needs an existing set"
         )
         var files: [String: Data] = [:]
+        var carried: [String: String] = [:]
         let base = folder.resolvingSymlinksInPath().path
-        if let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) {
-            for case let url as URL in walker {
-                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-                let path = url.resolvingSymlinksInPath().path
-                guard path.hasPrefix(base + "/") else { continue }
-                let relative = String(path.dropFirst(base.count + 1))
-                // Not body files: the merged set gets its own compact index.
-                if relative == "index.json" || CompactIndexFile.isCacheFile(relative) { continue }
-                files[relative] = try Data(contentsOf: url)
+        let listed: (paths: [String], notUTF8: [String])
+        do {
+            listed = try FileSystem.regularFiles(under: base)
+        } catch {
+            throw ConfigError(.unreadable, file: root.display(folder), message: "cannot read the set folder (\(error))")
+        }
+        if let name = listed.notUTF8.first {
+            // Not carried, it would be lost with the old folder: the user renames it first.
+            throw ConfigError(
+                .invalidValue,
+                file: root.display(folder.appendingPathComponent(name)),
+                message:
+                    "the file name is not UTF-8 and cannot be carried into the merged set; rename it; nothing was changed"
+            )
+        }
+        for relative in listed.paths {
+            // Not body files: the merged set gets its own compact index.
+            if relative == "index.json" || CompactIndexFile.isCacheFile(relative) { continue }
+            let path = base + "/" + relative
+            do {
+                files[relative] = try UserFile.read(URL(fileURLWithPath: path), from: .folder)
+            } catch {
+                throw ConfigError(
+                    .unreadable,
+                    file: root.display(folder.appendingPathComponent(relative)),
+                    message: "cannot read: \(error); nothing was changed"
+                )
             }
+            carried[relative] = path
         }
         // Every body file the index names must come along, or the merged set would lose it: a symbolic link,
         // a missing file or a path outside the set is refused before anything is written.
@@ -60,7 +81,7 @@ public struct MockSetMerger {
                     ?? "'\(path)' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed"
             )
         }
-        return MockSetBuild(file: file, files: files)
+        return MockSetBuild(file: file, files: files, carried: carried)
     }
 
     /// `incoming` merged over `existing`.
@@ -151,7 +172,13 @@ public struct MockSetMerger {
         file.conditionalRequests =
             file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
         if incoming.file.rebaseDates == true { file.rebaseDates = true }
-        return (MockSetBuild(file: file, files: files), summary)
+        // A file of the old set whose name now holds other bytes is written, not linked (never the case today: a
+        // taken name is reused only for the same bytes).
+        let carried = existing.carried.filter { path, _ in
+            guard let merged = files[path], let old = existing.files[path] else { return false }
+            return merged == old
+        }
+        return (MockSetBuild(file: file, files: files, carried: carried), summary)
     }
 
     /// Both builds keyed alike: a build whose stubs name no host but which was recorded from one host (its

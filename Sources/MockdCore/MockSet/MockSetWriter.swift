@@ -72,7 +72,7 @@ public struct MockSetWriter: Sendable {
             try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
             // Encoding the index is CPU work and writing many body files mostly system time: on two threads at
             // once. The index's error, as the first thing written, is the one reported when both fail.
-            let bodies = BackgroundWork { try Self.writeBodies(build.files, into: staging) }
+            let bodies = BackgroundWork { try Self.writeBodies(build.files, carried: build.carried, into: staging) }
             let indexOutcome = Result {
                 let index = try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
                 // Beside it, the compact index a start reads instead (optional: a start rebuilds a missing one).
@@ -109,8 +109,10 @@ public struct MockSetWriter: Sendable {
         }
     }
 
-    /// Writes each `bodies/…` file under `staging`, in path order.
-    private static func writeBodies(_ files: [String: Data], into staging: URL) throws {
+    /// Writes each `bodies/…` file under `staging`, in path order; a `carried` file (`MockSetBuild.carried`) becomes a
+    /// second name of the file it was read from: a merge into a set of 100,000 stubs copied every body file, and
+    /// the old folder's removal then freed every one.
+    private static func writeBodies(_ files: [String: Data], carried: [String: String], into staging: URL) throws {
         // A set's body files sit in a few folders: each is made once, not once per file.
         var madeFolders: Set<String> = []
         for (path, data) in files.sorted(by: { $0.key < $1.key }) {
@@ -119,6 +121,7 @@ public struct MockSetWriter: Sendable {
             if madeFolders.insert(folder.path).inserted {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
+            if let source = carried[path], FileSystem.hardLink(source, to: url.path) == 0 { continue }
             try SetFileWrite.write(data, to: url)
         }
     }
