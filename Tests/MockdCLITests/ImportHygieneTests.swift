@@ -181,6 +181,29 @@ struct ImportHygieneTests {
                 missing.stderr
                     == "mockd: \(root.appendingPathComponent("mocks/nope").path)/index.json: not found; lint needs a mock set folder (mocks/<name>)\n"
             )
+
+            // Nested folders are walked, links are not followed: a file inside is reported once, by its own path, and
+            // a file outside the set is not the set's.
+            let set = root.appendingPathComponent("mocks/raw")
+            let notes = set.appendingPathComponent("notes/deep")
+            try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+            try Data(#"{"email":"ann@corp.io"}"#.utf8).write(to: notes.appendingPathComponent("a.json"))
+            try Data(#"{"email":"out@corp.io"}"#.utf8).write(to: root.appendingPathComponent("outside.json"))
+            try FileManager.default.createSymbolicLink(
+                atPath: set.appendingPathComponent("bodies/link.json").path,
+                withDestinationPath: "../notes/deep/a.json"
+            )
+            try FileManager.default.createSymbolicLink(
+                atPath: set.appendingPathComponent("bodies/out.json").path,
+                withDestinationPath: root.appendingPathComponent("outside.json").path
+            )
+            let walked = try ProcessRunner.mockd(["lint", "raw", "--root", root.path])
+            #expect(
+                walked.stdout.split(separator: "\n").map(String.init)
+                    == lint.stdout.split(separator: "\n").map(String.init) + [
+                        "mocks/raw/notes/deep/a.json: $.email: e-mail address"
+                    ]
+            )
         }
     }
 
