@@ -40,34 +40,60 @@ public enum FileSystem {
 }
 
 extension FileSystem {
-    /// The regular files below `folder`, as paths relative to it (`bodies/GET_a.json`), sorted by their bytes. A
-    /// symbolic link is neither listed nor followed, to a file or to a folder; a folder that cannot be opened is
-    /// skipped. One `readdir` pass per folder: the file type comes with the name where the file system gives it (a
-    /// `stat` per entry only where it does not), where a `URL` walk resolved every component of every path, 15 `stat`
-    /// calls a file.
-    /// - Returns: The paths, and those whose bytes are not UTF-8 (no `String` can name them), decoded with U+FFFD
-    ///   for an error message.
-    /// - Throws: `POSIXError` when `folder` itself cannot be opened.
-    public static func regularFiles(under folder: String) throws -> (paths: [String], notUTF8: [String]) {
-        let top = try FileDescriptor.open(folder, .folder)
-        var found: [[UInt8]] = []
-        collectRegularFiles(in: top, prefix: [], into: &found)
-        found.sort { $0.lexicographicallyPrecedes($1) }
-        var paths: [String] = []
-        var notUTF8: [String] = []
-        for bytes in found {
-            if let path = String(validating: bytes, as: UTF8.self) {
-                paths.append(path)
-            } else {
-                notUTF8.append(String(decoding: bytes, as: UTF8.self))
-            }
-        }
-        return (paths, notUTF8)
+    /// What a folder holds, every level below it, each entry as a path relative to the folder (`bodies/GET_a.json`),
+    /// sorted by bytes within each list. Symbolic links are listed, never followed.
+    public struct FolderListing: Sendable, Equatable {
+        /// Regular files.
+        public var files: [String] = []
+        /// Folders (empty ones too).
+        public var folders: [String] = []
+        /// Symbolic links, to anything.
+        public var links: [String] = []
+        /// FIFOs, sockets and devices.
+        public var others: [String] = []
+        /// Folders that could not be opened (no permission): what they hold is not listed.
+        public var unreadableFolders: [String] = []
+        /// Entries whose path is not UTF-8 (no `String` can name it), decoded with U+FFFD for a message; not in the
+        /// lists above. What a folder of such a name holds is listed here too.
+        public var notUTF8: [String] = []
     }
 
-    /// Adds the regular files below the open folder `directory` (closed here) to `found`, each behind `prefix`.
-    private static func collectRegularFiles(in directory: FileDescriptor, prefix: [UInt8], into found: inout [[UInt8]])
-    {
+    /// Lists everything below `folder`: one `readdir` pass per folder, the type from the directory entry where the
+    /// file system gives it (a `stat` only where it does not), folders opened by their bytes without following a
+    /// link. Where a `URL` walk resolved every component of every path: 15 `stat` calls a file.
+    /// - Throws: `POSIXError` when `folder` itself cannot be opened.
+    public static func listing(of folder: String) throws -> FolderListing {
+        let top = try FileDescriptor.open(folder, .folder)
+        var found: [(path: [UInt8], kind: UInt8)] = []
+        collectEntries(in: top, prefix: [], into: &found)
+        found.sort { $0.path.lexicographicallyPrecedes($1.path) }
+        var listing = FolderListing()
+        for (bytes, kind) in found {
+            guard let path = String(validating: bytes, as: UTF8.self) else {
+                listing.notUTF8.append(String(decoding: bytes, as: UTF8.self))
+                continue
+            }
+            switch kind {
+            case UInt8(DT_REG): listing.files.append(path)
+            case UInt8(DT_DIR): listing.folders.append(path)
+            case UInt8(DT_LNK): listing.links.append(path)
+            case unreadableFolder: listing.unreadableFolders.append(path)
+            default: listing.others.append(path)
+            }
+        }
+        return listing
+    }
+
+    /// The kind `collectEntries` gives a folder it could not open (no `DT_` constant has it).
+    private static let unreadableFolder: UInt8 = 0xFF
+
+    /// Adds every entry below the open folder `directory` (closed here) to `found`, each behind `prefix`, with its
+    /// `DT_` type (`unreadableFolder` for a folder that could not be opened).
+    private static func collectEntries(
+        in directory: FileDescriptor,
+        prefix: [UInt8],
+        into found: inout [(path: [UInt8], kind: UInt8)]
+    ) {
         guard let stream = fdopendir(directory.rawValue) else {
             directory.close()
             return
@@ -75,33 +101,40 @@ extension FileSystem {
         defer { closedir(stream) }
         var folders: [[UInt8]] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            var type = Int32(entry.pointee.d_type)
-            if type == Int32(DT_UNKNOWN) {
+            var kind = UInt8(entry.pointee.d_type)
+            if kind == UInt8(DT_UNKNOWN) {
                 var info = stat()
-                guard
-                    fstatat(directory.rawValue, name.map { CChar(bitPattern: $0) } + [0], &info, AT_SYMLINK_NOFOLLOW)
-                        == 0
-                else { continue }
+                let status = fstatat(
+                    directory.rawValue,
+                    name.map { CChar(bitPattern: $0) } + [0],
+                    &info,
+                    AT_SYMLINK_NOFOLLOW
+                )
+                guard status == 0 else { continue }  // gone meanwhile
                 switch info.st_mode & S_IFMT {
-                case S_IFREG: type = Int32(DT_REG)
-                case S_IFDIR: type = Int32(DT_DIR)
-                default: continue
+                case S_IFREG: kind = UInt8(DT_REG)
+                case S_IFDIR: kind = UInt8(DT_DIR)
+                case S_IFLNK: kind = UInt8(DT_LNK)
+                default: kind = UInt8(DT_FIFO)
                 }
             }
-            if type == Int32(DT_REG) {
-                found.append(prefix + name)
-            } else if type == Int32(DT_DIR) {
-                folders.append(name)
-            }
+            if kind == UInt8(DT_DIR) { folders.append(name) }
+            found.append((prefix + name, kind))
         }
         for name in folders {
-            guard let folder = try? FileDescriptor.open(String(decoding: name, as: UTF8.self), in: directory, .folder)
-            else { continue }
-            collectRegularFiles(in: folder, prefix: prefix + name + [0x2F], into: &found)
+            // Opened by its bytes: a name that is not UTF-8 still leads to what the folder holds.
+            let opened = (name.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { bytes in
+                try? FileDescriptor.open(bytes.baseAddress!, in: directory, .folder)
+            }
+            guard let folder = opened else {
+                if let index = found.lastIndex(where: { $0.path == prefix + name }) {
+                    found[index].kind = unreadableFolder
+                }
+                continue
+            }
+            collectEntries(in: folder, prefix: prefix + name + [0x2F], into: &found)
         }
     }
 

@@ -447,6 +447,10 @@ struct ImportHygieneTests {
                 try #require(stat(set.appendingPathComponent(relative).path, &info) == 0, "\(relative)")
                 return UInt64(info.st_ino)
             }
+            try FileManager.default.createDirectory(
+                at: set.appendingPathComponent("drafts/empty"),
+                withIntermediateDirectories: true
+            )
             let before = (two: try inode("bodies/GET_two.json"), one: try inode("bodies/GET_one.json"))
             let deepBefore = try inode("notes/old/deep.txt")
 
@@ -461,34 +465,96 @@ struct ImportHygieneTests {
             #expect(try inode("bodies/GET_one.json") != before.one)
             #expect(try Data(contentsOf: set.appendingPathComponent("bodies/GET_one.json")) == Data(#"{"v":2}"#.utf8))
             #expect(try Data(contentsOf: deep) == Data("deep".utf8))
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: set.appendingPathComponent("drafts/empty").path)
+                    == []
+            )
             // Nothing of the old folder is left beside the set.
             let leftovers = try FileManager.default.contentsOfDirectory(
                 atPath: root.appendingPathComponent("mocks").path
             )
             #expect(leftovers.filter { !$0.hasPrefix(".m.lock") } == ["m"], "\(leftovers)")
 
-            // A file name that is not UTF-8 (Linux allows one; APFS refuses to make it).
+            // What the merged set could not hold as it is refuses the merge, named, and changes nothing.
             let index = try Data(contentsOf: set.appendingPathComponent("index.json"))
-            var bytes = Array(set.path.utf8) + Array("/notes/caf".utf8) + [0xE9] + Array(".txt".utf8) + [0]
-            let descriptor = bytes.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    open($0, O_WRONLY | O_CREAT, 0o644)
-                }
+            let notes = set.appendingPathComponent("notes")
+            func refusal(_ hazard: String) throws -> String {
+                let refused = try ProcessRunner.mockd([
+                    "import-har", har2.path, "--set", "m", "--root", root.path, "--merge",
+                ])
+                #expect(refused.status == 1, "\(hazard)")
+                #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == index, "\(hazard)")
+                #expect(FileManager.default.fileExists(atPath: deep.path), "\(hazard)")
+                return refused.stderr
             }
-            guard descriptor >= 0 else {
-                print("note: this file system refuses a file name that is not UTF-8; that part is not tried")
+            let nothing = "; nothing was changed\n"
+            let link = notes.appendingPathComponent("latest.json")
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../bodies/GET_two.json")
+            #expect(
+                try refusal("link")
+                    == "mockd: mocks/m/notes/latest.json: a symbolic link, which a merge does not carry into the set it writes anew; replace it with what it leads to or use --force\(nothing)"
+            )
+            try FileManager.default.removeItem(at: link)
+            let fifo = notes.appendingPathComponent("pipe")
+            #expect(mkfifo(fifo.path, 0o644) == 0)
+            #expect(
+                try refusal("fifo")
+                    == "mockd: mocks/m/notes/pipe: not a regular file (a FIFO, socket or device), which a merge does not carry; move it out\(nothing)"
+            )
+            try FileManager.default.removeItem(at: fifo)
+            // A set folder that is a link: the merge would put a folder in the link's place.
+            let elsewhere = root.appendingPathComponent("elsewhere")
+            try FileManager.default.moveItem(at: set, to: elsewhere)
+            try FileManager.default.createSymbolicLink(atPath: set.path, withDestinationPath: elsewhere.path)
+            #expect(
+                try refusal("linked set")
+                    == "mockd: mocks/m: the set folder is a symbolic link (to \(elsewhere.path)); a merge writes the set anew and would replace the link with a folder: merge into the folder it leads to\(nothing)"
+            )
+            try FileManager.default.removeItem(at: set)
+            try FileManager.default.moveItem(at: elsewhere, to: set)
+            // Two names equal under canonical equivalence (APFS cannot hold both).
+            let composed = notes.appendingPathComponent("caf\u{E9}.txt")
+            let decomposed = notes.appendingPathComponent("cafe\u{301}.txt")
+            try Data("NFC".utf8).write(to: composed)
+            try Data("NFD".utf8).write(to: decomposed)
+            if try FileManager.default.contentsOfDirectory(atPath: notes.path).count == 3 {
+                #expect(
+                    try refusal("normalization")
+                        == "mockd: mocks/m/notes/caf\u{E9}.txt: this name and 'notes/cafe\u{301}.txt' differ only in Unicode normalization, and a merge would keep one; rename one\(nothing)"
+                )
+            } else {
+                print("note: this file system holds one of two names that differ only in normalization; not tried")
+            }
+            try? FileManager.default.removeItem(at: composed)
+            try? FileManager.default.removeItem(at: decomposed)
+            // Names that are not UTF-8, of a file or of a folder holding one (Linux allows them; APFS refuses them).
+            func make(_ relative: [UInt8], folder: Bool) -> Bool {
+                let path = (Array(set.path.utf8) + [0x2F] + relative).map { CChar(bitPattern: $0) } + [0]
+                if folder { return mkdir(path, 0o755) == 0 }
+                let descriptor = open(path, O_WRONLY | O_CREAT, 0o644)
+                if descriptor >= 0 { close(descriptor) }
+                return descriptor >= 0
+            }
+            guard make(Array("notes/caf".utf8) + [0xE9] + Array(".txt".utf8), folder: false) else {
+                print("note: this file system refuses a name that is not UTF-8; that part is not tried")
                 return
             }
-            close(descriptor)
-            let refused = try ProcessRunner.mockd([
-                "import-har", har2.path, "--set", "m", "--root", root.path, "--merge",
-            ])
-            #expect(refused.status == 1)
             #expect(
-                refused.stderr
-                    == "mockd: mocks/m/notes/caf\u{FFFD}.txt: the file name is not UTF-8 and cannot be carried into the merged set; rename it; nothing was changed\n"
+                try refusal("file not UTF-8")
+                    == "mockd: mocks/m/notes/caf\u{FFFD}.txt: the name is not UTF-8 and cannot be carried into the merged set; rename it\(nothing)"
             )
-            #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == index)
+            try FileManager.default.removeItem(at: notes)
+            try FileManager.default.createDirectory(
+                at: deep.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try Data("deep".utf8).write(to: deep)
+            #expect(make(Array("notes/d".utf8) + [0xFF], folder: true))
+            #expect(make(Array("notes/d".utf8) + [0xFF] + Array("/ok.txt".utf8), folder: false))
+            #expect(
+                try refusal("folder not UTF-8")
+                    == "mockd: mocks/m/notes/d\u{FFFD}: the name is not UTF-8 and cannot be carried into the merged set; rename it\(nothing)"
+            )
         }
     }
 

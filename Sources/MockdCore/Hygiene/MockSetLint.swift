@@ -40,7 +40,7 @@ public enum MockSetLint {
         // Every regular file of the folder, links not followed (a link inside the set leads to a file listed itself; one
         // that leads out is not the set's): one `readdir` pass per folder, where resolving each path was 15 `stat`
         // calls a file.
-        let listed = (try? FileSystem.regularFiles(under: folder.resolvingSymlinksInPath().path))?.paths ?? []
+        let listed = (try? FileSystem.listing(of: folder.resolvingSymlinksInPath().path))?.files ?? []
         // The compact index repeats index.json's strings (scanned there) in a binary layout.
         let paths = listed.filter { $0 != "index.json" && !CompactIndexFile.isCacheFile($0) }
         for relative in paths {

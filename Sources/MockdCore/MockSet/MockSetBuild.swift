@@ -11,10 +11,13 @@ public struct MockSetBuild: Sendable {
     /// files of the set it merges into): written as a second name of it (a hard link) rather than a copy, where the
     /// file system allows.
     public var carried: [String: String]
+    /// Folders made even when no file is written in them (a merge keeps the set's empty folders), relative paths.
+    public var folders: [String]
 
-    public init(file: MockSetFile, files: [String: Data], carried: [String: String] = [:]) {
+    public init(file: MockSetFile, files: [String: Data], carried: [String: String] = [:], folders: [String] = []) {
         self.file = file
         self.files = files
         self.carried = carried
+        self.folders = folders
     }
 }

@@ -39,34 +39,54 @@ public struct MockSetMerger {
         )
         var files: [String: Data] = [:]
         var carried: [String: String] = [:]
-        let base = folder.resolvingSymlinksInPath().path
-        let listed: (paths: [String], notUTF8: [String])
+        func refuse(_ relative: String, _ problem: String) -> ConfigError {
+            ConfigError(
+                .invalidValue,
+                file: root.display(folder.appendingPathComponent(relative)),
+                message: "\(problem); nothing was changed"
+            )
+        }
+        // A merge writes a new folder in the set's place: a link there would become that folder, and the set where the
+        // link leads would keep the old stubs.
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder.path) {
+            throw ConfigError(
+                .invalidValue,
+                file: root.display(folder),
+                message:
+                    "the set folder is a symbolic link (to \(target)); a merge writes the set anew and would replace the link with a folder: merge into the folder it leads to; nothing was changed"
+            )
+        }
+        let listing: FileSystem.FolderListing
         do {
-            listed = try FileSystem.regularFiles(under: base)
+            listing = try FileSystem.listing(of: folder.path)
         } catch {
             throw ConfigError(.unreadable, file: root.display(folder), message: "cannot read the set folder (\(error))")
         }
-        if let name = listed.notUTF8.first {
-            // Not carried, it would be lost with the old folder: the user renames it first.
-            throw ConfigError(
-                .invalidValue,
-                file: root.display(folder.appendingPathComponent(name)),
-                message:
-                    "the file name is not UTF-8 and cannot be carried into the merged set; rename it; nothing was changed"
-            )
+        // Whatever the merged set could not hold as it is refuses the merge: the old folder goes once the new one is in
+        // place, and a file not carried would go with it.
+        if let name = listing.notUTF8.first {
+            throw refuse(name, "the name is not UTF-8 and cannot be carried into the merged set; rename it")
         }
-        for relative in listed.paths {
+        if let name = listing.unreadableFolders.first {
+            throw refuse(name, "cannot open this folder, so what it holds cannot be carried into the merged set")
+        }
+        var names: [String: String] = [:]
+        for relative in listing.files {
+            // Swift's strings are equal under canonical equivalence: two names spelt so (`é` and `e` + U+0301) are two
+            // files on disk but one key here, and one would be lost.
+            if let other = names.updateValue(relative, forKey: relative) {
+                throw refuse(
+                    relative,
+                    "this name and '\(other)' differ only in Unicode normalization, and a merge would keep one; rename one"
+                )
+            }
             // Not body files: the merged set gets its own compact index.
             if relative == "index.json" || CompactIndexFile.isCacheFile(relative) { continue }
-            let path = base + "/" + relative
+            let path = folder.path + "/" + relative
             do {
                 files[relative] = try UserFile.read(URL(fileURLWithPath: path), from: .folder)
             } catch {
-                throw ConfigError(
-                    .unreadable,
-                    file: root.display(folder.appendingPathComponent(relative)),
-                    message: "cannot read: \(error); nothing was changed"
-                )
+                throw refuse(relative, "cannot read: \(error)")
             }
             carried[relative] = path
         }
@@ -81,7 +101,19 @@ public struct MockSetMerger {
                     ?? "'\(path)' cannot be carried into the merged set (missing, a symbolic link or outside the set); fix it or use --force; nothing was changed"
             )
         }
-        return MockSetBuild(file: file, files: files, carried: carried)
+        if let name = listing.links.first {
+            throw refuse(
+                name,
+                "a symbolic link, which a merge does not carry into the set it writes anew; replace it with what it leads to or use --force"
+            )
+        }
+        if let name = listing.others.first {
+            throw refuse(
+                name,
+                "not a regular file (a FIFO, socket or device), which a merge does not carry; move it out"
+            )
+        }
+        return MockSetBuild(file: file, files: files, carried: carried, folders: listing.folders)
     }
 
     /// `incoming` merged over `existing`.
@@ -178,7 +210,7 @@ public struct MockSetMerger {
             guard let merged = files[path], let old = existing.files[path] else { return false }
             return merged == old
         }
-        return (MockSetBuild(file: file, files: files, carried: carried), summary)
+        return (MockSetBuild(file: file, files: files, carried: carried, folders: existing.folders), summary)
     }
 
     /// Both builds keyed alike: a build whose stubs name no host but which was recorded from one host (its

@@ -72,6 +72,12 @@ public struct MockSetWriter: Sendable {
             try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
             // Encoding the index is CPU work and writing many body files mostly system time: on two threads at
             // once. The index's error, as the first thing written, is the one reported when both fail.
+            for relative in build.folders {
+                try fileManager.createDirectory(
+                    at: staging.appendingPathComponent(relative, isDirectory: true),
+                    withIntermediateDirectories: true
+                )
+            }
             let bodies = BackgroundWork { try Self.writeBodies(build.files, carried: build.carried, into: staging) }
             let indexOutcome = Result {
                 let index = try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
