@@ -130,6 +130,29 @@ struct BodyFilePathTests {
         )
         _ = try makeSet("dot", bodyFile: ".")
         _ = try makeSet("folder", bodyFile: "bodies")
+        // A path spelt as a folder names no file, even where a file of that name is: `x.json/` is not `x.json`.
+        _ = try makeSet("slash", bodyFile: "bodies/GET_compare_main...feature.json/")
+        _ = try makeSet("slash-dot", bodyFile: "bodies/GET_compare_main...feature.json/.")
+        // A socket (opening one fails with ENXIO).
+        let socketSet = try makeSet("socket", bodyFile: "bodies/socket")
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let socketPath = Array(socketSet.appendingPathComponent("bodies/socket").path.utf8CString)
+        // A socket's path has room for ~104 bytes: a longer temporary folder (macOS) leaves this case out.
+        var bound: Int32 = -1
+        if socketPath.count <= MemoryLayout.size(ofValue: address.sun_path) {
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                socketPath.withUnsafeBytes { raw.copyMemory(from: $0) }
+            }
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+        if bound != 0 { print("note: no socket could be bound in \(socketSet.path); the socket case is not tried") }
 
         for name in ["file-link", "folder-link"] {
             let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])
@@ -157,15 +180,27 @@ struct BodyFilePathTests {
             ),
             (
                 "loop",
-                "mocks/loop/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies/loop.json': its symbolic links lead round in a loop"
+                "mocks/loop/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies/loop.json': its symbolic links lead round in a loop, or through more than the system follows"
             ),
             ("dot", "mocks/dot/index.json: stubs[0].responses[0].bodyFile: cannot read '.': a folder, not a file"),
             (
                 "folder",
                 "mocks/folder/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies': a folder, not a file"
             ),
+            (
+                "slash",
+                "mocks/slash/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/GET_compare_main...feature.json/' not found"
+            ),
+            (
+                "slash-dot",
+                "mocks/slash-dot/index.json: stubs[0].responses[0].bodyFile: body file 'bodies/GET_compare_main...feature.json/.' not found"
+            ),
+            (
+                "socket",
+                "mocks/socket/index.json: stubs[0].responses[0].bodyFile: cannot read 'bodies/socket': not a regular file"
+            ),
         ]
-        for (name, message) in refused {
+        for (name, message) in refused where name != "socket" || bound == 0 {
             let validate = try ProcessRunner.mockd(["validate", "--set", name, "--root", root.path])
             #expect(validate.status != 0)
             #expect(validate.stderr.contains(message), "\(name): \(validate.stderr)")
@@ -175,7 +210,8 @@ struct BodyFilePathTests {
                 diff.stderr.contains(message.replacingOccurrences(of: "mocks/\(name)/", with: "")),
                 "\(name): \(diff.stderr)"
             )
-            guard name != "dot", name != "outside" else { continue }  // read at load: the start is refused
+            // Read at load (not a plain path, or a link leading out): the start is refused.
+            guard !["dot", "outside", "slash", "slash-dot"].contains(name) else { continue }
             // A plain path is read at first use: the stub answers 500 with the same words.
             let daemon = try RunningDaemon(["--set", name, "--root", root.path, "--port", "0", "--quiet"])
             defer { daemon.stop() }

@@ -36,7 +36,9 @@ extension BodyFileReader {
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
         var info = stat()
         // Anything unusual (outside the folder, missing, unreadable, small) takes the reading path and its errors.
-        guard !relativePath.hasPrefix("/"), resolved.hasPrefix(resolvedFolder), stat(resolved, &info) == 0,
+        // The path as written is looked at: `a.json/` names a folder, never the file `a.json`.
+        guard !relativePath.hasPrefix("/"), resolved.hasPrefix(resolvedFolder),
+            stat(folder.path + "/" + relativePath, &info) == 0,
             info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) >= FileBody.threshold
         else {
             let (data, template) = try readParsed(relativePath, indexName: indexName, jsonPath: jsonPath())

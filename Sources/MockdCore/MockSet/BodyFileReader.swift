@@ -87,8 +87,9 @@ final class BodyFileReader: Sendable {
         }
         let file: FileDescriptor
         do {
-            // Without waiting, and only a regular file: a FIFO would wait for a writer, a device might never end.
-            file = try FileDescriptor.open(url.path, .readWithoutWaiting)
+            // Without waiting, and only a regular file: a FIFO would wait for a writer, a device might never end. The
+            // path as written, not standardized: `a.json/` names a folder, and must not open the file `a.json`.
+            file = try FileDescriptor.open(folder.path + "/" + relativePath, .readWithoutWaiting)
         } catch {
             throw Self.unreadable(relativePath, error: error as? POSIXError, indexName: indexName, jsonPath: jsonPath)
         }
@@ -116,7 +117,13 @@ final class BodyFileReader: Sendable {
         case (.ENAMETOOLONG?, _):
             (code, message) = (.invalidValue, "body file '\(relativePath)' has a name too long for the file system")
         case (.ELOOP?, _):
-            (code, message) = (.unreadable, "cannot read '\(relativePath)': its symbolic links lead round in a loop")
+            (code, message) = (
+                .unreadable,
+                "cannot read '\(relativePath)': its symbolic links lead round in a loop, or through more than the system follows"
+            )
+        case (.ENXIO?, _), (.ENODEV?, _):
+            // What opening a socket, or a device with nothing behind it, says.
+            (code, message) = (.unreadable, "cannot read '\(relativePath)': not a regular file")
         case (.EACCES?, _), (.EPERM?, _):
             (code, message) = (.unreadable, "cannot read '\(relativePath)': permission denied")
         case (let other?, _):
