@@ -269,6 +269,39 @@ struct WireMockImportTests {
         #expect(engine.plan(HTTPRequest(method: "GET", target: "/random")).fault == .malformedChunk)
     }
 
+    /// Each mapping's `jsonBody` is its own text as written (key order, numbers as spelt, arrays inside), whichever
+    /// mapping of a long `mappings` array holds it, with arrays before it on the way and a single mapping per file.
+    @Test func eachJSONBodyIsItsOwnTextWhereverItStands() throws {
+        let count = 300
+        let mappings = (0..<count).map { index in
+            #"{"request": {"method": "GET", "url": "/j\#(index)", "headers": {"X": {"matches": "[a-z]"}}}, "#
+                + #""response": {"jsonBody": {"z": \#(index).50, "a": [[\#(index)], {"k": "]\"}"}], "s": "a, b"}}}"#
+        }
+        let (result, root) = try Self.build(
+            [
+                "wiremock/mappings/many.json": #"{"meta": [1, [2]], "mappings": ["# + mappings.joined(separator: ",\n ")
+                    + "]}",
+                "wiremock/mappings/one.json":
+                    #"{"request": {"method": "GET", "url": "/one"}, "response": {"jsonBody": [ 1.0, {"b": 2, "a": 1} ]}}"#,
+            ],
+            at: "wiremock"
+        )
+        defer { try? FileManager.default.removeItem(at: root) }
+        // A stub's first response's body, or an override's (a header pattern makes an override).
+        let written = result.mockSet.file.stubs.map(Self.compact) + (result.scenario.overrides ?? []).map(Self.compact)
+        func body(_ path: String) -> String? {
+            guard let line = written.first(where: { $0.contains("\"\(path)\"") }),
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            else { return nil }
+            let responses = object["responses"] as? [[String: Any]]
+            return (responses?.first ?? object)["body"] as? String
+        }
+        for index in [0, 1, 150, count - 1] {
+            #expect(body("/j\(index)") == #"{"z":\#(index).50,"a":[[\#(index)],{"k":"]\"}"}],"s":"a, b"}"#)
+        }
+        #expect(body("/one") == #"[1.0,{"b":2,"a":1}]"#)
+    }
+
     @Test func responseTemplatesTranslateWhatMockdHas() throws {
         let (result, root) = try Self.build([
             "templates.json": #"""

@@ -5,7 +5,7 @@ import Foundation
 /// servers send JSON as written (WireMock's `jsonBody`), where decoding and re-encoding would sort keys and
 /// reformat numbers.
 enum JSONSpan {
-    enum Step: Sendable, Equatable {
+    enum Step: Sendable, Hashable {
         case key(String)
         case index(Int)
     }
@@ -13,10 +13,25 @@ enum JSONSpan {
     /// The compact text of the value at `path` in `document`; `nil` when the path does not lead to a value or
     /// the document is not well-formed there. Duplicate keys: the last one, as `JSONSerialization` reads it.
     static func compactText(at path: [Step], in document: Data) -> String? {
-        let bytes = [UInt8](document)
+        compactText(at: path[...], in: [UInt8](document), from: nil)
+    }
+
+    /// The compact text of the value at `path`, looked for from `start` (the offset of the value `path` starts
+    /// from; `nil`: the document's top); `nil` as for `compactText(at:in:)`.
+    static func compactText(at path: ArraySlice<Step>, in bytes: [UInt8], from start: Int?) -> String? {
         var scanner = Scanner(bytes: bytes)
-        guard let range = scanner.find(path) else { return nil }
+        if let start { scanner.position = start }
+        guard let range = scanner.find(Array(path)) else { return nil }
         return String(decoding: compact(bytes[range]), as: UTF8.self)
+    }
+
+    /// The offset of each element of the array at `path` (the first byte of its value), in one pass; `nil` when the
+    /// path does not lead to an array. Values found below them then need not walk every element before theirs again.
+    static func elementStarts(ofArrayAt path: [Step], in bytes: [UInt8]) -> [Int]? {
+        var scanner = Scanner(bytes: bytes)
+        guard let range = scanner.find(path), bytes[range.lowerBound] == UInt8(ascii: "[") else { return nil }
+        var array = Scanner(bytes: bytes, position: range.lowerBound)
+        return array.elementStarts()
     }
 
     /// `bytes` without whitespace outside strings.
@@ -99,7 +114,24 @@ enum JSONSpan {
             }
         }
 
-        private init(bytes: [UInt8], position: Int) {
+        /// With the scanner at an array, the offset of each element's value.
+        mutating func elementStarts() -> [Int]? {
+            guard next() == UInt8(ascii: "[") else { return nil }
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") { return [] }
+            var starts: [Int] = []
+            while true {
+                skipWhitespace()
+                starts.append(position)
+                guard skipValue() else { return nil }
+                skipWhitespace()
+                let separator = next()
+                if separator == UInt8(ascii: "]") { return starts }
+                guard separator == UInt8(ascii: ",") else { return nil }
+            }
+        }
+
+        init(bytes: [UInt8], position: Int) {
             self.bytes = bytes
             self.position = position
         }

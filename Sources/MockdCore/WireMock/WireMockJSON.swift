@@ -1,5 +1,6 @@
 import Foundation
 import MockdFormat
+import MockdPlatform
 
 /// A JSON value read from a WireMock file, with its file and JSON path for messages.
 struct WireMockNode {
@@ -11,15 +12,41 @@ struct WireMockNode {
     var document: Document? = nil
     var steps: [JSONSpan.Step] = []
 
-    /// A file's bytes, shared by all its nodes.
+    /// A file's bytes, shared by all its nodes, and where the elements of its arrays start (found once per array:
+    /// a file of 60,000 mappings with a `jsonBody` each walked every mapping before each one's, and copied the file).
     final class Document: Sendable {
         let data: Data
-        init(_ data: Data) { self.data = data }
+        let bytes: [UInt8]
+        private let elementStarts = Mutex<[[JSONSpan.Step]: [Int]]>([:])
+
+        init(_ data: Data) {
+            self.data = data
+            self.bytes = [UInt8](data)
+        }
+
+        /// The offset of element `index` of the array at `path`, or `nil`.
+        func start(ofElement index: Int, ofArrayAt path: [JSONSpan.Step]) -> Int? {
+            let starts = elementStarts.withLock { known in
+                if let found = known[path] { return found }
+                let found = JSONSpan.elementStarts(ofArrayAt: path, in: bytes) ?? []
+                known[path] = found
+                return found
+            }
+            return starts.indices.contains(index) ? starts[index] : nil
+        }
     }
 
     /// This value as written in the file, compacted: keys in their order, numbers as spelt (`550.00`).
     var writtenText: String? {
-        document.flatMap { JSONSpan.compactText(at: steps, in: $0.data) }
+        guard let document else { return nil }
+        // From the deepest array element on the way, found through its array's element offsets.
+        if let last = steps.lastIndex(where: { if case .index = $0 { true } else { false } }),
+            case .index(let index) = steps[last],
+            let start = document.start(ofElement: index, ofArrayAt: Array(steps[..<last]))
+        {
+            return JSONSpan.compactText(at: steps[(last + 1)...], in: document.bytes, from: start)
+        }
+        return JSONSpan.compactText(at: steps[...], in: document.bytes, from: nil)
     }
 
     /// Reads a file as JSON (Foundation's `JSONDecoder` into `JSONValue`). Only a regular file: mapping files are
