@@ -56,6 +56,9 @@ extension FileSystem {
         /// Entries whose path is not UTF-8 (no `String` can name it), decoded with U+FFFD for a message; not in the
         /// lists above. What a folder of such a name holds is listed here too.
         public var notUTF8: [String] = []
+
+        /// Nothing listed.
+        public init() {}
     }
 
     /// Lists everything below `folder`: one `readdir` pass per folder, the type from the directory entry where the

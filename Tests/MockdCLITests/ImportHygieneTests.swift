@@ -204,6 +204,23 @@ struct ImportHygieneTests {
                         "mocks/raw/notes/deep/a.json: $.email: e-mail address"
                     ]
             )
+            // A name that is not UTF-8 cannot be scanned: said, never "nothing found" (APFS refuses such names).
+            let strange = (Array(notes.path.utf8) + Array("/t".utf8) + [0xFF]).map { CChar(bitPattern: $0) } + [0]
+            let descriptor = open(strange, O_WRONLY | O_CREAT, 0o644)
+            if descriptor >= 0 {
+                close(descriptor)
+                let unnamed = try ProcessRunner.mockd(["lint", "raw", "--root", root.path])
+                // After the index's findings, before the files'.
+                let before = walked.stdout.split(separator: "\n").map(String.init)
+                let fromIndex = before.filter { $0.hasPrefix("mocks/raw/index.json") }
+                #expect(
+                    unnamed.stdout.split(separator: "\n").map(String.init)
+                        == fromIndex + ["mocks/raw/notes/deep/t\u{FFFD}: name: not UTF-8, so not scanned; rename it"]
+                        + before.dropFirst(fromIndex.count)
+                )
+            } else {
+                print("note: this file system refuses a name that is not UTF-8; that lint case is not tried")
+            }
         }
     }
 

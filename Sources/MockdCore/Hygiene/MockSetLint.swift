@@ -40,9 +40,20 @@ public enum MockSetLint {
         // Every regular file of the folder, links not followed (a link inside the set leads to a file listed itself; one
         // that leads out is not the set's): one `readdir` pass per folder, where resolving each path was 15 `stat`
         // calls a file.
-        let listed = (try? FileSystem.listing(of: folder.resolvingSymlinksInPath().path))?.files ?? []
+        let listing = (try? FileSystem.listing(of: folder.resolvingSymlinksInPath().path)) ?? FileSystem.FolderListing()
+        // What cannot be scanned is a finding: "nothing found" must mean nothing is there.
+        for name in listing.notUTF8 {
+            findings.append(
+                Finding(file: "\(display)/\(name)", location: "name", what: "not UTF-8, so not scanned; rename it")
+            )
+        }
+        for name in listing.unreadableFolders {
+            findings.append(
+                Finding(file: "\(display)/\(name)", location: "folder", what: "cannot be opened, so not scanned")
+            )
+        }
         // The compact index repeats index.json's strings (scanned there) in a binary layout.
-        let paths = listed.filter { $0 != "index.json" && !CompactIndexFile.isCacheFile($0) }
+        let paths = listing.files.filter { $0 != "index.json" && !CompactIndexFile.isCacheFile($0) }
         for relative in paths {
             guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(relative).path) else {
                 continue
