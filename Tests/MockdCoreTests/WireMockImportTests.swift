@@ -558,6 +558,14 @@ struct WireMockImportTests {
             #"x.json: request: "request" appears twice in this object; WireMock keeps the last, other JSON readers the first: keep one"#
         ),
         (
+            #"{"request": {"url": "/a"}, "response": {"jsonBody": {"caf\u00e9": 1, "cafe\u0301": 2, "a\"b": 3}}}"#,
+            #"x.json: response.jsonBody.café: "café" and the earlier "café" differ only in Unicode normalization, one name to mockd, two to WireMock: rename one"#
+        ),
+        (
+            #"{"request": {"url": "/a"}, "response": {"jsonBody": {"a\"b": 3, "a\u0022b": 4}}}"#,
+            #"x.json: response.jsonBody["a\"b"]: "a\"b" appears twice in this object; WireMock keeps the last, other JSON readers the first: keep one"#
+        ),
+        (
             #"{"mappings": [{"request": {"url": "/a"}, "response": {"status": 200, "status": 500}}]}"#,
             #"x.json: mappings[0].response.status: "status" appears twice in this object; WireMock keeps the last, other JSON readers the first: keep one"#
         ),

@@ -54,7 +54,7 @@ public enum ConfigFile {
                 .invalidJSON,
                 file: display,
                 jsonPath: duplicate.path,
-                message: "\"\(duplicate.name)\" appears twice in this object; JSON parsers disagree on which one counts"
+                message: "\(duplicate.phrase); JSON parsers disagree on which one counts"
             )
         }
         do {

@@ -7,9 +7,39 @@ public import Foundation
 /// files instead. This is a structural scan only (strings, escapes, nesting), run on bytes a JSON parser
 /// has already accepted; values are never interpreted here.
 public enum DuplicateKeyCheck {
-    /// The JSON path of the first repeated member (`overrides[0].match.path`) and its name, or `nil`.
+    /// A member whose name repeats an earlier one of its object.
+    public struct Duplicate: Sendable, Equatable {
+        /// JSON path of the repeated member (`overrides[0].match.path`).
+        public let path: String
+        /// Its name, decoded.
+        public let name: String
+        /// The earlier name when it is spelt with other bytes, equal only under Unicode canonical equivalence (`é`
+        /// and `e` + U+0301, which Swift's strings and so mockd's readers take for one name); `nil` when the bytes
+        /// are the same.
+        public let earlier: String?
+
+        /// `"status" appears twice in this object`, or for names equal only under canonical equivalence
+        /// `"café" and "café" differ only in Unicode normalization, one name to mockd`; names JSON-quoted.
+        public var phrase: String {
+            guard let earlier else { return "\(Self.quoted(name)) appears twice in this object" }
+            return
+                "\(Self.quoted(name)) and the earlier \(Self.quoted(earlier)) differ only in Unicode normalization, one name to mockd"
+        }
+
+        static func quoted(_ name: String) -> String {
+            String(
+                decoding: (try? JSONSerialization.data(
+                    withJSONObject: name,
+                    options: [.fragmentsAllowed, .withoutEscapingSlashes]
+                )) ?? Data(),
+                as: UTF8.self
+            )
+        }
+    }
+
+    /// The first repeated member, or `nil`.
     /// - Complexity: O(n) in the byte count; nesting depth costs memory, not recursion.
-    public static func firstDuplicate(in data: Data) -> (path: String, name: String)? {
+    public static func firstDuplicate(in data: Data) -> Duplicate? {
         /// A member name as it is written: where, and whether it holds an escape.
         struct RawName {
             let bytes: Range<Int>
@@ -20,8 +50,9 @@ public enum DuplicateKeyCheck {
             /// The names so far while they are few and plain ASCII, compared byte for byte (plain ASCII names are
             /// equal exactly when their bytes are); `nil` once the frame has switched to `names`.
             var plainNames: [Range<Int>]? = []
-            /// The decoded names, compared as strings, once a name has an escape or other than ASCII (or many).
-            var names: Set<String> = []
+            /// The decoded names, compared as strings, once a name has an escape or other than ASCII (or many), each
+            /// with its first spelling.
+            var names: [String: String] = [:]
             var currentName: RawName?
             var index = 0
             var expectsName: Bool
@@ -29,7 +60,7 @@ public enum DuplicateKeyCheck {
         /// Names per object compared byte for byte before a set takes over (most objects have a handful).
         let plainLimit = 16
         var stack: [Frame] = []
-        return data.withUnsafeBytes { raw -> (String, String)? in
+        return data.withUnsafeBytes { raw -> Duplicate? in
             let bytes = raw.bindMemory(to: UInt8.self)
             func decoded(_ name: RawName) -> String {
                 let rawName = UnsafeBufferPointer(rebasing: bytes[name.bytes])
@@ -79,16 +110,26 @@ public enum DuplicateKeyCheck {
                                             length
                                         ) == 0)
                             }
-                            if repeated { return (path(stack.dropLast()).member(decoded(name)), decoded(name)) }
+                            if repeated {
+                                let text = decoded(name)
+                                return Duplicate(path: path(stack.dropLast()).member(text), name: text, earlier: nil)
+                            }
                             stack[last].plainNames!.append(name.bytes)
                         } else {
                             if let plain = stack[last].plainNames {
-                                stack[last].names = Set(plain.map { decoded(RawName(bytes: $0, escaped: false)) })
+                                stack[last].names = Dictionary(
+                                    plain.map { decoded(RawName(bytes: $0, escaped: false)) }.map { ($0, $0) },
+                                    uniquingKeysWith: { first, _ in first }
+                                )
                                 stack[last].plainNames = nil
                             }
                             let text = decoded(name)
-                            guard stack[last].names.insert(text).inserted else {
-                                return (path(stack.dropLast()).member(text), text)
+                            if let earlier = stack[last].names.updateValue(text, forKey: text) {
+                                return Duplicate(
+                                    path: path(stack.dropLast()).member(text),
+                                    name: text,
+                                    earlier: Array(earlier.utf8) == Array(text.utf8) ? nil : earlier
+                                )
                             }
                         }
                         stack[last].currentName = name

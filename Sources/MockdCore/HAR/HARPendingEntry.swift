@@ -43,7 +43,7 @@ struct HARPendingEntry: Sendable {
                     jsonPath: "log.entries[\(index)]"
                         + (inner.hasPrefix("[") || inner.hasPrefix(".") || inner.isEmpty ? inner : "." + inner),
                     message:
-                        "\"\(duplicate.name)\" appears twice in this object (entry \(index + 1)); JSON parsers disagree on which one counts"
+                        "\(duplicate.phrase) (entry \(index + 1)); JSON parsers disagree on which one counts"
                 )
             }
             return HARReader.readEntry(JSONNode(value, path: "log.entries[\(index)]"), index: index)

@@ -95,7 +95,9 @@ struct WireMockNode {
                 file: display,
                 jsonPath: duplicate.path,
                 message:
-                    "\"\(duplicate.name)\" appears twice in this object; WireMock keeps the last, other JSON readers the first: keep one"
+                    duplicate.earlier == nil
+                    ? "\(duplicate.phrase); WireMock keeps the last, other JSON readers the first: keep one"
+                    : "\(duplicate.phrase), two to WireMock: rename one"
             )
         }
         do {
