@@ -29,6 +29,8 @@ struct OpenAPIImportTests {
             defer { try? FileManager.default.removeItem(at: root) }
             let imported = try ProcessRunner.mockd(["import-openapi", spec.path, "--set", "api", "--root", root.path])
             #expect(imported.status == 0, "\(spec.lastPathComponent): \(imported.stderr)")
+            // The hint serves what was written: with the same --root.
+            #expect(imported.stdout.contains("(serve with: mockd --config api --root \(root.path))"))
             let document = try OpenAPIDocument.load(spec, display: spec.lastPathComponent)
             let daemon = try RunningDaemon(["--config", "api", "--root", root.path, "--port", "0", "--quiet"])
             defer { daemon.stop() }

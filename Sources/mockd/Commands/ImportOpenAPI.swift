@@ -102,7 +102,8 @@ struct ImportOpenAPI: MockdCommand, Equatable {
             try FileManager.default.createDirectory(at: root.configsURL, withIntermediateDirectories: true)
             try data.write(to: configURL, options: .atomic)
             var lines = [
-                "imported \(spec) (OpenAPI \(document.version)) into \(display) (serve with: mockd --config \(set))",
+                "imported \(spec) (OpenAPI \(document.version)) into \(display) (serve with: mockd --config \(set)"
+                    + "\(self.root.map { " --root \($0)" } ?? ""))",
                 "  operations:     \(result.operations)",
                 "  overrides:      \(result.overrides) (one per operation and status; others by Prefer: code=…)",
             ]
