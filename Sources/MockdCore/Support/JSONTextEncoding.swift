@@ -10,11 +10,11 @@ public enum JSONTextEncoding {
     /// `data` transcoded to UTF-8 (without a byte order mark) when it is UTF-16 or UTF-32 text, recognized as RFC
     /// 4627 §3 and `JSONSerialization` do: a UTF-16/32 byte order mark, or the zero bytes of an ASCII first character
     /// (`00 00 00 xx`, `xx 00 00 00`, `00 xx`, `xx 00`). Any other `data` (UTF-8, with or without its BOM) is returned
-    /// as is. A last code unit cut short (a stray byte at the end) becomes U+FFFD, as decoders write it, for the parser
-    /// to refuse where it stands; the transcoding alone would drop it without a word.
+    /// as is.
     /// - Throws: `InvalidText` naming the line and column of the first code unit the encoding cannot decode (an
     ///   unpaired UTF-16 surrogate, a UTF-32 value that is no Unicode scalar): replaced by U+FFFD it would be read
-    ///   as text without a word, and left as it is the parser only says the file is not UTF-8.
+    ///   as text without a word, and left as it is the parser only says the file is not UTF-8; or of the end of the
+    ///   text when a last code unit is cut short (stray bytes), which the transcoding alone would drop.
     public static func utf8(_ data: Data) throws(InvalidText) -> Data {
         guard let (encoding, markLength) = wideEncoding(of: data.prefix(4)) else { return data }
         let unit = encoding == .utf16BigEndian || encoding == .utf16LittleEndian ? 2 : 4
@@ -24,7 +24,27 @@ public enum JSONTextEncoding {
             throw firstInvalidUnit(in: whole, encoding: encoding)
                 ?? InvalidText(encoding: encoding, line: 1, column: 1, problem: "text the encoding cannot decode")
         }
-        return Data((cutShort == 0 ? text : text + "\u{FFFD}").utf8)
+        if cutShort > 0 {
+            // Where the text ends: the stray bytes follow its last character.
+            var line = 1
+            var column = 1
+            for scalar in text.unicodeScalars {
+                if scalar == "\n" {
+                    line += 1
+                    column = 1
+                } else {
+                    column += 1
+                }
+            }
+            let bytes = cutShort == 1 ? "1 stray byte" : "\(cutShort) stray bytes"
+            throw InvalidText(
+                encoding: encoding,
+                line: line,
+                column: column,
+                problem: "\(bytes) after the last whole code unit: the file was cut or joined to another"
+            )
+        }
+        return Data(text.utf8)
     }
 
     /// Wide text holding a code unit its encoding cannot decode, located for a one-line error.
