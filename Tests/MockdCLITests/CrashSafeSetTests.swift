@@ -107,4 +107,33 @@ struct CrashSafeSetTests {
         let served = try Curl.send(CurlRequest(url: daemon.baseURL + "/v1/n"))
         #expect(String(decoding: served.body, as: UTF8.self) == #"{"n": 7}"#)
     }
+
+    /// A folder left by an interrupted merge shares its kept files with the set (hard links): removing it frees only
+    /// its own files, and the line says that much.
+    @Test func aLeftoverSharingFilesWithTheSetCountsOnlyItsOwn() throws {
+        let root = Paths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("v.har")
+        try Self.har(7).write(to: file, atomically: true, encoding: .utf8)
+        #expect(try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path]).status == 0)
+        let mocks = root.appendingPathComponent("mocks")
+        let shared = mocks.appendingPathComponent("api/notes.bin")
+        try Data(count: 3 << 20).write(to: shared)
+        let leftover = mocks.appendingPathComponent(".api.importing-999999999-789")
+        try FileManager.default.createDirectory(
+            at: leftover.appendingPathComponent("bodies"),
+            withIntermediateDirectories: true
+        )
+        try Data(count: 2 << 20).write(to: leftover.appendingPathComponent("bodies/own.bin"))
+        try FileManager.default.linkItem(at: shared, to: leftover.appendingPathComponent("notes.bin"))
+        let daemon = try RunningDaemon(["--set", "api", "--root", root.path, "--port", "0", "--quiet"])
+        defer { daemon.stop() }
+        #expect(
+            daemon.standardError.contains(
+                "mockd: removed 1 folder left by interrupted imports in mocks/ (2.0 MiB): .api.importing-999999999-789\n"
+            ),
+            "\(daemon.standardError)"
+        )
+        #expect(try Data(contentsOf: shared).count == 3 << 20)
+    }
 }

@@ -97,13 +97,15 @@ public enum MockSetRecovery {
         root.mocksURL.appendingPathComponent(".\(set).write-\(write).lock").path
     }
 
+    /// The bytes removing the folder at `url` frees: files with another name elsewhere (a merge's hard links into the
+    /// set that replaced this folder) free nothing, and are not counted.
     private static func size(of url: URL) -> Int64 {
-        guard let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else {
-            return 0
-        }
+        guard let listing = try? FileSystem.listing(of: url.path) else { return 0 }
         var total: Int64 = 0
-        for case let file as URL in files {
-            total += Int64((try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0)
+        for relative in listing.files {
+            var info = stat()
+            guard lstat(url.path + "/" + relative, &info) == 0, info.st_nlink == 1 else { continue }
+            total += Int64(info.st_size)
         }
         return total
     }
