@@ -15,7 +15,7 @@
    `mockd record …`, `scripts/run`) runs until it prints `listening on` and then in the background until the next
    serve or the end, as it would in another terminal; it must start, or the block fails.
    Commands that cannot run on this machine are pinned to what covers them instead, and each is checked:
-   `brew` (macOS; the formula it names exists in Formula/), `docker` (no container engine here; the Dockerfile
+   `brew` (macOS; the formula it names has its template in scripts/release/), `docker` (no container engine here; the Dockerfile
    exists and scripts/container-smoke checks the image's runtime), `xcodebuild` and `xcrun` (macOS; the example
    package Examples/ShopUITests runs the kit against the real daemon), `scripts/test` (this runs inside it).
    Each pinned line is still parsed (bash -n).
@@ -46,7 +46,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 HERE = os.path.join(ROOT, "Tests", "Docs")
 PINNED = {
-    "brew": "macOS only (Homebrew); the formula it installs is checked to exist in Formula/",
+    "brew": "macOS only (Homebrew); the formula it installs is checked to have its template in scripts/release/",
     "docker": "no container engine here; scripts/container-smoke checks the image's runtime and the Dockerfile exists",
     "xcodebuild": "macOS only; Examples/ShopUITests (step example) runs the kit's tests against the real daemon",
     "xcrun": "macOS only (the Simulator's keychain)",
@@ -327,10 +327,9 @@ def check_pinned(code, name):
         notes.append("%s: %s" % (words[0], PINNED[words[0]]))
         if words[0] == "brew" and len(words) > 2 and words[1] == "install":
             formula = words[2].split("/")[-1]
-            if os.path.isdir(os.path.join(ROOT, "Formula")) and not os.path.exists(
-                os.path.join(ROOT, "Formula", formula + ".rb")
-            ):
-                fail(name, "brew install %s: no Formula/%s.rb" % (words[2], formula))
+            # The tap's formula is rendered from this repository's template at each release (docs/RELEASING.md).
+            if not os.path.exists(os.path.join(ROOT, "scripts", "release", formula + ".rb.in")):
+                fail(name, "brew install %s: no scripts/release/%s.rb.in to render it from" % (words[2], formula))
         if words[0] == "docker" and not os.path.exists(os.path.join(ROOT, "Dockerfile")):
             fail(name, "docker: no Dockerfile")
     return notes
