@@ -27,8 +27,12 @@ public struct MockSetMerger {
         }
     }
 
-    /// Reads `mocks/<name>/` (index and every file beside it) as a build.
-    /// - Throws: `ConfigError` when the index cannot be read or decoded.
+    /// Reads `mocks/<name>/` (index and every file beside it) as a build; each file is `carried` (linked, not
+    /// copied, when written) and every folder kept.
+    /// - Throws: `ConfigError` when the index cannot be read or decoded, and, naming it, for anything in the folder
+    ///   the merged set could not hold as it is (a symbolic link, a FIFO, socket or device, a folder that cannot be
+    ///   opened, a name that is not UTF-8, two names equal only under Unicode normalization, a set folder that is a
+    ///   link): the merge writes a new folder and removes the old one, which would take such a file with it.
     public static func read(set name: String, root: MockdRoot) throws -> MockSetBuild {
         let folder = root.setURL(name)
         let indexURL = folder.appendingPathComponent("index.json")
