@@ -176,7 +176,7 @@ struct BodyFilePathTests {
             ),
             (
                 "long",
-                "mocks/long/index.json: stubs[0].responses[0].bodyFile: body file '\(longName)' has a name too long for the file system"
+                "mocks/long/index.json: stubs[0].responses[0].bodyFile: cannot read '\(longName)': the name is too long for the file system"
             ),
             (
                 "loop",

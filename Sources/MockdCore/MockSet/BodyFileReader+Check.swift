@@ -72,7 +72,12 @@ extension BodyFileReader {
         defer { file.close() }
         let kind = file.kind()
         guard case .regular(let size) = kind else {
-            throw Self.unreadable(relativePath, kind: kind, indexName: indexName, jsonPath: jsonPath())
+            throw Self.unreadable(
+                relativePath,
+                UserFile.failure(reading: kind) ?? UserFile.failure(FileDescriptor.lastError),
+                indexName: indexName,
+                jsonPath: jsonPath()
+            )
         }
         guard size < FileBody.threshold else {
             return try readResolvingLinks(

@@ -1,5 +1,6 @@
 import Foundation
 import MockdFormat
+import MockdPlatform
 
 extension BodyFileReader {
     /// A response's body file: its bytes and placeholders for a small file (as `readParsed`), or a `FileBody` (path
@@ -47,7 +48,7 @@ extension BodyFileReader {
         guard access(resolved, R_OK) == 0 else {
             throw Self.unreadable(
                 relativePath,
-                error: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES),
+                UserFile.failure(FileDescriptor.lastError),
                 indexName: indexName,
                 jsonPath: jsonPath()
             )

@@ -71,7 +71,12 @@ final class BodyFileReader: Sendable {
             defer { file.close() }
             let kind = file.kind()
             guard case .regular(let size) = kind, let data = Self.readAll(file, size: size) else {
-                throw Self.unreadable(relativePath, kind: kind, indexName: indexName, jsonPath: jsonPath)
+                throw Self.unreadable(
+                    relativePath,
+                    UserFile.failure(reading: kind) ?? UserFile.failure(FileDescriptor.lastError),
+                    indexName: indexName,
+                    jsonPath: jsonPath
+                )
             }
             return data
         }
@@ -91,51 +96,47 @@ final class BodyFileReader: Sendable {
             // path as written, not standardized: `a.json/` names a folder, and must not open the file `a.json`.
             file = try FileDescriptor.open(folder.path + "/" + relativePath, .readWithoutWaiting)
         } catch {
-            throw Self.unreadable(relativePath, error: error as? POSIXError, indexName: indexName, jsonPath: jsonPath)
+            throw Self.unreadable(relativePath, UserFile.failure(error), indexName: indexName, jsonPath: jsonPath)
         }
         defer { file.close() }
         let kind = file.kind()
         guard case .regular(let size) = kind, let data = Self.readAll(file, size: size) else {
-            throw Self.unreadable(relativePath, kind: kind, indexName: indexName, jsonPath: jsonPath)
+            throw Self.unreadable(
+                relativePath,
+                UserFile.failure(reading: kind) ?? UserFile.failure(FileDescriptor.lastError),
+                indexName: indexName,
+                jsonPath: jsonPath
+            )
         }
         return data
     }
 
-    /// Why the body file at `relativePath` could not be read, in the words every command gives (serving, `validate`,
-    /// `diff`): from the error of opening it, or else from what the opened path is (`kind`; `nil`: a failed read).
+    /// Why the body file at `relativePath` could not be read (`UserFile`'s reasons, which every user file gets), in
+    /// the words every command gives: serving, `validate`, `diff`.
     static func unreadable(
         _ relativePath: String,
-        error: POSIXError? = nil,
-        kind: FileDescriptor.Kind? = nil,
+        _ failure: UserFile.Failure,
         indexName: String,
         jsonPath: String
     ) -> ConfigError {
-        let (code, message): (ConfigErrorCode, String)
-        switch (error?.code, kind) {
-        case (.ENOENT?, _), (.ENOTDIR?, _):
-            (code, message) = (.fileNotFound, "body file '\(relativePath)' not found")
-        case (.ENAMETOOLONG?, _):
-            (code, message) = (.invalidValue, "body file '\(relativePath)' has a name too long for the file system")
-        case (.ELOOP?, _):
-            (code, message) = (
-                .unreadable,
-                "cannot read '\(relativePath)': its symbolic links lead round in a loop, or through more than the system follows"
+        let reason: String
+        switch failure {
+        case .notFound:
+            return ConfigError(
+                .fileNotFound,
+                file: indexName,
+                jsonPath: jsonPath,
+                message: "body file '\(relativePath)' not found"
             )
-        case (.ENXIO?, _), (.ENODEV?, _):
-            // What opening a socket, or a device with nothing behind it, says.
-            (code, message) = (.unreadable, "cannot read '\(relativePath)': not a regular file")
-        case (.EACCES?, _), (.EPERM?, _):
-            (code, message) = (.unreadable, "cannot read '\(relativePath)': permission denied")
-        case (let other?, _):
-            let reason = FileDescriptor.message(of: POSIXError(other))
-            (code, message) = (.unreadable, "cannot read '\(relativePath)': \(reason)")
-        case (nil, .folder?):
-            (code, message) = (.unreadable, "cannot read '\(relativePath)': a folder, not a file")
-        case (nil, .pipe?), (nil, .characterDevice?), (nil, .other?):
-            (code, message) = (.unreadable, "cannot read '\(relativePath)': not a regular file")
-        case (nil, _):
-            (code, message) = (.unreadable, "cannot read '\(relativePath)'")
+        case .folder: reason = "a folder, not a file"
+        case .notAFile: reason = "not a regular file"
+        case .system(let message): reason = message
         }
-        return ConfigError(code, file: indexName, jsonPath: jsonPath, message: message)
+        return ConfigError(
+            .unreadable,
+            file: indexName,
+            jsonPath: jsonPath,
+            message: "cannot read '\(relativePath)': \(reason)"
+        )
     }
 }

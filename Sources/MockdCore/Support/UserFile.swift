@@ -31,6 +31,19 @@ public enum UserFile {
         }
     }
 
+    /// The failure of reading an opened path that is not a regular file, by what it is (`FileDescriptor.kind()`;
+    /// `nil`: `fstat` failed); `nil` for a regular file.
+    static func failure(reading kind: FileDescriptor.Kind?) -> Failure? {
+        switch kind {
+        case .regular?: nil
+        case .folder?: .folder
+        case .pipe?: .notAFile(what: "a pipe")
+        case .characterDevice?: .notAFile(what: "a device")
+        case .other?: .notAFile(what: "a socket or device")
+        case nil: failure(FileDescriptor.lastError)
+        }
+    }
+
     /// Bytes read at a time from a pipe or device.
     private static let streamChunk = 64 * 1024
 
@@ -98,12 +111,16 @@ public enum UserFile {
         }
     }
 
-    private static func failure(_ error: any Error) -> Failure {
+    /// The failure an error of opening or reading a path stands for.
+    static func failure(_ error: any Error) -> Failure {
         switch (error as? POSIXError)?.code {
         case .ENOENT?, .ENOTDIR?: return .notFound
         case .EISDIR?: return .folder
         // What `open(2)` says of a socket (and of a device without its driver).
-        case .ENXIO?, .EOPNOTSUPP?: return .notAFile(what: "a socket or device")
+        case .ENXIO?, .ENODEV?, .EOPNOTSUPP?: return .notAFile(what: "a socket or device")
+        // Said plainly: "too many levels of symbolic links" also covers a chain longer than the system follows.
+        case .ELOOP?: return .system("its symbolic links lead round in a loop, or through more than the system follows")
+        case .ENAMETOOLONG?: return .system("the name is too long for the file system")
         default:
             let message = FileDescriptor.message(of: error)
             return .system(message.prefix(1).lowercased() + message.dropFirst())
