@@ -10,14 +10,9 @@ enum JSONSpan {
         case index(Int)
     }
 
-    /// The compact text of the value at `path` in `document`; `nil` when the path does not lead to a value or
-    /// the document is not well-formed there. Duplicate keys: the last one, as `JSONSerialization` reads it.
-    static func compactText(at path: [Step], in document: Data) -> String? {
-        compactText(at: path[...], in: [UInt8](document), from: nil)
-    }
-
-    /// The compact text of the value at `path`, looked for from `start` (the offset of the value `path` starts
-    /// from; `nil`: the document's top); `nil` as for `compactText(at:in:)`.
+    /// The compact text of the value at `path` in the document `bytes`, looked for from `start` (the offset of the
+    /// value `path` starts from; `nil`: the document's top); `nil` when the path does not lead to a value or the
+    /// document is not well-formed there. Duplicate keys: the last one, as `JSONSerialization` reads it.
     static func compactText(at path: ArraySlice<Step>, in bytes: [UInt8], from start: Int?) -> String? {
         var scanner = Scanner(bytes: bytes)
         if let start { scanner.position = start }

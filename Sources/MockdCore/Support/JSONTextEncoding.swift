@@ -26,21 +26,13 @@ public enum JSONTextEncoding {
         }
         if cutShort > 0 {
             // Where the text ends: the stray bytes follow its last character.
-            var line = 1
-            var column = 1
-            for scalar in text.unicodeScalars {
-                if scalar == "\n" {
-                    line += 1
-                    column = 1
-                } else {
-                    column += 1
-                }
-            }
+            var end = TextPosition()
+            for scalar in text.unicodeScalars { end.advance(past: scalar) }
             let bytes = cutShort == 1 ? "1 stray byte" : "\(cutShort) stray bytes"
             throw InvalidText(
                 encoding: encoding,
-                line: line,
-                column: column,
+                line: end.line,
+                column: end.column,
                 problem: "\(bytes) after the last whole code unit: the file was cut or joined to another"
             )
         }
@@ -69,29 +61,44 @@ public enum JSONTextEncoding {
         public var description: String { "not valid \(encodingName) at line \(line), column \(column) (\(problem))" }
     }
 
+    /// A line and column in text, 1-based, counted in line feeds and Unicode scalars.
+    private struct TextPosition {
+        var line = 1
+        var column = 1
+
+        mutating func advance(past scalar: Unicode.Scalar) {
+            if scalar == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+    }
+
     /// Where the first undecodable code unit of `units` (whole code units, no byte order mark) is.
     private static func firstInvalidUnit(in units: Data, encoding: String.Encoding) -> InvalidText? {
         func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, uppercase: true) }
+        let bigEndian = encoding == .utf16BigEndian || encoding == .utf32BigEndian
         switch encoding {
         case .utf16BigEndian, .utf16LittleEndian:
-            let values = units.withUnsafeBytes { raw in
-                (0..<raw.count / 2).map { index in
-                    let unit = raw.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)
-                    return encoding == .utf16BigEndian ? UInt16(bigEndian: unit) : UInt16(littleEndian: unit)
-                }
-            }
-            return locate(values, as: Unicode.UTF16.self, encoding: encoding) {
+            return locate(codeUnits(units, bigEndian: bigEndian), as: Unicode.UTF16.self, encoding: encoding) {
                 "an unpaired surrogate \(hex(UInt32($0)))"
             }
         default:
-            let values = units.withUnsafeBytes { raw in
-                (0..<raw.count / 4).map { index in
-                    let unit = raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
-                    return encoding == .utf32BigEndian ? UInt32(bigEndian: unit) : UInt32(littleEndian: unit)
-                }
-            }
-            return locate(values, as: Unicode.UTF32.self, encoding: encoding) {
+            return locate(codeUnits(units, bigEndian: bigEndian), as: Unicode.UTF32.self, encoding: encoding) {
                 "\(hex($0)) is not a Unicode scalar value"
+            }
+        }
+    }
+
+    /// `bytes` read as code units of `Unit`'s width in the given byte order.
+    private static func codeUnits<Unit: FixedWidthInteger>(_ bytes: Data, bigEndian: Bool) -> [Unit] {
+        bytes.withUnsafeBytes { raw in
+            let width = MemoryLayout<Unit>.size
+            return (0..<raw.count / width).map { index in
+                let unit = raw.loadUnaligned(fromByteOffset: index * width, as: Unit.self)
+                return bigEndian ? Unit(bigEndian: unit) : Unit(littleEndian: unit)
             }
         }
     }
@@ -104,21 +111,20 @@ public enum JSONTextEncoding {
     ) -> InvalidText? {
         var iterator = units.makeIterator()
         var parser = Codec.ForwardParser()
-        var line = 1
-        var column = 1
+        var here = TextPosition()
         var position = 0
         while true {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let encoded):
                 position += encoded.count
-                if Codec.decode(encoded) == "\n" {
-                    line += 1
-                    column = 1
-                } else {
-                    column += 1
-                }
+                here.advance(past: Codec.decode(encoded))
             case .error:
-                return InvalidText(encoding: encoding, line: line, column: column, problem: problem(units[position]))
+                return InvalidText(
+                    encoding: encoding,
+                    line: here.line,
+                    column: here.column,
+                    problem: problem(units[position])
+                )
             case .emptyInput:
                 return nil
             }
