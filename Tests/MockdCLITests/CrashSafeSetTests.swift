@@ -78,14 +78,19 @@ struct CrashSafeSetTests {
         #expect(String(decoding: served.body, as: UTF8.self) == #"{"n": 13}"#)
     }
 
+    /// Imports `har(value)` as set `api` under `root`.
+    static func importAPI(_ value: Int, into root: URL) throws {
+        let file = root.appendingPathComponent("v.har")
+        try har(value).write(to: file, atomically: true, encoding: .utf8)
+        #expect(try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path]).status == 0)
+    }
+
     /// A set renamed aside by a replace that was killed before the new one moved in (the two-rename way, still
     /// used where the file system cannot exchange folders atomically) is put back at the next start.
     @Test func setLeftRenamedAsideIsRestoredAtStart() throws {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let file = root.appendingPathComponent("v.har")
-        try Self.har(7).write(to: file, atomically: true, encoding: .utf8)
-        #expect(try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path]).status == 0)
+        try Self.importAPI(7, into: root)
         let mocks = root.appendingPathComponent("mocks")
         try FileManager.default.moveItem(
             at: mocks.appendingPathComponent("api"),
@@ -113,9 +118,7 @@ struct CrashSafeSetTests {
     @Test func aLeftoverSharingFilesWithTheSetCountsOnlyItsOwn() throws {
         let root = Paths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let file = root.appendingPathComponent("v.har")
-        try Self.har(7).write(to: file, atomically: true, encoding: .utf8)
-        #expect(try ProcessRunner.mockd(["import-har", file.path, "--set", "api", "--root", root.path]).status == 0)
+        try Self.importAPI(7, into: root)
         let mocks = root.appendingPathComponent("mocks")
         let shared = mocks.appendingPathComponent("api/notes.bin")
         try Data(count: 3 << 20).write(to: shared)

@@ -362,18 +362,23 @@ struct ImportHygieneTests {
         }
     }
 
+    /// Imports `GET /one` and `GET /two` (each `{"v":1}`) of https://a.test as set `m` under `root`; its folder.
+    static func importOneAndTwo(_ root: URL) throws -> URL {
+        let har = root.appendingPathComponent("v1.har")
+        try write(
+            [
+                entry("GET", "https://a.test/one", text: #"{"v":1}"#),
+                entry("GET", "https://a.test/two", text: #"{"v":1}"#),
+            ],
+            to: har
+        )
+        #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "m", "--root", root.path]).status == 0)
+        return root.appendingPathComponent("mocks/m")
+    }
+
     @Test func mergeReplacesRecordedStubsAndKeepsHandEdits() throws {
         try withRoot { root in
-            let har = root.appendingPathComponent("v1.har")
-            try Self.write(
-                [
-                    Self.entry("GET", "https://a.test/one", text: #"{"v":1}"#),
-                    Self.entry("GET", "https://a.test/two", text: #"{"v":1}"#),
-                ],
-                to: har
-            )
-            #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "m", "--root", root.path]).status == 0)
-            let set = root.appendingPathComponent("mocks/m")
+            let set = try Self.importOneAndTwo(root)
             // Hand edits: a body of a stub the next recording will not touch, and a note file.
             try Data(#"{"v":"edited by hand"}"#.utf8).write(to: set.appendingPathComponent("bodies/GET_two.json"))
             try Data("keep me".utf8).write(to: set.appendingPathComponent("NOTES.md"))
@@ -443,16 +448,7 @@ struct ImportHygieneTests {
     /// refuses the merge rather than being lost with the old folder.
     @Test func mergeCarriesTheOtherFilesAsTheSameFiles() throws {
         try withRoot { root in
-            let har = root.appendingPathComponent("v1.har")
-            try Self.write(
-                [
-                    Self.entry("GET", "https://a.test/one", text: #"{"v":1}"#),
-                    Self.entry("GET", "https://a.test/two", text: #"{"v":1}"#),
-                ],
-                to: har
-            )
-            #expect(try ProcessRunner.mockd(["import-har", har.path, "--set", "m", "--root", root.path]).status == 0)
-            let set = root.appendingPathComponent("mocks/m")
+            let set = try Self.importOneAndTwo(root)
             let deep = set.appendingPathComponent("notes/old/deep.txt")
             try FileManager.default.createDirectory(
                 at: deep.deletingLastPathComponent(),
