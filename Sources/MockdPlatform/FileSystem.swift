@@ -18,7 +18,8 @@ public enum FileSystem {
     }
 
     /// Puts every file written under `folder` on disk: one `syncfs(2)` of the file system holding it on Linux;
-    /// where that call is missing or fails (Darwin has none), each regular file below `folder` is `fsync`ed.
+    /// where that call is missing or fails (Darwin has none), each folder and regular file below `folder` is
+    /// `fsync`ed (a folder's own entries too: a new file's name is in its folder).
     /// - Returns: Whether everything was flushed.
     @discardableResult
     public static func flush(folder: String) -> Bool {
@@ -27,8 +28,8 @@ public enum FileSystem {
         defer { close(directory) }
         if mockd_sync_file_system(directory) == 0 { return true }
         var flushed = fsync(directory) == 0
-        let files = FileManager.default.enumerator(atPath: folder)
-        while let relative = files?.nextObject() as? String {
+        let below = (try? listing(of: folder)) ?? FolderListing()
+        for relative in below.folders + below.files {
             let path = folder + "/" + relative
             let file = open(path, O_RDONLY | O_CLOEXEC)
             guard file >= 0 else { continue }
@@ -102,7 +103,8 @@ extension FileSystem {
             return
         }
         defer { closedir(stream) }
-        var folders: [[UInt8]] = []
+        /// Each folder's name and its place in `found`.
+        var folders: [(name: [UInt8], index: Int)] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
@@ -123,18 +125,16 @@ extension FileSystem {
                 default: kind = UInt8(DT_FIFO)
                 }
             }
-            if kind == UInt8(DT_DIR) { folders.append(name) }
+            if kind == UInt8(DT_DIR) { folders.append((name, found.count)) }
             found.append((prefix + name, kind))
         }
-        for name in folders {
+        for (name, index) in folders {
             // Opened by its bytes: a name that is not UTF-8 still leads to what the folder holds.
             let opened = (name.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { bytes in
                 try? FileDescriptor.open(bytes.baseAddress!, in: directory, .folder)
             }
             guard let folder = opened else {
-                if let index = found.lastIndex(where: { $0.path == prefix + name }) {
-                    found[index].kind = unreadableFolder
-                }
+                found[index].kind = unreadableFolder
                 continue
             }
             collectEntries(in: folder, prefix: prefix + name + [0x2F], into: &found)

@@ -15,14 +15,10 @@ struct WireMockNode {
     /// A file's bytes, shared by all its nodes, and where the elements of its arrays start (found once per array:
     /// a file of 60,000 mappings with a `jsonBody` each walked every mapping before each one's, and copied the file).
     final class Document: Sendable {
-        let data: Data
         let bytes: [UInt8]
         private let elementStarts = Mutex<[[JSONSpan.Step]: [Int]]>([:])
 
-        init(_ data: Data) {
-            self.data = data
-            self.bytes = [UInt8](data)
-        }
+        init(_ data: Data) { self.bytes = [UInt8](data) }
 
         /// The offset of element `index` of the array at `path`, or `nil`.
         func start(ofElement index: Int, ofArrayAt path: [JSONSpan.Step]) -> Int? {
