@@ -18,9 +18,19 @@ from benchlib import ACCEPT, HOST, commas, free_port, http_get, log
 
 TITLE = "Instruction counts (callgrind)"
 
-WARMUP = 200        # keep-alive requests before the counted part (first uses, caches, the journal's first laps)
-COUNTED = 2000      # keep-alive requests in the counted part
-MISSES = 20         # misses in the counted part of the miss case
+JOURNAL_LIMIT = 10000   # mockd's default --journal-limit
+# Keep-alive requests before the counted part: first uses and caches, and a full journal, so that every counted request
+# also evicts the oldest entry (as in a long run; with 200 the journal only grew and no eviction was counted).
+WARMUP = JOURNAL_LIMIT + 200
+COUNTED = 2000          # keep-alive requests in the counted part
+MISSES = 20             # misses in the counted part of the miss case
+# Calls counted per keep-alive request beside the instructions (callgrind's call counts, all callers): the Swift
+# runtime's reference count operations on objects (each an atomic read-modify-write unless the object is immortal, e.g.
+# an empty array; `swift_bridgeObjectRetain` and the like reach these for an object and skip literals) and heap
+# allocations.
+RETAINS = ["swift_retain", "swift_retain_n", "swift_nonatomic_retain", "swift_nonatomic_retain_n"]
+RELEASES = ["swift_release", "swift_release_n", "swift_nonatomic_release", "swift_nonatomic_release_n"]
+ALLOCATIONS = ["malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc"]
 
 
 class Counted:
@@ -58,7 +68,8 @@ class Counted:
         self.start_seconds = time.monotonic() - self.begin
 
     def dump(self):
-        """Instructions (Ir) of the whole process since the previous dump (or the start)."""
+        """Instructions (Ir) of the whole process since the previous dump (or the start); the dump's calls per callee
+        are in `self.calls` after it."""
         self.dumps += 1
         before = set(glob.glob(os.path.join(self.folder, "out.*")))
         subprocess.run(["callgrind_control", "--dump=part%d" % self.dumps, str(self.proc.pid)],
@@ -69,6 +80,7 @@ class Counted:
             for path in new:
                 total = totals(path)
                 if total is not None:
+                    self.calls = calls_by_callee(path)
                     return total
             time.sleep(0.05)
         raise RuntimeError("callgrind did not write dump %d" % self.dumps)
@@ -95,6 +107,30 @@ def totals(path):
     return None
 
 
+def calls_by_callee(path):
+    """Calls to each function in a callgrind dump (uncompressed names), summed over its callers: the `calls=N …`
+    line after each `cfn=NAME`."""
+    calls = {}
+    callee = None
+    for line in open(path, errors="replace"):
+        if line.startswith("cfn="):
+            callee = line[4:].strip()
+            # A name is given in full the first time and as its "(id)" after, with --compress-strings=no only the name.
+            if callee.startswith("(") and ") " in callee:
+                callee = callee.split(") ", 1)[1]
+        elif line.startswith("calls=") and callee is not None:
+            calls[callee] = calls.get(callee, 0) + int(line[6:].split()[0])
+    return calls
+
+
+def call_counts(server, count):
+    """Reference count operations and heap allocations per request in the last dump."""
+    def total(names):
+        return sum(n for name, n in server.calls.items() if name in names or name.split("'")[0] in names) / count
+    return {"retains": total(RETAINS), "releases": total(RELEASES), "allocations": total(ALLOCATIONS),
+            "frees": total(["free", "cfree"])}
+
+
 def keep_alive(port, path, count, headers):
     """`count` GETs on one keep-alive connection; every answer must be 200 (or 404 for a miss)."""
     connection = http.client.HTTPConnection(HOST, port, timeout=120)
@@ -109,14 +145,14 @@ def keep_alive(port, path, count, headers):
 
 
 def per_request(server, path, headers, expect=200):
-    """Instructions of one keep-alive request: WARMUP requests, then COUNTED counted ones."""
+    """Instructions of one keep-alive request (WARMUP requests, then COUNTED counted ones), and its `call_counts`."""
     keep_alive(server.port, path, WARMUP, headers)
     server.dump()
     statuses = keep_alive(server.port, path, COUNTED, headers)
     total = server.dump()
     if statuses != {expect: COUNTED}:
         raise RuntimeError("unexpected answers %s for %s" % (statuses, path))
-    return total / COUNTED
+    return total / COUNTED, call_counts(server, COUNTED)
 
 
 def without_debug_info(bench, binary):
@@ -141,18 +177,18 @@ def run(bench):
     body = bench.sample_body(*small)
     raw = Counted(bench, "raw", [bench.raw_mhd, "--threads", "1", "--body-file", body, "{port}"], "/bench/3")
     raw.dump()
-    raw_ir = per_request(raw, "/bench/3", headers)
+    raw_ir, raw_calls = per_request(raw, "/bench/3", headers)
     raw.stop()
     mockd_argv = [mockd, "--set", small[1], "--root", small[0], "--port", "{port}", "--threads", "1"]
     quiet = Counted(bench, "mockd-quiet", mockd_argv + ["--quiet"], "/bench/3", headers)
     quiet.dump()
-    quiet_ir = per_request(quiet, "/bench/3", headers)
+    quiet_ir, quiet_calls = per_request(quiet, "/bench/3", headers)
     quiet.stop()
     log("callgrind: keep-alive request raw %.0f, mockd %.0f instructions" % (raw_ir, quiet_ir))
     logged = Counted(bench, "mockd-logged", mockd_argv, "/bench/3", headers,
                      stderr_path=os.path.join(bench.work, "callgrind-logged.stderr"))
     logged.dump()
-    logged_ir = per_request(logged, "/bench/3", headers)
+    logged_ir, logged_calls = per_request(logged, "/bench/3", headers)
     logged.stop()
     log("callgrind: logged request %.0f instructions" % logged_ir)
     rows.append(["one keep-alive GET, raw libmicrohttpd (pool of 1)", "—", "%s" % commas(raw_ir), "—"])
@@ -160,6 +196,14 @@ def run(bench):
                  "%.3f × raw" % (quiet_ir / raw_ir)])
     rows.append(["one keep-alive GET, mockd `--threads 1`, default log line (stderr to a file)", "10",
                  commas(logged_ir), "%.3f × quiet" % (logged_ir / quiet_ir)])
+    for what, calls in [("raw libmicrohttpd (pool of 1)", raw_calls), ("mockd `--threads 1 --quiet`", quiet_calls),
+                        ("mockd `--threads 1`, default log line", logged_calls)]:
+        rows.append(["reference count operations (retains + releases) and heap allocations per keep-alive GET, %s"
+                     % what, "—" if what.startswith("raw") else "10",
+                     "%.1f + %.1f; %.1f allocations" % (calls["retains"], calls["releases"], calls["allocations"]),
+                     "—"])
+    log("callgrind: per request retains/releases/allocations raw %s, quiet %s, logged %s" % (
+        raw_calls, quiet_calls, logged_calls))
     targets.append({"target": "instructions per keep-alive request ≤ 1.05 × raw libmicrohttpd (callgrind, 10 "
                               "imported stubs)", "measured": "%.3f (%s ÷ %s)" % (quiet_ir / raw_ir, commas(quiet_ir),
                                                                                   commas(raw_ir)),
@@ -168,6 +212,7 @@ def run(bench):
                               "the wall-clock ≤ 10% target", "measured": "+%s per request (%.1f%%)" % (
                                   commas(logged_ir - quiet_ir), (logged_ir / quiet_ir - 1) * 100), "met": None})
     data["raw"], data["quiet"], data["logged"] = raw_ir, quiet_ir, logged_ir
+    data["calls"] = {"raw": raw_calls, "quiet": quiet_calls, "logged": logged_calls}
 
     # Starts, and a miss in the largest set.
     for n in sizes:
@@ -198,12 +243,14 @@ def run(bench):
         server.stop()
 
     intro = ("`valgrind --tool=callgrind` on the release binary (its debug sections stripped: the same code), all threads of the process; each count is the "
-             "instructions between two `callgrind_control --dump` points. A keep-alive request: %d requests on one "
-             "connection as warm-up, then %s counted (÷ %s), `GET /bench/3` with `Accept: application/json` (raw "
+             "instructions between two `callgrind_control --dump` points. A keep-alive request: %s requests on one "
+             "connection as warm-up (mockd's journal then holds its default limit of %s entries, so every counted "
+             "request also evicts the oldest, as in a long run), then %s counted (÷ %s), `GET /bench/3` with `Accept: application/json` (raw "
              "libmicrohttpd with mockd's flags and options answers the same request with an imported body). A start: "
              "spawn → the first 200 on `GET /bench/N-1` (the set as `mockd import-har` left it). A miss: `GET "
-             "/bench/missing/N`, first once, then %d more. Instruction counts repeat under load (the figures to "
-             "compare between runs); the wall-clock rows beside them do not." % (WARMUP, commas(COUNTED),
-                                                                                 commas(COUNTED), MISSES))
+             "/bench/missing/N`, first once, then %d more. Reference count operations are calls to `swift_retain` and "
+             "`swift_release` (and their `_n` forms), from any caller; allocations, calls to `malloc` and its kin. "
+             "Instruction counts repeat under load (the figures to compare between runs); the wall-clock rows beside "
+             "them do not." % (commas(WARMUP), commas(JOURNAL_LIMIT), commas(COUNTED), commas(COUNTED), MISSES))
     return {"title": TITLE, "intro": intro, "rows": rows, "targets": targets, "data": data,
             "columns": ["what", "stubs", "instructions", "ratio"]}
