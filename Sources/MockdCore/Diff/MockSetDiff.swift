@@ -112,14 +112,14 @@ private struct EndpointTable {
         }
         if let id = stub.id { group.endpoint.stubs.append(id) }
         let steps = stub.responses.filter { $0.miss == nil && $0.fault == nil }.map { response in
-            RecordedAnswer(status: response.status ?? 200, body: StoredBody(response, files: build.files))
+            RecordedAnswer(status: response.status ?? 200, body: StoredBody(response, of: build))
         }
         let identity = StubIdentity(
             host: request.host ?? "",
             method: group.endpoint.method,
             path: request.path,
             query: request.query ?? "",
-            body: request.body.map { AnswerBody(requestBody: $0, files: build.files) }?.fingerprint ?? ""
+            body: request.body.map { AnswerBody(requestBody: $0, of: build) }?.fingerprint ?? ""
         )
         group.recorded.append(RecordedStub(identity: identity, steps: steps))
     }
@@ -175,21 +175,55 @@ private struct RecordedAnswer: Equatable {
     var body: StoredBody
 }
 
-/// A response body as the set stores it: inline JSON, or bytes (inline text or a body file's) not parsed yet.
+/// A response body as the set stores it: inline JSON, or bytes (inline text or a body file's) not parsed yet, or a body
+/// file a merge carries unread (`MockSetBuild.carried`), read only when compared with other bytes or parsed: two stubs
+/// answering from the same carried file are equal without reading it, so a merge into a large set reads only the
+/// bodies of the endpoints it changed.
 private enum StoredBody: Equatable {
     case none
     case json(JSONValue)
     case bytes(Data)
+    /// The absolute path of the file it is carried from.
+    case carried(String)
 
-    init(_ response: MockSetFile.ResponseEntry, files: [String: Data]) {
+    init(_ response: MockSetFile.ResponseEntry, of build: MockSetBuild) {
         if let json = response.json {
             self = .json(json)
         } else if let text = response.body {
             self = .bytes(Data(text.utf8))
-        } else if let file = response.bodyFile, let data = files[file] {
+        } else if let file = response.bodyFile, let data = build.files[file] {
             self = .bytes(data)
+        } else if let file = response.bodyFile, let source = build.carried[file] {
+            self = .carried(source)
         } else {
             self = .none
+        }
+    }
+
+    /// `.carried` read into `.bytes` (`.none` when it cannot be read, as a missing body file is); others as they are.
+    var loaded: StoredBody {
+        guard case .carried(let source) = self else { return self }
+        return (try? UserFile.read(URL(fileURLWithPath: source), from: .folder)).map(StoredBody.bytes) ?? .none
+    }
+
+    static func == (lhs: StoredBody, rhs: StoredBody) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): return true
+        case (.json(let left), .json(let right)): return left == right
+        case (.bytes(let left), .bytes(let right)): return left == right
+        case (.carried(let left), .carried(let right)) where left == right: return true
+        case (.carried, _), (_, .carried): return lhs.loaded.equalsLoaded(rhs.loaded)
+        default: return false
+        }
+    }
+
+    /// `==` of two bodies neither of which is `.carried`.
+    private func equalsLoaded(_ other: StoredBody) -> Bool {
+        switch (self, other) {
+        case (.none, .none): return true
+        case (.json(let left), .json(let right)): return left == right
+        case (.bytes(let left), .bytes(let right)): return left == right
+        default: return false
         }
     }
 }
@@ -197,10 +231,11 @@ private enum StoredBody: Equatable {
 extension AnswerBody {
     /// The body as the diff reads it (`reading` its bytes).
     fileprivate init(_ stored: StoredBody) {
-        switch stored {
+        switch stored.loaded {
         case .none: self = .none
         case .json(let value): self = .json(value)
         case .bytes(let data): self = Self.reading(data)
+        case .carried: self = .none  // `loaded` reads it
         }
     }
 }
@@ -211,12 +246,12 @@ enum AnswerBody: Equatable {
     case json(JSONValue)
     case bytes(Data)
 
-    init(requestBody: MockSetFile.BodyEntry, files: [String: Data]) {
+    init(requestBody: MockSetFile.BodyEntry, of build: MockSetBuild) {
         if let json = requestBody.json {
             self = .json(json)
         } else if let text = requestBody.text {
             self = Self.reading(Data(text.utf8))
-        } else if let file = requestBody.file, let data = files[file] {
+        } else if let file = requestBody.file, let data = build.bytes(at: file) {
             self = Self.reading(data)
         } else {
             self = .none

@@ -27,8 +27,9 @@ public struct MockSetMerger {
         }
     }
 
-    /// Reads `mocks/<name>/` (index and every file beside it) as a build; each file is `carried` (linked, not
-    /// copied, when written) and every folder kept.
+    /// Reads `mocks/<name>/` (its index, and the list of every file beside it) as a build; each file is `carried`
+    /// (linked, not copied, when written) and every folder kept. Of the files, only request bodies are read (a stub's
+    /// identity holds its body): the others are read if the merge needs their bytes, and most never are.
     /// - Throws: `ConfigError` when the index cannot be read or decoded, and, naming it, for anything in the folder
     ///   the merged set could not hold as it is (a symbolic link, a FIFO, socket or device, a folder that cannot be
     ///   opened, a name that is not UTF-8, two names equal only under Unicode normalization, a set folder that is a
@@ -43,6 +44,7 @@ public struct MockSetMerger {
         )
         var files: [String: Data] = [:]
         var carried: [String: String] = [:]
+        let requestBodies = Set(file.stubs.compactMap { $0.request.body?.file })
         func refuse(_ relative: String, _ problem: String) -> ConfigError {
             ConfigError(
                 .invalidValue,
@@ -87,16 +89,18 @@ public struct MockSetMerger {
             // Not body files: the merged set gets its own compact index.
             if relative == "index.json" || CompactIndexFile.isCacheFile(relative) { continue }
             let path = folder.path + "/" + relative
-            do {
-                files[relative] = try UserFile.read(URL(fileURLWithPath: path), from: .folder)
-            } catch {
-                throw refuse(relative, "cannot read: \(error)")
+            if requestBodies.contains(relative) {
+                do {
+                    files[relative] = try UserFile.read(URL(fileURLWithPath: path), from: .folder)
+                } catch {
+                    throw refuse(relative, "cannot read: \(error)")
+                }
             }
             carried[relative] = path
         }
         // Every body file the index names must come along, or the merged set would lose it: a symbolic link,
         // a missing file or a path outside the set is refused before anything is written.
-        for (path, jsonPath) in file.namedBodyFiles where files[path] == nil {
+        for (path, jsonPath) in file.namedBodyFiles where carried[path] == nil {
             throw ConfigError(
                 .invalidValue,
                 file: root.display(indexURL),
@@ -133,7 +137,9 @@ public struct MockSetMerger {
         }
         var used = Set<Int>()
         var stubs: [MockSetFile.StubEntry] = []
+        // The files the old set keeps, and those of them read (the others are linked when written, unread).
         var files = existing.files
+        var carried = existing.carried
         var referencedByKept = Set<String>()
         var referencedByReplaced = Set<String>()
         var usedIDs = Set(existing.file.stubs.compactMap(\.id))
@@ -153,15 +159,20 @@ public struct MockSetMerger {
                 summary.kept += 1
             }
         }
-        for path in referencedByReplaced.subtracting(referencedByKept) { files[path] = nil }
-        var taken = Set(files.keys)
+        for path in referencedByReplaced.subtracting(referencedByKept) {
+            files[path] = nil
+            carried[path] = nil
+        }
+        var taken = Set(files.keys).union(carried.keys)
         func place(_ stub: MockSetFile.StubEntry) -> MockSetFile.StubEntry {
             var stub = stub
             func move(_ path: String?) -> String? {
                 guard let path, let data = incoming.files[path] else { return path }
                 var candidate = path
                 var counter = 2
-                while taken.contains(candidate), files[candidate] != data {
+                // A taken name is reused only for the same bytes (an old file's are read for that, one file), so a
+                // carried file never gets other bytes under its name.
+                while taken.contains(candidate), (files[candidate] ?? existing.bytes(at: candidate)) != data {
                     let dot = path.lastIndex(of: ".") ?? path.endIndex
                     candidate = "\(path[..<dot])-m\(counter)\(path[dot...])"
                     counter += 1
@@ -208,12 +219,6 @@ public struct MockSetMerger {
         file.conditionalRequests =
             file.conditionalRequests == true || incoming.file.conditionalRequests == true ? true : nil
         if incoming.file.rebaseDates == true { file.rebaseDates = true }
-        // A file of the old set whose name now holds other bytes is written, not linked (never the case today: a
-        // taken name is reused only for the same bytes).
-        let carried = existing.carried.filter { path, _ in
-            guard let merged = files[path], let old = existing.files[path] else { return false }
-            return merged == old
-        }
         return (MockSetBuild(file: file, files: files, carried: carried, folders: existing.folders), summary)
     }
 

@@ -78,7 +78,7 @@ public struct MockSetWriter: Sendable {
                     withIntermediateDirectories: true
                 )
             }
-            let bodies = BackgroundWork { try Self.writeBodies(build.files, carried: build.carried, into: staging) }
+            let bodies = BackgroundWork { try Self.writeBodies(of: build, into: staging, display: display) }
             let indexOutcome = Result {
                 let index = try MockSetIndexWriter.write(build.file, to: staging.appendingPathComponent("index.json"))
                 // Beside it, the compact index a start reads instead (optional: a start rebuilds a missing one).
@@ -115,19 +115,44 @@ public struct MockSetWriter: Sendable {
         }
     }
 
-    /// Writes each `bodies/…` file under `staging`, in path order; a `carried` file (`MockSetBuild.carried`) becomes a
-    /// second name of the file it was read from: a merge into a set of 100,000 stubs copied every body file, and
-    /// the old folder's removal then freed every one.
-    private static func writeBodies(_ files: [String: Data], carried: [String: String], into staging: URL) throws {
+    /// Writes each file of `build` (`MockSetBuild.paths`) under `staging`, in path order; a `carried` file becomes a
+    /// second name of the file it comes from (a merge into a set of 100,000 stubs copied every body file, and the old
+    /// folder's removal then freed every one), or where `link` fails (another file system, none allowed), a copy of
+    /// it, read then.
+    /// - Parameter display: The set folder as the user names it (`mocks/NAME/`), for errors.
+    /// - Throws: `MockSetWriteError` naming a carried file that can be neither linked nor read; what writing throws.
+    static func writeBodies(
+        of build: MockSetBuild,
+        into staging: URL,
+        display: String,
+        link: (String, String) -> Int32 = FileSystem.hardLink
+    ) throws {
         // A set's body files sit in a few folders: each is made once, not once per file.
         var madeFolders: Set<String> = []
-        for (path, data) in files.sorted(by: { $0.key < $1.key }) {
+        for path in build.paths.sorted() {
             let url = staging.appendingPathComponent(path, isDirectory: false)
             let folder = url.deletingLastPathComponent()
             if madeFolders.insert(folder.path).inserted {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
-            if let source = carried[path], FileSystem.hardLink(source, to: url.path) == 0 { continue }
+            let source = build.carried[path]
+            if let source, link(source, url.path) == 0 { continue }
+            if let data = build.files[path] {
+                try SetFileWrite.write(data, to: url)
+                continue
+            }
+            guard let source else { continue }
+            let data: Data
+            do {
+                data = try UserFile.read(URL(fileURLWithPath: source), from: .folder)
+            } catch {
+                throw MockSetWriteError(
+                    .writeFailed,
+                    file: display + path,
+                    message: "cannot read it to carry it into the merged set (\(error)); nothing was changed",
+                    cause: error
+                )
+            }
             try SetFileWrite.write(data, to: url)
         }
     }
