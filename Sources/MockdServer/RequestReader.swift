@@ -95,6 +95,8 @@ enum RequestReader {
     /// only compared with it as they arrive: they share its bytes and what inspecting them found. Other fields are
     /// inspected once packed (`HeadFieldProblems`, for `RequestCheck`).
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
+        // Read once: each read of the property was a retain and a release (atomic) around its use.
+        let previous = context.previousHeaders
         let headers = HTTPHeaders(
             packing: { packer in
                 _ = withUnsafeMutablePointer(to: &packer) { pointer in
@@ -113,9 +115,9 @@ enum RequestReader {
                     )
                 }
             },
-            reusing: context.previousHeaders
+            reusing: previous
         )
-        if !headers.sharesBytes(with: context.previousHeaders) {
+        if !headers.sharesBytes(with: previous) {
             var problems = HeadFieldProblems()
             headers.forEachField { name, value in problems.inspect(name: name, value: value) }
             context.previousProblems = problems
