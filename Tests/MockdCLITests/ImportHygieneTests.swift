@@ -376,6 +376,43 @@ struct ImportHygieneTests {
         return root.appendingPathComponent("mocks/m")
     }
 
+    /// A file of the set the merge cannot read refuses it, named, though the merge carries such files unread: the
+    /// change summary would take it for an empty body (re-recording its stub with the same bytes printed "1 value
+    /// changed", exit 0). As `nobody` when the tests run as root (root reads any file).
+    @Test func aFileTheMergeCannotReadRefusesIt() throws {
+        try withRoot { root in
+            let set = try Self.importOneAndTwo(root)
+            let har2 = root.appendingPathComponent("v2.har")
+            try Self.write([Self.entry("GET", "https://a.test/one", text: #"{"v":1}"#)], to: har2)
+            if getuid() == 0 {
+                let paths =
+                    [root.path]
+                    + (FileManager.default.subpaths(atPath: root.path) ?? []).map {
+                        root.path + "/" + $0
+                    }
+                for path in paths {
+                    try FileManager.default.setAttributes(
+                        [.ownerAccountID: 65534, .groupOwnerAccountID: 65534],
+                        ofItemAtPath: path
+                    )
+                }
+            }
+            let unreadable = set.appendingPathComponent("bodies/GET_one.json")
+            try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: unreadable.path)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: unreadable.path) }
+            let index = try Data(contentsOf: set.appendingPathComponent("index.json"))
+            let (refused, _) = try Lifecycle.mockdUnprivileged([
+                "import-har", har2.path, "--set", "m", "--root", root.path, "--merge",
+            ])
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderr
+                    == "mockd: mocks/m/bodies/GET_one.json: cannot read: permission denied; nothing was changed\n"
+            )
+            #expect(try Data(contentsOf: set.appendingPathComponent("index.json")) == index)
+        }
+    }
+
     @Test func mergeReplacesRecordedStubsAndKeepsHandEdits() throws {
         try withRoot { root in
             let set = try Self.importOneAndTwo(root)

@@ -12,8 +12,9 @@ import MockdFormat
 ///   differ (a merge of a few entries into 100,000 stubs parsed every body of both sets).
 public enum MockSetDiff {
     public static func changelog(from old: MockSetBuild, to new: MockSetBuild) -> MockSetChangelog {
-        let before = EndpointTable(old)
-        let after = EndpointTable(new)
+        let carried = CarriedBodies()
+        let before = EndpointTable(old, carried: carried)
+        let after = EndpointTable(new, carried: carried)
         var changelog = MockSetChangelog()
         for key in Set(before.endpoints.keys).union(after.endpoints.keys).sorted(by: { $0.sortKey < $1.sortKey }) {
             switch (before.endpoints[key], after.endpoints[key]) {
@@ -81,7 +82,7 @@ public enum MockSetDiff {
 private struct EndpointTable {
     var endpoints: [EndpointKey: EndpointGroup] = [:]
 
-    init(_ build: MockSetBuild) {
+    init(_ build: MockSetBuild, carried: CarriedBodies) {
         for stub in build.file.stubs {
             let key = EndpointKey(
                 method: stub.request.method.uppercased(),
@@ -92,6 +93,7 @@ private struct EndpointTable {
             Self.add(
                 stub,
                 of: build,
+                carried: carried,
                 to: &endpoints[
                     key,
                     default: EndpointGroup(
@@ -102,7 +104,12 @@ private struct EndpointTable {
         }
     }
 
-    private static func add(_ stub: MockSetFile.StubEntry, of build: MockSetBuild, to group: inout EndpointGroup) {
+    private static func add(
+        _ stub: MockSetFile.StubEntry,
+        of build: MockSetBuild,
+        carried: CarriedBodies,
+        to group: inout EndpointGroup
+    ) {
         let request = stub.request
         // A set recorded from one host names it only in its origins.
         let hosts = request.host.map { [$0] } ?? (build.file.origins ?? []).map(Self.host(ofOrigin:))
@@ -112,7 +119,7 @@ private struct EndpointTable {
         }
         if let id = stub.id { group.endpoint.stubs.append(id) }
         let steps = stub.responses.filter { $0.miss == nil && $0.fault == nil }.map { response in
-            RecordedAnswer(status: response.status ?? 200, body: StoredBody(response, of: build))
+            RecordedAnswer(status: response.status ?? 200, body: StoredBody(response, of: build, carried: carried))
         }
         let identity = StubIdentity(
             host: request.host ?? "",
@@ -175,6 +182,20 @@ private struct RecordedAnswer: Equatable {
     var body: StoredBody
 }
 
+/// The bytes of the body files a merge carries unread (`MockSetBuild.carried`), read at most once each by one
+/// changelog: stubs sharing one file were compared with it once per stub, each comparison reading it again.
+private final class CarriedBodies {
+    private var read: [String: Data?] = [:]
+
+    /// The bytes of the file at `source` (absolute), or `nil` when it cannot be read.
+    func bytes(of source: String) -> Data? {
+        if let known = read[source] { return known }
+        let data = try? UserFile.read(URL(fileURLWithPath: source), from: .folder)
+        read[source] = .some(data)
+        return data
+    }
+}
+
 /// A response body as the set stores it: inline JSON, or bytes (inline text or a body file's) not parsed yet, or a body
 /// file a merge carries unread (`MockSetBuild.carried`), read only when compared with other bytes or parsed: two stubs
 /// answering from the same carried file are equal without reading it, so a merge into a large set reads only the
@@ -183,10 +204,10 @@ private enum StoredBody: Equatable {
     case none
     case json(JSONValue)
     case bytes(Data)
-    /// The absolute path of the file it is carried from.
-    case carried(String)
+    /// The absolute path of the file it is carried from, and where it is read.
+    case carried(String, CarriedBodies)
 
-    init(_ response: MockSetFile.ResponseEntry, of build: MockSetBuild) {
+    init(_ response: MockSetFile.ResponseEntry, of build: MockSetBuild, carried: CarriedBodies) {
         if let json = response.json {
             self = .json(json)
         } else if let text = response.body {
@@ -194,16 +215,17 @@ private enum StoredBody: Equatable {
         } else if let file = response.bodyFile, let data = build.files[file] {
             self = .bytes(data)
         } else if let file = response.bodyFile, let source = build.carried[file] {
-            self = .carried(source)
+            self = .carried(source, carried)
         } else {
             self = .none
         }
     }
 
-    /// `.carried` read into `.bytes` (`.none` when it cannot be read, as a missing body file is); others as they are.
+    /// `.carried` read into `.bytes` (`.none` when it cannot be read, as a missing body file is: the merge checked
+    /// that each one opens); others as they are.
     var loaded: StoredBody {
-        guard case .carried(let source) = self else { return self }
-        return (try? UserFile.read(URL(fileURLWithPath: source), from: .folder)).map(StoredBody.bytes) ?? .none
+        guard case .carried(let source, let carried) = self else { return self }
+        return carried.bytes(of: source).map(StoredBody.bytes) ?? .none
     }
 
     static func == (lhs: StoredBody, rhs: StoredBody) -> Bool {
@@ -211,7 +233,7 @@ private enum StoredBody: Equatable {
         case (.none, .none): return true
         case (.json(let left), .json(let right)): return left == right
         case (.bytes(let left), .bytes(let right)): return left == right
-        case (.carried(let left), .carried(let right)) where left == right: return true
+        case (.carried(let left, _), .carried(let right, _)) where left == right: return true
         case (.carried, _), (_, .carried): return lhs.loaded.equalsLoaded(rhs.loaded)
         default: return false
         }

@@ -89,12 +89,16 @@ public struct MockSetMerger {
             // Not body files: the merged set gets its own compact index.
             if relative == "index.json" || CompactIndexFile.isCacheFile(relative) { continue }
             let path = folder.path + "/" + relative
-            if requestBodies.contains(relative) {
-                do {
+            do {
+                if requestBodies.contains(relative) {
                     files[relative] = try UserFile.read(URL(fileURLWithPath: path), from: .folder)
-                } catch {
-                    throw refuse(relative, "cannot read: \(error)")
+                } else {
+                    // Opened, not read: the change summary may read it, and must not take a file it cannot read for
+                    // an empty one.
+                    try UserFile.checkReadable(path)
                 }
+            } catch {
+                throw refuse(relative, "cannot read: \(error)")
             }
             carried[relative] = path
         }

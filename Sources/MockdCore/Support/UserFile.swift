@@ -55,6 +55,20 @@ public enum UserFile {
         case folder
     }
 
+    /// Checks that `path` opens for reading as a regular file, without reading it (`read(_:from:)`'s checks for a file
+    /// of a folder): what a merge carries unread must be a file it could read.
+    /// - Throws: The `Failure` reading it would throw on opening.
+    static func checkReadable(_ path: String) throws(Failure) {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, .readWithoutWaiting)
+        } catch {
+            throw failure(error)
+        }
+        defer { file.close() }
+        if let failure = failure(reading: file.kind()) { throw failure }
+    }
+
     /// The whole content of the file at `url`.
     /// - Throws: `Failure`.
     public static func read(_ url: URL, from source: Source) throws(Failure) -> Data {
