@@ -234,17 +234,8 @@ private enum StoredBody: Equatable {
         case (.json(let left), .json(let right)): return left == right
         case (.bytes(let left), .bytes(let right)): return left == right
         case (.carried(let left, _), .carried(let right, _)) where left == right: return true
-        case (.carried, _), (_, .carried): return lhs.loaded.equalsLoaded(rhs.loaded)
-        default: return false
-        }
-    }
-
-    /// `==` of two bodies neither of which is `.carried`.
-    private func equalsLoaded(_ other: StoredBody) -> Bool {
-        switch (self, other) {
-        case (.none, .none): return true
-        case (.json(let left), .json(let right)): return left == right
-        case (.bytes(let left), .bytes(let right)): return left == right
+        // `loaded` is never `.carried`: compared by the cases above.
+        case (.carried, _), (_, .carried): return lhs.loaded == rhs.loaded
         default: return false
         }
     }
