@@ -190,7 +190,7 @@ private final class CarriedBodies {
     /// The bytes of the file at `source` (absolute), or `nil` when it cannot be read.
     func bytes(of source: String) -> Data? {
         if let known = read[source] { return known }
-        let data = try? UserFile.read(URL(fileURLWithPath: source), from: .folder)
+        let data = try? MockSetBuild.read(carriedFrom: source)
         read[source] = .some(data)
         return data
     }

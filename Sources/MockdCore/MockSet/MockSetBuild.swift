@@ -33,6 +33,13 @@ public struct MockSetBuild: Sendable {
     public func bytes(at path: String) -> Data? {
         if let data = files[path] { return data }
         guard let source = carried[path] else { return nil }
-        return try? UserFile.read(URL(fileURLWithPath: source), from: .folder)
+        return try? Self.read(carriedFrom: source)
+    }
+
+    /// The bytes of the file a file of `carried` comes from (`source`, absolute), read now: what the merge, its change
+    /// summary and the writer's copy each read, as a file of a folder (a FIFO is refused, not waited on).
+    /// - Throws: `UserFile.Failure`.
+    static func read(carriedFrom source: String) throws(UserFile.Failure) -> Data {
+        try UserFile.read(URL(fileURLWithPath: source), from: .folder)
     }
 }

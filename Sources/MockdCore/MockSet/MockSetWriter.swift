@@ -144,7 +144,7 @@ public struct MockSetWriter: Sendable {
             guard let source else { continue }
             let data: Data
             do {
-                data = try UserFile.read(URL(fileURLWithPath: source), from: .folder)
+                data = try MockSetBuild.read(carriedFrom: source)
             } catch {
                 throw MockSetWriteError(
                     .writeFailed,
