@@ -108,16 +108,13 @@ def totals(path):
 
 
 def calls_by_callee(path):
-    """Calls to each function in a callgrind dump (uncompressed names), summed over its callers: the `calls=N …`
-    line after each `cfn=NAME`."""
+    """Calls to each function in a callgrind dump (names uncompressed: `--compress-strings=no`), summed over its
+    callers and recursion levels (`swift_release'2`): the `calls=N …` line after each `cfn=NAME`."""
     calls = {}
     callee = None
     for line in open(path, errors="replace"):
         if line.startswith("cfn="):
-            callee = line[4:].strip()
-            # A name is given in full the first time and as its "(id)" after, with --compress-strings=no only the name.
-            if callee.startswith("(") and ") " in callee:
-                callee = callee.split(") ", 1)[1]
+            callee = line[4:].strip().split("'")[0]
         elif line.startswith("calls=") and callee is not None:
             calls[callee] = calls.get(callee, 0) + int(line[6:].split()[0])
     return calls
@@ -126,7 +123,7 @@ def calls_by_callee(path):
 def call_counts(server, count):
     """Reference count operations and heap allocations per request in the last dump."""
     def total(names):
-        return sum(n for name, n in server.calls.items() if name in names or name.split("'")[0] in names) / count
+        return sum(server.calls.get(name, 0) for name in names) / count
     return {"retains": total(RETAINS), "releases": total(RELEASES), "allocations": total(ALLOCATIONS),
             "frees": total(["free", "cfree"])}
 
