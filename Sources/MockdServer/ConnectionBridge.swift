@@ -44,18 +44,13 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
     func endRequest(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let slot, let pointer = slot.pointee else { return }
         slot.pointee = nil
-        // Read borrowed first: read through the reference taken over below, the compiler retained and released it
-        // around these reads (an atomic pair a request).
-        let unmanaged = Unmanaged<RequestContext>.fromOpaque(pointer)
-        let (watched, upgraded) = unmanaged._withUnsafeGuaranteedRef { context in
-            ConnectionWatch.requestCompleted(context.watched)
-            if context.inFlight { inFlightCount.value.subtract(1, ordering: .relaxed) }
-            return (context.watched, context.webSocket != nil)
-        }
         // The slot's reference, taken over (no count change).
-        var context = unmanaged.takeRetainedValue()
+        var context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+        let watched = context.watched
+        ConnectionWatch.requestCompleted(watched)
+        if context.inFlight { inFlightCount.value.subtract(1, ordering: .relaxed) }
         // Kept only when no one else holds it (the bridge keeps none past a callback): nothing can see it change.
-        guard !upgraded, isKnownUniquelyReferenced(&context) else { return }
+        guard context.webSocket == nil, isKnownUniquelyReferenced(&context) else { return }
         context.clear()
         let retained = Unmanaged.passRetained(context).toOpaque()
         if !ConnectionWatch.keepIdleRequest(retained, in: watched) {

@@ -95,8 +95,6 @@ enum RequestReader {
     /// only compared with it as they arrive: they share its bytes and what inspecting them found. Other fields are
     /// inspected once packed (`HeadFieldProblems`, for `RequestCheck`).
     static func readHeaders(of connection: OpaquePointer, into context: RequestContext) {
-        // Read once: each read of the property was a retain and a release (atomic) around its use.
-        let previous = context.previousHeaders
         let headers = HTTPHeaders(
             packing: { packer in
                 _ = withUnsafeMutablePointer(to: &packer) { pointer in
@@ -115,9 +113,9 @@ enum RequestReader {
                     )
                 }
             },
-            reusing: previous
+            reusing: context.previousHeaders
         )
-        if !headers.sharesBytes(with: previous) {
+        if !headers.sharesBytes(with: context.previousHeaders) {
             var problems = HeadFieldProblems()
             headers.forEachField { name, value in problems.inspect(name: name, value: value) }
             context.previousProblems = problems
