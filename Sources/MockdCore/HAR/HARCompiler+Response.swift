@@ -257,7 +257,7 @@ extension HARCompiler {
         guard
             ByteSearch.contains(Array("ERSISTED".utf8), in: body)
                 || ByteSearch.contains(Array("ersisted".utf8), in: body),
-            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let object = try? JSONObjectReader.jsonObject(with: body) as? [String: Any],
             let errors = object["errors"] as? [[String: Any]], !errors.isEmpty
         else { return false }
         return errors.allSatisfy { error in

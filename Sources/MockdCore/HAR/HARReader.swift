@@ -36,7 +36,7 @@ public enum HARReader {
             // Parsed with raw U+FEFFs escaped (`RawByteOrderMarks`); a syntax error is found in the bytes as written,
             // so that its offsets are the file's.
             root =
-                try (try? JSONSerialization.jsonObject(with: RawByteOrderMarks.escaped(bytes), options: []))
+                try (try? JSONObjectReader.jsonObject(with: RawByteOrderMarks.escaped(bytes)))
                 ?? JSONSerialization.jsonObject(with: bytes, options: [])
         } catch {
             throw HARImportError(.notJSON, file: fileName, message: notJSONMessage(bytes, error: error))

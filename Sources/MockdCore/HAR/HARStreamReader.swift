@@ -608,7 +608,7 @@ final class HARStreamScanner {
         do {
             // Raw U+FEFFs escaped (`RawByteOrderMarks`); an error is found in the bytes as written, for its offsets.
             wrapped =
-                try (try? JSONSerialization.jsonObject(with: RawByteOrderMarks.escaped(bytes), options: []))
+                try (try? JSONObjectReader.jsonObject(with: RawByteOrderMarks.escaped(bytes)))
                 ?? JSONSerialization.jsonObject(with: bytes, options: [])
         } catch {
             let detail = shiftingOffsets(in: JSONSyntaxLocation.parserDetail(error), by: context.shift)

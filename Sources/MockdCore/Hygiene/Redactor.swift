@@ -155,7 +155,7 @@ public struct Redactor {
         let essence = MediaType.essence(of: mimeType)
         if MediaType.isJSON(essence)
             || (essence.isEmpty || essence == "text/plain" || essence.hasSuffix("javascript")) && looksLikeJSON(body),
-            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+            let object = try? JSONObjectReader.jsonObject(with: body, options: [.fragmentsAllowed])
         {
             parsedJSON = object
             var replacements: [(old: String, new: String, literal: Bool)] = []
@@ -187,7 +187,7 @@ public struct Redactor {
             return redacted == text ? nil : Data(redacted.utf8)
         }
         guard MediaType.isJSON(essence) || looksLikeJSON(body),
-            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+            let object = try? JSONObjectReader.jsonObject(with: body, options: [.fragmentsAllowed])
         else { return nil }
         var replacements: [(old: String, new: String, literal: Bool)] = []
         collect(object, key: nil, into: &replacements, entry: entry, location: "request body", wholeValue: true)

@@ -65,7 +65,7 @@ public enum BodyCanonicalizer {
     /// `275` = `275.00` = `2.75e2`), or `nil` when `body` is not JSON.
     public static func canonicalJSON(_ body: Data, normalizer: RequestNormalizer = .none) -> Data? {
         guard let marked = ExactJSONNumbers.markingNumbers(body),
-            var object = try? JSONSerialization.jsonObject(with: marked, options: [.fragmentsAllowed])
+            var object = try? JSONObjectReader.jsonObject(with: marked, options: [.fragmentsAllowed])
         else {
             return nil
         }

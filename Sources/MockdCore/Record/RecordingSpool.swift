@@ -154,7 +154,7 @@ public final class RecordingSpool: Sendable {
             var entries: [(order: UInt64, entry: [String: Any])] = []
             for line in lines.dropFirst() {
                 guard
-                    var entry = (try? JSONSerialization.jsonObject(with: RawByteOrderMarks.escaped(Data(line))))
+                    var entry = (try? JSONObjectReader.jsonObject(with: RawByteOrderMarks.escaped(Data(line))))
                         as? [String: Any]
                 else {
                     continue

@@ -138,7 +138,7 @@ enum DateFields {
     static func inJSON(_ body: Data, parsed: Any? = nil, recordedAtMs: Int64) -> [Found] {
         guard body.count <= 16 << 20, let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
             first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-            let root = parsed ?? (try? JSONSerialization.jsonObject(with: body, options: []))
+            let root = parsed ?? (try? JSONObjectReader.jsonObject(with: body))
         else { return [] }
         var found: [Found] = []
         var seen: Set<String> = []

@@ -20,7 +20,7 @@ public final class TemplateContext {
     /// session's stateful resources, as a Foundation JSON value (`nil` for an unknown resource, `""` for an unknown
     /// item); `nil` outside a scenario with resources.
     var resourceValue: ((String) -> Any?)?
-    private lazy var json: Any? = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
+    private lazy var json: Any? = try? JSONObjectReader.jsonObject(with: request.body, options: [.fragmentsAllowed])
     private lazy var query = URLEncoding.decodedQuery(request.query)
     private lazy var sessionSeed = seed()
 
