@@ -124,7 +124,8 @@ extension HARCompiler {
         // Chrome writes repeated fields (several Set-Cookie) as one value joined by newlines: one field each.
         // An empty value is a field all the same (`X-Feature-Flags:`): kept.
         let fields = response.headers.flatMap { field in
-            field.value.isEmpty
+            // Most values hold no line break: checked by byte, the split (by `Character`) is left for those that do.
+            field.value.isEmpty || !field.value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D })
                 ? [field]
                 : field.value.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map {
                     HTTPHeaders.Field(name: field.name, value: String($0))

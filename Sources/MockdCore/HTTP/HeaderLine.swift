@@ -3,11 +3,14 @@ import Foundation
 /// `Name: value` header lines as written in mock set files.
 enum HeaderLine {
     static func parse(_ line: String) -> HTTPHeaders.Field? {
-        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex || line.hasPrefix(":") else { return nil }
+        // Searched by byte (a `Character` search costs ~300 instructions a character); the name is ASCII.
+        guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")), colon != line.startIndex || line.hasPrefix(":")
+        else { return nil }
         // HTTP/2 pseudo-headers (`:status: 200`) start with a colon; split after the name.
         let nameEnd: String.Index
         if line.hasPrefix(":") {
-            guard let second = line[line.index(after: line.startIndex)...].firstIndex(of: ":") else { return nil }
+            guard let second = line.utf8[line.utf8.index(after: line.startIndex)...].firstIndex(of: UInt8(ascii: ":"))
+            else { return nil }
             nameEnd = second
         } else {
             nameEnd = colon

@@ -88,7 +88,8 @@ public enum MediaType {
     /// The lower-cased `type/subtype` of a `Content-Type` value, without parameters; `""` when absent.
     public static func essence(of contentType: String?) -> String {
         guard let contentType else { return "" }
-        let end = contentType.firstIndex(of: ";") ?? contentType.endIndex
+        // By byte: a `Character` search costs ~300 instructions a character, and this runs several times an entry.
+        let end = contentType.utf8.firstIndex(of: UInt8(ascii: ";")) ?? contentType.endIndex
         return contentType[..<end].trimmingWhitespace.asciiLowercased
     }
 
