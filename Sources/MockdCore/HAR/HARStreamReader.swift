@@ -629,6 +629,11 @@ final class HARStreamScanner {
                 )
             )
         }
+        return unwrapped(wrapped)
+    }
+
+    /// The value inside a parsed wrapper (`[value]` or `{"":value}`).
+    static func unwrapped(_ wrapped: Any) -> Any {
         if let array = wrapped as? [Any], let first = array.first { return first }
         if let object = wrapped as? [String: Any], let first = object[""] { return first }
         return NSNull()

@@ -9,7 +9,8 @@ import Foundation
 ///
 /// The reader takes only the plain case of RFC 8259 JSON (UTF-8, no U+FEFF, nesting below 500 levels, no repeated
 /// member name, numbers within 64 bits or a `Double`'s range) and answers `nil` for anything else, valid or not, so
-/// that `JSONSerialization` decides: its value, its quirks and its error messages stay what every caller had. A
+/// that `JSONSerialization` decides: its value, its quirks and its error messages stay what every caller had (and
+/// `DuplicateKeyCheck`, which compares names as Swift strings too, finds nothing in text the reader read). A
 /// number becomes the `NSNumber` Foundation's `fromJSONNumber` rule makes: `Int64` when negative, `UInt64`
 /// otherwise; with a fraction or exponent, a `Decimal` past 17 characters before the exponent, else a `Double`.
 enum JSONObjectReader {
