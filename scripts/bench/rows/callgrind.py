@@ -3,9 +3,10 @@
 Each case runs the server under callgrind and asks callgrind for a dump (`callgrind_control --dump`) at the points
 that delimit what is counted, so a count is exactly the instructions of every thread of the process between two
 points: the start (spawn → first 200), one keep-alive request (a part of N requests on one connection, after a
-warm-up, ÷ N), one miss. Valgrind runs one thread at a time and counts instructions, not time: the counts are the
-same on a busy and a quiet machine (to a few per cent where thread interleaving changes the work, e.g. lock
-spinning), so a change of a few per cent shows where wall-clock figures on shared cores cannot.
+warm-up, ÷ N), one miss; and a whole `mockd import-har` (its own process, start to exit). Valgrind runs one thread at
+a time and counts instructions, not time: the counts are the same on a busy and a quiet machine (to a few per cent
+where thread interleaving changes the work, e.g. lock spinning), so a change of a few per cent shows where wall-clock
+figures on shared cores cannot.
 """
 import glob
 import http.client
@@ -24,6 +25,7 @@ JOURNAL_LIMIT = 10000   # mockd's default --journal-limit
 WARMUP = JOURNAL_LIMIT + 200
 COUNTED = 2000          # keep-alive requests in the counted part
 MISSES = 20             # misses in the counted part of the miss case
+IMPORT_ENTRIES = 10000  # entries of the import counted whole
 # Calls counted per keep-alive request beside the instructions (callgrind's call counts, all callers): the Swift
 # runtime's reference count operations on objects (each an atomic read-modify-write unless the object is immortal, e.g.
 # an empty array; `swift_bridgeObjectRetain` and the like reach these for an object and skip literals) and heap
@@ -239,15 +241,32 @@ def run(bench):
                                                                                commas(miss_ir)))
         server.stop()
 
+    # An import: the whole `mockd import-har` of the small-profile HAR (wall-clock import rows on this VM's shared disk
+    # vary twofold; the count does not).
+    har = bench.har(IMPORT_ENTRIES)
+    import_root = os.path.join(bench.work, "callgrind-import")
+    shutil.rmtree(import_root, ignore_errors=True)
+    out = os.path.join(bench.work, "callgrind-import.out")
+    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, mockd, "import-har", har, "--set",
+                    "imp", "--root", import_root], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import_ir = totals(out)
+    shutil.rmtree(import_root, ignore_errors=True)
+    rows.append(["`mockd import-har` of %s small entries (all threads, the set written)" % commas(IMPORT_ENTRIES),
+                 commas(IMPORT_ENTRIES), commas(import_ir), "%.0f per entry" % (import_ir / IMPORT_ENTRIES)])
+    data["import-%d" % IMPORT_ENTRIES] = import_ir
+    log("callgrind: import of %s entries %s instructions" % (commas(IMPORT_ENTRIES), commas(import_ir)))
+
     intro = ("`valgrind --tool=callgrind` on the release binary (its debug sections stripped: the same code), all threads of the process; each count is the "
              "instructions between two `callgrind_control --dump` points. A keep-alive request: %s requests on one "
              "connection as warm-up (mockd's journal then holds its default limit of %s entries, so every counted "
              "request also evicts the oldest, as in a long run), then %s counted (÷ %s), `GET /bench/3` with `Accept: application/json` (raw "
              "libmicrohttpd with mockd's flags and options answers the same request with an imported body). A start: "
              "spawn → the first 200 on `GET /bench/N-1` (the set as `mockd import-har` left it). A miss: `GET "
-             "/bench/missing/N`, first once, then %d more. Reference count operations are calls to `swift_retain` and "
+             "/bench/missing/N`, first once, then %d more. An import: `mockd import-har` of the small-profile HAR of "
+             "%s entries into a fresh root, start to exit. Reference count operations are calls to `swift_retain` and "
              "`swift_release` (and their `_n` forms), from any caller; allocations, calls to `malloc` and its kin. "
              "Instruction counts repeat under load (the figures to compare between runs); the wall-clock rows beside "
-             "them do not." % (commas(WARMUP), commas(JOURNAL_LIMIT), commas(COUNTED), commas(COUNTED), MISSES))
+             "them do not." % (commas(WARMUP), commas(JOURNAL_LIMIT), commas(COUNTED), commas(COUNTED), MISSES,
+                                                                   commas(IMPORT_ENTRIES)))
     return {"title": TITLE, "intro": intro, "rows": rows, "targets": targets, "data": data,
             "columns": ["what", "stubs", "instructions", "ratio"]}
