@@ -121,6 +121,24 @@ struct JSONObjectReaderTests {
         if json > 0 { #expect(readByTheReader * 100 >= json * 95) }
     }
 
+    /// The deepest document the reader reads, on a thread with the stack macOS gives a secondary thread (512 KiB,
+    /// as libmicrohttpd's workers have there), objects and arrays alternating: read, not a crash.
+    @Test func readsItsDeepestDocumentOnASmallStack() async {
+        let depth = JSONObjectReader.maximumDepth - 1
+        var text = ""
+        for level in 0..<depth { text += level.isMultiple(of: 2) ? "[" : "{\"k\":" }
+        text += "1"
+        for level in (0..<depth).reversed() { text += level.isMultiple(of: 2) ? "]" : "}" }
+        let data = Data(text.utf8)
+        let read = await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: JSONObjectReader.value(of: data) != nil) }
+            thread.stackSize = 512 << 10
+            thread.start()
+        }
+        #expect(read)
+        #expect(JSONObjectReader.value(of: Data(("[" + text + "]").utf8)) == nil)
+    }
+
     /// Seeded random documents (numbers of every length and form, strings with escapes and raw UTF-8, nesting),
     /// each also with one byte changed: the drop-in's outcome is Foundation's, value or error, for every one.
     @Test func randomDocumentsAndTheirMutationsGiveFoundationsOutcome() {
