@@ -475,110 +475,16 @@ enum MockSetFastDecoder {
         }
 
         /// The end of a JSON number starting here (RFC 8259 §6 grammar), or `nil`.
-        func numberEnd() -> Int? {
-            var index = position
-            func digits() -> Bool {
-                let start = index
-                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
-                return index > start
-            }
-            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: "0") {
-                index += 1
-            } else if !digits() {
-                return nil
-            }
-            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-                index += 1
-                guard digits() else { return nil }
-            }
-            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-                index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                    index += 1
-                }
-                guard digits() else { return nil }
-            }
-            return index
-        }
+        func numberEnd() -> Int? { JSONTokens.numberEnd(in: bytes, from: position) }
 
         /// A string value; `nil` for another type, a bad escape, a control character or invalid UTF-8.
         mutating func string() -> String? {
             skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
-            let start = position + 1
-            var index = start
-            var ascii = true
-            // Fast scan: no escapes.
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    position = index + 1
-                    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                    return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
-                }
-                if byte == UInt8(ascii: "\\") { break }
-                if byte < 0x20 { return nil }
-                if byte >= 0x80 { ascii = false }
-                index += 1
-            }
-            guard index < bytes.count else { return nil }
-            // With escapes.
-            var output = Array(bytes[start..<index])
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    position = index + 1
-                    return String(validating: output, as: UTF8.self)
-                }
-                if byte < 0x20 { return nil }
-                guard byte == UInt8(ascii: "\\") else {
-                    output.append(byte)
-                    index += 1
-                    continue
-                }
-                guard index + 1 < bytes.count else { return nil }
-                let escape = bytes[index + 1]
-                index += 2
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escape)
-                case UInt8(ascii: "b"): output.append(0x08)
-                case UInt8(ascii: "f"): output.append(0x0C)
-                case UInt8(ascii: "n"): output.append(0x0A)
-                case UInt8(ascii: "r"): output.append(0x0D)
-                case UInt8(ascii: "t"): output.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard var scalar = hex4(at: index) else { return nil }
-                    index += 4
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        // A high surrogate must be followed by an escaped low one.
-                        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                            bytes[index + 1] == UInt8(ascii: "u"),
-                            let low = hex4(at: index + 2), (0xDC00..<0xE000).contains(low)
-                        else { return nil }
-                        index += 6
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00..<0xE000).contains(scalar) {
-                        return nil
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                    output.append(contentsOf: UTF8.encode(unicode)!)
-                default:
-                    return nil
-                }
-            }
-            return nil
-        }
-
-        func hex4(at index: Int) -> UInt32? {
-            guard index + 4 <= bytes.count else { return nil }
-            var value: UInt32 = 0
-            for offset in 0..<4 {
-                guard let digit = URLEncoding.hexValue(bytes[index + offset]) else { return nil }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\""),
+                let (text, end) = JSONTokens.string(in: bytes, at: position)
+            else { return nil }
+            position = end
+            return text
         }
 
         /// Skips any JSON value (for `$schema`, whose content is free).

@@ -56,8 +56,6 @@ enum JSONObjectReader {
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
-        /// Unescaped bytes of the string being read, kept between strings so that it is allocated once.
-        var scratch: [UInt8] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
@@ -113,19 +111,10 @@ enum JSONObjectReader {
                 skipWhitespace()
                 guard let value = readValue(depth: depth) else { return nil }
                 // Which of two equal names counts is Foundation's to say (and a caller's to refuse).
-                guard object.updateValue(value, forKey: key) == nil else { return nil }
-                skipWhitespace()
-                guard position < bytes.count else { return nil }
-                switch bytes[position] {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return object
-                default:
+                guard object.updateValue(value, forKey: key) == nil, let more = readSeparator(closing: "}") else {
                     return nil
                 }
+                if !more { return object }
             }
         }
 
@@ -141,158 +130,49 @@ enum JSONObjectReader {
             while true {
                 guard let value = readValue(depth: depth) else { return nil }
                 array.append(value)
-                skipWhitespace()
-                guard position < bytes.count else { return nil }
-                switch bytes[position] {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                case UInt8(ascii: "]"):
-                    position += 1
-                    return array
-                default:
-                    return nil
-                }
+                guard let more = readSeparator(closing: "]") else { return nil }
+                if !more { return array }
             }
         }
 
-        /// A string from the opening quote at `position`; `nil` for a control character, a bad escape, a lone
-        /// surrogate, invalid UTF-8 or a raw U+FEFF (which Foundation's parser drops in some places).
-        mutating func readString() -> String? {
+        /// After a member or an element: `true` past a `,` (another follows), `false` past `closing`, `nil` for
+        /// anything else.
+        private mutating func readSeparator(closing: Unicode.Scalar) -> Bool? {
+            skipWhitespace()
+            guard position < bytes.count else { return nil }
+            let byte = bytes[position]
             position += 1
-            let start = position
-            var ascii = true
-            while position < bytes.count {
-                let byte = bytes[position]
-                if byte == UInt8(ascii: "\"") {
-                    let span = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                    position += 1
-                    return ascii ? String(decoding: span, as: UTF8.self) : Self.validated(span)
-                }
-                if byte == UInt8(ascii: "\\") { return readEscapedString(from: start) }
-                if byte < 0x20 { return nil }
-                if byte >= 0x80 { ascii = false }
-                position += 1
+            if byte == UInt8(ascii: ",") {
+                skipWhitespace()
+                return true
             }
-            return nil
+            return byte == UInt8(ascii: closing) ? false : nil
         }
 
-        /// The rest of a string that holds an escape, unescaped into `scratch`.
-        private mutating func readEscapedString(from start: Int) -> String? {
-            scratch.removeAll(keepingCapacity: true)
-            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
-            while position < bytes.count {
-                let byte = bytes[position]
-                switch byte {
-                case UInt8(ascii: "\""):
-                    position += 1
-                    return scratch.withUnsafeBufferPointer { Self.validated($0) }
-                case UInt8(ascii: "\\"):
-                    guard position + 1 < bytes.count else { return nil }
-                    let escape = bytes[position + 1]
-                    position += 2
-                    switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
-                    case UInt8(ascii: "b"): scratch.append(0x08)
-                    case UInt8(ascii: "f"): scratch.append(0x0C)
-                    case UInt8(ascii: "n"): scratch.append(0x0A)
-                    case UInt8(ascii: "r"): scratch.append(0x0D)
-                    case UInt8(ascii: "t"): scratch.append(0x09)
-                    case UInt8(ascii: "u"):
-                        guard let scalar = readUnicodeEscape() else { return nil }
-                        scratch.append(contentsOf: UTF8.encode(scalar)!)
-                    default:
-                        return nil
-                    }
-                case 0..<0x20:
-                    return nil
-                default:
-                    scratch.append(byte)
-                    position += 1
-                }
-            }
-            return nil
-        }
-
-        /// The scalar of `\uXXXX` (after the `u`), a surrogate pair taking the following `\uXXXX` too.
-        private mutating func readUnicodeEscape() -> Unicode.Scalar? {
-            guard let unit = readHexQuad() else { return nil }
-            switch unit {
-            case 0xD800..<0xDC00:
-                guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"),
-                    bytes[position + 1] == UInt8(ascii: "u")
-                else { return nil }
-                position += 2
-                guard let low = readHexQuad(), (0xDC00..<0xE000).contains(low) else { return nil }
-                return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
-            case 0xDC00..<0xE000, 0xFEFF:
-                return nil
-            default:
-                return Unicode.Scalar(unit)
-            }
-        }
-
-        private mutating func readHexQuad() -> UInt32? {
-            guard bytes.count - position >= 4 else { return nil }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                let byte = bytes[position]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: return nil
-                }
-                value = value << 4 | UInt32(digit)
-                position += 1
-            }
-            return value
-        }
-
-        /// `span` as a string when it is valid UTF-8 without a U+FEFF.
-        private static func validated(_ span: UnsafeBufferPointer<UInt8>) -> String? {
-            guard let text = String(validating: span, as: UTF8.self), !text.unicodeScalars.contains("\u{FEFF}") else {
-                return nil
-            }
+        /// A string from the opening quote at `position`; `nil` where `JSONTokens` refuses it, and for a U+FEFF, raw
+        /// or escaped (Foundation's parser drops a raw one in some places).
+        mutating func readString() -> String? {
+            guard let (text, end) = JSONTokens.string(in: bytes, at: position),
+                // U+FEFF is EF BB BF in UTF-8: the scalars are looked at only when that byte is there.
+                !(text.utf8.withContiguousStorageIfAvailable { $0.contains(0xEF) } ?? true)
+                    || !text.unicodeScalars.contains("\u{FEFF}")
+            else { return nil }
+            position = end
             return text
         }
 
         /// A number in RFC 8259's grammar, as Foundation's `fromJSONNumber` makes it; `nil` for the cases it
-        /// handles apart (an integer beyond 64 bits, an `E`, a value out of range).
+        /// handles apart (an integer beyond 64 bits, an `E`, a value out of range). A digit after a leading zero
+        /// ends the number here, and the reader then finds no separator.
         private mutating func readNumber() -> Any? {
             let start = position
-            var isInteger = true
-            if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard position < bytes.count else { return nil }
-            if bytes[position] == UInt8(ascii: "0") {
-                position += 1
-            } else {
-                guard skipDigits() else { return nil }
-            }
-            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-                isInteger = false
-                position += 1
-                guard skipDigits() else { return nil }
-            }
-            if position < bytes.count, bytes[position] == UInt8(ascii: "e") {
-                isInteger = false
-                position += 1
-                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
-                {
-                    position += 1
-                }
-                guard skipDigits() else { return nil }
-            }
-            // `E`, or a digit after a leading zero: Foundation's to judge.
-            if position < bytes.count,
-                bytes[position] == UInt8(ascii: "E")
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position])
-            {
-                return nil
-            }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-            if isInteger {
+            guard let end = JSONTokens.numberEnd(in: bytes, from: start) else { return nil }
+            let span = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            // `E`: Foundation's to judge (its rule looks for a lower-case `e` only).
+            guard !span.contains(UInt8(ascii: "E")) else { return nil }
+            position = end
+            let text = String(decoding: span, as: UTF8.self)
+            if !span.contains(UInt8(ascii: ".")), !span.contains(UInt8(ascii: "e")) {
                 if bytes[start] == UInt8(ascii: "-") {
                     return text.utf8.count <= 19 ? Int64(text).map { NSNumber(value: $0) } : nil
                 }
@@ -310,15 +190,6 @@ enum JSONObjectReader {
             }
             guard let double = Double(text), double.isFinite else { return nil }
             return NSNumber(value: double)
-        }
-
-        /// Skips one or more digits; `false` when there is none.
-        private mutating func skipDigits() -> Bool {
-            let start = position
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
-                position += 1
-            }
-            return position > start
         }
     }
 }

@@ -1,0 +1,115 @@
+/// RFC 8259 tokens read straight from UTF-8 bytes: a string literal unescaped, the extent of a number. Shared by the
+/// readers that skip Foundation's value tree (`MockSetFastDecoder`, `JSONObjectReader`); each decides what a token
+/// means to it.
+enum JSONTokens {
+    /// The string literal whose opening quote is at `quote`: its text, and the index after its closing quote.
+    /// - Returns: `nil` for an unterminated string, a raw control character, a bad escape, a lone surrogate or
+    ///   invalid UTF-8.
+    static func string(in bytes: UnsafeBufferPointer<UInt8>, at quote: Int) -> (text: String, end: Int)? {
+        let start = quote + 1
+        var index = start
+        var ascii = true
+        // Fast scan: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                guard
+                    let string = ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+                else { return nil }
+                return (string, index + 1)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        guard index < bytes.count else { return nil }
+        // With escapes.
+        var output = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                guard let string = String(validating: output, as: UTF8.self) else { return nil }
+                return (string, index + 1)
+            }
+            if byte < 0x20 { return nil }
+            guard byte == UInt8(ascii: "\\") else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 1 < bytes.count else { return nil }
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escape)
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                guard var scalar = hex4(in: bytes, at: index) else { return nil }
+                index += 4
+                if (0xD800..<0xDC00).contains(scalar) {
+                    // A high surrogate must be followed by an escaped low one.
+                    guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u"),
+                        let low = hex4(in: bytes, at: index + 2), (0xDC00..<0xE000).contains(low)
+                    else { return nil }
+                    index += 6
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    return nil
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { return nil }
+                output.append(contentsOf: UTF8.encode(unicode)!)
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// The index after the number starting at `start` (RFC 8259 §6: `-`, an integer without a leading zero, an
+    /// optional fraction, an optional `e` or `E` exponent), or `nil` when none starts there.
+    static func numberEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        func digits() -> Bool {
+            let first = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            return index > first
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if !digits() {
+            return nil
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() else { return nil }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard digits() else { return nil }
+        }
+        return index
+    }
+
+    /// The value of the four hex digits at `index` (a `\u` escape's), or `nil`.
+    private static func hex4(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32? {
+        guard index + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for offset in 0..<4 {
+            guard let digit = URLEncoding.hexValue(bytes[index + offset]) else { return nil }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+}
