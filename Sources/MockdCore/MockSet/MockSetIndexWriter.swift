@@ -3,9 +3,10 @@ import MockdFormat
 
 /// Writes a set's `index.json` exactly as `JSONEncoder` pretty-prints it with sorted keys, one stub at a time: the
 /// encoder's tree and output for a whole 100,000-stub index were most of an import's peak memory (the index is
-/// about 0.7 × the HAR's size as text, and the tree several times that). Stubs are encoded alone, indented to
-/// their depth and streamed to the file in 1 MiB writes, hashed on the way for the compact index (`CompactIndexFile`)
-/// that names the file it was made from.
+/// about 0.7 × the HAR's size as text, and the tree several times that). Stubs are printed alone (by
+/// `IndexStubPrinter`, or by the encoder and indented to their depth when they hold a field only it prints) and
+/// streamed to the file in 1 MiB writes, hashed on the way for the compact index (`CompactIndexFile`) that names the
+/// file it was made from.
 enum MockSetIndexWriter {
     /// The array of stubs as an empty one prints at depth 1 with `.prettyPrinted`.
     private static let emptyStubs = Data("\"stubs\" : [\n\n  ]".utf8)
@@ -30,40 +31,50 @@ enum MockSetIndexWriter {
         else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
         defer { try? handle.close() }
         var hash = ContentHash.Stream()
-        var buffer = Data(outline[..<slot.lowerBound])
-        buffer.append(contentsOf: "\"stubs\" : [\n".utf8)
+        var printer = IndexStubPrinter()
+        printer.append(raw: outline[..<slot.lowerBound])
+        printer.append(raw: "\"stubs\" : [\n".utf8)
         for (position, stub) in file.stubs.enumerated() {
-            if position > 0 { buffer.append(contentsOf: ",\n".utf8) }
-            appendIndented(try encoder.encode(stub), to: &buffer)
-            if buffer.count >= 1 << 20 {
-                buffer.withUnsafeBytes { hash.update($0) }
-                try handle.write(contentsOf: buffer)
-                buffer.removeAll(keepingCapacity: true)
+            if position > 0 { printer.append(raw: ",\n".utf8) }
+            if !printer.append(stub) {
+                appendIndented(try encoder.encode(stub), to: &printer)
+            }
+            if printer.output.count >= 1 << 20 {
+                try flush(&printer, to: handle, hashing: &hash)
             }
         }
-        buffer.append(contentsOf: "\n  ]".utf8)
-        buffer.append(outline[slot.upperBound...])
-        buffer.append(0x0A)
-        buffer.withUnsafeBytes { hash.update($0) }
-        try handle.write(contentsOf: buffer)
+        printer.append(raw: "\n  ]".utf8)
+        printer.append(raw: outline[slot.upperBound...])
+        printer.append(raw: CollectionOfOne(0x0A))
+        try flush(&printer, to: handle, hashing: &hash)
         return CompactIndex.Source(indexSize: UInt64(hash.byteCount), indexHash: hash.finish())
+    }
+
+    private static func flush(
+        _ printer: inout IndexStubPrinter,
+        to handle: FileHandle,
+        hashing hash: inout ContentHash.Stream
+    ) throws {
+        printer.output.withUnsafeBytes { hash.update($0) }
+        try handle.write(contentsOf: printer.output)
+        printer.removeAll()
     }
 
     /// `json` (printed at depth 0) as it prints at depth 2: four spaces before every line but blank ones. A JSON
     /// string never holds a raw line feed, so every one ends a line.
-    private static func appendIndented(_ json: Data, to buffer: inout Data) {
+    private static func appendIndented(_ json: Data, to printer: inout IndexStubPrinter) {
         let indent: [UInt8] = [0x20, 0x20, 0x20, 0x20]
         // Over raw bytes: indexing `Data` byte by byte cost as much as encoding the stub.
         json.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            buffer.append(contentsOf: indent)
+            printer.append(raw: indent)
             var lineStart = 0
             while let newline = bytes[lineStart...].firstIndex(of: 0x0A) {
-                buffer.append(UnsafeBufferPointer(rebasing: bytes[lineStart...newline]))
+                printer.append(raw: UnsafeBufferPointer(rebasing: bytes[lineStart...newline]))
                 lineStart = newline + 1
-                if lineStart < bytes.count, bytes[lineStart] != 0x0A { buffer.append(contentsOf: indent) }
+                if lineStart < bytes.count, bytes[lineStart] != 0x0A { printer.append(raw: indent) }
             }
-            buffer.append(UnsafeBufferPointer(rebasing: bytes[lineStart...]))
+            printer.append(raw: UnsafeBufferPointer(rebasing: bytes[lineStart...]))
         }
     }
 }
