@@ -233,14 +233,15 @@ class Bench:
         server.stop(kill=True)
         raise RuntimeError("%s did not answer 200 on %s within %d s" % (name, ready_path, timeout))
 
-    def mockd_server(self, name, root, set_name, cpu=None, threads=None, quiet=True, stderr=None, extra=()):
+    def mockd_server(self, name, root, set_name, cpu=None, threads=None, quiet=True, stderr=None, extra=(),
+                     ready_path="/bench/0"):
         argv = [self.mockd, "--set", set_name, "--root", root, "--port", "{port}"]
         if threads:
             argv += ["--threads", str(threads)]
         if quiet:
             argv.append("--quiet")
         argv += list(extra)
-        return self.start(name, argv, cpu=cpu, stderr=stderr or ("devnull" if quiet else "file"))
+        return self.start(name, argv, cpu=cpu, stderr=stderr or ("devnull" if quiet else "file"), ready_path=ready_path)
 
     def raw_server(self, name, cpu=None, threads=None, body_file=None):
         argv = [self.raw_mhd]
@@ -341,18 +342,22 @@ class Bench:
             self._mockd_hash = file_hash(self.mockd)[:16]
         return self._mockd_hash
 
-    def har(self, entries, profile="small", size=None, seed=1):
-        """A generated HAR, cached under .build/bench/har by the generator's content and arguments."""
+    def har(self, entries, profile="small", size=None, seed=1, urls="bench"):
+        """A generated HAR, cached under .build/bench/har by the generator's content and arguments. urls: "bench"
+        (GET /bench/K) or "corpus" (URLs as long as the corpus's recorded ones; see make-har)."""
         make_har = os.path.join(self.repo, "scripts", "bench", "make-har")
         args = ["--seed", str(seed)]
         if profile == "small":
             args += ["--profile", "small", "--entries", str(entries)]
+            if urls != "bench":
+                args += ["--urls", urls]
         else:
             args += ["--size", size]
         key = hashlib.sha256((file_hash(make_har) + " ".join(args)).encode()).hexdigest()[:16]
         folder = os.path.join(self.cache, "har")
         os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, "%s-%s-%s.har" % (profile, entries if profile == "small" else size, key))
+        label = profile if urls == "bench" else "%s-%s" % (profile, urls)
+        path = os.path.join(folder, "%s-%s-%s.har" % (label, entries if profile == "small" else size, key))
         if not os.path.exists(path):
             log("generating %s" % os.path.relpath(path, self.repo))
             tmp = path + ".tmp"
@@ -360,13 +365,14 @@ class Bench:
             os.replace(tmp, path)
         return path
 
-    def imported_set(self, entries):
-        """Root and set name of the set `mockd import-har` writes from the small-profile HAR of `entries` entries,
-        cached by the HAR and the mockd binary. The import that builds it is measured (wall, CPU, peak RSS from
-        wait4) and the figures kept beside the set (import.json), for the import row."""
-        har = self.har(entries)
+    def imported_set(self, entries, urls="bench"):
+        """Root and set name of the set `mockd import-har` writes from the small-profile HAR of `entries` entries
+        (`urls` as in `har`), cached by the HAR and the mockd binary. The import that builds it is measured (wall,
+        CPU, peak RSS from wait4) and the figures kept beside the set (import.json), for the import row."""
+        har = self.har(entries, urls=urls)
         key = hashlib.sha256((os.path.basename(har) + self.mockd_hash()).encode()).hexdigest()[:16]
-        root = os.path.join(self.cache, "sets", "imported-%d-%s" % (entries, key))
+        kind = "imported" if urls == "bench" else "imported-" + urls
+        root = os.path.join(self.cache, "sets", "%s-%d-%s" % (kind, entries, key))
         name = "imp%d" % entries
         if not os.path.exists(os.path.join(root, "import.json")):
             shutil.rmtree(root, ignore_errors=True)
