@@ -1,9 +1,9 @@
 import Foundation
-import MockdFormat
 import MockdTestSupport
 import Testing
 
 @testable import MockdCore
+@testable import MockdFormat
 
 /// `MockSetIndexWriter` writes exactly the bytes `JSONEncoder` prints for the whole file (pretty, sorted keys, slashes
 /// unescaped), whether `IndexStubPrinter` or the encoder prints a stub. The recorded sets are covered by
@@ -34,6 +34,28 @@ struct IndexStubPrinterTests {
         text += "é€😀\u{2028}\u{FEFF}\u{7F}/\\\""
         return text
     }()
+
+    /// Every coding key of the stub's types is one the printer prints or one whose stubs it leaves to the encoder
+    /// (`fitsPrinter`): a field added to the format fails here until the printer knows it, so it is never dropped.
+    @Test func everyFieldOfTheFormatIsPrintedOrLeftToTheEncoder() {
+        func keys<Key: CodingKey & CaseIterable>(_: Key.Type) -> Set<String> { Set(Key.allCases.map(\.stringValue)) }
+        #expect(keys(MockSetFile.StubEntry.CodingKeys.self) == ["id", "request", "responses", "afterLast"])
+        #expect(
+            keys(MockSetFile.RequestEntry.CodingKeys.self)
+                == ["host", "method", "path", "query", "headers", "body", "recordedBody", "graphql"]
+        )
+        #expect(keys(MockSetFile.BodyEntry.CodingKeys.self) == ["file", "text", "contentType", "json"])
+        #expect(keys(MockSetFile.DatesEntry.CodingKeys.self) == ["recordedAt", "body", "headers"])
+        #expect(
+            keys(MockSetFile.ResponseEntry.CodingKeys.self) == [
+                // Printed:
+                "status", "headers", "bodyFile", "body", "recordedTimeMs", "templated", "miss", "conditionalOnly",
+                "validators", "rangeOnly", "cachedCopy", "dates",
+                // Left to the encoder:
+                "json", "websocket", "events", "fault", "emit",
+            ]
+        )
+    }
 
     @Test func everyPrintedFieldAndCharacterAsTheEncoderPrintsThem() throws {
         let full = MockSetFile.StubEntry(
