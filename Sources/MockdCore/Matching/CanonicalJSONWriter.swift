@@ -3,7 +3,8 @@ import Foundation
 /// Writes a parsed JSON document (what `JSONSerialization.jsonObject` gives, after the body rules) as compact JSON with
 /// sorted keys: byte for byte what `JSONSerialization.data(withJSONObject:options: [.sortedKeys, .fragmentsAllowed,
 /// .withoutEscapingSlashes])` writes, keys in the same order (`NSString.compare` with `.numeric`, `.caseInsensitive`,
-/// `.forcedOrdering` in the system locale, as swift-corelibs-foundation sorts them) and strings escaped the same way.
+/// `.forcedOrdering` in the system locale, as swift-corelibs-foundation sorts them) and strings escaped the same way
+/// (`JSONTokens.appendQuoted`).
 ///
 /// Why not `JSONSerialization` itself: on Linux it casts every object and array it writes to
 /// `Dictionary<AnyHashable, Any?>` and `Array<Any?>`, re-boxing each member; a 1 MB request body took about a second
@@ -30,7 +31,7 @@ enum CanonicalJSONWriter {
     private static func write(_ value: Any, into bytes: inout [UInt8], locale: Locale) -> Bool {
         switch value {
         case let string as String:
-            writeString(string, into: &bytes)
+            JSONTokens.appendQuoted(string, to: &bytes)
         case let object as [String: Any]:
             bytes.append(UInt8(ascii: "{"))
             let members = object.sorted {
@@ -39,7 +40,7 @@ enum CanonicalJSONWriter {
             }
             for (position, member) in members.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                writeString(member.key, into: &bytes)
+                JSONTokens.appendQuoted(member.key, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
                 guard write(member.value, into: &bytes, locale: locale) else { return false }
             }
@@ -62,31 +63,4 @@ enum CanonicalJSONWriter {
         }
         return true
     }
-
-    /// `string` quoted, escaped as swift-corelibs-foundation's writer escapes it: `"` and `\`, the short forms `\b`
-    /// `\f` `\n` `\r` `\t`, other control characters as `\u00xx` (lower-case hex), everything else as it is.
-    private static func writeString(_ string: String, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                // A control byte is a whole scalar in UTF-8.
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -8,10 +8,10 @@ import MockdFormat
 ///
 /// Why: the encoder builds a tree of boxed values for each stub and then prints it; that was ~22% of the instructions
 /// of importing 10,000 small entries. What the encoder does, this mirrors: keys in UTF-8 byte order, `"key" : value`,
-/// two spaces a level, an empty list as `[`, a blank line and `]`, strings escaped as `\"`, `\\`, `\b`, `\f`, `\n`,
-/// `\r`, `\t` and `\u00xx` (lowercase hex) for other bytes below 0x20, everything else raw; a `Double` as its
-/// `description` without a trailing `.0`. `IndexStubPrinterTests` compares the two on random and recorded sets, and
-/// fails when a field is added to these types until it is printed here or its stubs are left to the encoder.
+/// two spaces a level, an empty list as `[`, a blank line and `]`, strings escaped as Foundation's writers escape them
+/// (`JSONTokens.appendQuoted`); a `Double` as its `description` without a trailing `.0`. `IndexStubPrinterTests`
+/// compares the two on random and recorded sets, and fails when a field is added to these types until it is printed
+/// here or its stubs are left to the encoder.
 struct IndexStubPrinter {
     /// The printed stubs, appended to.
     private(set) var output: [UInt8] = []
@@ -23,36 +23,16 @@ struct IndexStubPrinter {
         let request = stub.request
         indent(2)
         object(depth: 3) { printer, fields in
-            if let id = stub.id {
-                printer.key("id", &fields)
-                printer.string(id)
-            }
+            printer.field("id", stub.id, &fields)
             printer.key("request", &fields)
             printer.object(depth: 4) { printer, fields in
-                if let body = request.body {
-                    printer.key("body", &fields)
-                    printer.body(body, depth: 5)
-                }
-                if let headers = request.headers {
-                    printer.key("headers", &fields)
-                    printer.list(headers, depth: 5)
-                }
-                if let host = request.host {
-                    printer.key("host", &fields)
-                    printer.string(host)
-                }
-                printer.key("method", &fields)
-                printer.string(request.method)
-                printer.key("path", &fields)
-                printer.string(request.path)
-                if let query = request.query {
-                    printer.key("query", &fields)
-                    printer.string(query)
-                }
-                if let recorded = request.recordedBody {
-                    printer.key("recordedBody", &fields)
-                    printer.body(recorded, depth: 5)
-                }
+                printer.field("body", request.body, &fields) { $0.body($1, depth: 5) }
+                printer.field("headers", request.headers, &fields) { $0.list($1, depth: 5) }
+                printer.field("host", request.host, &fields)
+                printer.field("method", request.method, &fields)
+                printer.field("path", request.path, &fields)
+                printer.field("query", request.query, &fields)
+                printer.field("recordedBody", request.recordedBody, &fields) { $0.body($1, depth: 5) }
             }
             printer.key("responses", &fields)
             printer.array(stub.responses, depth: 4) { $0.response($1) }
@@ -78,90 +58,40 @@ struct IndexStubPrinter {
 
     // MARK: Values
 
-    private static let lowercaseHex = Array("0123456789abcdef".utf8)
-
     private mutating func response(_ response: MockSetFile.ResponseEntry) {
         object(depth: 5) { printer, fields in
-            if let body = response.body {
-                printer.key("body", &fields)
-                printer.string(body)
-            }
-            if let bodyFile = response.bodyFile {
-                printer.key("bodyFile", &fields)
-                printer.string(bodyFile)
-            }
-            if let cachedCopy = response.cachedCopy {
-                printer.key("cachedCopy", &fields)
-                printer.string(cachedCopy)
-            }
-            if let conditionalOnly = response.conditionalOnly {
-                printer.key("conditionalOnly", &fields)
-                printer.bool(conditionalOnly)
-            }
-            if let dates = response.dates {
-                printer.key("dates", &fields)
+            printer.field("body", response.body, &fields)
+            printer.field("bodyFile", response.bodyFile, &fields)
+            printer.field("cachedCopy", response.cachedCopy, &fields)
+            printer.field("conditionalOnly", response.conditionalOnly, &fields) { $0.bool($1) }
+            printer.field("dates", response.dates, &fields) { printer, dates in
                 printer.object(depth: 6) { printer, fields in
-                    if let body = dates.body {
-                        printer.key("body", &fields)
-                        printer.list(body, depth: 7)
-                    }
-                    if let headers = dates.headers {
-                        printer.key("headers", &fields)
-                        printer.list(headers, depth: 7)
-                    }
-                    printer.key("recordedAt", &fields)
-                    printer.string(dates.recordedAt)
+                    printer.field("body", dates.body, &fields) { $0.list($1, depth: 7) }
+                    printer.field("headers", dates.headers, &fields) { $0.list($1, depth: 7) }
+                    printer.field("recordedAt", dates.recordedAt, &fields)
                 }
             }
-            if let headers = response.headers {
-                printer.key("headers", &fields)
-                printer.list(headers, depth: 6)
-            }
-            if let miss = response.miss {
-                printer.key("miss", &fields)
-                printer.string(miss)
-            }
-            if let rangeOnly = response.rangeOnly {
-                printer.key("rangeOnly", &fields)
-                printer.bool(rangeOnly)
-            }
-            if let time = response.recordedTimeMs {
-                printer.key("recordedTimeMs", &fields)
-                printer.double(time)
-            }
-            if let status = response.status {
-                printer.key("status", &fields)
-                printer.ascii(String(status))
-            }
-            if let templated = response.templated {
-                printer.key("templated", &fields)
+            printer.field("headers", response.headers, &fields) { $0.list($1, depth: 6) }
+            printer.field("miss", response.miss, &fields)
+            printer.field("rangeOnly", response.rangeOnly, &fields) { $0.bool($1) }
+            printer.field("recordedTimeMs", response.recordedTimeMs, &fields) { $0.double($1) }
+            printer.field("status", response.status, &fields) { $0.ascii(String($1)) }
+            printer.field("templated", response.templated, &fields) { printer, templated in
                 switch templated {
                 case .on: printer.bool(true)
                 case .off: printer.bool(false)
                 case .redactedOnly: printer.string("redacted")
                 }
             }
-            if let validators = response.validators {
-                printer.key("validators", &fields)
-                printer.list(validators, depth: 6)
-            }
+            printer.field("validators", response.validators, &fields) { $0.list($1, depth: 6) }
         }
     }
 
     private mutating func body(_ body: MockSetFile.BodyEntry, depth: Int) {
         object(depth: depth) { printer, fields in
-            if let contentType = body.contentType {
-                printer.key("contentType", &fields)
-                printer.string(contentType)
-            }
-            if let file = body.file {
-                printer.key("file", &fields)
-                printer.string(file)
-            }
-            if let text = body.text {
-                printer.key("text", &fields)
-                printer.string(text)
-            }
+            printer.field("contentType", body.contentType, &fields)
+            printer.field("file", body.file, &fields)
+            printer.field("text", body.text, &fields)
         }
     }
 
@@ -202,33 +132,7 @@ struct IndexStubPrinter {
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
-    /// `text` quoted and escaped as the encoder escapes it (see the type's comment): unescaped runs copied at once.
-    private mutating func string(_ text: String) {
-        output.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            var runStart = 0
-            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
-                runStart = offset + 1
-                output.append(UInt8(ascii: "\\"))
-                switch byte {
-                case 0x22, 0x5C: output.append(byte)
-                case 0x08: output.append(UInt8(ascii: "b"))
-                case 0x09: output.append(UInt8(ascii: "t"))
-                case 0x0A: output.append(UInt8(ascii: "n"))
-                case 0x0C: output.append(UInt8(ascii: "f"))
-                case 0x0D: output.append(UInt8(ascii: "r"))
-                default:
-                    output.append(contentsOf: "u00".utf8)
-                    output.append(Self.lowercaseHex[Int(byte >> 4)])
-                    output.append(Self.lowercaseHex[Int(byte & 0xF)])
-                }
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-        }
-        output.append(UInt8(ascii: "\""))
-    }
+    private mutating func string(_ text: String) { JSONTokens.appendQuoted(text, to: &output) }
 
     /// How many fields an open object has printed, and their depth.
     private struct Fields {
@@ -246,6 +150,23 @@ struct IndexStubPrinter {
         if fields.count == 0 { output.append(0x0A) }
         indent(depth - 1)
         output.append(UInt8(ascii: "}"))
+    }
+
+    /// The field `name` with `value` printed by `print`; nothing when `value` is `nil` (the encoder leaves it out).
+    private mutating func field<Value>(
+        _ name: StaticString,
+        _ value: Value?,
+        _ fields: inout Fields,
+        _ print: (inout IndexStubPrinter, Value) -> Void
+    ) {
+        guard let value else { return }
+        key(name, &fields)
+        print(&self, value)
+    }
+
+    /// The string field `name`; nothing when `value` is `nil`.
+    private mutating func field(_ name: StaticString, _ value: String?, _ fields: inout Fields) {
+        field(name, value, &fields) { $0.string($1) }
     }
 
     /// A field's `"name" : ` on its own line (after a `,` unless it is the first).

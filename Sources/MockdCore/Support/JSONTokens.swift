@@ -1,7 +1,41 @@
-/// RFC 8259 tokens read straight from UTF-8 bytes: a string literal unescaped, the extent of a number. Shared by the
-/// readers that skip Foundation's value tree (`MockSetFastDecoder`, `JSONObjectReader`); each decides what a token
-/// means to it.
+/// RFC 8259 tokens read straight from UTF-8 bytes (a string literal unescaped, the extent of a number) and a string
+/// literal written. Shared by the readers that skip Foundation's value tree (`MockSetFastDecoder`, `JSONObjectReader`),
+/// each deciding what a token means to it, and by the writers that print as Foundation prints
+/// (`CanonicalJSONWriter`, `IndexStubPrinter`).
 enum JSONTokens {
+    /// Appends `text` as a string literal escaped as Foundation's writers escape it (`JSONSerialization` and
+    /// `JSONEncoder`, with slashes left as they are): `"` and `\`, the short forms `\b` `\f` `\n` `\r` `\t`, other
+    /// control characters as `\u00xx` (lowercase hex), everything else raw. Runs without escapes are copied at once.
+    static func appendQuoted(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            // A control byte is a whole scalar in UTF-8, so escaping bytes escapes scalars.
+            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+                runStart = offset + 1
+                output.append(UInt8(ascii: "\\"))
+                switch byte {
+                case 0x22, 0x5C: output.append(byte)
+                case 0x08: output.append(UInt8(ascii: "b"))
+                case 0x09: output.append(UInt8(ascii: "t"))
+                case 0x0A: output.append(UInt8(ascii: "n"))
+                case 0x0C: output.append(UInt8(ascii: "f"))
+                case 0x0D: output.append(UInt8(ascii: "r"))
+                default:
+                    output.append(contentsOf: "u00".utf8)
+                    output.append(lowercaseHex[Int(byte >> 4)])
+                    output.append(lowercaseHex[Int(byte & 0xF)])
+                }
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static let lowercaseHex = Array("0123456789abcdef".utf8)
+
     /// The string literal whose opening quote is at `quote`: its text, and the index after its closing quote.
     /// - Returns: `nil` for an unterminated string, a raw control character, a bad escape, a lone surrogate or
     ///   invalid UTF-8.
