@@ -365,6 +365,12 @@ class Bench:
             os.replace(tmp, path)
         return path
 
+    @staticmethod
+    def stub_path(index, urls="bench"):
+        """The path entry `index` of a small-profile HAR asks (make-har's URL shapes; the query, on every third
+        entry of --urls corpus, left out: entries 0 and N-1 of the sets the rows use have none)."""
+        return "/api/v2/bench/%d/details" % index if urls == "corpus" else "/bench/%d" % index
+
     def imported_set(self, entries, urls="bench"):
         """Root and set name of the set `mockd import-har` writes from the small-profile HAR of `entries` entries
         (`urls` as in `har`), cached by the HAR and the mockd binary. The import that builds it is measured (wall,

@@ -65,26 +65,26 @@ def run(bench):
     runs = 3 if bench.quick else 7
     big = bench.big
     sizes = [10, 10000] + ([] if bench.quick else [100000])
-    cases = [("imported", n, bench.imported_set(n), bench) for n in sizes]
-    # URLs as long as recorded ones (make-har --urls corpus; see the idle memory row): entry N-1 has no query.
-    cases.append(("imported, corpus-length URLs", sizes[-1], bench.imported_set(sizes[-1], urls="corpus"), bench))
-    cases.append(("synthetic", 10000, bench.synthetic_set(10000), bench))
+    cases = [("imported", n, bench.imported_set(n), bench, "bench") for n in sizes]
+    # URLs as long as recorded ones (make-har --urls corpus; see the idle memory row).
+    cases.append(("imported, corpus-length URLs", sizes[-1], bench.imported_set(sizes[-1], urls="corpus"), bench,
+                  "corpus"))
+    cases.append(("synthetic", 10000, bench.synthetic_set(10000), bench, "bench"))
     compare = os.environ.get("MOCKD_COMPARE")
     if compare:
         # A second binary (e.g. the "before"), started in the same rounds on the sets it imports itself, so that
         # both are measured in the same minutes of a shared host.
         other = copy.copy(bench)
         other.mockd, other._mockd_hash = os.path.abspath(compare), None
-        cases += [("imported, MOCKD_COMPARE", n, other.imported_set(n), other) for n in sizes]
+        cases += [("imported, MOCKD_COMPARE", n, other.imported_set(n), other, "bench") for n in sizes]
     results = {}
     for rnd in range(runs):      # interleaved: a slow minute hits every size alike
-        for kind, n, (root, name), b in cases:
-            last = "/api/v2/bench/%d/details" % (n - 1) if "corpus" in kind else "/bench/%d" % (n - 1)
-            ms = one_start(b, root, name, last)
+        for kind, n, (root, name), b, urls in cases:
+            ms = one_start(b, root, name, bench.stub_path(n - 1, urls))
             results.setdefault((kind, n), []).append(ms)
             time.sleep(0.2)
     rows, data = [], {}
-    for kind, n, (root, name), _ in cases:
+    for kind, n, (root, name), _, _ in cases:
         times = results[(kind, n)]
         index = os.path.getsize(os.path.join(root, "mocks", name, "index.json"))
         bodies = len(os.listdir(os.path.join(root, "mocks", name, "bodies")))

@@ -8,12 +8,12 @@ TITLE = "Idle memory"
 
 def run(bench):
     sizes = [10, 10000] + ([] if bench.quick else [100000])
-    cases = [("imported", n, bench.imported_set(n), "/bench/0") for n in sizes]
+    cases = [("imported", n, bench.imported_set(n), bench.stub_path(0)) for n in sizes]
     # The same set with URLs as long as recorded ones (make-har --urls corpus): a path or id over 15 bytes is a
     # string of its own on the heap, which /bench/K never is.
     cases.append(("imported, corpus-length URLs", sizes[-1], bench.imported_set(sizes[-1], urls="corpus"),
-                  "/api/v2/bench/0/details"))
-    cases.append(("synthetic", bench.big, bench.synthetic_set(bench.big), "/bench/0"))
+                  bench.stub_path(0, "corpus")))
+    cases.append(("synthetic", bench.big, bench.synthetic_set(bench.big), bench.stub_path(0)))
     rows, data, targets = [], {}, []
     for kind, n, (root, name), ready_path in cases:
         server = bench.mockd_server("idle-%s-%d" % (kind.replace(", ", "-").replace(" ", "-"), n), root, name,
