@@ -465,19 +465,22 @@ final class ConnectionBridge: ServerStatus, @unchecked Sendable {
             )
         }
         guard logger.isEnabled(.info) else { return }
-        // A stub's first response as loaded: its id, without building the plan (a copy of its response).
+        // A stub's first response as loaded: its id's bytes, without building the plan (a copy of its response) or a
+        // string.
         if let stub = outcome.borrowedServedStub {
-            let id = stub._withUnsafeGuaranteedRef { $0.id }
-            logger.request(
-                RequestLogLine(
-                    method: context.method,
-                    target: context.target,
-                    status: status ?? 0,
-                    fault: nil,
-                    answeredBy: id,
-                    elapsedMs: elapsed
-                )
-            )
+            stub._withUnsafeGuaranteedRef { stub in
+                stub.withID { id in
+                    logger.request(
+                        RequestLogLine(
+                            method: context.method,
+                            target: context.target,
+                            status: status ?? 0,
+                            stubID: id,
+                            elapsedMs: elapsed
+                        )
+                    )
+                }
+            }
             return
         }
         let plan = outcome.plan

@@ -221,7 +221,7 @@ extension MockEngine {
         if first.isPlain { return .stub(stub) }
         var plan = PlannedResponse(response: first, fault: first.fault)
         plan.nativeSlot = plan.response.eventStream == nil && plan.fault == nil ? stub.nativeSlot(0) : nil
-        plan.host = stub.key.host.isEmpty ? nil : stub.key.host
+        plan.host = stub.host.isEmpty ? nil : stub.host
         return .planned(plan, nearMisses: [])
     }
 
@@ -450,7 +450,7 @@ extension MockEngine {
             stub,
             ordinal: ordinal,
             state: state,
-            advancing: !(request.method == "HEAD" && stub.key.method == "GET")
+            advancing: !(request.method == "HEAD" && stub.hasMethod("GET"))
         )
         guard var response = taken.response else {
             return unmatched(

@@ -180,24 +180,13 @@ struct FileNamer {
     /// `GET_v1_messages__limit-20`; a repeat gets `-2`, `-3` in order of appearance.
     /// - Parameter label: Said instead of the query (a GraphQL operation's name: `POST_graphql__GetUser`).
     mutating func uniqueID(for key: RequestKey, label: String? = nil) -> String {
-        // Spelt out byte by byte: splitting the path, replacing in the query and testing `CharacterSet` per scalar
-        // were a tenth of a 100,000-entry import's single-threaded end.
-        var bytes: [UInt8] = Array(key.method.utf8)
-        bytes.append(UInt8(ascii: "_"))
-        // The path's segments joined by `_` (empty ones left out), as one sanitized text.
-        var path = Substring(key.path).utf8[...]
-        while path.first == UInt8(ascii: "/") { path = path.dropFirst() }
-        while path.last == UInt8(ascii: "/") { path = path.dropLast() }
-        FileNamer.appendSanitized(path, to: &bytes)
-        if key.path == "/" { bytes += "root".utf8 }
-        if let label {
-            bytes += "__".utf8
-            FileNamer.appendSanitized(label.utf8, to: &bytes)
-        } else if !key.query.isEmpty {
-            bytes += "__".utf8
-            // `=` reads as `-` and `&` as a separator.
-            FileNamer.appendSanitized(key.query.utf8, to: &bytes, equalsAsDash: true)
+        // Spelt out byte by byte (`StubIDSpelling`, which the loader spells again): splitting the path, replacing in
+        // the query and testing `CharacterSet` per scalar were a tenth of a 100,000-entry import's single-threaded end.
+        var bytes: [UInt8] = []
+        (label == nil ? key : key.with(query: "")).withUTF8 { method, path, query, _ in
+            bytes.appendWritten { StubIDSpelling.write(method: method, path: path, query: query, to: &$0) }
         }
+        if let label { bytes += Array("__".utf8) + FileNamer.sanitize(label).utf8 }
         let base = FileNamer.truncate(String(decoding: bytes, as: UTF8.self), to: 96)
         let loweredBase = base.asciiLowercased
         var candidate = base
@@ -245,46 +234,14 @@ struct FileNamer {
     private static let extensionAliases = ["jpeg": "jpg", "htm": "html", "mjs": "js", "yml": "yaml"]
 
     /// `text` with every run of characters other than ASCII letters, digits, `-` and `.` made one `_`, and leading
-    /// dots left out (`..a b` → `a_b`).
+    /// dots left out (`..a b` → `a_b`): `StubIDSpelling.writeSanitized`.
     static func sanitize(_ text: String) -> String {
+        var text = text
         var bytes: [UInt8] = []
-        appendSanitized(text.utf8, to: &bytes)
+        text.withUTF8 { text in
+            bytes.appendWritten { StubIDSpelling.writeSanitized(UnsafeRawBufferPointer(text), to: &$0) }
+        }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `sanitize`'s spelling of the UTF-8 text `text` (a byte of a multi-byte character is never kept, so
-    /// a character outside ASCII is one `_` as in `sanitize`); with `equalsAsDash`, `=` is kept as `-`.
-    private static func appendSanitized<Bytes: Collection<UInt8>>(
-        _ text: Bytes,
-        to bytes: inout [UInt8],
-        equalsAsDash: Bool = false
-    ) {
-        let start = bytes.count
-        var lastWasUnderscore = false
-        for byte in text {
-            var kept = byte
-            if equalsAsDash, byte == UInt8(ascii: "=") { kept = UInt8(ascii: "-") }
-            if isKept(kept) {
-                // Leading dots are left out.
-                if kept == UInt8(ascii: "."), bytes.count == start { continue }
-                bytes.append(kept)
-                lastWasUnderscore = false
-            } else if !lastWasUnderscore {
-                bytes.append(UInt8(ascii: "_"))
-                lastWasUnderscore = true
-            }
-        }
-    }
-
-    @inline(__always)
-    private static func isKept(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
-            return true
-        default:
-            return false
-        }
     }
 
     static func truncate(_ text: String, to length: Int) -> String {

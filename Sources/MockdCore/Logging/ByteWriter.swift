@@ -40,13 +40,18 @@ struct ByteWriter {
     /// them (`escapingControls`): a request target or stub id written as it came would move the operator's terminal
     /// (ANSI escapes) or start a line of its own. One scan when there is none.
     mutating func writeEscapingControls(_ text: String) {
-        let clean: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: isEscapedControl) else { return false }
-            write(bytes)
-            return true
-        }
-        if clean == true { return }
-        for byte in text.utf8 {
+        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ writeEscapingControls($0) }) { return done }
+        writeEscapingControlsByByte(text.utf8)
+    }
+
+    /// `writeEscapingControls` for UTF-8 bytes.
+    mutating func writeEscapingControls(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if !bytes.contains(where: isEscapedControl) { return write(bytes) }
+        writeEscapingControlsByByte(bytes)
+    }
+
+    private mutating func writeEscapingControlsByByte<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        for byte in bytes {
             guard isEscapedControl(byte) else {
                 write(byte)
                 continue
@@ -56,6 +61,10 @@ struct ByteWriter {
             write(controlEscapeDigits.utf8Start[Int(byte >> 4)])
             write(controlEscapeDigits.utf8Start[Int(byte & 0x0F)])
         }
+    }
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        write(bytes.utf8)
     }
 
     mutating func write(_ text: StaticString) {
@@ -83,6 +92,13 @@ struct ByteWriter {
             position -= 1
         }
         count += total
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The bytes as `UInt8`s (what they are bound to wherever this project reads text as raw bytes).
+    var utf8: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: baseAddress?.assumingMemoryBound(to: UInt8.self), count: count)
     }
 }
 

@@ -14,15 +14,34 @@ public struct RequestLogLine: Sendable {
     /// The fault carried out instead of a response (`Fault.rawValue`), shown as `fault=NAME` in place of the status.
     public let fault: String?
     /// The stub or override id, `upstream`, `control`, `refused` or `unmatched`.
-    public let answeredBy: String
+    public var answeredBy: String {
+        answeredByBytes.map { String(decoding: $0, as: UTF8.self) } ?? answeredByText
+    }
     public let elapsedMs: Double
+    private let answeredByText: String
+    /// A stub's id as the bytes it keeps (`Stub.withID`), written without making a string; valid only while the line
+    /// is written (`Logger.request` borrows the line, and a sink reads it then).
+    nonisolated(unsafe) private let answeredByBytes: UnsafeRawBufferPointer?
 
     public init(method: String, target: String, status: Int, fault: String?, answeredBy: String, elapsedMs: Double) {
         self.method = method
         self.target = target
         self.status = status
         self.fault = fault
-        self.answeredBy = answeredBy
+        self.answeredByText = answeredBy
+        self.answeredByBytes = nil
+        self.elapsedMs = elapsedMs
+    }
+
+    /// The line of a request a stub answered, `stubID` being the stub's id bytes (`Stub.withID`): pass it to
+    /// `Logger.request` within `withID`'s call.
+    public init(method: String, target: String, status: Int, stubID: UnsafeRawBufferPointer, elapsedMs: Double) {
+        self.method = method
+        self.target = target
+        self.status = status
+        self.fault = nil
+        self.answeredByText = ""
+        self.answeredByBytes = stubID
         self.elapsedMs = elapsedMs
     }
 
@@ -51,7 +70,11 @@ public struct RequestLogLine: Sendable {
             writer.writeDigits(status, width: 1)
         }
         writer.write(UInt8(ascii: " "))
-        writer.writeEscapingControls(answeredBy)
+        if let answeredByBytes {
+            writer.writeEscapingControls(answeredByBytes.utf8)
+        } else {
+            writer.writeEscapingControls(answeredByText)
+        }
         writer.write(UInt8(ascii: " "))
         RequestLogLine.writeTwoDecimals(elapsedMs, to: &writer)
         writer.write("ms" as StaticString)

@@ -75,7 +75,31 @@ public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         RequestKey(method: method, normalizedPath: path, normalizedQuery: query, host: host)
     }
 
-    private init(method: String, normalizedPath: String, normalizedQuery: String, host: String) {
+    /// The same key without its query, or with another canonical one.
+    func with(query: String) -> RequestKey {
+        RequestKey(method: method, normalizedPath: path, normalizedQuery: query, host: host)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the method, path, query and host.
+    func withUTF8<Result>(
+        _ body: (
+            _ method: UnsafeRawBufferPointer, _ path: UnsafeRawBufferPointer, _ query: UnsafeRawBufferPointer,
+            _ host: UnsafeRawBufferPointer
+        ) throws -> Result
+    ) rethrows -> Result {
+        var (method, path, query, host) = (method, path, query, host)
+        return try method.withUTF8 { method in
+            try path.withUTF8 { path in
+                try query.withUTF8 { query in
+                    try host.withUTF8 { host in
+                        try body(.init(method), .init(path), .init(query), .init(host))
+                    }
+                }
+            }
+        }
+    }
+
+    init(method: String, normalizedPath: String, normalizedQuery: String, host: String) {
         self.method = method
         self.path = normalizedPath
         self.query = normalizedQuery

@@ -130,6 +130,22 @@ extension RequestKey {
         return ContentHash.finish(hash)
     }
 
+    /// `routeHash` of the key with these UTF-8 bytes.
+    @inline(__always)
+    static func routeHash(
+        method: UnsafeRawBufferPointer,
+        path: UnsafeRawBufferPointer,
+        query: UnsafeRawBufferPointer,
+        host: UnsafeRawBufferPointer
+    ) -> UInt64 {
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15
+        hash = mix(method, into: hash)
+        hash = mix(path, into: hash)
+        hash = mix(query, into: hash)
+        hash = mix(host, into: hash)
+        return ContentHash.finish(hash)
+    }
+
     @inline(__always)
     private static func mix(_ text: String, into hash: inout UInt64) {
         if let mixed = text.utf8.withContiguousStorageIfAvailable({ mix(UnsafeRawBufferPointer($0), into: hash) }) {

@@ -7,32 +7,36 @@ import MockdPlatform
 /// Immutable once built; the position in the sequence lives in `SequenceCursors`, so several
 /// sessions can share one stub. Laid out for idle memory (a set can hold 100,000 stubs): the first response
 /// is stored inline, everything most stubs leave empty sits behind one optional reference, what the stubs of one load
-/// share (the set name, the body files read on first use) sits in their `StubSource`, and the stub itself is the
-/// native-response slot of its first response — 184 bytes per plain stub instead of 336.
+/// share (the set name, their keys and ids as bytes in one arena, the body files read on first use) sits in their
+/// `StubSource`, and the stub itself is the native-response slot of its first response — 120 bytes per plain stub
+/// (a 128-byte block of the allocator) and its key's and id's bytes, instead of 336 and four strings.
 public final class Stub: NativeResponseSlot {
-    // The order of the stored properties is the layout: the flag and the row fill the 7 bytes after `loadedFirst`'s
-    // 65, so a plain stub is 184 bytes (a 192-byte block of the allocator). What every request reads (`completed`,
-    // `key`, `extras`, `firstNative`) comes first and together: at 100,000 stubs asked at random each line of a stub
-    // a request reads is a cache miss.
-    /// The set name and the body files read on first use, shared with the stubs loaded with this one.
+    // The order of the stored properties is the layout: the flags and the record's offset fill the 7 bytes after
+    // `loadedFirst`'s 65, so a plain stub is 120 bytes; one byte more would take the next block size (144). What every
+    // request reads (`completed`, `extras`, `firstNative`) comes first and together: at 100,000 stubs asked at random
+    // each line of a stub a request reads is a cache miss (and the key's record in the arena one more, where its own
+    // strings were before).
+    /// The set name, keys, ids and body files read on first use, shared with the stubs loaded with this one.
     private let source: StubSource
     /// The responses completed from `source.deferred` on first use.
     private let completed = DeferredResponses.CompletedCell()
-    public let key: RequestKey
     /// Constraints, request body and later sequence steps; `nil` for a plain one-response stub.
     private let extras: Extras?
     /// The native response of the first step (see `NativeResponseSlot`).
     private let firstNative = NativeResponseStorage()
-    /// The first response as loaded: complete, or for a deferred stub its placeholder (no body yet).
+    /// The first response as loaded: complete, or for a deferred stub its placeholder (no body yet); without its
+    /// `stubID` (the id is in the arena: `stamped` adds it to a copy).
     private let loadedFirst: MockResponse
+    /// `isStatic` and `isDeferred`.
+    private let flags: UInt8
+    /// The offset of the stub's key, id and row of deferred bodies in `source.text`.
+    private let textOffset: UInt32
+
     /// Whether the answer never depends on how often the stub was hit (no sequence, no `{{counter}}`); decided once
     /// (for a deferred stub when completed), as it is asked on every request.
-    private let loadedIsStatic: Bool
-    /// The stub's row in `source.deferred` (body files read on first use), or `notDeferred` when every response was
-    /// complete at load.
-    private let deferredRow: UInt32
-
-    private static let notDeferred = UInt32.max
+    private static let isStaticFlag: UInt8 = 1
+    /// Whether some response is completed from `source.deferred` on first use (its body file is read then).
+    private static let isDeferredFlag: UInt8 = 2
 
     /// The mock set this stub came from.
     public var setName: String { source.setName }
@@ -107,11 +111,12 @@ public final class Stub: NativeResponseSlot {
         precondition(!responses.isEmpty, "a stub needs at least one response")
         precondition(deferredRow == nil || source.deferred != nil, "a deferred stub needs its source's body files")
         self.source = source
-        self.deferredRow = deferredRow ?? Stub.notDeferred
-        self.key = key
+        self.textOffset = source.text.append(key: key, id: id, deferredRow: deferredRow)
         var stamped = responses
         for index in stamped.indices { stamped[index].stubID = id }
-        self.loadedFirst = stamped[0]
+        var first = responses[0]
+        first.stubID = nil
+        self.loadedFirst = first
         // Sorted already when the loader shares one list among many stubs: kept as is, not copied.
         let isSorted = zip(headerConstraints, headerConstraints.dropFirst()).allSatisfy { $0.name <= $1.name }
         let constraints = isSorted ? headerConstraints : headerConstraints.sorted { $0.name < $1.name }
@@ -131,7 +136,9 @@ public final class Stub: NativeResponseSlot {
                 graphQL: graphQL
             )
         }
-        self.loadedIsStatic = Stub.isStatic(first: responses[0], count: responses.count, afterLast: afterLast)
+        self.flags =
+            (Stub.isStatic(first: responses[0], count: responses.count, afterLast: afterLast) ? Stub.isStaticFlag : 0)
+            | (deferredRow == nil ? 0 : Stub.isDeferredFlag)
     }
 
     private static func isStatic(first: MockResponse, count: Int, afterLast: ExhaustionPolicy) -> Bool {
@@ -143,24 +150,37 @@ public final class Stub: NativeResponseSlot {
 
     /// The first response of the sequence (for most stubs the only one).
     public var firstResponse: MockResponse {
-        guard isDeferred else { return loadedFirst }
+        guard isDeferred else { return stamped(loadedFirst) }
         return completedResponses().first
     }
 
     /// Whether some response is completed on first use (its body file is read then).
-    @inline(__always) private var isDeferred: Bool { deferredRow != Stub.notDeferred }
+    @inline(__always) private var isDeferred: Bool { flags & Stub.isDeferredFlag != 0 }
+
+    @inline(__always) private var loadedIsStatic: Bool { flags & Stub.isStaticFlag != 0 }
+
+    /// `response` with this stub's id.
+    private func stamped(_ response: MockResponse) -> MockResponse {
+        var response = response
+        response.stubID = id
+        return response
+    }
+
+    /// The stub's key, id and row of deferred bodies, read in place.
+    @inline(__always)
+    private var text: StubTextArena.Record { source.text.record(at: textOffset) }
 
     /// The completed responses of a deferred stub, completed now if this is the first use.
     @inline(__always)
     private func completedResponses() -> DeferredResponses.Completed {
         if let done = completed.load() { return done }
-        return source.deferred!.complete(row: deferredRow, loadedResponses, into: completed)
+        return source.deferred!.complete(row: text.deferredRow, loadedResponses, into: completed)
     }
 
     /// The first response when the answer never depends on how often the stub was hit (no sequence, no
     /// `{{counter}}`), else `nil`. Asked on every request: one look at a deferred stub's completed responses.
     var staticFirstResponse: MockResponse? {
-        guard isDeferred else { return loadedIsStatic ? loadedFirst : nil }
+        guard isDeferred else { return loadedIsStatic ? stamped(loadedFirst) : nil }
         let first = completedResponses().first
         // A body file that could not be read answers 500 and is tried again next time: never served as loaded.
         guard completed.load() != nil else { return nil }
@@ -182,11 +202,67 @@ public final class Stub: NativeResponseSlot {
     }
 
     /// The responses as loaded (placeholders for deferred bodies).
-    private var loadedResponses: [MockResponse] { [loadedFirst] + (extras?.laterResponses ?? []) }
+    private var loadedResponses: [MockResponse] { [stamped(loadedFirst)] + (extras?.laterResponses ?? []) }
 
-    /// Unique within its mock set; shown in logs and near misses. Kept once, in the responses' `stubID` (a deferred
-    /// stub's placeholder has it too, so asking never reads a body file).
-    public var id: String { loadedFirst.stubID ?? "" }
+    /// Unique within its mock set; shown in logs and near misses. Made from the arena's bytes when asked (the log line
+    /// writes them as they are: `withID`).
+    public var id: String { text.withID { String(decoding: $0, as: UTF8.self) } }
+
+    /// Calls `body` with the id's UTF-8 bytes, valid during the call: no string is made. Not generic, so that a
+    /// caller in another module (the server's log line) calls code specialised here.
+    public func withID(_ body: (UnsafeRawBufferPointer) -> Void) {
+        text.withID(body)
+    }
+
+    /// The request key the stub answers: method, canonical path and query, and host (`""` for any). Made from the
+    /// arena's bytes when asked; routing compares the bytes in place (`hasKey`).
+    public var key: RequestKey {
+        let text = self.text
+        func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+        return RequestKey(
+            method: string(text.method),
+            normalizedPath: string(text.path),
+            normalizedQuery: string(text.query),
+            host: string(text.host)
+        )
+    }
+
+    /// Whether the stub's key is `key`, compared byte for byte in place.
+    @inline(__always)
+    func hasKey(_ key: RequestKey) -> Bool {
+        let text = self.text
+        return Stub.equal(text.path, key.path) && Stub.equal(text.method, key.method)
+            && Stub.equal(text.query, key.query)
+            && Stub.equal(text.host, key.host)
+    }
+
+    /// Whether `other` has the same key, compared in place.
+    func hasSameKey(as other: Stub) -> Bool {
+        let (mine, theirs) = (text, other.text)
+        return StubTextArena.same(mine.path, theirs.path) && StubTextArena.same(mine.method, theirs.method)
+            && StubTextArena.same(mine.query, theirs.query) && StubTextArena.same(mine.host, theirs.host)
+    }
+
+    /// `key.routeHash`, from the bytes in place.
+    var routeHash: UInt64 {
+        let text = self.text
+        return RequestKey.routeHash(method: text.method, path: text.path, query: text.query, host: text.host)
+    }
+
+    /// The key's host (`""` for a stub answering any host).
+    var host: String {
+        let bytes = text.host
+        return bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether the key's method is `method`.
+    func hasMethod(_ method: String) -> Bool { Stub.equal(text.method, method) }
+
+    @inline(__always)
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { StubTextArena.same(bytes, UnsafeRawBufferPointer($0)) }
+            ?? bytes.elementsEqual(text.utf8)
+    }
     /// Header requirements, sorted by name.
     public var headerConstraints: [HeaderConstraint] { extras?.headerConstraints ?? [] }
     /// Canonical request body (see `BodyCanonicalizer`) when the body is part of the key.
@@ -202,7 +278,7 @@ public final class Stub: NativeResponseSlot {
     public var responseCount: Int { 1 + (extras?.laterResponses.count ?? 0) }
     /// The response of sequence step `step` (0-based, below `responseCount`).
     public func response(_ step: Int) -> MockResponse {
-        guard isDeferred else { return step == 0 ? loadedFirst : extras!.laterResponses[step - 1] }
+        guard isDeferred else { return step == 0 ? stamped(loadedFirst) : extras!.laterResponses[step - 1] }
         let completed = completedResponses()
         return step == 0 ? completed.first : completed.later[step - 1]
     }

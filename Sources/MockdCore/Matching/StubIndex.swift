@@ -90,18 +90,23 @@ public final class StubIndex: Sendable {
                         }
                         continue
                     }
-                    let hash = stub.key.routeHash
-                    if let earlier = builder.sameIdentity(as: stub, hash: hash, stubs: stubs) {
+                    // Hashed and compared as the bytes in the stubs' arenas: no key is made for a stub alone on its key.
+                    let hash = stub.routeHash
+                    let existing = builder.table.find(hash: hash) { value in
+                        StubIndex.group(value).map { stub.hasKey(builder.groups[$0].key) }
+                            ?? stubs[Int(value)].hasSameKey(as: stub)
+                    }
+                    if let existing, let earlier = builder.sameIdentity(as: stub, value: existing, stubs: stubs) {
                         stubs[earlier] = stub
                         continue
                     }
                     stubs.append(stub)
-                    builder.add(stubs.count - 1, key: stub.key, hash: hash, body: stub.body) { stubs[Int($0)].key }
+                    builder.add(stubs.count - 1, existing: existing, hash: hash, body: stub.body) { stub.key }
                 }
             }
             self.routeKeys = []
             self.routeBodies = []
-            hasHostKeys = stubs.contains { !$0.key.host.isEmpty }
+            hasHostKeys = stubs.contains { !$0.host.isEmpty }
         } else {
             var positions: [Stub.Identity: Int] = [:]
             for layer in layers {
@@ -127,14 +132,12 @@ public final class StubIndex: Sendable {
                 }
             }
             for ordinal in stubs.indices where stubs[ordinal].graphQL == nil {
-                builder.add(
-                    ordinal,
-                    key: routeKeys[ordinal],
-                    hash: routeKeys[ordinal].routeHash,
-                    body: routeBodies[ordinal]
-                ) {
-                    routeKeys[Int($0)]
+                let key = routeKeys[ordinal]
+                let hash = key.routeHash
+                let existing = builder.table.find(hash: hash) { value in
+                    (StubIndex.group(value).map { builder.groups[$0].key } ?? routeKeys[Int(value)]) == key
                 }
+                builder.add(ordinal, existing: existing, hash: hash, body: routeBodies[ordinal]) { key }
             }
             self.routeKeys = routeKeys
             self.routeBodies = routeBodies
@@ -200,16 +203,9 @@ public final class StubIndex: Sendable {
 
         init(capacity: Int) { table = RouteTable(capacity: capacity) }
 
-        /// The table value under `key`, if any.
-        func value(for key: RequestKey, hash: UInt64, keyOf: (UInt32) -> RequestKey) -> UInt32? {
-            table.find(hash: hash) { value in
-                (StubIndex.group(value).map { groups[$0].key } ?? keyOf(value)) == key
-            }
-        }
-
         /// The ordinal of an earlier stub with `stub`'s identity (key, header constraints, body), if any.
-        func sameIdentity(as stub: Stub, hash: UInt64, stubs: [Stub]) -> Int? {
-            guard let value = value(for: stub.key, hash: hash, keyOf: { stubs[Int($0)].key }) else { return nil }
+        /// - Parameter value: The table value under `stub`'s key.
+        func sameIdentity(as stub: Stub, value: UInt32, stubs: [Stub]) -> Int? {
             let candidates: [Int]
             if let index = StubIndex.group(value) {
                 let group = groups[index]
@@ -220,13 +216,15 @@ public final class StubIndex: Sendable {
             return candidates.first { stubs[$0].headerConstraints == stub.headerConstraints }
         }
 
-        /// Routes stub `ordinal` under `key` (with `body` when it is keyed by body).
-        mutating func add(_ ordinal: Int, key: RequestKey, hash: UInt64, body: Data?, keyOf: (UInt32) -> RequestKey) {
-            let existing = value(for: key, hash: hash, keyOf: keyOf)
+        /// Routes stub `ordinal` under its key (with `body` when it is keyed by body).
+        /// - Parameters:
+        ///   - existing: The table value under the key, if any.
+        ///   - key: The key, made only when the stub shares it with another (a group keeps it).
+        mutating func add(_ ordinal: Int, existing: UInt32?, hash: UInt64, body: Data?, key: () -> RequestKey) {
             var route: Route
             if let existing, let index = StubIndex.group(existing) {
                 route = groups[index]
-                groups[index] = Route(key: key)  // drops the second reference before the arrays are appended to
+                groups[index] = Route(key: route.key)  // drops the second reference before the arrays are appended to
                 route.append(ordinal, body: body)
                 groups[index] = route
                 return
@@ -235,7 +233,7 @@ public final class StubIndex: Sendable {
                 table.insert(hash: hash, value: UInt32(ordinal))
                 return
             }
-            route = Route(key: key)
+            route = Route(key: key())
             if let existing { route.anyBody = [Int(existing)] }
             route.append(ordinal, body: body)
             let value = UInt32(groups.count) | StubIndex.groupFlag
@@ -371,11 +369,13 @@ public final class StubIndex: Sendable {
             // Compared in place: copying the stored key out to compare it cost a retain and release per string.
             if let group = StubIndex.group(value) { return groups[group].key == key }
             if let stub {
-                guard Unmanaged<Stub>.fromOpaque(stub)._withUnsafeGuaranteedRef({ $0.key == key }) else { return false }
+                guard Unmanaged<Stub>.fromOpaque(stub)._withUnsafeGuaranteedRef({ $0.hasKey(key) }) else {
+                    return false
+                }
                 hinted = stub
                 return true
             }
-            return routeKey(Int(value)) == key
+            return routeKeys.isEmpty ? stubs[Int(value)].hasKey(key) : routeKeys[Int(value)] == key
         }
     }
 

@@ -60,10 +60,14 @@ struct StubBuilder: Sendable {
         var interning = Interning(
             source: StubSource(
                 setName: setName,
-                deferred: deferred.map { DeferredResponses(context: $0, expectedRows: range.count) }
+                deferred: deferred.map { DeferredResponses(context: $0, expectedRows: range.count) },
+                expectedStubs: range.count
             )
         )
-        defer { interning.source.deferred?.finish() }
+        defer {
+            interning.source.deferred?.finish()
+            interning.source.text.finish()
+        }
         var stubs: [Stub] = []
         stubs.reserveCapacity(range.count)
         var problems: [ConfigError] = []

@@ -101,7 +101,7 @@ public final class RequestJournal: Sendable {
                     time: exchange.arrival,
                     method: request.method,
                     target: request.target,
-                    host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host }
+                    host: plan.host ?? exchange.stub.flatMap { $0.host.isEmpty ? nil : $0.host }
                         ?? HostRouting.explicitHost(of: request),
                     headers: request.headers,
                     body: request.body,
@@ -275,7 +275,7 @@ public final class RequestJournal: Sendable {
                 response: response,
                 nearMisses: exchange.nearMisses,
                 proxied: exchange.proxied,
-                host: plan.host ?? exchange.stub.flatMap { $0.key.host.isEmpty ? nil : $0.key.host },
+                host: plan.host ?? exchange.stub.flatMap { $0.host.isEmpty ? nil : $0.host },
                 edited: plan.edited,
                 responseBodyCut: cut,
                 note: plan.fault.flatMap { ClientFaultDelivery.note($0, request: exchange.request) }
