@@ -147,11 +147,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
-    /// Whether two buffers hold the same bytes.
+    /// Whether two buffers hold the same bytes (`ByteKey.sameBytes`).
+    @inline(__always)
     private static func sameBytes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        guard let lhsBase = lhs.baseAddress, let rhsBase = rhs.baseAddress else { return true }
-        return memcmp(lhsBase, rhsBase, lhs.count) == 0
+        ByteKey.sameBytes(UnsafeRawBufferPointer(lhs), UnsafeRawBufferPointer(rhs))
     }
 
     /// Writes packed fields into a scratch buffer, moving to a growing heap array if they outgrow it. Valid only

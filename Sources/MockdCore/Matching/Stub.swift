@@ -239,8 +239,8 @@ public final class Stub: NativeResponseSlot {
     /// Whether `other` has the same key, compared in place.
     func hasSameKey(as other: Stub) -> Bool {
         let (mine, theirs) = (text, other.text)
-        return StubTextArena.same(mine.path, theirs.path) && StubTextArena.same(mine.method, theirs.method)
-            && StubTextArena.same(mine.query, theirs.query) && StubTextArena.same(mine.host, theirs.host)
+        return ByteKey.sameBytes(mine.path, theirs.path) && ByteKey.sameBytes(mine.method, theirs.method)
+            && ByteKey.sameBytes(mine.query, theirs.query) && ByteKey.sameBytes(mine.host, theirs.host)
     }
 
     /// `key.routeHash`, from the bytes in place.
@@ -260,7 +260,7 @@ public final class Stub: NativeResponseSlot {
 
     @inline(__always)
     private static func equal(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { StubTextArena.same(bytes, UnsafeRawBufferPointer($0)) }
+        text.utf8.withContiguousStorageIfAvailable { ByteKey.sameBytes(bytes, UnsafeRawBufferPointer($0)) }
             ?? bytes.elementsEqual(text.utf8)
     }
     /// Header requirements, sorted by name.

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The request keys and ids of the stubs one loading thread built, as bytes in one buffer, with each stub's row of
 /// body files read on first use: a stub keeps the offset of its record (`Stub`), not four strings.
 ///
@@ -58,7 +56,7 @@ final class StubTextArena: @unchecked Sendable {
             id.withUTF8 { idBytes in
                 let idBytes = UnsafeRawBufferPointer(idBytes)
                 let spelt = StubTextArena.spelling(method: method, path: path, query: query) {
-                    StubTextArena.same($0, idBytes)
+                    ByteKey.sameBytes($0, idBytes)
                 }
                 let stored = spelt ? UnsafeRawBufferPointer(start: nil, count: 0) : idBytes
                 func size(_ part: UnsafeRawBufferPointer) -> Int { StubTextArena.lengthBytes(part.count) + part.count }
@@ -135,14 +133,6 @@ final class StubTextArena: @unchecked Sendable {
         var bytes: [UInt8] = []
         bytes.appendWritten(spell)
         return try bytes.withUnsafeBytes(body)
-    }
-
-    /// Whether `first` and `second` hold the same bytes (`elementsEqual` compared them one by one, through
-    /// iterators: a tenth of what the arena added to a start).
-    @inline(__always)
-    static func same(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
-        first.count == second.count
-            && (first.isEmpty || memcmp(first.baseAddress!, second.baseAddress!, first.count) == 0)
     }
 
     // MARK: Lengths: 7 bits a byte, low bits first (LEB128), so one byte for anything under 128

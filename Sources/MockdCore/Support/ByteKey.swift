@@ -20,12 +20,13 @@ struct ByteKey: Hashable, Comparable {
     static func sameBytes(_ lhs: Substring, _ rhs: String) -> Bool {
         var lhs = lhs  // `withUTF8` makes a bridged or foreign string contiguous first
         var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                left.count == right.count
-                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
-            }
-        }
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in sameBytes(.init(left), .init(right)) } }
+    }
+
+    /// Whether two buffers hold the same bytes (one `memcmp`).
+    @inline(__always)
+    static func sameBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        lhs.count == rhs.count && (lhs.isEmpty || memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0)
     }
 
     /// Byte order (UTF-8 order is code point order).
